@@ -1,0 +1,37 @@
+import yargs from 'yargs';
+import { commands } from './commands/index.js';
+import { EXIT } from './exit-codes.js';
+
+/**
+ * Runs the CLI with the given arguments and resolves to the process exit code.
+ * Commands set `process.exitCode` themselves (or throw a CliError); yargs usage
+ * errors map to EXIT.usage.
+ */
+export async function runCli(argv: string[]): Promise<number> {
+  let usageError = false;
+  const parser = yargs(argv)
+    .scriptName('clippy')
+    .usage('$0 <command> [options]\n\nCatch every completed agent turn in your terminals and relay it.')
+    .command(commands)
+    .demandCommand(1, 'Name a command: see `clippy --help`.')
+    .recommendCommands()
+    .strict()
+    .help()
+    .alias('h', 'help')
+    .version()
+    .epilogue('Exit codes and more: docs/cli.md')
+    .fail((msg, err) => {
+      if (err) throw err;
+      usageError = true;
+      process.stderr.write(`clippy: ${msg}\nRun 'clippy --help' for usage.\n`);
+    })
+    .wrap(Math.min(100, process.stdout.columns ?? 100));
+  try {
+    await parser.parseAsync();
+  } catch (err) {
+    const { reportError } = await import('./errors.js');
+    return reportError(err);
+  }
+  if (usageError) return EXIT.usage;
+  return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+}

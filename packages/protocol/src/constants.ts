@@ -1,0 +1,35 @@
+/** Version of the message set spoken on the socket; `hello` must carry exactly this. */
+export const PROTOCOL_VERSION = 2;
+
+/** Largest MessagePack payload in one frame (the contract's 16 MiB cap). */
+export const MAX_PAYLOAD_SIZE = 16 * 1024 * 1024;
+
+/** Bytes of the big-endian length prefix in front of every frame. */
+export const FRAME_HEADER_SIZE = 4;
+
+/** The `id` every handshake and every unsolicited push carries. */
+export const PUSH_ID = 0;
+
+/** Largest request id: ids are u32 on the wire. */
+export const MAX_REQUEST_ID = 0xffff_ffff;
+
+/** Every protocol version this project has spoken, newest last (rendered in docs/protocol.md). */
+export const PROTOCOL_HISTORY: readonly { version: number; changes: string }[] = [
+  {
+    version: 1,
+    changes:
+      "clippy's v0/v1 message set: `hello`/`hello_ack`, `register`, `deregister`, `turn_completed`, " +
+      '`capture`, `capture_by_id`, `paste`, `deliver`, `get_turn`, `list_turns`, `list_sessions`, ' +
+      'the `inject` push and the generic `response`.',
+  },
+  {
+    version: 2,
+    changes:
+      'The broker owns PTY sessions: `spawn`, `kill`, `remove`, `attach`, `detach`, `input`, `resize`, ' +
+      '`ack` (flow control), `send`, `subscribe`/`unsubscribe`, `daemon_status`, `shutdown`, `relay`, ' +
+      '`wait_turn`, `set_state`; pushes `output`, `exit`, `detached`, `daemon_shutdown` and the events ' +
+      '`session_created`, `session_ready`, `state_changed`, `turn_completed`, `session_exited`, ' +
+      '`session_removed`. Notifications: a client message with `id` 0 after the handshake gets no response. ' +
+      'Error responses carry a human-readable `message` beside the stable `error` code.',
+  },
+];

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/**
+ * Stable error codes carried in `response.error` / `hello_ack.error`. The first block is
+ * clippy's (kept with their names); the rest are ours. Each code's text is rendered into
+ * docs/protocol.md.
+ */
+export const ERROR_CODES = {
+  session_not_found: 'No live or exited session has that ID or name.',
+  no_turn: 'The session has no completed turn yet.',
+  buffer_empty: 'The relay buffer is empty: nothing was captured yet.',
+  session_disconnected: 'The session is gone (its wrapper disconnected or its process exited).',
+  duplicate_session: 'A live session already has that name.',
+  version_mismatch: '`hello.version` is not the version this broker speaks. The connection is closed.',
+  unknown_type: 'The message `type` is not one this broker knows.',
+  payload_too_large: 'A frame announced more than 16 MiB. The connection is closed.',
+  invalid_hello_id: '`hello` must carry `id` 0. The connection is closed.',
+  turn_not_found: 'No stored turn has that ID (never existed, or evicted from the ring).',
+  missing_field: 'A required field is absent.',
+  unknown_sink: '`deliver.sink` is not `inject`, `file` or `clipboard`.',
+  clipboard_failed: 'No clipboard provider worked (none installed, or it failed).',
+  file_write_failed: 'The file sink could not write the path.',
+  malformed_frame: 'The bytes are not a MessagePack map. The connection is closed.',
+  handshake_required: 'The first message on a connection must be `hello`.',
+  invalid_message: 'A field has the wrong type or value; `message` says which.',
+  spawn_failed: 'The command could not be started (not found, not executable, ...).',
+  cwd_not_found: 'The working directory does not exist or is not a directory.',
+  session_exited: 'The session has exited: it takes no input.',
+  invalid_pattern: 'The prompt pattern is not a valid regular expression or contains a newline.',
+  unknown_preset: 'No preset has that name.',
+  not_attached: 'This connection is not attached to that session.',
+  target_busy: 'The target session is not idle; retry later or force it.',
+  not_submitted: 'The text was written but the target did not react to Enter.',
+  input_too_long: 'The target reads lines in canonical mode and the text exceeds its line limit.',
+  timeout: 'The wait ended before the event happened.',
+  slow_consumer: 'The client fell too far behind the output and was disconnected from the session.',
+  shutting_down: 'The broker is shutting down and takes no new work.',
+  not_wrapper: 'Only a connection that registered the session may do this.',
+  invalid_argument: 'An argument is out of range or inconsistent with another.',
+  internal_error: 'The broker failed unexpectedly; the log has details.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
+
+/** Codes after which the broker closes the connection (protocol-level errors only). */
+export const FATAL_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'version_mismatch',
+  'payload_too_large',
+  'invalid_hello_id',
+  'malformed_frame',
+]);
+
+/** An error answer from the broker, as a value a client can throw or inspect. */
+export class BrokerError extends Error {
+  constructor(
+    readonly code: ErrorCode | string,
+    message?: string,
+  ) {
+    super(message ? `${message} (${code})` : String(code));
+    this.name = 'BrokerError';
+  }
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/** Raw bytes on the wire (MessagePack bin). Decoded values may share memory with the frame. */
+export const BytesSchema = z
+  .custom<Uint8Array>((v) => v instanceof Uint8Array, { message: 'expected binary data' })
+  .describe('bytes (MessagePack bin)');
+
+/** Per-connection request id (u32); 0 is reserved for the handshake, pushes and notifications. */
+export const IdSchema = z.number().int().min(0).max(0xffff_ffff).describe('u32 request id, echoed in the response');
+
+/** A session's ID or its name: every message that names a session accepts either. */
+export const SessionRefSchema = z.string().min(1).describe('session ID or name');
+
+/** A turn ID `<session>:<seq>` (the session part may also be the session name). */
+export const TurnIdSchema = z.string().min(3).describe('turn ID `<session>:<seq>`');
+
+export const SessionStateSchema = z
+  .enum(['starting', 'idle', 'busy', 'blocked', 'exited'])
+  .describe('what the session is doing, as the turn detector sees it');
+export type SessionState = z.infer<typeof SessionStateSchema>;
+
+export const SessionKindSchema = z
+  .enum(['pty', 'wrapper', 'navigator'])
+  .describe('`pty`: the broker owns the process; `wrapper`/`navigator`: a client registered it');
+export type SessionKind = z.infer<typeof SessionKindSchema>;
+
+export const SessionInfoSchema = z.object({
+  session: z.string().describe('opaque unique ID, never reused'),
+  name: z.string().describe('unique among live sessions; usable wherever an ID is'),
+  kind: SessionKindSchema,
+  pid: z.number().int().describe('process ID of the child (or of the registering wrapper)'),
+  has_turn: z.boolean().describe('whether at least one completed turn is stored'),
+  turn_count: z.number().int().min(0).describe('completed turns seen since the session started'),
+  state: SessionStateSchema,
+  command: z.string().describe('program that was started'),
+  args: z.array(z.string()),
+  cwd: z.string(),
+  preset: z.string().describe('preset name, or `custom` for a --pattern'),
+  cols: z.number().int(),
+  rows: z.number().int(),
+  clients: z.number().int().min(0).describe('connections attached right now'),
+  created_at: z.number().describe('epoch ms'),
+  exited_at: z.number().nullable().optional().describe('epoch ms, once exited'),
+  exit_code: z.number().int().nullable().optional().describe('exit status once exited (null when killed by a signal)'),
+  exit_signal: z.string().nullable().optional().describe('signal name when killed by one, e.g. SIGKILL'),
+});
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+
+export const TurnMetaSchema = z.object({
+  turn_id: TurnIdSchema,
+  session: z.string().describe('session ID'),
+  seq: z.number().int().min(1).describe('1, 2, 3, ... per session; never reused'),
+  timestamp: z.number().describe('epoch ms when the turn completed'),
+  byte_length: z.number().int().min(0).describe('length of `content` in bytes'),
+  interrupted: z.boolean().describe('Ctrl-C was sent during the turn'),
+  truncated: z.boolean().describe('content passed the per-turn cap and was cut'),
+  duration_ms: z.number().min(0).describe('from the submitted input to the prompt'),
+  prompt: z.string().describe('the submitted input that produced this turn'),
+});
+export type TurnMeta = z.infer<typeof TurnMetaSchema>;
+
+export const TurnSchema = TurnMetaSchema.extend({
+  content: BytesSchema.describe('raw bytes between the start of the answer and the prompt, exact'),
+  text: z.string().describe('what a person reads: ANSI removed, redraws resolved, echo and chrome removed'),
+});
+export type Turn = z.infer<typeof TurnSchema>;
+
+export const RoleSchema = z.enum(['client', 'wrapper']).describe('`wrapper` may register sessions it runs itself');
+export type Role = z.infer<typeof RoleSchema>;
+
+export const SinkSchema = z.enum(['inject', 'file', 'clipboard']);
+export type Sink = z.infer<typeof SinkSchema>;
+
+export const EventNameSchema = z.enum([
+  'session_created',
+  'session_ready',
+  'state_changed',
+  'turn_completed',
+  'session_exited',
+  'session_removed',
+]);
+export type EventName = z.infer<typeof EventNameSchema>;

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { ErrorCodeSchema } from '../errors.js';
+import { BytesSchema, IdSchema, SessionInfoSchema, SessionStateSchema, TurnMetaSchema, TurnSchema } from './common.js';
+
+export const StatusSchema = z.enum(['ok', 'error']).describe('`ok`, or `error` with `error` and `message` set');
+
+/** Answer to `hello`. On error the broker closes the connection after sending it. */
+export const HelloAckSchema = z
+  .object({
+    type: z.literal('hello_ack'),
+    id: IdSchema,
+    status: StatusSchema,
+    error: ErrorCodeSchema.optional().describe('stable code when status is error'),
+    message: z.string().optional().describe('human-readable detail when status is error'),
+    version: z.number().int().optional().describe('the version the broker speaks'),
+    broker_pid: z.number().int().optional().describe('process ID of the broker'),
+  })
+  .describe('Answer to `hello`.');
+
+/**
+ * The one response every request gets: `status` ok with the request's result fields, or
+ * error with a stable `error` code and a human-readable `message`.
+ */
+export const ResponseSchema = z
+  .object({
+    type: z.literal('response'),
+    id: IdSchema,
+    status: StatusSchema,
+    error: ErrorCodeSchema.optional().describe('stable code when status is error'),
+    message: z.string().optional().describe('human-readable detail when status is error'),
+  })
+  .loose()
+  .describe('Answer to every request but `hello`; result fields sit beside `status`.');
+
+/** Result fields of an ok response, per request type. */
+export const RESULT_SCHEMAS = {
+  spawn: z.object({ session: z.string(), name: z.string(), pid: z.number().int() }),
+  list_sessions: z.object({ sessions: z.array(SessionInfoSchema) }),
+  kill: z.object({}),
+  remove: z.object({}),
+  attach: z.object({
+    session: z.string(),
+    name: z.string(),
+    cols: z.number().int(),
+    rows: z.number().int(),
+    state: SessionStateSchema,
+    replay: BytesSchema.describe('current screen (and bounded scrollback) as terminal bytes; live `output` follows'),
+    exited: z.boolean().describe('the session has already exited (no live output will follow)'),
+    exit_code: z.number().int().nullable().optional(),
+    exit_signal: z.string().nullable().optional(),
+  }),
+  detach: z.object({}),
+  input: z.object({}),
+  resize: z.object({}),
+  ack: z.object({}),
+  send: z.object({ submitted: z.boolean().describe('Enter was pressed and the screen reacted') }),
+  subscribe: z.object({}),
+  unsubscribe: z.object({}),
+  daemon_status: z.object({
+    pid: z.number().int(),
+    version: z.number().int(),
+    package_version: z.string(),
+    started_at: z.number(),
+    uptime_ms: z.number(),
+    sessions: z.number().int(),
+    live_sessions: z.number().int(),
+    clients: z.number().int(),
+    socket: z.string(),
+    ws_socket: z.string().nullable(),
+    log_file: z.string().nullable(),
+    rss_bytes: z.number(),
+  }),
+  shutdown: z.object({}),
+  register: z.object({ session: z.string(), name: z.string() }),
+  deregister: z.object({}),
+  turn_completed: z.object({ turn_id: z.string() }),
+  set_state: z.object({}),
+  capture: z.object({ size: z.number().int(), turn_id: z.string() }),
+  capture_by_id: z.object({ size: z.number().int(), turn_id: z.string() }),
+  paste: z.object({ size: z.number().int(), turn_id: z.string(), submitted: z.boolean() }),
+  deliver: z.object({ size: z.number().int(), turn_id: z.string(), submitted: z.boolean().optional() }),
+  get_turn: z.object({ turn: TurnSchema }),
+  list_turns: z.object({ turns: z.array(TurnMetaSchema) }),
+  relay: z.object({ size: z.number().int(), turn_id: z.string(), submitted: z.boolean() }),
+  wait_turn: z.object({ turn: TurnSchema }),
+} as const;
