@@ -11,7 +11,9 @@ export async function runCli(argv: string[]): Promise<number> {
   let usageError = false;
   const parser = yargs(argv)
     .scriptName('clippy')
-    .usage('$0 <command> [options]\n\nCatch every completed agent turn in your terminals and relay it.')
+    .usage(
+      '$0 <command> [options]\n\nCatch every completed agent turn in your terminals and relay it.',
+    )
     .command(commands)
     .demandCommand(1, 'Name a command: see `clippy --help`.')
     .recommendCommands()

@@ -12,7 +12,9 @@ describe('frame codec', () => {
   it('round-trips a message with binary content byte-for-byte', () => {
     const content = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
     const dec = new FrameDecoder();
-    const [msg] = dec.push(encodeFrame({ type: 'turn_completed', id: 3, content, interrupted: true }));
+    const [msg] = dec.push(
+      encodeFrame({ type: 'turn_completed', id: 3, content, interrupted: true }),
+    );
     expect(msg).toMatchObject({ type: 'turn_completed', id: 3, interrupted: true });
     expect(Buffer.from((msg as { content: Uint8Array }).content).equals(content)).toBe(true);
   });
@@ -44,7 +46,9 @@ describe('frame codec', () => {
   });
 
   it('decodes many frames in one chunk, in order', () => {
-    const chunk = Buffer.concat(Array.from({ length: 1000 }, (_, i) => encodeFrame({ type: 't', id: i + 1 })));
+    const chunk = Buffer.concat(
+      Array.from({ length: 1000 }, (_, i) => encodeFrame({ type: 't', id: i + 1 })),
+    );
     const got = new FrameDecoder().push(chunk) as { id: number }[];
     expect(got).toHaveLength(1000);
     expect(got.map((m) => m.id)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
@@ -65,15 +69,17 @@ describe('frame codec', () => {
   });
 
   it('refuses to encode a payload over the cap', () => {
-    expect(() => encodeFrame({ type: 'x', id: 1, data: Buffer.alloc(MAX_PAYLOAD_SIZE + 1) })).toThrowError(
-      /exceeds/,
-    );
+    expect(() =>
+      encodeFrame({ type: 'x', id: 1, data: Buffer.alloc(MAX_PAYLOAD_SIZE + 1) }),
+    ).toThrowError(/exceeds/);
   });
 
   it('rejects garbage as malformed_frame and stays failed', () => {
     const dec = new FrameDecoder();
     const garbage = Buffer.concat([frameOfLength(3), Buffer.from([0xc1, 0xc1, 0xc1])]);
-    expect(() => dec.push(garbage)).toThrowError(expect.objectContaining({ code: 'malformed_frame' }));
+    expect(() => dec.push(garbage)).toThrowError(
+      expect.objectContaining({ code: 'malformed_frame' }),
+    );
     expect(() => dec.push(encodeFrame({ type: 'ok', id: 1 }))).toThrowError(FrameError);
   });
 

@@ -35,7 +35,10 @@ export function decodePayload(payload: Uint8Array): unknown {
   try {
     return packr.unpack(payload);
   } catch (err) {
-    throw new FrameError('malformed_frame', `payload is not valid MessagePack: ${(err as Error).message}`);
+    throw new FrameError(
+      'malformed_frame',
+      `payload is not valid MessagePack: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -61,7 +64,9 @@ export class FrameDecoder {
 
   push(chunk: Uint8Array): unknown[] {
     if (this.failed) throw this.failed;
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buf = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (buf.length === 0) return [];
     this.chunks.push(buf);
     this.buffered += buf.length;
@@ -80,13 +85,19 @@ export class FrameDecoder {
         if (this.buffered < total) break;
         const frame = this.take(total);
         const value = decodePayload(frame.subarray(FRAME_HEADER_SIZE));
-        if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array) {
+        if (
+          value === null ||
+          typeof value !== 'object' ||
+          Array.isArray(value) ||
+          value instanceof Uint8Array
+        ) {
           throw new FrameError('malformed_frame', 'frame payload is not a MessagePack map');
         }
         out.push(value);
       }
     } catch (err) {
-      this.failed = err instanceof FrameError ? err : new FrameError('malformed_frame', String(err));
+      this.failed =
+        err instanceof FrameError ? err : new FrameError('malformed_frame', String(err));
       this.chunks = [];
       this.buffered = 0;
       throw this.failed;

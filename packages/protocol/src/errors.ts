@@ -11,7 +11,8 @@ export const ERROR_CODES = {
   buffer_empty: 'The relay buffer is empty: nothing was captured yet.',
   session_disconnected: 'The session is gone (its wrapper disconnected or its process exited).',
   duplicate_session: 'A live session already has that name.',
-  version_mismatch: '`hello.version` is not the version this broker speaks. The connection is closed.',
+  version_mismatch:
+    '`hello.version` is not the version this broker speaks. The connection is closed.',
   unknown_type: 'The message `type` is not one this broker knows.',
   payload_too_large: 'A frame announced more than 16 MiB. The connection is closed.',
   invalid_hello_id: '`hello` must carry `id` 0. The connection is closed.',

@@ -71,7 +71,11 @@ export const ClientMessageSchema = z.discriminatedUnion(
 export type ClientMessage = z.output<typeof ClientMessageSchema>;
 
 /** Broker → client: responses, the handshake answer, and pushes. */
-export const ServerMessageSchema = z.union([HelloAckSchema, ResponseSchema, ...Object.values(PUSH_SCHEMAS)]);
+export const ServerMessageSchema = z.union([
+  HelloAckSchema,
+  ResponseSchema,
+  ...Object.values(PUSH_SCHEMAS),
+]);
 export type ServerMessage = z.output<typeof ServerMessageSchema>;
 export type HelloAck = z.output<typeof HelloAckSchema>;
 export type Response = z.output<typeof ResponseSchema>;

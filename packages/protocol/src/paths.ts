@@ -28,7 +28,10 @@ export class NoRuntimeDirError extends Error {
  * Resolves the socket paths: an explicit path (flag, then CLIPPY_SOCKET) wins; otherwise
  * `$XDG_RUNTIME_DIR/clippy/broker.sock`. The WebSocket socket sits beside the main one.
  */
-export function resolveSocketPaths(env: Record<string, string | undefined>, explicit?: string): SocketPaths {
+export function resolveSocketPaths(
+  env: Record<string, string | undefined>,
+  explicit?: string,
+): SocketPaths {
   const chosen = explicit || env.CLIPPY_SOCKET;
   if (chosen) {
     const slash = chosen.lastIndexOf('/');

@@ -11,7 +11,11 @@ describe('validateClientMessage', () => {
   });
 
   it('answers unknown_type with the id echoed', () => {
-    expect(validateClientMessage({ type: 'frobnicate', id: 7 })).toMatchObject({ ok: false, id: 7, error: 'unknown_type' });
+    expect(validateClientMessage({ type: 'frobnicate', id: 7 })).toMatchObject({
+      ok: false,
+      id: 7,
+      error: 'unknown_type',
+    });
   });
 
   it('names a missing field', () => {
@@ -28,8 +32,14 @@ describe('validateClientMessage', () => {
 
   it('rejects messages without a type or with a bad id', () => {
     expect(validateClientMessage({ id: 1 })).toMatchObject({ ok: false, error: 'invalid_message' });
-    expect(validateClientMessage({ type: 'list_sessions', id: -1 })).toMatchObject({ ok: false, id: 0 });
-    expect(validateClientMessage({ type: 'list_sessions', id: 2 ** 32 })).toMatchObject({ ok: false, id: 0 });
+    expect(validateClientMessage({ type: 'list_sessions', id: -1 })).toMatchObject({
+      ok: false,
+      id: 0,
+    });
+    expect(validateClientMessage({ type: 'list_sessions', id: 2 ** 32 })).toMatchObject({
+      ok: false,
+      id: 0,
+    });
   });
 
   it('rejects unknown keys so typos are caught', () => {
@@ -40,10 +50,29 @@ describe('validateClientMessage', () => {
   });
 
   it('keeps clippy’s message names', () => {
-    for (const t of ['hello', 'register', 'deregister', 'turn_completed', 'capture', 'capture_by_id', 'paste', 'deliver', 'get_turn', 'list_turns', 'list_sessions']) {
+    for (const t of [
+      'hello',
+      'register',
+      'deregister',
+      'turn_completed',
+      'capture',
+      'capture_by_id',
+      'paste',
+      'deliver',
+      'get_turn',
+      'list_turns',
+      'list_sessions',
+    ]) {
       expect(Object.keys(REQUEST_SCHEMAS)).toContain(t);
     }
-    for (const c of ['session_not_found', 'version_mismatch', 'unknown_type', 'payload_too_large', 'no_turn', 'buffer_empty']) {
+    for (const c of [
+      'session_not_found',
+      'version_mismatch',
+      'unknown_type',
+      'payload_too_large',
+      'no_turn',
+      'buffer_empty',
+    ]) {
       expect(Object.keys(ERROR_CODES)).toContain(c);
     }
     expect(FATAL_ERROR_CODES.has('unknown_type')).toBe(false);
@@ -61,6 +90,8 @@ describe('resolveSocketPaths', () => {
   it('refuses without XDG_RUNTIME_DIR unless a path is explicit', () => {
     expect(() => resolveSocketPaths({})).toThrowError(NoRuntimeDirError);
     expect(resolveSocketPaths({}, '/tmp/x/b.sock').socket).toBe('/tmp/x/b.sock');
-    expect(resolveSocketPaths({ CLIPPY_SOCKET: '/tmp/y/c.sock' })).toMatchObject({ wsSocket: '/tmp/y/c.ws.sock' });
+    expect(resolveSocketPaths({ CLIPPY_SOCKET: '/tmp/y/c.sock' })).toMatchObject({
+      wsSocket: '/tmp/y/c.ws.sock',
+    });
   });
 });

@@ -3,8 +3,7 @@ import type { ErrorCode } from './errors.js';
 import { REQUEST_SCHEMAS, isRequestType, type Request, type RequestType } from './messages.js';
 
 export type ValidationResult =
-  | { ok: true; message: Request }
-  | { ok: false; id: number; error: ErrorCode; message: string };
+  { ok: true; message: Request } | { ok: false; id: number; error: ErrorCode; message: string };
 
 /**
  * Checks a decoded payload against the client message set. Returns the parsed request, or the
@@ -15,26 +14,41 @@ export function validateClientMessage(value: unknown): ValidationResult {
   const obj = (value ?? {}) as Record<string, unknown>;
   const rawId = obj.id;
   const id =
-    typeof rawId === 'number' && Number.isInteger(rawId) && rawId >= 0 && rawId <= 0xffff_ffff ? rawId : 0;
+    typeof rawId === 'number' && Number.isInteger(rawId) && rawId >= 0 && rawId <= 0xffff_ffff
+      ? rawId
+      : 0;
   if (typeof obj.type !== 'string') {
     return { ok: false, id, error: 'invalid_message', message: 'message has no string `type`' };
   }
   if (typeof rawId !== 'number' || id !== rawId) {
-    return { ok: false, id: 0, error: 'invalid_message', message: '`id` must be an unsigned 32-bit integer' };
+    return {
+      ok: false,
+      id: 0,
+      error: 'invalid_message',
+      message: '`id` must be an unsigned 32-bit integer',
+    };
   }
   if (!isRequestType(obj.type)) {
-    return { ok: false, id, error: 'unknown_type', message: `unknown message type '${obj.type.slice(0, 64)}'` };
+    return {
+      ok: false,
+      id,
+      error: 'unknown_type',
+      message: `unknown message type '${obj.type.slice(0, 64)}'`,
+    };
   }
   const schema = REQUEST_SCHEMAS[obj.type as RequestType] as z.ZodType;
   const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return { ok: true, message: parsed.data as Request };
   const issue = parsed.error.issues[0]!;
   const field = issue.path.join('.') || '(message)';
-  const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+  const missing =
+    issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
   return {
     ok: false,
     id,
     error: missing ? 'missing_field' : 'invalid_message',
-    message: missing ? `${obj.type}: missing field '${field}'` : `${obj.type}: field '${field}': ${issue.message}`,
+    message: missing
+      ? `${obj.type}: missing field '${field}'`
+      : `${obj.type}: field '${field}': ${issue.message}`,
   };
 }

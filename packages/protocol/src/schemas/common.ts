@@ -6,7 +6,12 @@ export const BytesSchema = z
   .describe('bytes (MessagePack bin)');
 
 /** Per-connection request id (u32); 0 is reserved for the handshake, pushes and notifications. */
-export const IdSchema = z.number().int().min(0).max(0xffff_ffff).describe('u32 request id, echoed in the response');
+export const IdSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(0xffff_ffff)
+  .describe('u32 request id, echoed in the response');
 
 /** A session's ID or its name: every message that names a session accepts either. */
 export const SessionRefSchema = z.string().min(1).describe('session ID or name');
@@ -41,8 +46,17 @@ export const SessionInfoSchema = z.object({
   clients: z.number().int().min(0).describe('connections attached right now'),
   created_at: z.number().describe('epoch ms'),
   exited_at: z.number().nullable().optional().describe('epoch ms, once exited'),
-  exit_code: z.number().int().nullable().optional().describe('exit status once exited (null when killed by a signal)'),
-  exit_signal: z.string().nullable().optional().describe('signal name when killed by one, e.g. SIGKILL'),
+  exit_code: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .describe('exit status once exited (null when killed by a signal)'),
+  exit_signal: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('signal name when killed by one, e.g. SIGKILL'),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
@@ -61,11 +75,15 @@ export type TurnMeta = z.infer<typeof TurnMetaSchema>;
 
 export const TurnSchema = TurnMetaSchema.extend({
   content: BytesSchema.describe('raw bytes between the start of the answer and the prompt, exact'),
-  text: z.string().describe('what a person reads: ANSI removed, redraws resolved, echo and chrome removed'),
+  text: z
+    .string()
+    .describe('what a person reads: ANSI removed, redraws resolved, echo and chrome removed'),
 });
 export type Turn = z.infer<typeof TurnSchema>;
 
-export const RoleSchema = z.enum(['client', 'wrapper']).describe('`wrapper` may register sessions it runs itself');
+export const RoleSchema = z
+  .enum(['client', 'wrapper'])
+  .describe('`wrapper` may register sessions it runs itself');
 export type Role = z.infer<typeof RoleSchema>;
 
 export const SinkSchema = z.enum(['inject', 'file', 'clipboard']);

@@ -3,43 +3,65 @@ import { BytesSchema, SessionInfoSchema, SessionStateSchema, TurnMetaSchema } fr
 
 /** Builds a broker→client push schema: `{ type, id: 0, ...fields }`. */
 function push<T extends string, S extends z.ZodRawShape>(type: T, description: string, shape: S) {
-  return z
-    .object({ type: z.literal(type), id: z.literal(0), ...shape })
-    .describe(description);
+  return z.object({ type: z.literal(type), id: z.literal(0), ...shape }).describe(description);
 }
 
 export const OutputPushSchema = push('output', 'Live PTY output of an attached session.', {
   session: z.string(),
   data: BytesSchema,
 });
-export const ExitPushSchema = push('exit', 'The attached session’s process exited (after its output was drained).', {
-  session: z.string(),
-  exit_code: z.number().int().nullable(),
-  signal: z.string().nullable(),
-});
-export const DetachedPushSchema = push('detached', 'The broker detached this connection from a session.', {
-  session: z.string(),
-  reason: z.enum(['slow_consumer', 'session_removed', 'daemon_shutdown']),
-  message: z.string(),
-});
-export const InjectPushSchema = push('inject', 'Text for a wrapper’s session input (clippy’s `inject`).', {
-  session: z.string(),
-  content: BytesSchema,
-  text: z.string(),
-  enter: z.boolean(),
-});
-export const DaemonShutdownPushSchema = push('daemon_shutdown', 'The broker is stopping; the connection closes next.', {
-  reason: z.string(),
-});
+export const ExitPushSchema = push(
+  'exit',
+  'The attached session’s process exited (after its output was drained).',
+  {
+    session: z.string(),
+    exit_code: z.number().int().nullable(),
+    signal: z.string().nullable(),
+  },
+);
+export const DetachedPushSchema = push(
+  'detached',
+  'The broker detached this connection from a session.',
+  {
+    session: z.string(),
+    reason: z.enum(['slow_consumer', 'session_removed', 'daemon_shutdown']),
+    message: z.string(),
+  },
+);
+export const InjectPushSchema = push(
+  'inject',
+  'Text for a wrapper’s session input (clippy’s `inject`).',
+  {
+    session: z.string(),
+    content: BytesSchema,
+    text: z.string(),
+    enter: z.boolean(),
+  },
+);
+export const DaemonShutdownPushSchema = push(
+  'daemon_shutdown',
+  'The broker is stopping; the connection closes next.',
+  {
+    reason: z.string(),
+  },
+);
 
 // --- events (after `subscribe`) ---
-export const SessionCreatedEventSchema = push('session_created', 'A session was spawned or registered.', {
-  session: SessionInfoSchema,
-});
-export const SessionReadyEventSchema = push('session_ready', 'The session showed its first prompt.', {
-  session: z.string(),
-  name: z.string(),
-});
+export const SessionCreatedEventSchema = push(
+  'session_created',
+  'A session was spawned or registered.',
+  {
+    session: SessionInfoSchema,
+  },
+);
+export const SessionReadyEventSchema = push(
+  'session_ready',
+  'The session showed its first prompt.',
+  {
+    session: z.string(),
+    name: z.string(),
+  },
+);
 export const StateChangedEventSchema = push('state_changed', 'The session’s state changed.', {
   session: z.string(),
   name: z.string(),
@@ -57,7 +79,11 @@ export const SessionExitedEventSchema = push('session_exited', 'A session’s pr
   exit_code: z.number().int().nullable(),
   signal: z.string().nullable(),
 });
-export const SessionRemovedEventSchema = push('session_removed', 'A session was removed from the table.', {
-  session: z.string(),
-  name: z.string(),
-});
+export const SessionRemovedEventSchema = push(
+  'session_removed',
+  'A session was removed from the table.',
+  {
+    session: z.string(),
+    name: z.string(),
+  },
+);

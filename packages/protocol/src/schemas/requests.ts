@@ -11,7 +11,11 @@ import {
 } from './common.js';
 
 /** Builds a client→broker message schema: `{ type, id, ...fields }`, unknown keys rejected. */
-function message<T extends string, S extends z.ZodRawShape>(type: T, description: string, shape: S) {
+function message<T extends string, S extends z.ZodRawShape>(
+  type: T,
+  description: string,
+  shape: S,
+) {
   return z
     .object({ type: z.literal(type), id: IdSchema, ...shape })
     .strict()
@@ -30,39 +34,76 @@ export const HelloSchema = message('hello', 'First message on every connection (
 });
 
 // --- sessions (ours) ---
-export const SpawnSchema = message('spawn', 'Start a command in a new PTY session owned by the broker.', {
-  command: z.string().min(1).describe('program to run (looked up in PATH of `env`)'),
-  args: z.array(z.string()).default([]),
-  cwd: z.string().optional().describe('working directory (default: the broker’s)'),
-  env: z.record(z.string(), z.string()).optional().describe('full environment for the child (the caller’s, unchanged)'),
-  name: z.string().min(1).max(64).optional().describe('unique name; default derived from the command'),
-  cols: Size.cols.optional(),
-  rows: Size.rows.optional(),
-  preset: z.string().optional().describe('turn preset (default `generic`)'),
-  pattern: z.string().optional().describe('custom prompt regex instead of a preset'),
-  session_env: z.boolean().optional().describe('opt in to CLIPPY_SESSION_ID in the child environment'),
-});
-export const ListSessionsSchema = message('list_sessions', 'List every session, live and exited.', {});
-export const KillSchema = message('kill', 'Signal a session’s process group (SIGHUP, then SIGKILL after a grace period).', {
-  session: SessionRefSchema,
-  signal: z.string().optional().describe('signal name, default SIGHUP'),
-  remove: z.boolean().optional().describe('remove the session from the table once it has exited'),
-});
-export const RemoveSchema = message('remove', 'Forget an exited session (its stored turns go with it).', {
-  session: SessionRefSchema,
-});
-export const AttachSchema = message('attach', 'Attach this connection to a session: replay, then live output.', {
-  session: SessionRefSchema,
-  mode: z
-    .enum(['interactive', 'observer'])
-    .default('interactive')
-    .describe('`interactive`: ack-based backpressure; `observer`: bounded queue, dropped when too slow'),
-  cols: Size.cols.optional(),
-  rows: Size.rows.optional(),
-});
-export const DetachSchema = message('detach', 'Stop receiving a session’s output; the session keeps running.', {
-  session: SessionRefSchema,
-});
+export const SpawnSchema = message(
+  'spawn',
+  'Start a command in a new PTY session owned by the broker.',
+  {
+    command: z.string().min(1).describe('program to run (looked up in PATH of `env`)'),
+    args: z.array(z.string()).default([]),
+    cwd: z.string().optional().describe('working directory (default: the broker’s)'),
+    env: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('full environment for the child (the caller’s, unchanged)'),
+    name: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('unique name; default derived from the command'),
+    cols: Size.cols.optional(),
+    rows: Size.rows.optional(),
+    preset: z.string().optional().describe('turn preset (default `generic`)'),
+    pattern: z.string().optional().describe('custom prompt regex instead of a preset'),
+    session_env: z
+      .boolean()
+      .optional()
+      .describe('opt in to CLIPPY_SESSION_ID in the child environment'),
+  },
+);
+export const ListSessionsSchema = message(
+  'list_sessions',
+  'List every session, live and exited.',
+  {},
+);
+export const KillSchema = message(
+  'kill',
+  'Signal a session’s process group (SIGHUP, then SIGKILL after a grace period).',
+  {
+    session: SessionRefSchema,
+    signal: z.string().optional().describe('signal name, default SIGHUP'),
+    remove: z.boolean().optional().describe('remove the session from the table once it has exited'),
+  },
+);
+export const RemoveSchema = message(
+  'remove',
+  'Forget an exited session (its stored turns go with it).',
+  {
+    session: SessionRefSchema,
+  },
+);
+export const AttachSchema = message(
+  'attach',
+  'Attach this connection to a session: replay, then live output.',
+  {
+    session: SessionRefSchema,
+    mode: z
+      .enum(['interactive', 'observer'])
+      .default('interactive')
+      .describe(
+        '`interactive`: ack-based backpressure; `observer`: bounded queue, dropped when too slow',
+      ),
+    cols: Size.cols.optional(),
+    rows: Size.rows.optional(),
+  },
+);
+export const DetachSchema = message(
+  'detach',
+  'Stop receiving a session’s output; the session keeps running.',
+  {
+    session: SessionRefSchema,
+  },
+);
 export const InputSchema = message('input', 'Write bytes to a session’s PTY, unmodified.', {
   session: SessionRefSchema,
   data: BytesSchema,
@@ -71,57 +112,93 @@ export const ResizeSchema = message('resize', 'Set a session’s size (latest ac
   session: SessionRefSchema,
   ...Size,
 });
-export const AckSchema = message('ack', 'Notification (id 0): the client has consumed `bytes` more output bytes.', {
-  session: SessionRefSchema,
-  bytes: z.number().int().min(0),
-});
-export const SendSchema = message('send', 'Type text into a session, optionally pressing Enter as a separate write.', {
-  session: SessionRefSchema,
-  text: z.string(),
-  enter: z.boolean().optional().describe('press Enter after the text'),
-  force: z.boolean().optional().describe('do not wait for the session to be idle'),
-});
+export const AckSchema = message(
+  'ack',
+  'Notification (id 0): the client has consumed `bytes` more output bytes.',
+  {
+    session: SessionRefSchema,
+    bytes: z.number().int().min(0),
+  },
+);
+export const SendSchema = message(
+  'send',
+  'Type text into a session, optionally pressing Enter as a separate write.',
+  {
+    session: SessionRefSchema,
+    text: z.string(),
+    enter: z.boolean().optional().describe('press Enter after the text'),
+    force: z.boolean().optional().describe('do not wait for the session to be idle'),
+  },
+);
 export const SubscribeSchema = message('subscribe', 'Receive session events as pushes.', {
   events: z.array(EventNameSchema).optional().describe('default: all'),
   sessions: z.array(SessionRefSchema).optional().describe('default: all sessions'),
 });
 export const UnsubscribeSchema = message('unsubscribe', 'Stop receiving session events.', {});
-export const DaemonStatusSchema = message('daemon_status', 'Report the broker’s pid, uptime, sockets and load.', {});
-export const ShutdownSchema = message('shutdown', 'Stop the broker: clients are told, sessions are ended.', {});
+export const DaemonStatusSchema = message(
+  'daemon_status',
+  'Report the broker’s pid, uptime, sockets and load.',
+  {},
+);
+export const ShutdownSchema = message(
+  'shutdown',
+  'Stop the broker: clients are told, sessions are ended.',
+  {},
+);
 
 // --- wrappers (clippy's) ---
-export const RegisterSchema = message('register', 'Register a session the client runs itself (role wrapper).', {
-  session: z.string().min(1).max(64).describe('name for the session'),
-  pid: z.number().int(),
-  pattern: z.string().describe('prompt pattern or preset name (informational for wrappers)'),
-  kind: z.enum(['wrapper', 'navigator']).optional(),
-  command: z.string().optional(),
-  cwd: z.string().optional(),
-});
-export const DeregisterSchema = message('deregister', 'End a registered session (always ok). Its turns stay readable.', {
-  session: SessionRefSchema,
-});
-export const TurnCompletedSchema = message('turn_completed', 'A wrapper publishes a completed turn of its session.', {
-  session: SessionRefSchema,
-  content: BytesSchema,
-  interrupted: z.boolean(),
-  timestamp: z.number().describe('epoch ms'),
-  text: z.string().optional().describe('readable text (default: content as UTF-8)'),
-  prompt: z.string().optional(),
-  duration_ms: z.number().min(0).optional(),
-});
+export const RegisterSchema = message(
+  'register',
+  'Register a session the client runs itself (role wrapper).',
+  {
+    session: z.string().min(1).max(64).describe('name for the session'),
+    pid: z.number().int(),
+    pattern: z.string().describe('prompt pattern or preset name (informational for wrappers)'),
+    kind: z.enum(['wrapper', 'navigator']).optional(),
+    command: z.string().optional(),
+    cwd: z.string().optional(),
+  },
+);
+export const DeregisterSchema = message(
+  'deregister',
+  'End a registered session (always ok). Its turns stay readable.',
+  {
+    session: SessionRefSchema,
+  },
+);
+export const TurnCompletedSchema = message(
+  'turn_completed',
+  'A wrapper publishes a completed turn of its session.',
+  {
+    session: SessionRefSchema,
+    content: BytesSchema,
+    interrupted: z.boolean(),
+    timestamp: z.number().describe('epoch ms'),
+    text: z.string().optional().describe('readable text (default: content as UTF-8)'),
+    prompt: z.string().optional(),
+    duration_ms: z.number().min(0).optional(),
+  },
+);
 export const SetStateSchema = message('set_state', 'A wrapper reports its session’s state.', {
   session: SessionRefSchema,
   state: SessionStateSchema,
 });
 
 // --- turns and relay (clippy's names, plus ours) ---
-export const CaptureSchema = message('capture', 'Copy the session’s latest turn into the global relay buffer.', {
-  session: SessionRefSchema,
-});
-export const CaptureByIdSchema = message('capture_by_id', 'Copy a stored turn into the global relay buffer.', {
-  turn_id: TurnIdSchema,
-});
+export const CaptureSchema = message(
+  'capture',
+  'Copy the session’s latest turn into the global relay buffer.',
+  {
+    session: SessionRefSchema,
+  },
+);
+export const CaptureByIdSchema = message(
+  'capture_by_id',
+  'Copy a stored turn into the global relay buffer.',
+  {
+    turn_id: TurnIdSchema,
+  },
+);
 export const PasteSchema = message('paste', 'Inject the relay buffer into a session’s input.', {
   session: SessionRefSchema,
   raw: z.boolean().optional().describe('send `content` byte-for-byte instead of `text`'),
@@ -140,21 +217,40 @@ export const GetTurnSchema = message('get_turn', 'Read one stored turn with its 
   turn_id: TurnIdSchema.optional(),
   session: SessionRefSchema.optional().describe('instead of turn_id: the session’s latest turn'),
 });
-export const ListTurnsSchema = message('list_turns', 'List a session’s stored turns, newest first, without content.', {
-  session: SessionRefSchema,
-  limit: z.number().int().min(1).optional(),
-});
-export const RelaySchema = message('relay', 'Capture a turn and inject it into another session in one step.', {
-  from: z.string().min(1).describe('session (its latest turn) or turn ID'),
-  to: SessionRefSchema,
-  raw: z.boolean().optional(),
-  enter: z.boolean().optional(),
-  force: z.boolean().optional(),
-});
-export const WaitTurnSchema = message('wait_turn', 'Block until the session completes its next turn.', {
-  session: SessionRefSchema,
-  timeout_ms: z.number().int().min(1).optional().describe('give up with `timeout` after this long'),
-  after: TurnIdSchema.optional().describe('return the first turn newer than this one (may already exist)'),
-});
+export const ListTurnsSchema = message(
+  'list_turns',
+  'List a session’s stored turns, newest first, without content.',
+  {
+    session: SessionRefSchema,
+    limit: z.number().int().min(1).optional(),
+  },
+);
+export const RelaySchema = message(
+  'relay',
+  'Capture a turn and inject it into another session in one step.',
+  {
+    from: z.string().min(1).describe('session (its latest turn) or turn ID'),
+    to: SessionRefSchema,
+    raw: z.boolean().optional(),
+    enter: z.boolean().optional(),
+    force: z.boolean().optional(),
+  },
+);
+export const WaitTurnSchema = message(
+  'wait_turn',
+  'Block until the session completes its next turn.',
+  {
+    session: SessionRefSchema,
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('give up with `timeout` after this long'),
+    after: TurnIdSchema.optional().describe(
+      'return the first turn newer than this one (may already exist)',
+    ),
+  },
+);
 
 export const SinkNameSchema = SinkSchema;

@@ -1,8 +1,17 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from '../errors.js';
-import { BytesSchema, IdSchema, SessionInfoSchema, SessionStateSchema, TurnMetaSchema, TurnSchema } from './common.js';
+import {
+  BytesSchema,
+  IdSchema,
+  SessionInfoSchema,
+  SessionStateSchema,
+  TurnMetaSchema,
+  TurnSchema,
+} from './common.js';
 
-export const StatusSchema = z.enum(['ok', 'error']).describe('`ok`, or `error` with `error` and `message` set');
+export const StatusSchema = z
+  .enum(['ok', 'error'])
+  .describe('`ok`, or `error` with `error` and `message` set');
 
 /** Answer to `hello`. On error the broker closes the connection after sending it. */
 export const HelloAckSchema = z
@@ -44,7 +53,9 @@ export const RESULT_SCHEMAS = {
     cols: z.number().int(),
     rows: z.number().int(),
     state: SessionStateSchema,
-    replay: BytesSchema.describe('current screen (and bounded scrollback) as terminal bytes; live `output` follows'),
+    replay: BytesSchema.describe(
+      'current screen (and bounded scrollback) as terminal bytes; live `output` follows',
+    ),
     exited: z.boolean().describe('the session has already exited (no live output will follow)'),
     exit_code: z.number().int().nullable().optional(),
     exit_signal: z.string().nullable().optional(),
@@ -78,7 +89,11 @@ export const RESULT_SCHEMAS = {
   capture: z.object({ size: z.number().int(), turn_id: z.string() }),
   capture_by_id: z.object({ size: z.number().int(), turn_id: z.string() }),
   paste: z.object({ size: z.number().int(), turn_id: z.string(), submitted: z.boolean() }),
-  deliver: z.object({ size: z.number().int(), turn_id: z.string(), submitted: z.boolean().optional() }),
+  deliver: z.object({
+    size: z.number().int(),
+    turn_id: z.string(),
+    submitted: z.boolean().optional(),
+  }),
   get_turn: z.object({ turn: TurnSchema }),
   list_turns: z.object({ turns: z.array(TurnMetaSchema) }),
   relay: z.object({ size: z.number().int(), turn_id: z.string(), submitted: z.boolean() }),
