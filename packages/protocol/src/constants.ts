@@ -27,7 +27,7 @@ export const PROTOCOL_HISTORY: readonly { version: number; changes: string }[] =
     changes:
       'The broker owns PTY sessions: `spawn`, `kill`, `remove`, `attach`, `detach`, `input`, `resize`, ' +
       '`ack` (flow control), `send`, `subscribe`/`unsubscribe`, `daemon_status`, `shutdown`, `relay`, ' +
-      '`wait_turn`, `set_state`; pushes `output`, `exit`, `detached`, `daemon_shutdown` and the events ' +
+      '`wait_turn`, `set_state`, `put_buffer`; pushes `output`, `exit`, `detached`, `daemon_shutdown` and the events ' +
       '`session_created`, `session_ready`, `state_changed`, `turn_completed`, `session_exited`, ' +
       '`session_removed`. Notifications: a client message with `id` 0 after the handshake gets no response. ' +
       'Error responses carry a human-readable `message` beside the stable `error` code.',

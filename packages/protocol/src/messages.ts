@@ -28,6 +28,7 @@ export const REQUEST_SCHEMAS = {
   capture_by_id: Q.CaptureByIdSchema,
   paste: Q.PasteSchema,
   deliver: Q.DeliverSchema,
+  put_buffer: Q.PutBufferSchema,
   get_turn: Q.GetTurnSchema,
   list_turns: Q.ListTurnsSchema,
   relay: Q.RelaySchema,

@@ -213,6 +213,19 @@ export const DeliverSchema = message('deliver', 'Deliver the relay buffer to a s
   enter: z.boolean().optional(),
   force: z.boolean().optional(),
 });
+export const PutBufferSchema = message(
+  'put_buffer',
+  'Put text that is not a turn (e.g. an execution report) into the global relay buffer.',
+  {
+    text: z.string().describe('the text to hold'),
+    content: BytesSchema.optional().describe('raw form (default: `text` as UTF-8)'),
+    label: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe('where it came from, e.g. `report`; becomes the buffer’s turn ID'),
+  },
+);
 export const GetTurnSchema = message('get_turn', 'Read one stored turn with its content.', {
   turn_id: TurnIdSchema.optional(),
   session: SessionRefSchema.optional().describe('instead of turn_id: the session’s latest turn'),

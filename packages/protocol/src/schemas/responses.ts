@@ -94,6 +94,7 @@ export const RESULT_SCHEMAS = {
     turn_id: z.string(),
     submitted: z.boolean().optional(),
   }),
+  put_buffer: z.object({ size: z.number().int(), turn_id: z.string() }),
   get_turn: z.object({ turn: TurnSchema }),
   list_turns: z.object({ turns: z.array(TurnMetaSchema) }),
   relay: z.object({ size: z.number().int(), turn_id: z.string(), submitted: z.boolean() }),
