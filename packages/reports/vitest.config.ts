@@ -4,7 +4,7 @@ export default defineProject({
   resolve: { conditions: ['source'] },
   test: {
     name: 'reports',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', '.tmp.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
   },
 });
