@@ -2,6 +2,8 @@ import { defineProject } from 'vitest/config';
 
 export default defineProject({
   resolve: { conditions: ['source'] },
+  // Tests import sibling packages from src/ (the `source` export condition), never stale dist/.
+  ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     name: 'protocol',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
