@@ -1,0 +1,151 @@
+// A streaming ANSI stripper: bytes in, visible text out. Escape sequences and UTF-8 characters
+// may be split across chunks at any byte; state carries over between push() calls.
+
+const ESC = 0x1b;
+const BEL = 0x07;
+const CAN = 0x18;
+const SUB = 0x1a;
+
+/** Parser states (ECMA-48 / VT500 style, reduced to what stripping needs). */
+const enum S {
+  Ground,
+  Esc,
+  EscIntermediate,
+  Csi,
+  /** OSC payload: ends with BEL or ST (ESC \). */
+  Osc,
+  OscEsc,
+  /** DCS, SOS, PM, APC payload: ends with ST only. */
+  Str,
+  StrEsc,
+}
+
+/** C0 controls kept in the text: backspace, tab, line feed, carriage return. */
+function keptControl(b: number): boolean {
+  return b === 0x08 || b === 0x09 || b === 0x0a || b === 0x0d;
+}
+
+/**
+ * Removes CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings, two-byte and
+ * intermediate escapes, and C0 controls other than \b \t \n \r. Text is decoded as UTF-8 with
+ * a streaming decoder, so a character split across chunks comes out whole; invalid bytes
+ * become U+FFFD (the raw bytes stay available to callers that keep them).
+ */
+export class AnsiStripper {
+  private state: S = S.Ground;
+  private readonly decoder = new TextDecoder('utf-8');
+  private scratch = new Uint8Array(4096);
+  private readonly newlines: number[] = [];
+
+  /** Byte indices, in the chunk of the last push(), of the line feeds that reached the text. */
+  get lastNewlines(): readonly number[] {
+    return this.newlines;
+  }
+
+  /** True while the stripper is inside an escape sequence (a newline byte now is not a line end). */
+  get inSequence(): boolean {
+    return this.state !== S.Ground;
+  }
+
+  push(chunk: Uint8Array): string {
+    if (this.scratch.length < chunk.length) this.scratch = new Uint8Array(chunk.length * 2);
+    const out = this.scratch;
+    const nls = this.newlines;
+    nls.length = 0;
+    let n = 0;
+    let state = this.state;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      switch (state) {
+        case S.Ground:
+          if (b === ESC) state = S.Esc;
+          else if (b >= 0x20 && b !== 0x7f) out[n++] = b;
+          else if (keptControl(b)) {
+            if (b === 0x0a) nls.push(i);
+            out[n++] = b;
+          }
+          break;
+        case S.Esc:
+          if (b === 0x5b) state = S.Csi;
+          else if (b === 0x5d) state = S.Osc;
+          else if (b === 0x50 || b === 0x58 || b === 0x5e || b === 0x5f) state = S.Str;
+          else if (b >= 0x20 && b <= 0x2f) state = S.EscIntermediate;
+          else if (b === ESC) state = S.Esc;
+          else if (b === CAN || b === SUB) state = S.Ground;
+          else if (b < 0x20) {
+            // C0 controls inside a sequence are executed by terminals, not part of it.
+            if (keptControl(b)) {
+              if (b === 0x0a) nls.push(i);
+              out[n++] = b;
+            }
+          } else state = S.Ground; // final byte of a two-byte escape (ESC 7, ESC M, ESC =, …)
+          break;
+        case S.EscIntermediate:
+          if (b >= 0x20 && b <= 0x2f) break;
+          if (b === ESC) state = S.Esc;
+          else if (b === CAN || b === SUB) state = S.Ground;
+          else if (b < 0x20) {
+            if (keptControl(b)) {
+              if (b === 0x0a) nls.push(i);
+              out[n++] = b;
+            }
+          } else state = S.Ground; // ESC ( B, ESC # 8, …
+          break;
+        case S.Csi:
+          if (b >= 0x40 && b <= 0x7e) state = S.Ground;
+          else if (b >= 0x20 && b <= 0x3f) break;
+          else if (b === ESC) state = S.Esc;
+          else if (b === CAN || b === SUB) state = S.Ground;
+          else if (b < 0x20) {
+            if (keptControl(b)) {
+              if (b === 0x0a) nls.push(i);
+              out[n++] = b;
+            }
+          } else {
+            // A byte that cannot be in a CSI: the sequence was malformed; show the byte as text.
+            state = S.Ground;
+            i--;
+          }
+          break;
+        case S.Osc:
+          if (b === BEL || b === CAN || b === SUB) state = S.Ground;
+          else if (b === ESC) state = S.OscEsc;
+          break;
+        case S.OscEsc:
+          if (b === 0x5c) state = S.Ground;
+          else {
+            // ESC not followed by '\': the string ended and a new escape starts here.
+            state = S.Esc;
+            i--;
+          }
+          break;
+        case S.Str:
+          if (b === CAN || b === SUB) state = S.Ground;
+          else if (b === ESC) state = S.StrEsc;
+          break;
+        case S.StrEsc:
+          if (b === 0x5c) state = S.Ground;
+          else {
+            state = S.Esc;
+            i--;
+          }
+          break;
+      }
+    }
+    this.state = state;
+    return n === 0 ? '' : this.decoder.decode(out.subarray(0, n), { stream: true });
+  }
+
+  /** Ends the stream: returns any buffered partial character (as U+FFFD) and resets the parser. */
+  flush(): string {
+    this.state = S.Ground;
+    return this.decoder.decode();
+  }
+}
+
+/** Strips a complete byte string or text in one go. */
+export function stripAnsi(input: Uint8Array | string): string {
+  const s = new AnsiStripper();
+  const bytes = typeof input === 'string' ? new TextEncoder().encode(input) : input;
+  return s.push(bytes) + s.flush();
+}

@@ -1,0 +1,197 @@
+import type { Preset } from './preset-types.js';
+
+// The one table of built-in presets. Markers come from the real screens in the corpus
+// (see docs/presets.md for what each was checked on); they are data, not code.
+const r = String.raw;
+
+/** Claude Code's spinner line above the input box: a glyph, a verb, an ellipsis. */
+const CLAUDE_SPINNER = r`^[·✢✳✶✻✽*] \S.*…`;
+
+export const BUILTIN_PRESETS: Record<string, Preset> = {
+  generic: {
+    name: 'generic',
+    kind: 'line',
+    description:
+      'Fallback: a line ending in a common prompt character and a space ($ # % > ❯ ➜ »).',
+    checkedOn: ['bash 5.2.15, Python 3.11.7 and Node.js 20.20 prompts (unit fixtures)'],
+    pattern: r`[$#%>❯➜»] $`,
+    model: 'unknown',
+    provider: 'unknown',
+  },
+  bash: {
+    name: 'bash',
+    kind: 'line',
+    description: 'bash with a PS1 ending in "$ " (or "# " for root).',
+    checkedOn: ['GNU bash 5.2.15 (default and user@host:~$ prompts, bracketed paste on)'],
+    pattern: r`[$#] $`,
+    model: 'unknown',
+    provider: 'unknown',
+  },
+  zsh: {
+    name: 'zsh',
+    kind: 'line',
+    description:
+      'zsh: "% " / "# " / "$ " endings, "❯ " themes (pure, starship) and oh-my-zsh "➜  dir ".',
+    checkedOn: [
+      'zsh with a starship-style "❯" prompt, PROMPT_SP and autosuggestions (raw stream around Claude Code 2.1.105)',
+    ],
+    pattern: r`(?:[%#$❯] |^➜ .* )$`,
+    model: 'unknown',
+    provider: 'unknown',
+  },
+  fish: {
+    name: 'fish',
+    kind: 'line',
+    description: 'fish default prompt "user@host ~> " (or "# " for root).',
+    checkedOn: ['fish 3.x default prompt format (no capture in the corpus)'],
+    pattern: r`[>#] $`,
+    model: 'unknown',
+    provider: 'unknown',
+  },
+  python: {
+    name: 'python',
+    kind: 'line',
+    description: 'Python REPL: ">>> " and the continuation prompt "... ".',
+    checkedOn: ['Python 3.11.7 REPL'],
+    pattern: r`^(?:>>>|\.\.\.) $`,
+    model: 'unknown',
+    provider: 'unknown',
+  },
+  node: {
+    name: 'node',
+    kind: 'line',
+    description: 'Node.js REPL: "> " and the continuation prompt "... ".',
+    checkedOn: ['Node.js 20.20 REPL'],
+    pattern: r`^(?:>|\.\.\.) $`,
+    model: 'unknown',
+    provider: 'unknown',
+  },
+  aider: {
+    name: 'aider',
+    kind: 'line',
+    description:
+      'aider: "> " prompt ({edit_format}{ multi}> ) under a ─── rule and the files in chat; asks "(Y)es/(N)o" questions.',
+    checkedOn: ['aider 0.81.1 (agentapi format: 3 cases; initialization: ready, not_ready)'],
+    pattern: r`^(?:[a-z][\w-]*)?(?: ?multi)?> $`,
+    blocked: [r`\(Y\)es/\(N\)o`, r`\[(?:Yes|No)\]: ?$`],
+    chrome: [r`^Tokens: .+ sent, .+ received`, r`^─{10,}$`, r`Waiting for \S`],
+    inputLine: [r`^(?:[a-z][\w-]*)?(?: ?multi)?>\s*$`],
+    inputTop: [r`^─{10,}$`],
+    bottomLines: 2,
+    model: 'unknown',
+    provider: 'unknown',
+  },
+  claude: {
+    name: 'claude',
+    kind: 'screen',
+    description:
+      'Claude Code: "❯" input between ─ rules (older: "> " in a box), spinner line "✻ Verbing…" and "esc to interrupt" while busy, numbered dialogs with "Esc to cancel" when asking.',
+    checkedOn: [
+      'Claude Code 2.1.29 (claudeless fixtures: every screen, plain and ANSI)',
+      'Claude Code research-preview screens (agentapi format: 5 cases; initialization: 3 ready, 1 not_ready)',
+      'Claude Code 2.1.105 raw PTY stream (asciicast v3)',
+    ],
+    idle: [r`^❯(?:\s|$)`, r`^\s*(?:│\s*)?>(?:\s|$)`, r`^\s*│ Type your message`, r`^!(?:\s|$)`],
+    busy: [CLAUDE_SPINNER, r`[Ee]sc to interrupt`],
+    blocked: [
+      r`^(?:\s+|\s*│\s+)❯ `,
+      r`Esc to cancel`,
+      r`Enter to confirm`,
+      r`Enter to select`,
+      r`Esc to exit`,
+      r`Esc to close`,
+      r`Esc to go back`,
+      r`Do you want to proceed\?`,
+      r`Do you want to (?:make this edit|create) `,
+    ],
+    chrome: [
+      CLAUDE_SPINNER,
+      r`^✻ \S+ for \d`,
+      r`^\s*⎿\s+Tip: `,
+      r`^\s*\? for shortcuts`,
+      r`^\s*⏵⏵ `,
+      r`^\s*⏸ `,
+      r`esc to interrupt`,
+    ],
+    inputLine: [
+      r`^❯(?:\s|$)`,
+      r`^\s*(?:│\s*)?>(?:\s|$)`,
+      r`^\s*│ Type your message`,
+      r`^!(?:\s|$)`,
+    ],
+    inputTop: [r`^\s*[─╌]{10,}\s*$`, r`^\s*╭─`],
+    bottomLines: 20,
+    model: 'unknown',
+    provider: 'anthropic',
+  },
+  codex: {
+    name: 'codex',
+    kind: 'screen',
+    description:
+      'OpenAI Codex CLI: "› " composer line with a "… % left" footer; "• Working (3s • Esc to interrupt)" while busy; approval and trust prompts when asking.',
+    checkedOn: [
+      'Codex CLI with gpt-5.1-codex-max (agentapi format: 6 cases; initialization: ready, not_ready)',
+    ],
+    idle: [r`^›(?:\s|$)`],
+    busy: [r`• Working \(`, r`[Ee]sc to interrupt\)`, r`Ctrl C to interrupt`],
+    blocked: [
+      r`press enter to confirm or esc to cancel`,
+      r`[Aa]llow command\?`,
+      r`\[y/n\]`,
+      r`Press [Ee]nter to continue`,
+      r`^\s*[>›] \d+\. `,
+    ],
+    chrome: [r`• Working \(`, r`\d+% (?:context )?left`, r`^codex$`, r`^\s*\? for shortcuts`],
+    inputLine: [r`^›(?:\s|$)`],
+    bottomLines: 12,
+    model: 'unknown',
+    provider: 'openai',
+  },
+  gemini: {
+    name: 'gemini',
+    kind: 'screen',
+    description:
+      'Gemini CLI: "│ >   Type your message or @path/to/file │" box; "(esc to cancel, 5s)" spinner while busy; "Allow execution" / "Yes, allow once" when asking. Answers start with ✦.',
+    checkedOn: [
+      'Gemini CLI with gemini-2.5-pro (agentapi format: 3 cases; initialization: ready, not_ready)',
+    ],
+    idle: [r`^\s*│ >\s`, r`Type your message or @path/to/file`],
+    busy: [r`\(esc to cancel, \d+`],
+    blocked: [
+      r`Allow execution`,
+      r`Do you want to proceed`,
+      r`Yes, allow once`,
+      r`[Ww]aiting for user confirmation`,
+      r`Apply this change\?`,
+    ],
+    chrome: [r`\(esc to cancel, \d+`, r`\(\d+% context left\)`],
+    inputLine: [r`^\s*│ >\s`, r`Type your message or @path/to/file`],
+    inputTop: [r`^\s*╭─`],
+    bottomLines: 12,
+    model: 'unknown',
+    provider: 'google',
+  },
+  copilot: {
+    name: 'copilot',
+    kind: 'screen',
+    description:
+      'GitHub Copilot CLI: "│ >  Enter @ to mention files or / for commands │" box with a "Ctrl+c Exit" footer; "◉ Thinking (Esc to cancel)" while busy; numbered confirmation boxes when asking.',
+    checkedOn: [
+      'GitHub Copilot CLI 0.0.328 (agentapi format: 4 cases; initialization: ready, not_ready)',
+    ],
+    idle: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`],
+    busy: [r`\(Esc to cancel\)`, r`◉ Thinking`],
+    blocked: [
+      r`Confirm with number keys`,
+      r`Do you want to run this command\?`,
+      r`^\s*│?\s*❯ \d+\. `,
+      r`Cancel with Esc`,
+    ],
+    chrome: [r`\(Esc to cancel\)`, r`^\s*Ctrl\+c Exit`, r`^\s*~\S* \[⎇ .*\]$`],
+    inputLine: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`],
+    inputTop: [r`^\s*╭─`],
+    bottomLines: 12,
+    model: 'unknown',
+    provider: 'github',
+  },
+};

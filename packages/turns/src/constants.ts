@@ -1,0 +1,51 @@
+// Every timeout and limit of the turn engine, each with the reason for its value.
+
+/** Quiet period before the unterminated last line is tested as a prompt: prompts rarely end
+ * with a newline, and the broker's target is ≤ 20 ms p99 turn latency for line presets, so
+ * the wait must be short — just long enough that a line still being written is not judged. */
+export const PROMPT_QUIET_MS = 8;
+
+/** How long a TUI screen must stay unchanged (and idle) before a turn completes: TUIs redraw in
+ * bursts a few ms apart; 200 ms rides over those bursts and keeps turn latency ≤ 300 ms p99. */
+export const SCREEN_SETTLE_MS = 200;
+
+/** Default cap of a turn's raw content (the registry's per-turn cap): longer content is cut and
+ * flagged `truncated`, so one runaway turn cannot exhaust the broker's memory. */
+export const DEFAULT_MAX_TURN_BYTES = 4 * 1024 * 1024;
+
+/** Longest stripped line kept for prompt matching; only the tail is kept because a prompt is
+ * printed at the end of a line (`output$ `), and a longer line is output, not a prompt. */
+export const MAX_LINE_CHARS = 16 * 1024;
+
+/** Longest typed input tracked for echo removal and answer extraction (a big paste is still
+ * recognised by its first megabyte). */
+export const MAX_TYPED_CHARS = 1024 * 1024;
+
+/** Longest echo looked for after a submit before giving up and treating output as content:
+ * bounds the bytes held while the echo is matched. */
+export const MAX_ECHO_PHASE_BYTES = 256 * 1024;
+
+/** Longest typed prefix compared with the idle prompt line to find what was echoed before
+ * Enter (quadratic search, so it is capped). */
+export const MAX_PRE_ECHO_COMPARE = 4096;
+
+/** Default number of bottom screen lines a screen preset's classifier looks at: enough for an
+ * input box, its footer and a dialog, while older markers scrolled higher up never count. */
+export const DEFAULT_BOTTOM_LINES = 20;
+
+/** Busy markers (spinner lines) are drawn just above the input box; further up they are stale
+ * answer text, so only this many lines above the input line count. */
+export const BUSY_ABOVE_INPUT_LINES = 6;
+
+/** How far above the input line its box's top border is searched for (aider lists the files in
+ * the chat between its rule and the `>` prompt, so this is more than a box border needs). */
+export const INPUT_TOP_SCAN_LINES = 24;
+
+/** Shortest wrapped first echo line accepted as the start of the user's input (shorter
+ * fragments match answer text by chance). */
+export const ECHO_MIN_PREFIX_CHARS = 8;
+
+/** Screen presets: a submit the agent did not react to at all (no output, screen idle) for this
+ * long — Enter on an empty input box — returns the session to idle without a turn. TUIs echo
+ * the submitted text at once, so a real answer always shows output well within this. */
+export const NO_REACTION_MS = 1000;

@@ -1,0 +1,487 @@
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_PRESETS } from './builtin-presets.js';
+import { MAX_LINE_CHARS, NO_REACTION_MS, PROMPT_QUIET_MS } from './constants.js';
+import { TurnDetector, type DetectorEvent, type ScreenSnapshot } from './detector.js';
+import { BASH_SESSION, NODE_SESSION, PYTHON_SESSION } from './fixtures/sessions.js';
+import { CLAUDE_BUSY, CLAUDE_DIALOG, CLAUDE_IDLE_AFTER_ANSWER } from './fixtures/screens.js';
+import type { Preset } from './preset-types.js';
+import { resolvePreset } from './presets.js';
+import { decode, play, turns, type Step } from './test-support/play.js';
+
+const enc = new TextEncoder();
+const bytes = (s: string): Uint8Array => enc.encode(s);
+const bash = (): TurnDetector => new TurnDetector({ preset: BUILTIN_PRESETS.bash! });
+const PROMPT = '\x1b[?2004h\x1b[1;32muser@host\x1b[0m:~$ ';
+
+/** A ready bash-like session: the first prompt was shown and detected. */
+function readyBash(): TurnDetector {
+  const d = bash();
+  play(d, [[0, 'o', PROMPT]], 100);
+  expect(d.state).toBe('idle');
+  return d;
+}
+
+describe('TurnDetector (line presets): the turn contract', () => {
+  it('treats the first prompt as session ready: an event, not a turn', () => {
+    const events = play(bash(), [[0, 'o', 'Welcome\r\n' + PROMPT]]);
+    expect(events.map((e) => e.type)).toEqual(['ready', 'state']);
+    expect(events[1]).toMatchObject({ type: 'state', state: 'idle' });
+  });
+
+  it('makes one turn of input submitted → output → prompt, with the exact bytes between', () => {
+    const d = readyBash();
+    const events = play(d, [
+      [200, 'i', 'ls'],
+      [201, 'o', 'ls'],
+      [300, 'i', '\r'],
+      [301, 'o', '\r\n\x1b[?2004l\r'],
+      [305, 'o', 'a.txt  \x1b[34mdir\x1b[0m\r\n'],
+      [306, 'o', PROMPT],
+    ]);
+    const [t] = turns(events);
+    expect(turns(events)).toHaveLength(1);
+    expect(decode(t!.content)).toBe('\x1b[?2004l\ra.txt  \x1b[34mdir\x1b[0m\r\n');
+    expect(t).toMatchObject({
+      text: 'a.txt  dir',
+      prompt: 'user@host:~$ ',
+      input: 'ls',
+      interrupted: false,
+      truncated: false,
+    });
+    expect(t!.startedAt).toBe(300);
+    expect(t!.endedAt).toBe(306 + PROMPT_QUIET_MS);
+  });
+
+  it('never makes an empty turn from repeated prompts (Enter on an empty line, commands printing nothing)', () => {
+    const d = readyBash();
+    const events = play(d, [
+      [200, 'i', '\r'],
+      [201, 'o', '\r\n\x1b[?2004l\r' + PROMPT],
+      [300, 'i', 'cd /tmp\r'],
+      [301, 'o', 'cd /tmp\r\n\x1b[?2004l\r' + PROMPT],
+      [400, 'o', '\r\n' + PROMPT],
+    ]);
+    expect(turns(events)).toEqual([]);
+    expect(d.state).toBe('idle');
+  });
+
+  it('flags a turn interrupted when Ctrl-C was sent during it', () => {
+    const d = readyBash();
+    const events = play(d, [
+      [200, 'i', 'sleep 100\r'],
+      [201, 'o', 'sleep 100\r\n\x1b[?2004l\r'],
+      [900, 'i', '\x03'],
+      [901, 'o', '^C\r\n' + PROMPT],
+    ]);
+    expect(turns(events)).toMatchObject([{ interrupted: true, text: '^C' }]);
+  });
+
+  it('excludes the echo of the typed input, whether it arrives before or after Enter', () => {
+    const before = play(readyBash(), [
+      [200, 'i', 'echo hi'],
+      [201, 'o', 'echo hi'],
+      [300, 'i', '\r'],
+      [301, 'o', '\r\nhi\r\n' + PROMPT],
+    ]);
+    const after = play(readyBash(), [
+      [200, 'i', 'echo hi\r'],
+      [205, 'o', 'ec'],
+      [206, 'o', 'ho hi\r\nhi\r\n' + PROMPT],
+    ]);
+    expect(turns(before).map((t) => decode(t.content))).toEqual(['hi\r\n']);
+    expect(turns(after).map((t) => decode(t.content))).toEqual(['hi\r\n']);
+  });
+
+  it('follows backspaces in what was typed when removing the echo', () => {
+    const events = play(readyBash(), [
+      [200, 'i', 'echo hx\x7fi\r'],
+      [201, 'o', 'echo hi\r\nhi\r\n' + PROMPT],
+    ]);
+    expect(turns(events).map((t) => decode(t.content))).toEqual(['hi\r\n']);
+  });
+
+  it('excludes the prompt line, and output on the same line before the prompt', () => {
+    const events = play(readyBash(), [
+      [200, 'i', 'x\r'],
+      [201, 'o', 'x\r\nline one\r\npartial\x1b[0m' + PROMPT],
+    ]);
+    expect(turns(events).map((t) => decode(t.content))).toEqual(['line one\r\n']);
+  });
+
+  it('never completes a turn by time alone: no prompt, no turn, however long the wait', () => {
+    const d = readyBash();
+    const events = play(
+      d,
+      [
+        [200, 'i', 'make\r'],
+        [201, 'o', 'make\r\nbuilding...\r\nstill building'],
+      ],
+      10_000_000,
+    );
+    expect(turns(events)).toEqual([]);
+    expect(d.state).toBe('busy');
+    expect(d.nextDeadline()).toBeNull();
+  });
+
+  it('detects a prompt without a newline once output pauses, and not before', () => {
+    const d = readyBash();
+    play(
+      d,
+      [
+        [200, 'i', 'true; echo ok\r'],
+        [201, 'o', 'true; echo ok\r\nok\r\n' + PROMPT],
+      ],
+      201,
+    );
+    expect(d.nextDeadline()).toBe(201 + PROMPT_QUIET_MS);
+    expect(turns(d.tick(201 + PROMPT_QUIET_MS - 1))).toEqual([]);
+    expect(turns(d.tick(201 + PROMPT_QUIET_MS))).toHaveLength(1);
+    expect(d.nextDeadline()).toBeNull();
+  });
+
+  it('also detects a prompt on a terminated line (matched per line)', () => {
+    const d = new TurnDetector({ preset: resolvePreset(undefined, { pattern: '^READY>$' }) });
+    const events = play(d, [
+      [0, 'o', 'READY>\r\n'],
+      [10, 'i', 'go\r'],
+      [11, 'o', 'go\r\nworking\r\nREADY>\r\n'],
+    ]);
+    expect(events.filter((e) => e.type === 'ready')).toHaveLength(1);
+    expect(turns(events).map((t) => t.text)).toEqual(['working']);
+  });
+
+  it('finds a prompt whose escape sequences and characters are split across chunks', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.zsh! });
+    const prompt = bytes('\x1b[1;36mproj\x1b[0m \x1b]0;zsh\x07\x1b[1;32m❯\x1b[0m \x1b[K');
+    const steps: Step[] = Array.from(prompt, (b, i) => [i, 'o', new Uint8Array([b])]);
+    const events = play(d, steps);
+    expect(events[0]).toEqual({ type: 'ready', at: prompt.length - 1 + PROMPT_QUIET_MS });
+  });
+
+  it('keeps multi-byte UTF-8 split across chunks: exact bytes in content, whole characters in text', () => {
+    const out = bytes('héllo 🌱 wörld\r\n');
+    const steps: Step[] = [
+      [200, 'i', 'say\r'],
+      [201, 'o', 'say\r\n'],
+    ];
+    out.forEach((b, i) => steps.push([202 + i, 'o', new Uint8Array([b])]));
+    steps.push([300, 'o', PROMPT]);
+    const [t] = turns(play(readyBash(), steps));
+    expect(t!.content).toEqual(out);
+    expect(t!.text).toBe('héllo 🌱 wörld');
+  });
+
+  it('preserves invalid UTF-8 byte-for-byte in content', () => {
+    const raw = new Uint8Array([0x62, 0x69, 0x6e, 0xff, 0xfe, 0xc3, 0x28, 0x80, 0x0d, 0x0a]);
+    const [t] = turns(
+      play(readyBash(), [
+        [200, 'i', 'cat bin\r'],
+        [201, 'o', 'cat bin\r\n'],
+        [202, 'o', raw],
+        [203, 'o', PROMPT],
+      ]),
+    );
+    expect(t!.content).toEqual(raw);
+    expect(t!.text).toBe('bin\ufffd\ufffd\ufffd(\ufffd');
+  });
+
+  it('cuts content longer than maxTurnBytes and flags the turn truncated', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.bash!, maxTurnBytes: 10 });
+    const events = play(d, [
+      [0, 'o', PROMPT],
+      [100, 'i', 'x\r'],
+      [101, 'o', 'x\r\n0123456789abcdef\r\n' + PROMPT],
+    ]);
+    expect(turns(events).map((t) => [decode(t.content), t.truncated])).toEqual([
+      ['0123456789', true],
+    ]);
+  });
+
+  it('keeps the session pattern fixed: changing the preset object later has no effect', () => {
+    const preset: Preset = { ...BUILTIN_PRESETS.bash!, checkedOn: [] };
+    const d = new TurnDetector({ preset });
+    preset.pattern = '^never$';
+    expect(play(d, [[0, 'o', PROMPT]]).map((e) => e.type)).toContain('ready');
+    expect(d.preset.pattern).toBe(BUILTIN_PRESETS.bash!.pattern);
+  });
+
+  it('does not start a turn for input submitted before the first prompt', () => {
+    const d = bash();
+    const events = play(d, [
+      [0, 'i', 'early\r'],
+      [1, 'o', 'loading\r\n'],
+      [50, 'o', PROMPT],
+    ]);
+    expect(turns(events)).toEqual([]);
+    expect(d.state).toBe('idle');
+  });
+
+  it('treats newlines inside a bracketed paste as text, not as Enter', () => {
+    const d = readyBash();
+    const events = play(d, [
+      [200, 'i', '\x1b[200~echo a\necho b\x1b[201~'],
+      [201, 'o', 'echo a\r\n> echo b'],
+      [300, 'i', '\r'],
+      [301, 'o', '\r\na\r\nb\r\n' + PROMPT],
+    ]);
+    expect(events.filter((e) => e.type === 'state' && e.state === 'busy')).toHaveLength(1);
+    expect(turns(events).map((t) => t.text)).toEqual(['a\nb']);
+  });
+
+  it('resolves redraws in text (\\r overwrites, erase-line) while content stays raw', () => {
+    const out = 'fetch\r\n 10%\r 50%\r\x1b[2Kdone\r\n';
+    const [t] = turns(
+      play(readyBash(), [
+        [200, 'i', 'fetch\r'],
+        [201, 'o', out + PROMPT],
+      ]),
+    );
+    expect(decode(t!.content)).toBe(out.slice('fetch\r\n'.length));
+    expect(t!.text).toBe('done');
+  });
+
+  it('reports a question (a blocked marker on the last line) as a state, then continues the turn', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.aider! });
+    const events = play(d, [
+      [0, 'o', '> '],
+      [100, 'i', 'fix it\r'],
+      [101, 'o', 'fix it\r\nAdd app.py to the chat? (Y)es/(N)o [Yes]: '],
+      [500, 'i', 'y\r'],
+      [501, 'o', 'y\r\nDone.\r\n> '],
+    ]);
+    const states = events
+      .filter((e) => e.type === 'state')
+      .map((e) => (e as { state: string }).state);
+    expect(states).toEqual(['idle', 'busy', 'blocked', 'busy', 'idle']);
+    expect(turns(events)).toHaveLength(1);
+    expect(turns(events)[0]!.text).toContain('Done.');
+  });
+
+  it('ends the text of an aider turn at its rule: the files in the chat below it are prompt area', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.aider! });
+    const events = play(d, [
+      [0, 'o', '> '],
+      [100, 'i', 'hi\r'],
+      [
+        101,
+        'o',
+        'hi\r\nHello!\r\n\r\nTokens: 1k sent, 5 received.\r\n' +
+          '─'.repeat(40) +
+          '\r\napp.py\r\n> ',
+      ],
+    ]);
+    expect(turns(events).map((t) => t.text)).toEqual(['Hello!']);
+  });
+
+  it('keeps detector memory bounded when an agent prints a huge line without a newline', () => {
+    const d = readyBash();
+    d.onInput(bytes('yes\r'), 200);
+    const chunk = bytes('y'.repeat(64 * 1024));
+    for (let i = 0; i < 64; i++) d.onOutput(chunk, 201 + i);
+    const line = (d as unknown as { lineText: string }).lineText;
+    expect(line.length).toBeLessThanOrEqual(2 * MAX_LINE_CHARS);
+  });
+
+  it('handles real bash, Python and Node sessions captured on a PTY', () => {
+    const summary = (events: DetectorEvent[]): [string, boolean][] =>
+      turns(events).map((t) => [t.text, t.interrupted]);
+    expect(
+      summary(play(new TurnDetector({ preset: BUILTIN_PRESETS.bash! }), BASH_SESSION)),
+    ).toEqual([
+      ['hi', false],
+      ['a', false], // "b" shares the prompt's line: the contract excludes the whole prompt line
+      ['^C', true],
+    ]);
+    expect(
+      summary(play(new TurnDetector({ preset: BUILTIN_PRESETS.python! }), PYTHON_SESSION)),
+    ).toEqual([
+      ['2', false],
+      ['héllo', false],
+      [
+        '^CTraceback (most recent call last):\n  File "<stdin>", line 1, in <module>\nKeyboardInterrupt',
+        true,
+      ],
+    ]);
+    expect(
+      summary(play(new TurnDetector({ preset: BUILTIN_PRESETS.node! }), NODE_SESSION)),
+    ).toEqual([
+      ['2', false],
+      ['x\nundefined', false],
+    ]);
+    // The generic fallback finds the same turns in all three.
+    for (const [session, specific] of [
+      [BASH_SESSION, 'bash'],
+      [PYTHON_SESSION, 'python'],
+      [NODE_SESSION, 'node'],
+    ] as const) {
+      const generic = summary(
+        play(new TurnDetector({ preset: BUILTIN_PRESETS.generic! }), session),
+      );
+      expect(generic).toEqual(
+        summary(play(new TurnDetector({ preset: BUILTIN_PRESETS[specific]! }), session)),
+      );
+    }
+  });
+});
+
+/** A screen snapshot of the given viewport lines (no scrollback). */
+function snap(lines: string[]): ScreenSnapshot {
+  return { lines, viewportTop: 0, rows: lines.length, cols: 80 };
+}
+
+const CLAUDE_EMPTY = [
+  ' ▐▛███▜▌   Claude Code v2.1.40',
+  '',
+  '─'.repeat(60),
+  '❯ ',
+  '─'.repeat(60),
+  '  ? for shortcuts',
+];
+
+describe('TurnDetector (screen presets)', () => {
+  const claude = (): TurnDetector => new TurnDetector({ preset: BUILTIN_PRESETS.claude! });
+  const settle = BUILTIN_PRESETS.claude!.settleMs ?? 200;
+
+  /** A Claude session that became ready at t=0..settle. */
+  function readyClaude(): TurnDetector {
+    const d = claude();
+    expect(d.needsScreen).toBe(true);
+    d.onOutput(bytes('\x1b[?2026hbanner'), 0);
+    d.onScreen(snap(CLAUDE_EMPTY), 1);
+    expect(d.nextDeadline()).toBe(1 + 200);
+    expect(d.tick(1 + 200).map((e) => e.type)).toEqual(['ready', 'state']);
+    return d;
+  }
+
+  it('is ready once the idle screen has settled, not before', () => {
+    const d = claude();
+    d.onOutput(bytes('x'), 0);
+    expect(d.onScreen(snap(CLAUDE_EMPTY), 5)).toEqual([]);
+    expect(d.tick(5 + settle - 1)).toEqual([]);
+    expect(d.tick(5 + settle)[0]).toEqual({ type: 'ready', at: 5 + settle });
+  });
+
+  it('completes a turn when the screen is idle and settled after output, with all output bytes as content', () => {
+    const d = readyClaude();
+    expect(d.onInput(bytes('What is the capital of France?\r'), 1000)).toEqual([
+      { type: 'state', state: 'busy', at: 1000 },
+    ]);
+    d.onOutput(bytes('\x1b[2Kspinner'), 1010);
+    d.onScreen(snap(CLAUDE_BUSY), 1020);
+    expect(d.tick(5000)).toEqual([]); // busy: no completion by time
+    d.onOutput(bytes('\x1b[1Aanswer'), 5100);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 5110);
+    expect(d.tick(5110 + settle - 1)).toEqual([]);
+    const events = d.tick(5110 + settle);
+    expect(turns(events)).toHaveLength(1);
+    const [t] = turns(events);
+    expect(decode(t!.content)).toBe('\x1b[2Kspinner\x1b[1Aanswer');
+    expect(t).toMatchObject({
+      text: '⏺ The capital of France is Paris.\n\n  It sits on the Seine.',
+      prompt: '❯',
+      interrupted: false,
+      startedAt: 1000,
+      endedAt: 5110 + settle,
+    });
+    expect(d.state).toBe('idle');
+  });
+
+  it('waits for a fresh screen: output after the last snapshot blocks completion', () => {
+    const d = readyClaude();
+    d.onInput(bytes('What is the capital of France?\r'), 1000);
+    d.onOutput(bytes('a'), 1001);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 1002);
+    d.onOutput(bytes('b'), 1100);
+    expect(d.nextDeadline()).toBeNull();
+    expect(d.tick(2000)).toEqual([]);
+    // The fresh snapshot is the same screen, unchanged since 1002: settled, so the turn completes.
+    expect(turns(d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 2001))).toHaveLength(1);
+    expect(d.state).toBe('idle');
+  });
+
+  it('latches idle until new input: redraws that look busy make no new state or turn', () => {
+    const d = readyClaude();
+    d.onInput(bytes('What is the capital of France?\r'), 1000);
+    d.onOutput(bytes('a'), 1001);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 1002);
+    expect(turns(d.tick(1002 + settle))).toHaveLength(1);
+    d.onOutput(bytes('redraw'), 1500);
+    expect(d.onScreen(snap(CLAUDE_BUSY), 1501)).toEqual([]);
+    d.onOutput(bytes('redraw'), 1600);
+    expect(d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 1601)).toEqual([]);
+    expect(d.tick(9999)).toEqual([]);
+    expect(d.state).toBe('idle');
+  });
+
+  it('reports a dialog as the blocked state, not as a turn, and goes on to complete the turn', () => {
+    const d = readyClaude();
+    d.onInput(bytes('Delete the build folder\r'), 1000);
+    d.onOutput(bytes('dialog'), 1001);
+    expect(d.onScreen(snap(CLAUDE_DIALOG), 1002)).toEqual([
+      { type: 'state', state: 'blocked', at: 1002 },
+    ]);
+    expect(d.tick(9000)).toEqual([]);
+    d.onInput(bytes('1'), 9001);
+    d.onOutput(bytes('working'), 9002);
+    expect(d.onScreen(snap(CLAUDE_BUSY), 9003)).toEqual([
+      { type: 'state', state: 'busy', at: 9003 },
+    ]);
+    d.onOutput(bytes('done'), 9100);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 9101);
+    expect(turns(d.tick(9101 + settle))).toHaveLength(1);
+  });
+
+  it('flags a screen turn interrupted after Ctrl-C', () => {
+    const d = readyClaude();
+    d.onInput(bytes('What is the capital of France?\r'), 1000);
+    d.onOutput(bytes('x'), 1001);
+    d.onScreen(snap(CLAUDE_BUSY), 1002);
+    d.onInput(bytes('\x03'), 1500);
+    d.onOutput(bytes('y'), 1501);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 1502);
+    expect(turns(d.tick(1502 + settle))).toMatchObject([{ interrupted: true }]);
+  });
+
+  it('flags a screen turn interrupted after a lone Esc key press while busy', () => {
+    const d = readyClaude();
+    d.onInput(bytes('What is the capital of France?\r'), 1000);
+    d.onOutput(bytes('x'), 1001);
+    d.onScreen(snap(CLAUDE_BUSY), 1002);
+    d.onInput(bytes('\x1b[A'), 1400); // an arrow key is not Esc
+    d.onOutput(bytes('y'), 1401);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 1402);
+    expect(turns(d.tick(1402 + settle))).toMatchObject([{ interrupted: false }]);
+    d.onInput(bytes('What is the capital of France?\r'), 3000);
+    d.onOutput(bytes('x'), 3001);
+    d.onScreen(snap(CLAUDE_BUSY), 3002);
+    d.onInput(bytes('\x1b'), 3500);
+    d.onOutput(bytes('y'), 3501);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 3502);
+    expect(turns(d.tick(3502 + settle))).toMatchObject([{ interrupted: true }]);
+  });
+
+  it('makes no turn when the agent did not react to Enter, and returns to idle', () => {
+    const d = readyClaude();
+    d.onInput(bytes('\r'), 1000);
+    expect(d.nextDeadline()).toBe(1000 + NO_REACTION_MS);
+    expect(d.tick(1000 + NO_REACTION_MS - 1)).toEqual([]);
+    expect(d.tick(1000 + NO_REACTION_MS)).toEqual([
+      { type: 'state', state: 'idle', at: 1000 + NO_REACTION_MS },
+    ]);
+  });
+
+  it('a second submit before any output replaces the first: the answer is matched to the last input', () => {
+    const d = readyClaude();
+    d.onInput(bytes('\r'), 1000);
+    d.onInput(bytes('What is the capital of France?\r'), 1100);
+    d.onOutput(bytes('x'), 1101);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 1102);
+    expect(turns(d.tick(1102 + settle))).toMatchObject([
+      {
+        startedAt: 1100,
+        input: 'What is the capital of France?',
+        text: expect.stringContaining('Paris'),
+      },
+    ]);
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_PRESETS } from './builtin-presets.js';
+import { extractAnswer } from './extract.js';
+import {
+  AIDER_ANSWER,
+  CLAUDE_DIALOG,
+  CLAUDE_IDLE_AFTER_ANSWER,
+  CODEX_ANSWER,
+  COPILOT_ANSWER,
+  GEMINI_ANSWER,
+} from './fixtures/screens.js';
+
+const P = BUILTIN_PRESETS;
+
+describe('extractAnswer', () => {
+  it('Claude: the answer between the echoed input and the input box, spinner summary dropped', () => {
+    expect(
+      extractAnswer(CLAUDE_IDLE_AFTER_ANSWER, 'What is the capital of France?', P.claude!),
+    ).toBe('⏺ The capital of France is Paris.\n\n  It sits on the Seine.');
+  });
+
+  it('Gemini: skips the boxed echo and stops at the input box; footer gone', () => {
+    expect(extractAnswer(GEMINI_ANSWER, 'How are you?', P.gemini!)).toBe(
+      '✦ Fine, thanks. What shall we build?',
+    );
+  });
+
+  it('Codex: stops at the composer line; the "% left" footer is gone', () => {
+    expect(extractAnswer(CODEX_ANSWER, 'List the files', P.codex!)).toBe(
+      '• Ran ls\n  └ a.txt\n    b.txt\n\n• There are two files: a.txt and b.txt.',
+    );
+  });
+
+  it('Copilot: drops the cwd status line above the input box', () => {
+    expect(extractAnswer(COPILOT_ANSWER, 'Fix the typo in README.md', P.copilot!)).toBe(
+      ' ● Fixed: "teh" → "the" in README.md.',
+    );
+  });
+
+  it('aider: stops at the rule above the files in chat; the token/cost line is chrome', () => {
+    expect(extractAnswer(AIDER_ANSWER, 'add a docstring to main()', P.aider!)).toBe(
+      'I will add the docstring.\n\nApplied edit to app.py',
+    );
+  });
+
+  it('finds the newest echo when the same question was asked before', () => {
+    const screen = [
+      '❯ again',
+      '',
+      '⏺ first answer',
+      '',
+      '❯ again',
+      '',
+      '⏺ second answer',
+      '',
+      '─'.repeat(40),
+      '❯',
+      '─'.repeat(40),
+    ];
+    expect(extractAnswer(screen, 'again', P.claude!)).toBe('⏺ second answer');
+  });
+
+  it('matches a multi-line echo that the agent wrapped and indented', () => {
+    const screen = [
+      '> Explain this:',
+      '',
+      '  const a =',
+      '  1;',
+      '',
+      '⏺ It sets a to 1.',
+      '',
+      '─'.repeat(40),
+      '❯',
+      '─'.repeat(40),
+    ];
+    expect(extractAnswer(screen, 'Explain this:\n\nconst a = 1;', P.claude!)).toBe(
+      '⏺ It sets a to 1.',
+    );
+  });
+
+  it('keeps a dialog the agent is asking (blocked screens have no input box to cut at)', () => {
+    const text = extractAnswer(CLAUDE_DIALOG, 'Delete the build folder', P.claude!);
+    expect(text.split('\n')[0]).toBe('⏺ Bash(rm -rf build)');
+    expect(text).toContain('Do you want to proceed?');
+  });
+
+  it('with no input (first screen), returns everything above the input box', () => {
+    expect(extractAnswer(CODEX_ANSWER.slice(2), '', P.codex!)).toBe(
+      '• Ran ls\n  └ a.txt\n    b.txt\n\n• There are two files: a.txt and b.txt.',
+    );
+  });
+
+  it("takes Claude's one-line echo of a long paste as the echo", () => {
+    const screen = [
+      '❯ [Pasted text #1 +20 lines]',
+      '',
+      '⏺ Summary of the paste.',
+      '',
+      '─'.repeat(40),
+      '❯',
+      '─'.repeat(40),
+    ];
+    expect(extractAnswer(screen, 'line 1\nline 2\nline 3', P.claude!)).toBe(
+      '⏺ Summary of the paste.',
+    );
+  });
+
+  it('starts at the given fallback when the echo is not on screen at all', () => {
+    const screen = [
+      'old history',
+      'more history',
+      '⏺ The answer.',
+      '─'.repeat(40),
+      '❯',
+      '─'.repeat(40),
+    ];
+    expect(extractAnswer(screen, 'a question never echoed', P.claude!, { fallbackStart: 2 })).toBe(
+      '⏺ The answer.',
+    );
+    expect(extractAnswer(screen, 'a question never echoed', P.claude!)).toBe(
+      'old history\nmore history\n⏺ The answer.',
+    );
+  });
+});

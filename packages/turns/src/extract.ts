@@ -1,0 +1,124 @@
+import { classifyLines } from './classify.js';
+import { DEFAULT_BOTTOM_LINES, ECHO_MIN_PREFIX_CHARS, INPUT_TOP_SCAN_LINES } from './constants.js';
+import type { Preset } from './preset-types.js';
+import { compilePreset, type CompiledPreset } from './presets.js';
+import { firstMatch, framedInput, promptMatches, screenLines } from './screen-lines.js';
+
+/** Prompt and box decoration in front of an echoed input line: `> `, `❯ `, `› `, `│  > `. */
+const ECHO_DECORATION = /^\s*(?:│\s*)?[>❯›](?:\s|$)/u;
+const LEADING_DECORATION = /^[\s│]*(?:[>❯›](?:\s|$))?\s*/u;
+const TRAILING_BOX = /[\s│]+$/u;
+/** Bottom border of the box some agents draw around the echoed input. */
+const ECHO_BOX_BOTTOM = /^\s*╰─/u;
+/** Codex (older) puts a `user` label line above the echoed input. */
+const USER_LABEL = /^\s*user\s*$/u;
+/** Claude Code shows a long paste as one line: `❯ [Pasted text #1 +20 lines]`. */
+const PASTED_ECHO = /^\s*[>❯›]\s.*\[Pasted text #\d+/u;
+
+/** An echoed line without its prompt or box decoration. */
+function normEcho(line: string): string {
+  return line.replace(LEADING_DECORATION, '').replace(TRAILING_BOX, '');
+}
+
+function compact(s: string): string {
+  return s.replace(/\s+/gu, '');
+}
+
+/**
+ * The agent's answer on a screen: the lines between the echoed `userInput` and the input box,
+ * with the preset's chrome lines (spinners, footers, status) dropped and blank edges trimmed.
+ * With no echo on screen (empty input), the answer is everything above the input box.
+ */
+export function extractAnswer(
+  screenLines_: string[],
+  userInput: string,
+  preset: Preset,
+  opts: {
+    /** Where the answer starts when the echo is not on screen (e.g. the viewport top at submit). */
+    fallbackStart?: number;
+  } = {},
+): string {
+  const c = compilePreset(preset);
+  const lines = screenLines(screenLines_);
+  const end = answerEnd(lines, c);
+  let start = echoEnd(lines, end, userInput);
+  if (start === 0 && userInput.trim() !== '' && opts.fallbackStart !== undefined) {
+    start = Math.min(Math.max(0, opts.fallbackStart), end);
+  }
+  const body = lines.slice(start, end).filter((l) => firstMatch(c.chrome, l) < 0);
+  while (body.length > 0 && body[0]!.trim() === '') body.shift();
+  while (body.length > 0 && body[body.length - 1]!.trim() === '') body.pop();
+  // TUIs pad with no-break spaces (Claude: "⎿\u00a0 text"); a reader sees spaces.
+  return body.join('\n').replace(/\u00a0/gu, ' ');
+}
+
+/** Index of the first line of the input box (the answer ends before it). */
+export function answerEnd(lines: string[], c: CompiledPreset): number {
+  const n = lines.length;
+  // A dialog on screen is part of what the agent said; only an input box ends the answer.
+  if (classifyLines(lines, c).state === 'blocked') return n;
+  const region = c.preset.kind === 'screen' ? c.bottomLines : DEFAULT_BOTTOM_LINES;
+  const from = Math.max(0, n - region);
+  let input = -1;
+  for (let i = n - 1; i >= from && input < 0; i--) {
+    const line = lines[i]!;
+    const isInput =
+      c.preset.kind === 'line' && c.preset.inputLine === undefined && c.pattern
+        ? promptMatches(c.pattern, line)
+        : firstMatch(c.inputLine, line) >= 0 &&
+          framedInput(lines, i, c.inputTop, c.preset.kind === 'screen');
+    if (isInput) input = i;
+  }
+  if (input >= 0) {
+    for (let j = input - 1; j >= Math.max(0, input - INPUT_TOP_SCAN_LINES); j--) {
+      if (firstMatch(c.inputTop, lines[j]!) >= 0) return j;
+    }
+    return input;
+  }
+  // A line preset's prompt may not be drawn yet (aider redraws it); its rule still marks the end.
+  if (c.preset.kind === 'line') {
+    for (let i = n - 1; i >= from; i--) if (firstMatch(c.inputTop, lines[i]!) >= 0) return i;
+  }
+  return n;
+}
+
+/** Index of the first line after the echoed input (0 when there is no echo to find). With
+ * `onlyAt`, the echo must start on that line. */
+export function echoEnd(lines: string[], end: number, userInput: string, onlyAt?: number): number {
+  const userLines = userInput
+    .split(/\r?\n|\r/u)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  if (userLines.length === 0) return 0;
+  const whole = compact(userLines.join(''));
+  const first = compact(userLines[0]!);
+  const startsEcho = (i: number): boolean => {
+    const c = compact(normEcho(lines[i]!));
+    if (c === '' || !first.startsWith(c)) return false;
+    return c.length >= Math.min(first.length, ECHO_MIN_PREFIX_CHARS);
+  };
+  const decorated = (i: number): boolean =>
+    ECHO_DECORATION.test(lines[i]!) || (i > 0 && USER_LABEL.test(lines[i - 1]!));
+  // Newest echo first: a long session's screen holds every earlier message too. A line with a
+  // prompt decoration is preferred to a bare line that only happens to read the same.
+  for (const needDecoration of [true, false]) {
+    for (let i = end - 1; i >= 0; i--) {
+      if (onlyAt !== undefined && i !== onlyAt) continue;
+      if (!startsEcho(i) || (needDecoration && !decorated(i))) continue;
+      let pos = 0;
+      let j = i;
+      while (j < end && pos < whole.length) {
+        const c = compact(normEcho(lines[j]!));
+        if (c !== '' && !whole.startsWith(c, pos)) break;
+        pos += c.length;
+        j++;
+      }
+      while (j < end && (lines[j]!.trim() === '' || ECHO_BOX_BOTTOM.test(lines[j]!))) j++;
+      return j;
+    }
+  }
+  if (onlyAt === undefined) {
+    for (let i = end - 1; i >= 0; i--) if (PASTED_ECHO.test(lines[i]!)) return i + 1;
+  }
+  return 0;
+}

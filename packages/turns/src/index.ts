@@ -1,0 +1,26 @@
+export { AnsiStripper, stripAnsi } from './ansi-stripper.js';
+export { TextRenderer } from './text-renderer.js';
+export type { Preset, PresetKind, UserPreset, UserPresets } from './preset-types.js';
+export { UserPresetSchema, UserPresetsSchema } from './preset-types.js';
+export { BUILTIN_PRESETS } from './builtin-presets.js';
+export {
+  PresetError,
+  resolvePreset,
+  presetNames,
+  parseUserPresets,
+  compilePreset,
+  compileRegex,
+  type CompiledPreset,
+  type ResolveOptions,
+} from './presets.js';
+export { classifyScreen, type Classification, type ScreenState } from './classify.js';
+export { extractAnswer } from './extract.js';
+export { InputTracker, type InputEvent } from './input-tracker.js';
+export {
+  TurnDetector,
+  type DetectorEvent,
+  type ScreenSnapshot,
+  type SessionState,
+  type TurnDetectorOptions,
+} from './detector.js';
+export * from './constants.js';

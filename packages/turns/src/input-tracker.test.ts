@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { InputTracker } from './input-tracker.js';
+
+describe('InputTracker', () => {
+  it('submits on Enter (\\r, \\n, or \\r\\n once) with what was typed', () => {
+    const t = new InputTracker();
+    expect(t.feed('ls -la\r')).toEqual([{ type: 'submit', text: 'ls -la' }]);
+    expect(t.feed('a\r\nb\n')).toEqual([
+      { type: 'submit', text: 'a' },
+      { type: 'submit', text: 'b' },
+    ]);
+  });
+
+  it('applies backspace, Ctrl-U and Ctrl-W, and ignores cursor keys', () => {
+    const t = new InputTracker();
+    t.feed('helo\x7flo wor\x17world\x1b[D\x1bOA');
+    expect(t.pending).toBe('hello world');
+    t.feed('\x15x');
+    expect(t.pending).toBe('x');
+  });
+
+  it('keeps newlines inside a bracketed paste, even when the paste is split across writes', () => {
+    const t = new InputTracker();
+    expect(t.feed('\x1b[200~line 1\r\nli')).toEqual([]);
+    expect(t.feed('ne 2\x1b[2')).toEqual([]);
+    expect(t.feed('01~\r')).toEqual([{ type: 'submit', text: 'line 1\nline 2' }]);
+  });
+
+  it('reports Ctrl-C as an interrupt and a lone Esc key press as escape', () => {
+    const t = new InputTracker();
+    expect(t.feed('abc\x03')).toEqual([{ type: 'interrupt' }]);
+    expect(t.pending).toBe('');
+    expect(t.feed('\x1b')).toEqual([{ type: 'escape' }]);
+    expect(t.feed('\x1b[A')).toEqual([]);
+  });
+
+  it('decodes UTF-8 typed text split across writes', () => {
+    const t = new InputTracker();
+    const b = new TextEncoder().encode('héllo\r');
+    expect(t.feed(b.subarray(0, 2))).toEqual([]);
+    expect(t.feed(b.subarray(2))).toEqual([{ type: 'submit', text: 'héllo' }]);
+  });
+});

@@ -1,0 +1,126 @@
+import { MAX_TYPED_CHARS } from './constants.js';
+
+export type InputEvent =
+  { type: 'submit'; text: string } | { type: 'interrupt' } | { type: 'escape' };
+
+const PASTE_END = '\x1b[201~';
+
+const enum I {
+  Ground,
+  Esc,
+  Csi,
+  Ss3,
+  Paste,
+}
+
+/**
+ * Follows the keystrokes written to a PTY to know what the user typed: printable text,
+ * backspace, Ctrl-U/Ctrl-W, bracketed pastes (\x1b[200~ … \x1b[201~, newlines inside are text),
+ * Enter (\r or \n) = submit, Ctrl-C = interrupt, a lone Esc key press = escape. Cursor keys are ignored (their edits cannot be
+ * followed without the application's line editor). Input may be split anywhere across calls.
+ */
+export class InputTracker {
+  private typed = '';
+  private state: I = I.Ground;
+  private params = '';
+  private paste = '';
+  private lastWasCr = false;
+  private readonly decoder = new TextDecoder('utf-8');
+
+  /** What has been typed since the last submit. */
+  get pending(): string {
+    return this.typed;
+  }
+
+  feed(data: Uint8Array | string): InputEvent[] {
+    const text = typeof data === 'string' ? data : this.decoder.decode(data, { stream: true });
+    const events: InputEvent[] = [];
+    for (const ch of text) this.char(ch, events);
+    if (this.state === I.Esc) {
+      // A key press arrives in one write: an ESC that ends it is the Esc key, not a sequence start.
+      this.state = I.Ground;
+      events.push({ type: 'escape' });
+    }
+    return events;
+  }
+
+  private char(ch: string, events: InputEvent[]): void {
+    const wasCr = this.lastWasCr;
+    this.lastWasCr = false;
+    switch (this.state) {
+      case I.Ground:
+        break;
+      case I.Esc:
+        if (ch === '[') {
+          this.state = I.Csi;
+          this.params = '';
+        } else if (ch === 'O') this.state = I.Ss3;
+        else if (ch !== '\x1b') this.state = I.Ground; // Alt+key: not text
+        return;
+      case I.Csi: {
+        const c = ch.codePointAt(0)!;
+        if (c >= 0x40 && c <= 0x7e) {
+          this.state = this.params === '200' && ch === '~' ? I.Paste : I.Ground;
+          this.paste = '';
+        } else if (this.params.length < 32) this.params += ch;
+        return;
+      }
+      case I.Ss3:
+        this.state = I.Ground;
+        return;
+      case I.Paste:
+        this.paste += ch;
+        if (this.paste.endsWith(PASTE_END)) {
+          this.append(this.paste.slice(0, -PASTE_END.length).replace(/\r\n?/gu, '\n'));
+          this.paste = '';
+          this.state = I.Ground;
+        } else if (this.paste.length > MAX_TYPED_CHARS + PASTE_END.length) {
+          // Keep only what can still hold the end marker; the text itself is capped by append().
+          this.append(this.paste.slice(0, -PASTE_END.length));
+          this.paste = this.paste.slice(-PASTE_END.length);
+        }
+        return;
+    }
+    switch (ch) {
+      case '\r':
+        this.submit(events);
+        this.lastWasCr = true;
+        return;
+      case '\n':
+        if (!wasCr) this.submit(events); // \r\n from some terminals is one Enter
+        return;
+      case '\x03':
+        this.typed = '';
+        events.push({ type: 'interrupt' });
+        return;
+      case '\x7f':
+      case '\b': {
+        const chars = Array.from(this.typed);
+        chars.pop();
+        this.typed = chars.join('');
+        return;
+      }
+      case '\x15':
+        this.typed = '';
+        return;
+      case '\x17':
+        this.typed = this.typed.replace(/\S*\s*$/u, '');
+        return;
+      case '\x1b':
+        this.state = I.Esc;
+        return;
+    }
+    if (ch.codePointAt(0)! < 0x20) return; // other control keys (Tab, Ctrl-A, …) are not text
+    this.append(ch);
+  }
+
+  private append(s: string): void {
+    if (this.typed.length < MAX_TYPED_CHARS)
+      this.typed += s.slice(0, MAX_TYPED_CHARS - this.typed.length);
+  }
+
+  private submit(events: InputEvent[]): void {
+    events.push({ type: 'submit', text: this.typed });
+    this.typed = '';
+  }
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/** How a preset sees a prompt: a regex on stripped lines, or markers on the rendered screen. */
+export type PresetKind = 'line' | 'screen';
+
+/**
+ * A preset is data: every field is a string or a list of regex sources (JavaScript syntax,
+ * compiled with the `u` flag), so users can override and extend presets in their config.
+ */
+export interface Preset {
+  name: string;
+  kind: PresetKind;
+  description: string;
+  /** Agent versions (and corpus screens) the preset was checked on. */
+  checkedOn: string[];
+  /** Line presets: the prompt regex, matched anywhere in each ANSI-stripped line. */
+  pattern?: string;
+  /** Screen presets: markers of an agent waiting for input (its input line). */
+  idle?: string[];
+  /** Markers of an agent working (spinner lines, "esc to interrupt"). */
+  busy?: string[];
+  /** Markers of an agent asking a question (numbered choices, "Esc to cancel"). */
+  blocked?: string[];
+  /** Lines dropped from a turn's `text` (spinners, footers, status lines). */
+  chrome?: string[];
+  /** The input line itself, for answer extraction (defaults to `idle`, or `pattern` for line presets). */
+  inputLine?: string[];
+  /** The top border of the input box above the input line (rule, box corner); the answer ends above it. */
+  inputTop?: string[];
+  /** How many bottom screen lines the classifier looks at. */
+  bottomLines?: number;
+  /** Screen presets: how long the screen must stay unchanged and idle before a turn completes. */
+  settleMs?: number;
+  /** For run reports; 'unknown' when the preset cannot know. */
+  model?: string;
+  provider?: string;
+}
+
+const regexList = z.array(z.string()).max(64);
+
+/** One preset as written in `$XDG_CONFIG_HOME/clippy/presets.json`: any Preset field, all optional. */
+export const UserPresetSchema = z
+  .object({
+    /** Start from this built-in (or earlier user) preset and override only the fields given. */
+    extends: z.string().optional(),
+    kind: z.enum(['line', 'screen']).optional(),
+    description: z.string().optional(),
+    checkedOn: z.array(z.string()).optional(),
+    pattern: z.string().optional(),
+    idle: regexList.optional(),
+    busy: regexList.optional(),
+    blocked: regexList.optional(),
+    chrome: regexList.optional(),
+    inputLine: regexList.optional(),
+    inputTop: regexList.optional(),
+    bottomLines: z.number().int().min(1).max(1000).optional(),
+    settleMs: z.number().int().min(0).max(60_000).optional(),
+    model: z.string().optional(),
+    provider: z.string().optional(),
+  })
+  .strict();
+export type UserPreset = z.infer<typeof UserPresetSchema>;
+
+/** The whole presets.json file: `{ "name": { ...Preset fields } }`. */
+export const UserPresetsSchema = z.record(
+  z.string().regex(/^[A-Za-z0-9][\w.-]*$/, 'a preset name is letters, digits, ".", "_" or "-"'),
+  UserPresetSchema,
+);
+export type UserPresets = z.infer<typeof UserPresetsSchema>;

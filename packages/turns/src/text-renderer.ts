@@ -1,0 +1,279 @@
+// A tiny line-oriented terminal: enough to turn raw output into what a person saw, for the
+// `text` of line-preset turns. It resolves carriage returns, backspaces, erase-in-line/display
+// and cursor moves within and between the lines it has seen; it knows no screen size (no
+// wrapping, no absolute rows), so absolute row positioning is ignored.
+
+const TAB_WIDTH = 8;
+
+/** Parser states for escape sequences in decoded text. */
+const enum P {
+  Ground,
+  Esc,
+  EscIntermediate,
+  Csi,
+  Osc,
+  OscEsc,
+  Str,
+  StrEsc,
+}
+
+export class TextRenderer {
+  /** Finished lines; the line at `row` lives in `cur` while it is being edited. */
+  private lines: string[] = [];
+  private cur: string[] = [];
+  private row = 0;
+  private col = 0;
+  private saved: { row: number; col: number } = { row: 0, col: 0 };
+  private state: P = P.Ground;
+  private params = '';
+  private readonly decoder = new TextDecoder('utf-8');
+
+  /** Feeds raw bytes (decoded as UTF-8, split characters kept across calls) or decoded text. */
+  write(data: Uint8Array | string): void {
+    const text = typeof data === 'string' ? data : this.decoder.decode(data, { stream: true });
+    for (const ch of text) this.feed(ch);
+  }
+
+  /** The rendered lines, each right-trimmed. */
+  lineList(): string[] {
+    const all = this.lines.slice();
+    all[this.row] = this.cur.join('');
+    for (let i = 0; i < all.length; i++) all[i] = (all[i] ?? '').replace(/\s+$/u, '');
+    return all;
+  }
+
+  toString(): string {
+    return this.lineList().join('\n');
+  }
+
+  /** Renders a whole output in one go. */
+  static render(data: Uint8Array | string): string {
+    const r = new TextRenderer();
+    r.write(data);
+    return r.toString();
+  }
+
+  private feed(ch: string): void {
+    const c = ch.codePointAt(0)!;
+    switch (this.state) {
+      case P.Ground:
+        if (c === 0x1b) this.state = P.Esc;
+        else if (c < 0x20 || c === 0x7f || (c >= 0x80 && c < 0xa0)) this.control(c);
+        else this.put(ch);
+        return;
+      case P.Esc:
+        this.escape(ch, c);
+        return;
+      case P.EscIntermediate:
+        if (c >= 0x20 && c <= 0x2f) return;
+        if (c === 0x1b) this.state = P.Esc;
+        else if (c < 0x20) this.control(c);
+        else this.state = P.Ground;
+        return;
+      case P.Csi:
+        if (c >= 0x40 && c <= 0x7e) {
+          this.state = P.Ground;
+          this.csi(this.params, ch);
+        } else if (c >= 0x20 && c <= 0x3f) {
+          if (this.params.length < 64) this.params += ch;
+        } else if (c === 0x1b) this.state = P.Esc;
+        else if (c < 0x20) this.control(c);
+        else this.state = P.Ground;
+        return;
+      case P.Osc:
+        if (c === 0x07 || c === 0x18 || c === 0x1a) this.state = P.Ground;
+        else if (c === 0x1b) this.state = P.OscEsc;
+        return;
+      case P.Str:
+        if (c === 0x18 || c === 0x1a) this.state = P.Ground;
+        else if (c === 0x1b) this.state = P.StrEsc;
+        return;
+      case P.OscEsc:
+      case P.StrEsc:
+        if (c === 0x5c) this.state = P.Ground;
+        else {
+          this.state = P.Esc;
+          this.escape(ch, c);
+        }
+        return;
+    }
+  }
+
+  private escape(ch: string, c: number): void {
+    this.state = P.Ground;
+    switch (ch) {
+      case '[':
+        this.state = P.Csi;
+        this.params = '';
+        return;
+      case ']':
+        this.state = P.Osc;
+        return;
+      case 'P':
+      case 'X':
+      case '^':
+      case '_':
+        this.state = P.Str;
+        return;
+      case '7':
+        this.saved = { row: this.row, col: this.col };
+        return;
+      case '8':
+        this.moveTo(this.saved.row, this.saved.col);
+        return;
+      case 'M':
+        this.moveTo(Math.max(0, this.row - 1), this.col);
+        return;
+      case 'D':
+        this.moveTo(this.row + 1, this.col);
+        return;
+      case 'E':
+        this.moveTo(this.row + 1, 0);
+        return;
+      case 'c':
+        this.reset();
+        return;
+      case '\x1b':
+        this.state = P.Esc;
+        return;
+    }
+    if (c >= 0x20 && c <= 0x2f) this.state = P.EscIntermediate;
+    else if (c < 0x20) {
+      this.state = P.Esc;
+      this.control(c);
+    }
+  }
+
+  private control(c: number): void {
+    switch (c) {
+      case 0x0d:
+        this.col = 0;
+        return;
+      case 0x0a:
+      case 0x0b:
+      case 0x0c:
+        // Output reaching us went through the PTY (ONLCR), so a line feed starts a new line.
+        this.moveTo(this.row + 1, 0);
+        return;
+      case 0x08:
+        if (this.col > 0) this.col--;
+        return;
+      case 0x09:
+        this.col = (Math.floor(this.col / TAB_WIDTH) + 1) * TAB_WIDTH;
+        return;
+      default:
+        return; // BEL, SO/SI, NUL, DEL, C1: nothing visible
+    }
+  }
+
+  private csi(params: string, final: string): void {
+    if (
+      params.startsWith('?') ||
+      params.startsWith('>') ||
+      params.startsWith('<') ||
+      params.startsWith('=')
+    )
+      return;
+    const nums = params.split(';').map((p) => (p === '' ? NaN : Number.parseInt(p, 10)));
+    const n = (i: number, dflt: number): number => {
+      const v = nums[i];
+      return v === undefined || Number.isNaN(v) || v === 0 ? dflt : v;
+    };
+    const mode = nums[0] === undefined || Number.isNaN(nums[0]) ? 0 : nums[0];
+    switch (final) {
+      case 'A':
+        this.moveTo(Math.max(0, this.row - n(0, 1)), this.col);
+        return;
+      case 'B':
+        this.moveTo(this.row + n(0, 1), this.col);
+        return;
+      case 'C':
+        this.col += n(0, 1);
+        return;
+      case 'D':
+        this.col = Math.max(0, this.col - n(0, 1));
+        return;
+      case 'E':
+        this.moveTo(this.row + n(0, 1), 0);
+        return;
+      case 'F':
+        this.moveTo(Math.max(0, this.row - n(0, 1)), 0);
+        return;
+      case 'G':
+      case '`':
+        this.col = n(0, 1) - 1;
+        return;
+      case 'H':
+      case 'f':
+        // Rows are absolute screen positions this renderer cannot map; keep the column only.
+        this.col = n(1, 1) - 1;
+        return;
+      case 'K':
+        this.eraseInLine(mode);
+        return;
+      case 'J':
+        this.eraseInDisplay(mode);
+        return;
+      case 'X': {
+        const count = n(0, 1);
+        for (let i = this.col; i < Math.min(this.cur.length, this.col + count); i++)
+          this.cur[i] = ' ';
+        return;
+      }
+      case 'P':
+        this.cur.splice(this.col, n(0, 1));
+        return;
+      case '@':
+        if (this.col <= this.cur.length)
+          this.cur.splice(this.col, 0, ...Array<string>(n(0, 1)).fill(' '));
+        return;
+      default:
+        return; // SGR and everything else change no text
+    }
+  }
+
+  private eraseInLine(mode: number): void {
+    if (mode === 0) this.cur.length = Math.min(this.cur.length, this.col);
+    else if (mode === 1)
+      for (let i = 0; i <= Math.min(this.col, this.cur.length - 1); i++) this.cur[i] = ' ';
+    else this.cur = [];
+  }
+
+  private eraseInDisplay(mode: number): void {
+    if (mode === 0) {
+      this.cur.length = Math.min(this.cur.length, this.col);
+      this.lines.length = Math.min(this.lines.length, this.row + 1);
+    } else if (mode === 1) {
+      for (let r = 0; r < this.row; r++) this.lines[r] = '';
+      this.eraseInLine(1);
+    } else {
+      // The screen was cleared: what was shown before is gone for the reader too.
+      this.lines = [];
+      this.cur = [];
+      this.row = 0;
+    }
+  }
+
+  private put(ch: string): void {
+    while (this.cur.length < this.col) this.cur.push(' ');
+    this.cur[this.col] = ch;
+    this.col++;
+  }
+
+  private moveTo(row: number, col: number): void {
+    if (row !== this.row) {
+      this.lines[this.row] = this.cur.join('');
+      while (this.lines.length <= row) this.lines.push('');
+      this.row = row;
+      this.cur = Array.from(this.lines[row] ?? '');
+    }
+    this.col = col;
+  }
+
+  private reset(): void {
+    this.lines = [];
+    this.cur = [];
+    this.row = 0;
+    this.col = 0;
+  }
+}

@@ -1,0 +1,104 @@
+// Prints, per preset, how many real screens of the corpus (../shared/corpus) it classifies as
+// expected and how many agentapi `format` answers it extracts cleanly.
+// Run: npx tsx --conditions=source scripts/corpus-report.ts [--verbose]
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  CLAUDE_2_1_29_TRUTH,
+  CORPUS_AGENTS,
+  CORPUS_DIR,
+  checkFormatCase,
+  claudeScreens,
+  classifyWith,
+  corpusExists,
+  formatCases,
+  initScreens,
+} from '../packages/turns/src/test-support/corpus.js';
+import { BUILTIN_PRESETS } from '../packages/turns/src/index.js';
+
+interface Row {
+  preset: string;
+  init: [number, number];
+  screens: [number, number];
+  format: [number, number];
+}
+
+const verbose = process.argv.includes('--verbose');
+
+export async function run(): Promise<void> {
+  if (!corpusExists) {
+    process.stdout.write(`corpus not found at ${CORPUS_DIR}: nothing to report\n`);
+    return;
+  }
+  const rows = new Map<string, Row>();
+  const row = (preset: string): Row => {
+    let r = rows.get(preset);
+    if (!r) rows.set(preset, (r = { preset, init: [0, 0], screens: [0, 0], format: [0, 0] }));
+    return r;
+  };
+  const failures: string[] = [];
+
+  for (const s of initScreens()) {
+    const state = classifyWith(s.agent, s.text);
+    const ok = (state === 'idle') === s.ready;
+    const r = row(s.agent);
+    r.init[1]++;
+    if (ok) r.init[0]++;
+    else
+      failures.push(`initialization ${s.file}: ${state} (want ${s.ready ? 'idle' : 'not idle'})`);
+  }
+
+  for (const s of claudeScreens()) {
+    const want = CLAUDE_2_1_29_TRUTH[s.name];
+    const got = classifyWith('claude', s.text);
+    const r = row('claude');
+    r.screens[1]++;
+    if (got === want) r.screens[0]++;
+    else
+      failures.push(`claude-code-2.1.29 ${s.file}: ${got} (want ${want ?? 'no truth recorded'})`);
+  }
+
+  for (const k of formatCases()) {
+    const { problems, answer } = checkFormatCase(k);
+    const r = row(k.agent);
+    r.format[1]++;
+    if (problems.length === 0) r.format[0]++;
+    else failures.push(`format ${k.id}: ${problems.join('; ')}`);
+    if (verbose) process.stdout.write(`--- ${k.id}\n${answer}\n`);
+  }
+
+  const cell = ([ok, all]: [number, number]): string => (all === 0 ? '–' : `${ok}/${all}`);
+  const lines = [
+    '| preset | checked on | initialization (ready idle, not_ready not idle) | Claude Code 2.1.29 screens | format answers |',
+    '|---|---|---|---|---|',
+  ];
+  for (const agent of CORPUS_AGENTS) {
+    const r = row(agent);
+    const checked = BUILTIN_PRESETS[agent]!.checkedOn[0] ?? '';
+    lines.push(
+      `| ${agent} | ${checked} | ${cell(r.init)} | ${cell(r.screens)} | ${cell(r.format)} |`,
+    );
+  }
+  const total = (pick: (r: Row) => [number, number]): [number, number] =>
+    [...rows.values()].reduce<[number, number]>(
+      (a, r) => [a[0] + pick(r)[0], a[1] + pick(r)[1]],
+      [0, 0],
+    );
+  lines.push(
+    `| **all** | | ${cell(total((r) => r.init))} | ${cell(total((r) => r.screens))} | ${cell(total((r) => r.format))} |`,
+  );
+  process.stdout.write(
+    `Corpus: ${path.relative(process.cwd(), CORPUS_DIR) || CORPUS_DIR}\n\n${lines.join('\n')}\n`,
+  );
+  const rawStreams = fs.readdirSync(path.join(CORPUS_DIR, 'raw-streams'));
+  process.stdout.write(
+    `\nraw streams (checked by packages/turns/src/corpus.test.ts): ${rawStreams.join(', ')}\n`,
+  );
+  process.stdout.write(
+    failures.length === 0
+      ? '\nno failures\n'
+      : `\nfailures:\n${failures.map((f) => `- ${f}`).join('\n')}\n`,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
