@@ -24,6 +24,10 @@ export {
   type SessionRunReportOptions,
 } from './session-run-report.js';
 export * from './execution-report.js';
+export {
+  sessionExecutionReport,
+  type SessionExecutionReportOptions,
+} from './session-execution-report.js';
 export { shellJoin, shellQuote } from './shell-quote.js';
 export { estimateTokens, CHARS_PER_TOKEN } from './token-estimate.js';
 export { runReportSchemaUrl, turnReportSchemaUrl } from './schema-files.js';

@@ -1,0 +1,429 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  ClientBrokerLink,
+  createInteractivePrompt,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_SPEND_USD,
+  DEFAULT_MODEL,
+  DEFAULT_TOKEN_BUDGET,
+  GeminiPlanner,
+  navigate,
+  NullBrokerLink,
+  OfflinePlanner,
+  PricingError,
+  renderTurnReport,
+  resolvePricing,
+  type BrokerLink,
+  type NavigatorResult,
+  type Planner,
+  type Pricing,
+  type TurnDecision,
+} from '@clippy/navigator';
+import { flightPlanToYaml } from '@clippy/repomap';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { copyToClipboard } from '../clipboard.js';
+import { withSocket, type CommonArgs } from '../connect.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+
+/**
+ * Exit codes of `clippy navigate` (documented in docs/navigator.md and docs/cli.md). Every run
+ * that delivers a context exits 0 — agent_done, budget_exceeded, max_iterations and the user's
+ * `n` — with a warning on stderr for the limits; `q` cancels with 130 (as Ctrl-C would).
+ */
+export const NAVIGATE_EXIT = {
+  ok: EXIT.ok,
+  /** The planner failed (model unreachable, key refused); the context so far is still written. */
+  failure: EXIT.failure,
+  usage: EXIT.usage,
+  /** The user quit (`q`) or pressed Ctrl-C: no context. */
+  cancelled: 130,
+} as const;
+
+interface NavigateArgs extends CommonArgs {
+  path: string;
+  goal?: string;
+  interactive: boolean;
+  verbose: boolean;
+  planner?: 'gemini' | 'offline';
+  model: string;
+  budget: number;
+  maxCost: number;
+  maxIterations: number;
+  priceInput?: number;
+  priceOutput?: number;
+  output?: string;
+  copy: boolean;
+  flightPlan?: string;
+  json: boolean;
+  report?: string;
+  session?: string;
+  quiet: boolean;
+  include?: string[];
+  exclude?: string[];
+  cache: boolean;
+}
+
+function usage(message: string): never {
+  throw new CliError(message, NAVIGATE_EXIT.usage);
+}
+
+function checkNumbers(a: NavigateArgs): void {
+  const positiveInt = (v: number, name: string) => {
+    if (!Number.isInteger(v) || v <= 0) usage(`--${name} must be a whole number > 0 (got ${v})`);
+  };
+  positiveInt(a.budget, 'budget');
+  positiveInt(a.maxIterations, 'max-iterations');
+  if (!Number.isFinite(a.maxCost) || a.maxCost < 0)
+    usage(`--max-cost must be a number of USD >= 0 (got ${a.maxCost})`);
+  for (const [v, name] of [
+    [a.priceInput, 'price-input'],
+    [a.priceOutput, 'price-output'],
+  ] as const) {
+    if (v !== undefined && (!Number.isFinite(v) || v < 0))
+      usage(`--${name} must be USD per 1M tokens >= 0 (got ${v})`);
+  }
+}
+
+function choosePlanner(a: NavigateArgs): { planner: Planner; pricing: Pricing; note?: string } {
+  const apiKey = process.env.GEMINI_API_KEY || process.env.GOOGLE_API_KEY;
+  const kind = a.planner ?? (apiKey ? 'gemini' : 'offline');
+  if (kind === 'offline') {
+    return {
+      planner: new OfflinePlanner(),
+      pricing: { model: 'offline', input: 0, output: 0 },
+      note: a.planner
+        ? undefined
+        : 'no GEMINI_API_KEY or GOOGLE_API_KEY: using the offline planner',
+    };
+  }
+  if (!apiKey)
+    usage('--planner gemini needs GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment');
+  let pricing: Pricing;
+  try {
+    pricing = resolvePricing({
+      model: a.model,
+      priceInput: a.priceInput,
+      priceOutput: a.priceOutput,
+    });
+  } catch (err) {
+    if (err instanceof PricingError) usage(err.message);
+    throw err;
+  }
+  const baseUrl = process.env.GEMINI_BASE_URL || undefined;
+  return { planner: new GeminiPlanner({ apiKey, model: a.model, pricing, baseUrl }), pricing };
+}
+
+function warnFor(result: NavigatorResult): string | undefined {
+  switch (result.state.completion_reason) {
+    case 'budget_exceeded':
+      return `stopped at the cost limit ($${result.state.budget.max_spend_usd.toFixed(2)}): the context is the best so far`;
+    case 'max_iterations':
+      return `stopped after ${result.state.max_iterations} steps without the planner finishing: the context is the best so far`;
+    default:
+      return undefined;
+  }
+}
+
+function exitCodeOf(result: NavigatorResult): number {
+  if (result.user_action === 'quit') return NAVIGATE_EXIT.cancelled;
+  if (result.error) return NAVIGATE_EXIT.failure;
+  return NAVIGATE_EXIT.ok;
+}
+
+/** The whole result for --json: the state, the final context, reports and timeline. */
+function jsonResult(result: NavigatorResult, exitCode: number) {
+  return {
+    goal: result.state.goal,
+    completion_reason: result.state.completion_reason,
+    exit_code: exitCode,
+    error: result.error,
+    context: result.context,
+    flight_plan_yaml: flightPlanToYaml(result.state.flight_plan),
+    state: result.state,
+    map: {
+      total_tokens: result.map.totalTokens,
+      budget: result.map.budget,
+      over_budget: result.map.overBudget,
+      counts_by_level: result.map.countsByLevel,
+      files: result.map.files,
+    },
+    reports: result.reports,
+    timeline: result.timeline,
+    stats: result.stats,
+    started_at: result.started_at,
+    finished_at: result.finished_at,
+  };
+}
+
+async function writeReport(file: string, result: NavigatorResult, model: string): Promise<number> {
+  const reports = await import('@clippy/reports');
+  const builder = new reports.RunReportBuilder({
+    task: result.state.goal,
+    model,
+    provider: result.state.planner === 'offline' ? 'clippy-offline' : 'google-gemini',
+    settings: {
+      max_turns: result.state.max_iterations,
+      clippy: { token_budget: result.state.budget.token_budget },
+    },
+    clippy: { kind: 'navigator', repository: result.state.repository },
+  });
+  let turn = 0;
+  for (const ev of result.timeline) {
+    while (turn < ev.step) turn = builder.startTurn();
+    if (ev.type === 'model_call') {
+      builder.recordLlmCall({
+        durationS: ev.duration_ms / 1000,
+        promptTokensEst: ev.prompt_tokens_estimate,
+        finishReason: ev.finish_reason ?? (ev.error ? 'error' : 'unknown'),
+        isRetry: false,
+        clippy: {
+          retry: ev.retry,
+          ...(ev.retry_reason ? { retry_reason: ev.retry_reason } : {}),
+          prompt_tokens: ev.prompt_tokens,
+          output_tokens: ev.output_tokens,
+          thoughts_tokens: ev.thoughts_tokens,
+          cost_usd: ev.cost,
+          estimate_source: ev.estimate_source,
+          ...(ev.error ? { error: ev.error } : {}),
+        },
+      });
+    } else {
+      const args =
+        ev.arguments && typeof ev.arguments === 'object' && !Array.isArray(ev.arguments)
+          ? (ev.arguments as Record<string, unknown>)
+          : null;
+      builder.recordToolCall({
+        name: ev.name || '(none)',
+        arguments: args,
+        succeeded: ev.succeeded,
+        durationS: ev.duration_ms / 1000,
+        resultLength: ev.result_length,
+        ...(ev.succeeded ? {} : { error: ev.error ?? 'failed' }),
+      });
+    }
+  }
+  while (turn < result.state.iterations) turn = builder.startTurn();
+  const reason = result.state.completion_reason;
+  const clippy = {
+    completion_reason: reason,
+    cost_usd: result.state.budget.current_spend_usd,
+    stats: result.stats,
+  };
+  const report = result.error
+    ? builder.finish({ outcome: 'error', answer: null, errorMessage: result.error, clippy })
+    : reason === 'agent_done' || result.user_action === 'stop'
+      ? builder.finish({ outcome: 'success', answer: result.context, clippy })
+      : builder.finish({ outcome: 'exhausted', answer: result.context || null, clippy });
+  fs.writeFileSync(file, reports.serializeRunReport(report));
+  return report.result.exit_code;
+}
+
+async function run(a: ArgumentsCamelCase<NavigateArgs>): Promise<void> {
+  const goal = (a.goal ?? '').trim();
+  if (!goal) usage('navigate needs --goal "what you want to do"');
+  checkNumbers(a);
+  const root = path.resolve(a.path);
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) usage(`not a directory: ${a.path}`);
+  if (a.json && a.report) usage('--json and --report both take the final answer: choose one');
+  const { planner, pricing, note } = choosePlanner(a);
+  if (note && !a.quiet) process.stderr.write(`clippy: ${note}\n`);
+
+  const broker = await openBrokerLink(a);
+  const prompt = a.interactive
+    ? createInteractivePrompt({ input: process.stdin, output: process.stderr, verbose: a.verbose })
+    : undefined;
+  let cancelled = false;
+  // Ctrl-C: deregister from the broker and leave with the cancel code, like `q`.
+  const onSigint = () => {
+    cancelled = true;
+    void broker.close().finally(() => process.exit(NAVIGATE_EXIT.cancelled));
+  };
+  process.once('SIGINT', onSigint);
+  let result: NavigatorResult;
+  try {
+    result = await navigate({
+      root,
+      goal,
+      planner,
+      pricing,
+      mode: a.interactive ? 'interactive' : 'autonomous',
+      tokenBudget: a.budget,
+      maxSpendUsd: a.maxCost,
+      maxIterations: a.maxIterations,
+      verbose: a.verbose,
+      broker,
+      indexOptions: { include: a.include, exclude: a.exclude, cache: a.cache },
+      onTurn: async (report, view): Promise<TurnDecision | void> => {
+        if (prompt) return prompt.onTurn(report, view);
+        if (!a.quiet) process.stderr.write(`${renderTurnReport(report, { verbose: a.verbose })}\n`);
+      },
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+    prompt?.dispose();
+  }
+  if (cancelled) return;
+  const code = exitCodeOf(result);
+  if (result.error) process.stderr.write(`clippy: ${result.error}\n`);
+  const warning = warnFor(result);
+  if (warning && !a.quiet) process.stderr.write(`clippy: ${warning}\n`);
+  if (result.user_action === 'quit') {
+    process.stderr.write('clippy: cancelled: no context written\n');
+    process.exitCode = code;
+    return;
+  }
+  if (a.flightPlan) {
+    const header = `clippy navigator flight plan\ngoal: ${goal}\ngenerated: ${result.finished_at} (${result.state.completion_reason ?? 'error'}, ${result.map.totalTokens} tokens)`;
+    fs.writeFileSync(a.flightPlan, flightPlanToYaml(result.state.flight_plan, header));
+  }
+  if (a.output) fs.writeFileSync(a.output, result.context);
+  if (a.copy) {
+    try {
+      const via = await copyToClipboard(result.context);
+      if (!a.quiet) process.stderr.write(`clippy: context copied to the clipboard (${via.name})\n`);
+    } catch (err) {
+      process.stderr.write(`clippy: not copied: ${(err as Error).message}\n`);
+    }
+  }
+  if (a.report) {
+    process.exitCode = await writeReport(a.report, result, planner.model);
+    return;
+  }
+  if (a.json) process.stdout.write(`${JSON.stringify(jsonResult(result, code), null, 2)}\n`);
+  else if (!a.output) process.stdout.write(result.context);
+  process.exitCode = code;
+}
+
+/**
+ * Registers the run with the broker when one is running (never starts it: a navigator run does
+ * not need the daemon). With --session and no broker, says so; either way the run goes on.
+ */
+async function openBrokerLink(a: NavigateArgs): Promise<BrokerLink> {
+  const warn = (m: string) => {
+    if (!a.quiet) process.stderr.write(`clippy: ${m}\n`);
+  };
+  const link = await ClientBrokerLink.connect({
+    ...(a.session ? { name: a.session } : {}),
+    connect: { env: process.env, ...(a.socket ? { socket: a.socket } : {}) },
+    onWarning: warn,
+  });
+  if (link) return link;
+  if (a.session)
+    warn(`no broker is running: session "${a.session}" not registered, running standalone`);
+  return new NullBrokerLink();
+}
+
+const navigateCommand: CommandModule<object, NavigateArgs> = {
+  command: 'navigate [path]',
+  describe:
+    'Build the context an agent needs for a goal: a map of the repository within token and cost budgets',
+  builder: (y: Argv) =>
+    withSocket(y)
+      .positional('path', { type: 'string', default: '.', describe: 'repository to explore' })
+      .option('goal', {
+        alias: 'g',
+        type: 'string',
+        describe: 'what the context is for, in your words',
+      })
+      .option('interactive', {
+        alias: 'i',
+        type: 'boolean',
+        default: false,
+        describe: 'show each step and ask before going on',
+      })
+      .option('verbose', {
+        type: 'boolean',
+        default: false,
+        describe: 'verbose Turn Reports (bars for cost and tokens)',
+      })
+      .option('planner', {
+        choices: ['gemini', 'offline'] as const,
+        describe: 'default: gemini when GEMINI_API_KEY is set, else offline',
+      })
+      .option('model', { type: 'string', default: DEFAULT_MODEL, describe: 'Gemini model' })
+      .option('budget', {
+        alias: 'tokens',
+        type: 'number',
+        default: DEFAULT_TOKEN_BUDGET,
+        describe: 'token budget of the context',
+      })
+      .option('max-cost', {
+        type: 'number',
+        default: DEFAULT_MAX_SPEND_USD,
+        describe: 'cost limit in USD',
+      })
+      .option('max-iterations', {
+        type: 'number',
+        default: DEFAULT_MAX_ITERATIONS,
+        describe: 'most planner steps',
+      })
+      .option('price-input', {
+        type: 'number',
+        describe: 'USD per 1M input tokens (overrides the price table)',
+      })
+      .option('price-output', {
+        type: 'number',
+        describe: 'USD per 1M output tokens (overrides the price table)',
+      })
+      .option('output', {
+        alias: 'o',
+        type: 'string',
+        describe: 'write the context to FILE instead of stdout',
+      })
+      .option('copy', {
+        type: 'boolean',
+        default: false,
+        describe: 'also copy the context to the clipboard',
+      })
+      .option('flight-plan', {
+        type: 'string',
+        describe: 'export the final flight plan as YAML to FILE',
+      })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'print the whole result (state, reports, context) as JSON',
+      })
+      .option('report', {
+        type: 'string',
+        describe: 'write a run report (JSON) to FILE; the context goes into it',
+      })
+      .option('session', {
+        type: 'string',
+        describe: 'broker session name when a broker is running (default nav)',
+      })
+      .option('quiet', {
+        alias: 'q',
+        type: 'boolean',
+        default: false,
+        describe: 'no Turn Reports or notes on stderr',
+      })
+      .option('include', {
+        type: 'string',
+        array: true,
+        describe: 'only files matching these globs',
+      })
+      .option('exclude', {
+        type: 'string',
+        array: true,
+        describe: 'leave out files matching these globs',
+      })
+      .option('cache', {
+        type: 'boolean',
+        default: true,
+        describe: 'use the tag cache (--no-cache to skip)',
+      })
+      .example(
+        '$0 navigate . --goal "fix the token refresh bug in auth"',
+        'context for a goal, on stdout',
+      )
+      .example(
+        '$0 navigate -i --goal "add a billing export" -o ctx.md',
+        'watch and steer each step',
+      ) as unknown as Argv<NavigateArgs>,
+  handler: run,
+};
+
+export default navigateCommand;

@@ -1,0 +1,214 @@
+import { countTokens } from '@clippy/repomap';
+import {
+  ApiError,
+  FunctionCallingConfigMode,
+  GoogleGenAI,
+  type GenerateContentParameters,
+  type GenerateContentResponse,
+} from '@google/genai';
+import type { Planner, PlannerHooks, PlannerInput, PlannerOutcome } from './planner.js';
+import { costOf } from './pricing.js';
+import { buildPrompt, SYSTEM_INSTRUCTION } from './prompt.js';
+import type { Pricing } from './state.js';
+import { TOOL_DECLARATIONS, TOOL_NAMES } from './tools.js';
+
+/** Output tokens assumed for a call when checking the budget before it (repo-map's allowance). */
+export const OUTPUT_ALLOWANCE_TOKENS = 2000;
+/** Attempts per step for 429 and 5xx answers: rate limits usually clear within a few seconds. */
+export const MAX_ATTEMPTS = 5;
+/** First backoff delay; doubled per retry (with jitter) up to MAX_BACKOFF_MS. */
+export const BASE_BACKOFF_MS = 1000;
+/** Longest single wait between attempts: longer waits look like a hang to the user. */
+export const MAX_BACKOFF_MS = 16_000;
+/** Default model: a current Flash model (cheap, fast, good at function calling). */
+export const DEFAULT_MODEL = 'gemini-2.5-flash';
+
+export interface GeminiPlannerOptions {
+  apiKey: string;
+  model?: string;
+  pricing: Pricing;
+  /** SDK base URL (tests point it at the fake server; GEMINI_BASE_URL). */
+  baseUrl?: string;
+  /** Backoff base in ms (tests shorten it). */
+  backoffMs?: number;
+  /** Count input tokens with the server's countTokens (default) or only locally (o200k). */
+  countWith?: 'server' | 'o200k';
+  /** Injected sleep, for tests. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+function isRetryable(err: unknown): boolean {
+  if (err instanceof ApiError) return err.status === 429 || err.status >= 500;
+  // Network failures (connection reset, DNS) surface as TypeError from fetch: worth a retry.
+  return err instanceof TypeError;
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof ApiError) {
+    let detail = err.message;
+    try {
+      const parsed = JSON.parse(err.message.replace(/^[^{]*/, '')) as {
+        error?: { message?: string };
+      };
+      detail = parsed.error?.message ?? detail;
+    } catch {
+      // not JSON: keep the message
+    }
+    return `HTTP ${err.status}: ${detail.slice(0, 300)}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The Gemini planner: one generateContent call with function calling per step. */
+export class GeminiPlanner implements Planner {
+  readonly kind = 'gemini' as const;
+  readonly model: string;
+  private readonly ai: GoogleGenAI;
+  private readonly pricing: Pricing;
+  private readonly backoffMs: number;
+  private readonly countWith: 'server' | 'o200k';
+  private readonly sleep: (ms: number) => Promise<void>;
+  /** Tokens of the system instruction and tool declarations (sent every call; counted locally once). */
+  private readonly fixedTokens: number;
+
+  constructor(opts: GeminiPlannerOptions) {
+    this.model = opts.model ?? DEFAULT_MODEL;
+    this.pricing = opts.pricing;
+    this.backoffMs = opts.backoffMs ?? BASE_BACKOFF_MS;
+    this.countWith = opts.countWith ?? 'server';
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.ai = new GoogleGenAI({
+      apiKey: opts.apiKey,
+      ...(opts.baseUrl ? { httpOptions: { baseUrl: opts.baseUrl } } : {}),
+    });
+    this.fixedTokens =
+      countTokens(SYSTEM_INSTRUCTION) + countTokens(JSON.stringify(TOOL_DECLARATIONS));
+  }
+
+  private request(prompt: string): GenerateContentParameters {
+    return {
+      model: this.model,
+      contents: [{ role: 'user', parts: [{ text: prompt }] }],
+      config: {
+        systemInstruction: SYSTEM_INSTRUCTION,
+        tools: [{ functionDeclarations: TOOL_DECLARATIONS }],
+        // ANY: the model must answer with a call; prose answers cost money and do nothing.
+        toolConfig: {
+          functionCallingConfig: {
+            mode: FunctionCallingConfigMode.ANY,
+            allowedFunctionNames: [...TOOL_NAMES],
+          },
+        },
+      },
+    };
+  }
+
+  /**
+   * Input tokens of a request. The Gemini API's countTokens takes only `contents` (the SDK
+   * refuses systemInstruction/tools there), so the prompt is counted by the server and the fixed
+   * part locally with o200k; if countTokens fails, everything is counted with o200k.
+   */
+  private async estimateInput(
+    prompt: string,
+  ): Promise<{ tokens: number; source: 'server' | 'o200k' }> {
+    if (this.countWith === 'server') {
+      try {
+        const res = await this.ai.models.countTokens({
+          model: this.model,
+          contents: [{ role: 'user', parts: [{ text: prompt }] }],
+        });
+        if (typeof res.totalTokens === 'number') {
+          return { tokens: res.totalTokens + this.fixedTokens, source: 'server' };
+        }
+      } catch {
+        // fall through to the local estimate
+      }
+    }
+    return { tokens: countTokens(prompt) + this.fixedTokens, source: 'o200k' };
+  }
+
+  async next(input: PlannerInput, hooks: PlannerHooks): Promise<PlannerOutcome> {
+    const prompt = buildPrompt(input);
+    const budget = input.state.budget;
+    const est = await this.estimateInput(prompt);
+    const estimate = costOf(this.pricing, est.tokens, OUTPUT_ALLOWANCE_TOKENS);
+    if (budget.current_spend_usd + estimate > budget.max_spend_usd) {
+      return {
+        kind: 'budget_exceeded',
+        estimate,
+        message: `the next call (~${est.tokens} input tokens + ${OUTPUT_ALLOWANCE_TOKENS} output, ~$${estimate.toFixed(4)}) would pass the $${budget.max_spend_usd.toFixed(2)} limit ($${budget.current_spend_usd.toFixed(4)} spent)`,
+      };
+    }
+    const request = this.request(prompt);
+    let lastError = '';
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const started = Date.now();
+      let response: GenerateContentResponse;
+      try {
+        response = await this.ai.models.generateContent(request);
+      } catch (err) {
+        lastError = errorText(err);
+        const retry = isRetryable(err) && attempt < MAX_ATTEMPTS;
+        hooks.recordModelCall({
+          type: 'model_call',
+          step: input.step,
+          started_at: new Date(started).toISOString(),
+          duration_ms: Date.now() - started,
+          model: this.model,
+          prompt_tokens_estimate: est.tokens,
+          estimate_source: est.source,
+          prompt_tokens: 0,
+          output_tokens: 0,
+          thoughts_tokens: 0,
+          cost: 0,
+          finish_reason: null,
+          retry,
+          retry_reason:
+            err instanceof ApiError
+              ? err.status === 429
+                ? 'rate_limit'
+                : 'server_error'
+              : 'network',
+          error: lastError,
+        });
+        if (!retry) return { kind: 'failed', error: `Gemini call failed: ${lastError}`, cost: 0 };
+        const delay = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2 ** (attempt - 1));
+        await this.sleep(delay / 2 + Math.random() * (delay / 2));
+        continue;
+      }
+      const usage = response.usageMetadata;
+      const promptTokens = usage?.promptTokenCount ?? 0;
+      const outputTokens = usage?.candidatesTokenCount ?? 0;
+      const thoughts = usage?.thoughtsTokenCount ?? 0;
+      const cost = costOf(this.pricing, promptTokens, outputTokens + thoughts);
+      const candidate = response.candidates?.[0];
+      const finish = candidate?.finishReason ?? null;
+      hooks.recordModelCall({
+        type: 'model_call',
+        step: input.step,
+        started_at: new Date(started).toISOString(),
+        duration_ms: Date.now() - started,
+        model: this.model,
+        prompt_tokens_estimate: est.tokens,
+        estimate_source: est.source,
+        prompt_tokens: promptTokens,
+        output_tokens: outputTokens,
+        thoughts_tokens: thoughts,
+        cost,
+        finish_reason: finish,
+        retry: false,
+      });
+      const calls = (response.functionCalls ?? []).map((fc) => ({
+        name: fc.name ?? '',
+        args: fc.args ?? {},
+      }));
+      if (calls.length > 0) return { kind: 'calls', calls, cost };
+      const problem =
+        finish === 'MALFORMED_FUNCTION_CALL'
+          ? `your function call could not be parsed (${candidate?.finishMessage ?? 'malformed'}); call update_flight_plan or finalize_context with valid JSON arguments`
+          : `you answered without calling a tool${response.text ? ` ("${response.text.slice(0, 120)}")` : ''}; call update_flight_plan or finalize_context`;
+      return { kind: 'calls', calls: [], cost, problem };
+    }
+    return { kind: 'failed', error: `Gemini call failed: ${lastError}`, cost: 0 };
+  }
+}

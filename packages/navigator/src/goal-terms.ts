@@ -1,0 +1,72 @@
+/**
+ * Terms of a goal written in a user's words, in the form identifiers are compared in:
+ * lowercase, camelCase/snake_case split, stopwords and task words dropped, lightly stemmed.
+ */
+
+/** English function words and the words of a task request that name no code. */
+const STOPWORDS = new Set(
+  `a about above after again against all also am an and any are as at be because been before being
+  below between both but by can could did do does doing done down during each either else etc
+  every few for from further get gets getting got had has have having he her here hers him his how
+  i if in into is it its itself just let like me more most my no nor not now of off on once only
+  or other our out over own please same she should so some such than that the their them then
+  there these they this those through to too under until up us very via was we were what when
+  where which while who whom why will with within without would you your yours
+  add adding bug bugs broken change changes code correct correctly debug does doesnt dont ensure
+  error-free feature file files fix fixes fixed fixing find help implement implementation improve
+  issue issues look make makes need needs new problem problems properly someone something support
+  task thing things understand want wants way work works working wrong`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/** Light stemming (suffix stripping), applied alike to goal words and identifier parts. */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length > 5 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
+  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  else if (w.length > 4 && /(ss|x|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us'))
+    w = w.slice(0, -1);
+  // "refreshing" → "refresh", "parsed" → "pars" vs "parse" → "pars": drop a final e so they meet.
+  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+/** Splits an identifier or path into lowercase words: `refreshToken_v2` → refresh, token, v2. */
+export function splitWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/** The distinct, stemmed content words of a goal (order kept, at least 2 characters). */
+export function goalTerms(goal: string): string[] {
+  const out: string[] = [];
+  for (const word of splitWords(goal)) {
+    if (STOPWORDS.has(word) || word.length < 2 || /^\d+$/.test(word)) continue;
+    const s = stem(word);
+    if (!out.includes(s)) out.push(s);
+  }
+  return out;
+}
+
+/** Stemmed words of an identifier, path or comment. */
+export function identifierTerms(text: string): string[] {
+  return splitWords(text).map(stem);
+}
+
+/**
+ * Whether a goal term names an identifier word: equal stems, or a prefix of at least 4
+ * characters ("auth" names "authenticate", "config" names "configuration").
+ */
+export function termMatches(term: string, word: string): boolean {
+  if (term === word) return true;
+  if (term.length >= 4 && word.startsWith(term)) return true;
+  if (word.length >= 4 && term.startsWith(word) && word.length >= term.length - 3) return true;
+  return false;
+}

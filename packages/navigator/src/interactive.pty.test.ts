@@ -1,0 +1,190 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pty from 'node-pty';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseInteractiveInput } from './interactive.js';
+
+const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
+const entry = fileURLToPath(new URL('../test/navigate-entry.ts', import.meta.url));
+/** Output must show up within this long (a cold tsx start on 2 cores takes a few seconds). */
+const WAIT_MS = 20_000;
+
+interface Session {
+  proc: pty.IPty;
+  output: () => string;
+  exited: Promise<number>;
+  out: string;
+  dir: string;
+}
+
+const sessions: Session[] = [];
+afterEach(() => {
+  for (const s of sessions.splice(0)) {
+    try {
+      process.kill(s.proc.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    fs.rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+/** Runs the real navigate command module (offline planner, interactive) in a PTY. */
+function start(extra: string[] = []): Session {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-'));
+  const out = path.join(dir, 'context.md');
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'CLIPPY_SOCKET'].includes(k))
+      env[k] = v;
+  }
+  Object.assign(env, {
+    XDG_CACHE_HOME: dir,
+    XDG_CONFIG_HOME: dir,
+    XDG_RUNTIME_DIR: dir,
+    NO_COLOR: '1',
+  });
+  const proc = pty.spawn(
+    process.execPath,
+    [
+      '--conditions=source',
+      '--import',
+      'tsx',
+      entry,
+      'navigate',
+      appRoot,
+      '--goal',
+      'fix the token refresh bug in auth',
+      '--interactive',
+      '--planner',
+      'offline',
+      '--budget',
+      '3000',
+      '-o',
+      out,
+      ...extra,
+    ],
+    { name: 'xterm', cols: 120, rows: 40, cwd: path.resolve(appRoot, '../../../../..'), env },
+  );
+  let buf = '';
+  proc.onData((d) => (buf += d));
+  const exited = new Promise<number>((resolve) => proc.onExit((e) => resolve(e.exitCode)));
+  const s = { proc, output: () => buf, exited, out, dir };
+  sessions.push(s);
+  return s;
+}
+
+/** Waits until the output after `from` matches; returns the index just past the match. */
+async function waitFor(s: Session, re: RegExp, from = 0): Promise<number> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const text = s.output().slice(from);
+    const m = re.exec(text);
+    if (m) return from + m.index + m[0].length;
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${re}; output:\n${s.output()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const PROMPT = /Continue\? \[y\/N\/feedback\]: /;
+
+describe('interactive input parsing', () => {
+  it('maps the seed table', () => {
+    expect(parseInteractiveInput('y')).toEqual({ kind: 'continue' });
+    expect(parseInteractiveInput(' YES ')).toEqual({ kind: 'continue' });
+    expect(parseInteractiveInput('')).toEqual({ kind: 'stop' });
+    expect(parseInteractiveInput('no')).toEqual({ kind: 'stop' });
+    expect(parseInteractiveInput('feedback: look at billing')).toEqual({
+      kind: 'feedback',
+      text: 'look at billing',
+    });
+    expect(parseInteractiveInput('feedback:')).toEqual({ kind: 'unknown', text: 'feedback:' });
+    expect(parseInteractiveInput('quit')).toEqual({ kind: 'quit' });
+    expect(parseInteractiveInput('maybe')).toEqual({ kind: 'unknown', text: 'maybe' });
+  });
+});
+
+describe('clippy navigate --interactive in a PTY', () => {
+  it('show, plan, cost, unknown input and feedback at the prompt; then n stops with the context', async () => {
+    const s = start();
+    let at = await waitFor(s, PROMPT);
+    expect(s.output()).toContain('TURN REPORT - Step 1');
+    s.proc.write('show\r');
+    at = await waitFor(
+      s,
+      /# Repository map[\s\S]*## src\/auth\/refresh\.ts \(L4\)[\s\S]*Continue\?/,
+      at,
+    );
+    s.proc.write('plan\r');
+    at = await waitFor(s, /budget: 3000[\s\S]*verbosity:[\s\S]*Continue\?/, at);
+    s.proc.write('cost\r');
+    at = await waitFor(
+      s,
+      /No model calls \(offline planner: no cost\)\.[\s\S]*Total: \$0\.000000 of \$2\.00[\s\S]*Continue\?/,
+      at,
+    );
+    s.proc.write('perhaps\r');
+    at = await waitFor(s, /Unknown answer "perhaps"\. Type y \(continue\)[\s\S]*Continue\?/, at);
+    s.proc.write('feedback: also the invoice totals\r');
+    at = await waitFor(s, /Feedback noted for the next step: also the invoice totals/, at);
+    await waitFor(s, /TURN REPORT - Step 2[\s\S]*Continue\?/, at);
+    expect(fs.existsSync(s.out)).toBe(false);
+    s.proc.write('n\r');
+    expect(await s.exited).toBe(0);
+    const context = fs.readFileSync(s.out, 'utf8');
+    expect(context).toContain('- Completion: user_cancelled after 2 steps');
+    expect(context).toMatch(/## src\/billing\/invoice\.ts \(L[34]\)/);
+  });
+
+  it('y continues until the planner finalizes; the context is written and the exit code is 0', async () => {
+    const s = start();
+    let at = await waitFor(s, PROMPT);
+    // Answer yes at every prompt until the planner finalizes (its steps depend on the budget).
+    let steps = 1;
+    for (;;) {
+      s.proc.write(steps === 1 ? 'yes\r' : 'y\r');
+      at = await waitFor(s, /Done: {3}agent_done|Continue\? \[y\/N\/feedback\]: /, at);
+      if (s.output().includes('Done:   agent_done')) break;
+      steps++;
+    }
+    expect(await s.exited).toBe(0);
+    const context = fs.readFileSync(s.out, 'utf8');
+    expect(context).toContain(`- Completion: agent_done after ${steps + 1} steps`);
+  });
+
+  it('Enter stops at once and outputs the current context', async () => {
+    const s = start();
+    await waitFor(s, PROMPT);
+    s.proc.write('\r');
+    expect(await s.exited).toBe(0);
+    expect(fs.readFileSync(s.out, 'utf8')).toContain('- Completion: user_cancelled after 1 step');
+  });
+
+  it('q cancels without output and exits 130', async () => {
+    const s = start();
+    await waitFor(s, PROMPT);
+    s.proc.write('q\r');
+    expect(await s.exited).toBe(130);
+    expect(s.output()).toContain('cancelled: no context written');
+    expect(fs.existsSync(s.out)).toBe(false);
+  });
+
+  it('Ctrl-C at the prompt cancels like q: exit 130, no context', async () => {
+    const s = start();
+    await waitFor(s, PROMPT);
+    s.proc.write('\x03');
+    expect(await s.exited).toBe(130);
+    expect(fs.existsSync(s.out)).toBe(false);
+  });
+
+  it('--verbose shows the verbose box and its prompt', async () => {
+    const s = start(['--verbose']);
+    await waitFor(s, /Continue exploration\? \[y\/N\/feedback\]: /);
+    expect(s.output()).toContain('║ COST TRACKING');
+    s.proc.write('quit\r');
+    expect(await s.exited).toBe(130);
+  });
+});

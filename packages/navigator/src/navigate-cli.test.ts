@@ -1,0 +1,190 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseFlightPlan } from '@clippy/repomap';
+import { RunReportSchema } from '@clippy/reports';
+import { startFakeGemini, type FakeGemini } from '@clippy/testkit/fake-gemini';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
+const entry = fileURLToPath(new URL('../test/navigate-entry.ts', import.meta.url));
+const repoRoot = path.resolve(appRoot, '../../../../..');
+
+const dirs: string[] = [];
+let fake: FakeGemini | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function tmp(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-'));
+  dirs.push(d);
+  return d;
+}
+
+/** Runs the navigate command module as a real process; resolves with its code and output. */
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const dir = tmp();
+  const base: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (
+      v !== undefined &&
+      !['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GEMINI_BASE_URL', 'CLIPPY_SOCKET'].includes(k)
+    )
+      base[k] = v;
+  }
+  const child = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', entry, 'navigate', ...args],
+    {
+      cwd: repoRoot,
+      // A private runtime dir: no broker answers there, so the run is standalone.
+      env: { ...base, XDG_CACHE_HOME: dir, XDG_CONFIG_HOME: dir, XDG_RUNTIME_DIR: dir, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+const usage = { promptTokenCount: 20_000, candidatesTokenCount: 1_000, thoughtsTokenCount: 0 };
+const goal = ['--goal', 'fix the token refresh bug in auth', '--budget', '3000'];
+
+describe('clippy navigate (command module as a process)', () => {
+  it('runs the Gemini planner against GEMINI_BASE_URL and prints the whole result with --json', async () => {
+    fake = await startFakeGemini({
+      responses: [
+        {
+          functionCalls: [
+            {
+              name: 'update_flight_plan',
+              args: {
+                reasoning: 'auth in full',
+                updates: { verbosity: [{ pattern: 'src/auth/**', level: 4 }] },
+              },
+            },
+          ],
+          usage,
+        },
+        {
+          functionCalls: [{ name: 'finalize_context', args: { summary: 'auth module in full' } }],
+          usage,
+        },
+      ],
+    });
+    const dir = tmp();
+    const planFile = path.join(dir, 'plan.yaml');
+    const r = await cli(
+      [
+        appRoot,
+        ...goal,
+        '--json',
+        '--quiet',
+        '--flight-plan',
+        planFile,
+        '--model',
+        'gemini-2.5-pro',
+      ],
+      {
+        GEMINI_API_KEY: 'test-key',
+        GEMINI_BASE_URL: fake.url,
+      },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as {
+      completion_reason: string;
+      exit_code: number;
+      context: string;
+      state: { budget: { current_spend_usd: number }; flight_plan: unknown };
+      reports: unknown[];
+      timeline: { type: string }[];
+    };
+    expect(json.completion_reason).toBe('agent_done');
+    expect(json.exit_code).toBe(0);
+    // gemini-2.5-pro: $1.25 in, $10 out per 1M; two calls of 20,000 in + 1,000 out.
+    expect(json.state.budget.current_spend_usd).toBeCloseTo(
+      (2 * (20_000 * 1.25 + 1_000 * 10)) / 1e6,
+      12,
+    );
+    expect(json.context).toContain('- Summary: auth module in full');
+    expect(json.reports).toHaveLength(2);
+    expect(json.timeline.map((e) => e.type)).toEqual([
+      'model_call',
+      'tool_call',
+      'model_call',
+      'tool_call',
+    ]);
+    expect(fake.generateRequests().map((q) => q.model)).toEqual([
+      'gemini-2.5-pro',
+      'gemini-2.5-pro',
+    ]);
+    const yaml = fs.readFileSync(planFile, 'utf8');
+    expect(yaml).toMatch(
+      /^# clippy navigator flight plan\n# goal: fix the token refresh bug in auth\n/,
+    );
+    expect(parseFlightPlan(yaml)).toEqual(json.state.flight_plan);
+  });
+
+  it('writes a run report with --report (answer = context, exit code from the report)', async () => {
+    const dir = tmp();
+    const reportFile = path.join(dir, 'run.json');
+    const r = await cli([
+      appRoot,
+      ...goal,
+      '--planner',
+      'offline',
+      '--quiet',
+      '--report',
+      reportFile,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    const report = RunReportSchema.parse(JSON.parse(fs.readFileSync(reportFile, 'utf8')));
+    expect(report.result.outcome).toBe('success');
+    expect(report.result.answer).toContain('# Context: fix the token refresh bug in auth');
+    const tools = report.timeline
+      .filter((e) => e.type === 'tool_call')
+      .map((e) => (e as { name: string }).name);
+    // One tool call per offline step: plan updates, then finalize_context.
+    expect(report.stats.turns).toBe(tools.length);
+    expect(tools[0]).toBe('update_flight_plan');
+    expect(tools.at(-1)).toBe('finalize_context');
+  });
+
+  it('falls back to the offline planner without a key, and says so', async () => {
+    const r = await cli([appRoot, ...goal]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('no GEMINI_API_KEY or GOOGLE_API_KEY: using the offline planner');
+    expect(r.stderr).toContain('TURN REPORT - Step 1');
+    expect(r.stdout).toMatch(/^# Context: fix the token refresh bug in auth/);
+  });
+
+  it('exits 64 on invalid options, naming the problem', async () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [[appRoot], {}, /needs --goal/],
+      [[appRoot, '--goal', 'x', '--budget', '0'], {}, /--budget must be a whole number > 0/],
+      [[path.join(appRoot, 'nope'), '--goal', 'x'], {}, /not a directory/],
+      [
+        [appRoot, '--goal', 'x', '--model', 'gemini-9-ultra'],
+        { GEMINI_API_KEY: 'k' },
+        /no price for model "gemini-9-ultra"/,
+      ],
+    ];
+    const results = await Promise.all(cases.map(([args, env]) => cli(args, env)));
+    results.forEach((r, i) => {
+      expect(r.code, r.stderr).toBe(64);
+      expect(r.stderr).toMatch(cases[i]![2]);
+    });
+  });
+});

@@ -1,0 +1,435 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileCosts, type FlightPlan, type RepoIndex } from '@clippy/repomap';
+import { goalTerms, identifierTerms, termMatches } from './goal-terms.js';
+import type { Planner, PlannerInput, PlannerOutcome } from './planner.js';
+import { FINALIZE_CONTEXT, UPDATE_FLIGHT_PLAN, type ToolCall } from './tools.js';
+
+/** Files zoomed to full text at most: a goal names a feature, rarely more than a handful of files. */
+const MAX_CORE = 6;
+/** Neighbours shown as interfaces at most. */
+const MAX_NEIGHBOURS = 10;
+/** A file is core when it scores at least this share of the best file. */
+const CORE_SHARE = 0.5;
+/** Share of the token budget the pinned files (L4 + L3) may take; the rest is structure. */
+const PINNED_BUDGET_SHARE = 0.75;
+/** A single file whose full text takes more than this share of the budget is shown as interface. */
+const MAX_L4_SHARE = 0.4;
+/** Below this utilisation the planner tries to zoom another candidate in. */
+const GROW_BELOW = 0.7;
+/** Focus weights: core files, then neighbours (PageRank personalisation in repomap). */
+const CORE_WEIGHT = 10;
+const NEIGHBOUR_WEIGHT = 3;
+/** How much a term found in each field counts (a path names a module, a definition names code). */
+const FIELD_WEIGHT = { path: 3, def: 2, doc: 1, ref: 0.5, body: 1 } as const;
+/** Share of the weaker fields' evidence added to the strongest one. */
+const OTHER_FIELDS_SHARE = 0.25;
+/** BM25 term-frequency saturation and length normalisation for the body (the usual values). */
+const BODY_K1 = 1.2;
+const BODY_B = 0.75;
+/** Files larger than this are not read for body words (generated or vendored, not what a goal names). */
+const MAX_BODY_BYTES = 512 * 1024;
+/** Files added per growth step at most (each step re-renders the map). */
+const MAX_GROW_PER_STEP = 8;
+/** Growth fills pinned files up to this share of the budget. */
+const GROW_TARGET = 0.85;
+
+interface FileTerms {
+  path: string;
+  path_words: string[];
+  def_words: string[];
+  doc_words: string[];
+  ref_words: string[];
+  /** Distinct words of the file's text with their counts, and the text's length in words. */
+  body: Map<string, number>;
+  body_len: number;
+}
+
+export interface Scored {
+  path: string;
+  score: number;
+  /** Goal terms the file matched, for the reasoning. */
+  matched: string[];
+  /** Definitions whose names matched. */
+  symbols: string[];
+}
+
+function bodyWords(
+  index: RepoIndex,
+  path: string,
+  bytes: number,
+): { body: Map<string, number>; len: number } {
+  const body = new Map<string, number>();
+  if (bytes > MAX_BODY_BYTES) return { body, len: 0 };
+  let text = '';
+  try {
+    text = readFileSync(join(index.root, path), 'utf8');
+  } catch {
+    return { body, len: 0 };
+  }
+  const words = identifierTerms(text);
+  for (const w of words) body.set(w, (body.get(w) ?? 0) + 1);
+  return { body, len: words.length };
+}
+
+function fileTerms(index: RepoIndex): FileTerms[] {
+  return index.files.map((f) => ({
+    ...(({ body, len }) => ({ body, body_len: len }))(bodyWords(index, f.path, f.bytes)),
+    path: f.path,
+    path_words: identifierTerms(f.path),
+    def_words: f.tags.filter((t) => t.kind === 'def').flatMap((t) => identifierTerms(t.name)),
+    doc_words: f.tags.flatMap((t) => (t.doc ? identifierTerms(t.doc) : [])),
+    ref_words: f.tags.filter((t) => t.kind === 'ref').flatMap((t) => identifierTerms(t.name)),
+  }));
+}
+
+function hits(term: string, words: string[]): number {
+  let n = 0;
+  for (const w of words) if (termMatches(term, w)) n++;
+  return n;
+}
+
+/** Saturating count: one hit counts 1, many approach 2 (a long file cannot win on volume). */
+const sat = (n: number) => (n === 0 ? 0 : (2 * n) / (n + 1));
+
+/**
+ * Lexical relevance of every file to the terms (paths, definition names, doc comments,
+ * references; rare terms weigh more), then spread one hop along the reference graph.
+ */
+export function scoreFiles(
+  index: RepoIndex,
+  graph: Map<string, Map<string, number>>,
+  terms: string[],
+): Scored[] {
+  const ft = fileTerms(index);
+  const n = ft.length;
+  const avgLen = ft.reduce((a, f) => a + f.body_len, 0) / Math.max(1, n);
+  /** Occurrences of a term in a body (prefix matches included). */
+  const bodyHits = (t: string, f: FileTerms) => {
+    let c = 0;
+    for (const [w, k] of f.body) if (termMatches(t, w)) c += k;
+    return c;
+  };
+  const bodyCounts = new Map<string, number[]>(
+    terms.map((t) => [t, ft.map((f) => bodyHits(t, f))]),
+  );
+  const df = new Map<string, number>();
+  for (const t of terms) {
+    const counts = bodyCounts.get(t)!;
+    df.set(
+      t,
+      ft.filter(
+        (f, i) =>
+          counts[i]! > 0 || [f.path_words, f.def_words, f.doc_words].some((w) => hits(t, w) > 0),
+      ).length,
+    );
+  }
+  const base = new Map<string, Scored>();
+  ft.forEach((f, fi) => {
+    let score = 0;
+    const matched: string[] = [];
+    for (const t of terms) {
+      // BM25's idf: a term in nearly every file ("log" in a logger) counts for almost nothing.
+      const d = df.get(t) ?? 0;
+      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
+      const tf = bodyCounts.get(t)![fi]!;
+      const body =
+        tf === 0
+          ? 0
+          : (tf * (BODY_K1 + 1)) /
+            (tf + BODY_K1 * (1 - BODY_B + (BODY_B * f.body_len) / Math.max(1, avgLen)));
+      const fields = [
+        FIELD_WEIGHT.path * sat(hits(t, f.path_words)),
+        FIELD_WEIGHT.def * sat(hits(t, f.def_words)),
+        FIELD_WEIGHT.doc * sat(hits(t, f.doc_words)),
+        FIELD_WEIGHT.ref * sat(hits(t, f.ref_words)),
+        FIELD_WEIGHT.body * body,
+      ];
+      // The strongest field counts in full, the others a little: a common word found in every
+      // field of a file must not outweigh a rare word of the goal.
+      const strongest = Math.max(...fields);
+      const s = strongest + OTHER_FIELDS_SHARE * (fields.reduce((a, b) => a + b, 0) - strongest);
+      if (s > 0) matched.push(t);
+      score += idf * s;
+    }
+    // Files naming several of the goal's terms beat files naming one term many times.
+    if (terms.length > 1) score *= 1 + matched.length / terms.length;
+    const file = index.files[fi]!;
+    const symbols = file.tags
+      .filter(
+        (t) =>
+          t.kind === 'def' &&
+          terms.some((term) => identifierTerms(t.name).some((w) => termMatches(term, w))),
+      )
+      .map((t) => t.name);
+    base.set(f.path, { path: f.path, score, matched, symbols: [...new Set(symbols)].slice(0, 5) });
+  });
+  // One hop along references, both directions: code that the matches use or that uses them.
+  const spread = new Map<string, number>();
+  for (const [from, edges] of graph) {
+    const max = Math.max(0, ...edges.values());
+    if (max === 0) continue;
+    for (const [to, w] of edges) {
+      const share = w / max;
+      spread.set(to, (spread.get(to) ?? 0) + 0.15 * share * (base.get(from)?.score ?? 0));
+      spread.set(from, (spread.get(from) ?? 0) + 0.15 * share * (base.get(to)?.score ?? 0));
+    }
+  }
+  return [...base.values()]
+    .map((s) => ({ ...s, score: s.score + (spread.get(s.path) ?? 0) }))
+    .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
+}
+
+/** Files that reference or are referenced by any of `core`, strongest link first. */
+function neighboursOf(
+  graph: Map<string, Map<string, number>>,
+  core: Set<string>,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [from, edges] of graph) {
+    for (const [to, w] of edges) {
+      if (core.has(from) && !core.has(to)) out.set(to, (out.get(to) ?? 0) + w);
+      if (core.has(to) && !core.has(from)) out.set(from, (out.get(from) ?? 0) + w);
+    }
+  }
+  return out;
+}
+
+interface Selection {
+  l4: string[];
+  l3: string[];
+  /** Pin every other file to structure (when all of it fits): "the rest as structure". */
+  base?: boolean;
+}
+
+/** The catch-all rule for "the rest as structure"; later rules override it. */
+const BASE_RULE = { pattern: '**', level: 2 as const };
+
+function planFor(current: FlightPlan, sel: Selection): FlightPlan {
+  const verbosity = [
+    ...(sel.base ? [BASE_RULE] : []),
+    ...sel.l3.map((p) => ({ pattern: p, level: 3 as const })),
+    ...sel.l4.map((p) => ({ pattern: p, level: 4 as const })),
+  ];
+  const paths = [
+    ...sel.l4.map((p) => ({ pattern: p, weight: CORE_WEIGHT })),
+    ...sel.l3.map((p) => ({ pattern: p, weight: NEIGHBOUR_WEIGHT })),
+  ];
+  const next: FlightPlan = { ...current };
+  delete next.verbosity;
+  delete next.focus;
+  if (paths.length) next.focus = { paths };
+  if (verbosity.length) next.verbosity = verbosity;
+  return next;
+}
+
+function selectionOf(plan: FlightPlan): Selection {
+  const rules = plan.verbosity ?? [];
+  return {
+    l4: rules.filter((r) => r.level === 4).map((r) => r.pattern),
+    l3: rules.filter((r) => r.level === 3).map((r) => r.pattern),
+    base: rules.some((r) => r.pattern === BASE_RULE.pattern && r.level === BASE_RULE.level),
+  };
+}
+
+/** Glob characters: a path with one of them is escaped so the rule names exactly that file. */
+function literal(path: string): string {
+  return path.replace(/[*?[\]{}()!+@]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The offline planner: deterministic, no network. It reads the goal's terms, scores files and
+ * their neighbours, and drives the same tools as the Gemini planner.
+ */
+export class OfflinePlanner implements Planner {
+  readonly kind = 'offline' as const;
+  readonly model = 'offline';
+  private scored: Scored[] | undefined;
+  private terms: string[] = [];
+  /** Paths the planner already moved down for the budget: never promoted again (no oscillation). */
+  private readonly demoted = new Set<string>();
+
+  private rescore(input: PlannerInput, feedback: string[]): void {
+    const terms = goalTerms([input.state.goal, ...feedback].join(' '));
+    if (this.scored && terms.join(' ') === this.terms.join(' ')) return;
+    this.terms = terms;
+    this.scored = scoreFiles(input.index, input.graph, terms);
+  }
+
+  private feedbackSeen: string[] = [];
+
+  /** The first plan: best files at L4, their neighbours at L3, within a share of the budget. */
+  private initialSelection(input: PlannerInput): Selection {
+    const budget = input.state.budget.token_budget;
+    const scored = (this.scored ?? []).filter((s) => s.score > 0);
+    const top = scored[0]?.score ?? 0;
+    const l4: string[] = [];
+    const l3: string[] = [];
+    let used = 0;
+    const limit = budget * PINNED_BUDGET_SHARE;
+    for (const s of scored) {
+      if (l4.length + l3.length >= MAX_CORE || s.score < top * CORE_SHARE) break;
+      const c = fileCosts(input.index, s.path);
+      if (c.l4 <= budget * MAX_L4_SHARE && used + c.l4 <= limit) {
+        l4.push(s.path);
+        used += c.l4;
+      } else if (used + c.l3 <= limit) {
+        l3.push(s.path);
+        used += c.l3;
+      }
+    }
+    const core = new Set([...l4, ...l3]);
+    const links = neighboursOf(input.graph, core);
+    const scoreOf = new Map(scored.map((s) => [s.path, s.score]));
+    const candidates = [...links.keys()]
+      .map((p) => ({ p, w: (links.get(p) ?? 0) * (1 + (scoreOf.get(p) ?? 0)) }))
+      .sort((a, b) => b.w - a.w || (a.p < b.p ? -1 : 1))
+      .map((x) => x.p);
+    let neighbours = 0;
+    for (const p of candidates) {
+      if (neighbours >= MAX_NEIGHBOURS) break;
+      const c = fileCosts(input.index, p);
+      if (c.l3 === 0 || used + c.l3 > limit) continue;
+      l3.push(p);
+      used += c.l3;
+      neighbours++;
+    }
+    // The rest as structure when it all fits; otherwise repomap's ranked fill decides the rest.
+    const pinned = new Set([...l4, ...l3]);
+    let rest = 0;
+    for (const f of input.index.files)
+      if (!pinned.has(f.path)) rest += fileCosts(input.index, f.path).l2;
+    return { l4, l3, base: l4.length + l3.length > 0 && used + rest <= budget * 0.95 };
+  }
+
+  private reasonFor(sel: Selection): string {
+    const scored = new Map((this.scored ?? []).map((s) => [s.path, s]));
+    const why = (p: string) => {
+      const s = scored.get(p);
+      if (!s || s.matched.length === 0) return `${p} (linked by references)`;
+      return `${p} (matches ${s.matched.join(', ')}${s.symbols.length ? `; defines ${s.symbols.slice(0, 3).join(', ')}` : ''})`;
+    };
+    const parts = [
+      `Best matches for "${this.terms.join(' ')}" in full, their neighbours as interfaces.`,
+    ];
+    if (sel.l4.length) parts.push(`Full text: ${sel.l4.map(why).join(', ')}.`);
+    if (sel.l3.length)
+      parts.push(
+        `Interfaces for their neighbours: ${sel.l3.slice(0, 6).join(', ')}${sel.l3.length > 6 ? ` and ${sel.l3.length - 6} more` : ''}.`,
+      );
+    return parts.join(' ');
+  }
+
+  async next(input: PlannerInput): Promise<PlannerOutcome> {
+    const newFeedback = input.feedback.filter((f) => !this.feedbackSeen.includes(f));
+    this.feedbackSeen.push(...newFeedback);
+    this.rescore(input, this.feedbackSeen);
+    const calls: ToolCall[] = [];
+    const plan = input.state.flight_plan;
+    const current = selectionOf(plan);
+    const budget = input.state.budget.token_budget;
+    const map = input.map;
+
+    if (input.step === 1 || newFeedback.length > 0) {
+      const sel = this.initialSelection(input);
+      const next = planFor(plan, { ...sel, l4: sel.l4.map(literal), l3: sel.l3.map(literal) });
+      if (JSON.stringify(next) !== JSON.stringify(plan)) {
+        const reasoning = `${newFeedback.length ? `Feedback: "${newFeedback.join('; ')}". ` : ''}${this.reasonFor(sel)}`;
+        calls.push({
+          name: UPDATE_FLIGHT_PLAN,
+          args: {
+            reasoning,
+            updates: { focus: next.focus ?? null, verbosity: next.verbosity ?? null },
+          },
+        });
+        return { kind: 'calls', calls, cost: 0 };
+      }
+    }
+
+    if (map.overBudget) {
+      // Too big: the weakest full-text file becomes an interface, else the weakest interface goes.
+      const order = new Map((this.scored ?? []).map((s, i) => [literal(s.path), i]));
+      const weakest = (list: string[]) =>
+        [...list].sort((a, b) => (order.get(b) ?? 1e9) - (order.get(a) ?? 1e9))[0];
+      const l4 = weakest(current.l4);
+      const sel: Selection = { ...current, l4: [...current.l4], l3: [...current.l3] };
+      let reasoning: string;
+      if (current.base) {
+        sel.base = false;
+        reasoning = `The map is over budget (${map.totalTokens} of ${budget} tokens): the rest of the repository goes back to the ranked fill instead of structure for every file.`;
+      } else if (l4 && current.l4.length > 1) {
+        sel.l4 = sel.l4.filter((p) => p !== l4);
+        sel.l3 = [...sel.l3, l4];
+        this.demoted.add(l4);
+        reasoning = `The map is over budget (${map.totalTokens} of ${budget} tokens): showing ${l4} as an interface instead of full text.`;
+      } else {
+        const l3 = weakest(current.l3);
+        if (!l3) return this.finalize(input);
+        sel.l3 = sel.l3.filter((p) => p !== l3);
+        this.demoted.add(l3);
+        reasoning = `The map is over budget (${map.totalTokens} of ${budget} tokens): ${l3} goes back to structure.`;
+      }
+      const next = planFor(plan, sel);
+      calls.push({
+        name: UPDATE_FLIGHT_PLAN,
+        args: {
+          reasoning,
+          updates: { focus: next.focus ?? null, verbosity: next.verbosity ?? null },
+        },
+      });
+      return { kind: 'calls', calls, cost: 0 };
+    }
+
+    if (map.totalTokens < budget * GROW_BELOW) {
+      // Room left: zoom in on the next-best matches not shown in detail yet, up to GROW_TARGET.
+      const pinned = new Set([...current.l4, ...current.l3]);
+      const top = this.scored?.[0]?.score ?? 0;
+      const tokensNow = new Map(map.files.map((f) => [f.path, f.tokens]));
+      const sel: Selection = { ...current, l4: [...current.l4], l3: [...current.l3] };
+      const added: string[] = [];
+      let used = map.totalTokens;
+      for (const s of this.scored ?? []) {
+        if (added.length >= MAX_GROW_PER_STEP || s.score <= 0 || s.score < top * 0.1) break;
+        const pattern = literal(s.path);
+        if (pinned.has(pattern) || this.demoted.has(pattern)) continue;
+        const c = fileCosts(input.index, s.path);
+        const now = tokensNow.get(s.path) ?? 0;
+        const limit = budget * GROW_TARGET;
+        const level =
+          c.l4 <= budget * MAX_L4_SHARE && used - now + c.l4 <= limit
+            ? 4
+            : used - now + c.l3 <= limit && c.l3 > now
+              ? 3
+              : 0;
+        this.demoted.add(pattern);
+        if (level === 0) continue;
+        (level === 4 ? sel.l4 : sel.l3).push(pattern);
+        used += (level === 4 ? c.l4 : c.l3) - now;
+        added.push(`${s.path} at L${level} (${s.matched.join(', ') || 'linked'})`);
+      }
+      if (added.length) {
+        const next = planFor(plan, sel);
+        const reasoning = `Room left (${map.totalTokens} of ${budget} tokens): adding the next-best matches. ${added.join('; ')}.`;
+        calls.push({
+          name: UPDATE_FLIGHT_PLAN,
+          args: {
+            reasoning,
+            updates: { focus: next.focus ?? null, verbosity: next.verbosity ?? null },
+          },
+        });
+        return { kind: 'calls', calls, cost: 0 };
+      }
+    }
+    return this.finalize(input);
+  }
+
+  private finalize(input: PlannerInput): PlannerOutcome {
+    const sel = selectionOf(input.state.flight_plan);
+    const map = input.map;
+    const summary =
+      sel.l4.length + sel.l3.length === 0
+        ? `No file matched the goal's terms (${this.terms.join(', ') || 'none'}); the map is the ranked structure of the repository (${map.totalTokens} tokens).`
+        : `Context ready: ${sel.l4.length} in full, ${sel.l3.length} as interfaces, ${map.totalTokens} tokens. Full text: ${sel.l4.join(', ') || '(none)'}. Interfaces: ${sel.l3.join(', ') || '(none)'}.`;
+    return { kind: 'calls', calls: [{ name: FINALIZE_CONTEXT, args: { summary } }], cost: 0 };
+  }
+}

@@ -1,0 +1,47 @@
+import type { MapResult, RepoIndex } from '@clippy/repomap';
+import type { ModelCallEvent, NavigatorState } from './state.js';
+import type { ToolCall, ToolResult } from './tools.js';
+
+/** What a planner sees each step: the state, the current map, and what its last calls did. */
+export interface PlannerInput {
+  state: Readonly<NavigatorState>;
+  /** The step about to run (1-based). */
+  step: number;
+  map: MapResult;
+  index: RepoIndex;
+  /** file -> referenced file -> weight (from repomap). */
+  graph: Map<string, Map<string, number>>;
+  /** Results of the previous step's tool calls (errors included): the planner's feedback channel. */
+  lastResults: ToolResult[];
+  /** User feedback for this step (interactive `feedback:` or text relayed into the session). */
+  feedback: string[];
+  /** The plan as YAML, as the prompt and `plan` show it. */
+  planYaml: string;
+}
+
+export type PlannerOutcome =
+  | {
+      kind: 'calls';
+      calls: ToolCall[];
+      /** USD charged for this step's model call(s). */
+      cost: number;
+      /** Set when the model's answer held no usable call (malformed, text only): answered with this error. */
+      problem?: string;
+    }
+  /** The next call would pass the cost limit: it was not made. */
+  | { kind: 'budget_exceeded'; estimate: number; message: string }
+  /** The model could not be reached (retries exhausted, auth error): the run ends with the best context so far. */
+  | { kind: 'failed'; error: string; cost: number };
+
+export interface PlannerHooks {
+  /** Adds a model call to the run's timeline. */
+  recordModelCall(event: ModelCallEvent): void;
+}
+
+export interface Planner {
+  readonly kind: 'gemini' | 'offline';
+  /** Model name for reports (`offline` for the offline planner). */
+  readonly model: string;
+  next(input: PlannerInput, hooks: PlannerHooks): Promise<PlannerOutcome>;
+  dispose?(): void;
+}
