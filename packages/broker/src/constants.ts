@@ -1,0 +1,76 @@
+/**
+ * Every limit, watermark and timeout of the broker, each with the reason for its value.
+ * Tests may override some of them through `BrokerOptions.limits`.
+ */
+
+/** Lines of scrollback kept per session screen: enough context on reattach, bounded memory. */
+export const SCROLLBACK_LINES = 1000;
+
+/**
+ * Bytes fed to a session's screen model and not yet parsed above which the PTY is paused:
+ * xterm parses ~20 MB/s and throws away (with an exception) anything past 50 MB queued, so a
+ * flood is paced at the model's speed instead of corrupting the replay or growing memory.
+ */
+export const SCREEN_BACKLOG_HIGH = 4 * 1024 * 1024;
+
+/** Unparsed bytes below which a PTY paused for the screen model resumes. */
+export const SCREEN_BACKLOG_LOW = 1024 * 1024;
+
+/** Size of a new session when `spawn` gives none: the classic terminal default. */
+export const DEFAULT_COLS = 80;
+export const DEFAULT_ROWS = 24;
+
+/** Unacknowledged bytes above which an interactive client pauses the PTY (VS Code's value). */
+export const FLOW_HIGH_WATERMARK = 100_000;
+
+/** Unacknowledged bytes below which a paused PTY resumes (VS Code's value). */
+export const FLOW_LOW_WATERMARK = 5_000;
+
+/** Bytes a client should consume between two `ack` notifications (documented for clients). */
+export const FLOW_ACK_INTERVAL = 5_000;
+
+/**
+ * How long an interactive client may hold the PTY paused before it is demoted to observer
+ * handling: long enough for a busy terminal to catch up, short enough that one stopped client
+ * does not stall the others noticeably.
+ */
+export const FLOW_DEMOTE_GRACE_MS = 2_000;
+
+/**
+ * Bytes an observer (or demoted interactive client) may have queued and unsent before it is
+ * detached as a slow consumer: several screens of a fast producer, and a hard memory bound.
+ */
+export const OBSERVER_QUEUE_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * Bytes any connection may have queued before it is closed outright (e.g. a subscriber that
+ * never reads): above the observer limit so slow-consumer detaching happens first.
+ */
+export const CONNECTION_QUEUE_LIMIT = 32 * 1024 * 1024;
+
+/** Grace between the polite signal (SIGHUP) and SIGKILL when a session is killed. */
+export const KILL_GRACE_MS = 3_000;
+
+/** Grace for sessions to exit on daemon shutdown before their groups get SIGKILL. */
+export const SHUTDOWN_GRACE_MS = 2_000;
+
+/** How long a closing connection may take to flush its last messages before it is destroyed. */
+export const CLOSE_FLUSH_MS = 500;
+
+/** Pause between typed text and its Enter: in one write many TUIs treat `\r` as a newline in a paste. */
+export const SEND_ENTER_DELAY_MS = 50;
+
+/** How long `send` waits for output after Enter before reporting `submitted: false`. */
+export const SEND_CONFIRM_MS = 1_000;
+
+/** Length of a session ID (base32 chars): 30 bits, plenty for one daemon's life, easy to type. */
+export const SESSION_ID_LENGTH = 6;
+
+/** Timeout of the connect probe that tells a live broker from a stale socket file. */
+export const STALE_PROBE_TIMEOUT_MS = 1_000;
+
+/** Default signal of `kill`: what a terminal sends when its window closes. */
+export const DEFAULT_KILL_SIGNAL = 'SIGHUP';
+
+/** Default turn preset stored on a spawned session. */
+export const DEFAULT_PRESET = 'generic';

@@ -1,0 +1,164 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import {
+  childEnv,
+  sleep,
+  startTestBroker,
+  waitUntil,
+  type TestBroker,
+} from './test-support/fixtures.js';
+import type { RawClient } from './test-support/raw-client.js';
+import { SCREEN_BACKLOG_HIGH } from './constants.js';
+
+let tb: TestBroker | null = null;
+afterEach(async () => {
+  await tb?.stop();
+  tb = null;
+});
+
+/** A fast producer: lines as fast as the shell can write them. */
+const FLOOD =
+  'sleep 0.2; while :; do echo 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz; done';
+
+async function spawnFlood(c: RawClient) {
+  const r = await c.ok('spawn', {
+    command: 'sh',
+    args: ['-c', FLOOD],
+    env: childEnv(),
+    cwd: tmpdir(),
+  });
+  return r.session as string;
+}
+
+describe('flow control', () => {
+  it('a stopped interactive client does not stall another attached client', async () => {
+    tb = await startTestBroker({
+      limits: { demoteGraceMs: 300, observerQueueLimit: 2 * 1024 * 1024 },
+    });
+    const stopped = await tb.client();
+    const healthy = await tb.client();
+    healthy.autoAck = true;
+    healthy.dropOutput = true;
+    const session = await spawnFlood(healthy);
+    await stopped.ok('attach', { session, mode: 'interactive' });
+    await healthy.ok('attach', { session, mode: 'interactive' });
+    stopped.socket.pause(); // stops reading: never acks, its socket fills up
+    await sleep(1_000);
+    const before = healthy.received.get(session) ?? 0;
+    await sleep(1_000);
+    const after = healthy.received.get(session) ?? 0;
+    // The healthy client keeps receiving the flood well after the stopped one fell behind.
+    expect(after - before).toBeGreaterThan(1_000_000);
+    stopped.socket.resume();
+    const detached = await stopped.waitFor((m) => m.type === 'detached', 20_000);
+    expect(detached).toMatchObject({ session, reason: 'slow_consumer' });
+    expect(String(detached.message)).toContain('behind');
+    // The healthy client is still attached and served.
+    const n = healthy.received.get(session) ?? 0;
+    await healthy.until(() => (healthy.received.get(session) ?? 0) > n + 100_000);
+  });
+
+  it('an interactive client that acks holds the PTY and gets everything in order', async () => {
+    tb = await startTestBroker();
+    const c = await tb.client();
+    c.autoAck = true;
+    const r = await c.ok('spawn', {
+      command: 'sh',
+      args: ['-c', 'sleep 0.2; i=0; while [ $i -lt 20000 ]; do i=$((i+1)); echo "line $i"; done'],
+      env: childEnv(),
+      cwd: tmpdir(),
+    });
+    await c.ok('attach', { session: r.session, mode: 'interactive' });
+    await c.waitFor((m) => m.type === 'exit', 20_000);
+    const text = c.output(r.session as string).toString();
+    expect(text).toContain('line 1\r\n');
+    expect(text).toContain('line 20000\r\n');
+    expect(text.split('\r\n').filter((l) => l.startsWith('line ')).length).toBe(20000);
+  });
+
+  it('drains the last output of a child that exits while its PTY is paused', async () => {
+    tb = await startTestBroker({ limits: { demoteGraceMs: 60_000 } });
+    const c = await tb.client(); // never acks: holds the PTY paused above the high watermark
+    const r = await c.ok('spawn', {
+      command: 'sh',
+      // ~6 KB more than the high watermark: the rest fits in the kernel's PTY buffer, so the
+      // child exits while the broker is not reading.
+      args: ['-c', 'sleep 0.2; head -c 106000 /dev/zero | tr "\\0" b; printf END'],
+      env: childEnv(),
+      cwd: tmpdir(),
+    });
+    await c.ok('attach', { session: r.session, mode: 'interactive' });
+    await c.waitFor((m) => m.type === 'exit', 20_000);
+    expect(c.received.get(r.session as string)).toBe(106_003);
+    expect(
+      c
+        .output(r.session as string)
+        .toString()
+        .endsWith('bEND'),
+    ).toBe(true);
+  });
+
+  it('pauses the PTY while an interactive client is far behind, resumes when it acks', async () => {
+    tb = await startTestBroker({ limits: { demoteGraceMs: 60_000 } });
+    const c = await tb.client();
+    const session = await spawnFlood(c);
+    await c.ok('attach', { session, mode: 'interactive' });
+    // No acks: the broker stops reading the PTY a little above the high watermark.
+    await sleep(1_000);
+    const stalled = tb.broker.table.resolve(session)!.outputBytes;
+    await sleep(500);
+    expect(tb.broker.table.resolve(session)!.outputBytes - stalled).toBeLessThan(70_000);
+    expect(stalled).toBeLessThan(400_000);
+    c.autoAck = true;
+    c.sendRaw({ type: 'ack', id: 0, session, bytes: c.received.get(session) ?? 0 });
+    await waitUntil(() => tb!.broker.table.resolve(session)!.outputBytes > stalled + 1_000_000);
+  });
+
+  it('paces a flood at the screen model: its backlog stays bounded and no byte is dropped', async () => {
+    tb = await startTestBroker();
+    const c = await tb.client();
+    await c.ok('subscribe', { events: ['session_exited'] });
+    const r = await c.ok('spawn', {
+      command: 'sh',
+      args: ['-c', 'sleep 0.1; head -c 30000000 /dev/zero | tr "\\0" a; printf END'],
+      env: childEnv(),
+      cwd: tmpdir(),
+    });
+    const session = tb.broker.table.resolve(r.session as string)!;
+    let maxBacklog = 0;
+    const sampler = setInterval(
+      () => (maxBacklog = Math.max(maxBacklog, session.screen.backlog)),
+      2,
+    );
+    try {
+      await c.waitFor((m) => m.type === 'session_exited', 30_000);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(session.outputBytes).toBe(30_000_003);
+    expect(maxBacklog).toBeLessThan(SCREEN_BACKLOG_HIGH + 1024 * 1024);
+    await waitUntil(() => session.screen.backlog === 0);
+    expect(session.screen.visibleLines().join('')).toContain('aEND');
+  });
+
+  it('detaches an observer beyond its queue with slow_consumer; memory stays bounded', async () => {
+    tb = await startTestBroker({ limits: { observerQueueLimit: 1024 * 1024 } });
+    const observer = await tb.client();
+    const control = await tb.client();
+    const session = await spawnFlood(control);
+    const rssBefore = process.memoryUsage.rss();
+    await observer.ok('attach', { session, mode: 'observer' });
+    observer.socket.pause();
+    await waitUntil(() => tb!.broker.table.resolve(session)!.clientCount === 0, 20_000);
+    observer.dropOutput = true;
+    observer.socket.resume();
+    const detached = await observer.waitFor((m) => m.type === 'detached', 20_000);
+    expect(detached).toMatchObject({ session, reason: 'slow_consumer' });
+    // The session kept running at full speed without anyone attached; the daemon's memory did not follow it.
+    const produced = tb.broker.table.resolve(session)!.outputBytes;
+    await sleep(1_500);
+    expect(tb.broker.table.resolve(session)!.outputBytes).toBeGreaterThan(produced + 1_000_000);
+    expect(process.memoryUsage.rss() - rssBefore).toBeLessThan(150 * 1024 * 1024);
+    expect((await control.ok('list_sessions')).status).toBe('ok');
+  });
+});

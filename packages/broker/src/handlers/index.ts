@@ -1,0 +1,59 @@
+import type { HandlerTable } from './context.js';
+import { ack } from './ack.js';
+import { attach } from './attach.js';
+import { capture } from './capture.js';
+import { captureById } from './capture-by-id.js';
+import { daemonStatus } from './daemon-status.js';
+import { deliver } from './deliver.js';
+import { deregister } from './deregister.js';
+import { detach } from './detach.js';
+import { getTurn } from './get-turn.js';
+import { input } from './input.js';
+import { kill } from './kill.js';
+import { listSessions } from './list-sessions.js';
+import { listTurns } from './list-turns.js';
+import { paste } from './paste.js';
+import { putBuffer } from './put-buffer.js';
+import { register } from './register.js';
+import { relay } from './relay.js';
+import { remove } from './remove.js';
+import { resize } from './resize.js';
+import { send } from './send.js';
+import { setState } from './set-state.js';
+import { shutdown } from './shutdown.js';
+import { spawn } from './spawn.js';
+import { subscribe } from './subscribe.js';
+import { turnCompleted } from './turn-completed.js';
+import { unsubscribe } from './unsubscribe.js';
+import { waitTurn } from './wait-turn.js';
+
+/** One handler per request type (tmux's cmd-*.c table); `hello` is handled by the connection. */
+export const HANDLERS: HandlerTable = {
+  spawn,
+  list_sessions: listSessions,
+  kill,
+  remove,
+  attach,
+  detach,
+  input,
+  resize,
+  ack,
+  send,
+  subscribe,
+  unsubscribe,
+  daemon_status: daemonStatus,
+  shutdown,
+  register,
+  deregister,
+  turn_completed: turnCompleted,
+  set_state: setState,
+  capture,
+  capture_by_id: captureById,
+  paste,
+  deliver,
+  put_buffer: putBuffer,
+  get_turn: getTurn,
+  list_turns: listTurns,
+  relay,
+  wait_turn: waitTurn,
+};

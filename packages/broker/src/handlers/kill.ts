@@ -1,0 +1,22 @@
+import { DEFAULT_KILL_SIGNAL } from '../constants.js';
+import { parseSignal } from '../pty/signals.js';
+import { HandlerError, findSession, type Handler } from './context.js';
+
+export const kill: Handler<'kill'> = async (request, context) => {
+  const { broker } = context;
+  const session = findSession(context, request.session);
+  const signal = parseSignal(request.signal ?? DEFAULT_KILL_SIGNAL);
+  if (!signal) throw new HandlerError('invalid_argument', `unknown signal '${request.signal}'`);
+  if (session.kind !== 'pty') {
+    throw new HandlerError(
+      'invalid_argument',
+      `session '${session.name}' was registered by a wrapper: the broker does not own its process`,
+    );
+  }
+  if (session.live) session.kill(signal);
+  if (request.remove) {
+    await session.waitExit();
+    if (broker.table.resolve(session.id) === session) broker.removeSession(session);
+  }
+  return {};
+};

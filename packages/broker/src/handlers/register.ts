@@ -1,0 +1,34 @@
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../constants.js';
+import { HandlerError, type Handler } from './context.js';
+
+/** A wrapper registers a session it runs itself (clippy's v0 model); it ends with the connection. */
+export const register: Handler<'register'> = (request, context) => {
+  const { broker, connection } = context;
+  if (connection.role !== 'wrapper') {
+    throw new HandlerError(
+      'not_wrapper',
+      'only connections with role wrapper may register sessions',
+    );
+  }
+  if (broker.table.nameTaken(request.session)) {
+    throw new HandlerError(
+      'duplicate_session',
+      `a live session is already named '${request.session}'`,
+    );
+  }
+  const session = broker.createSession({
+    name: request.session,
+    kind: request.kind ?? 'wrapper',
+    command: request.command ?? '',
+    args: [],
+    cwd: request.cwd ?? '',
+    cols: DEFAULT_COLS,
+    rows: DEFAULT_ROWS,
+    preset: request.pattern,
+    pattern: undefined,
+    pty: null,
+    pid: request.pid,
+  });
+  connection.registered.add(session);
+  return { session: session.id, name: session.name };
+};

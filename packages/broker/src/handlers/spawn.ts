@@ -1,0 +1,91 @@
+import { statSync } from 'node:fs';
+import { basename, isAbsolute } from 'node:path';
+import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
+import { spawnPty } from '../pty/node-pty-process.js';
+import { resolveCommand } from '../pty/resolve-command.js';
+import { HandlerError, type Handler } from './context.js';
+
+/** Characters a session name may not hold: `:` separates session and seq in turn IDs. */
+const BAD_NAME = /[:\s\p{Cc}]/u;
+
+/** The broker's own environment with unset entries dropped (the default child environment). */
+function ownEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+export const spawn: Handler<'spawn'> = (request, { broker }) => {
+  const cwd = request.cwd ?? process.cwd();
+  if (!isAbsolute(cwd)) {
+    throw new HandlerError('invalid_argument', `cwd must be an absolute path (got '${cwd}')`);
+  }
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir)
+    throw new HandlerError(
+      'cwd_not_found',
+      `working directory '${cwd}' does not exist or is not a directory`,
+    );
+
+  let name: string;
+  if (request.name !== undefined) {
+    if (BAD_NAME.test(request.name)) {
+      throw new HandlerError(
+        'invalid_argument',
+        `session name '${request.name}' may not contain ':', spaces or control characters`,
+      );
+    }
+    if (broker.table.nameTaken(request.name)) {
+      throw new HandlerError(
+        'duplicate_session',
+        `a live session is already named '${request.name}'`,
+      );
+    }
+    name = request.name;
+  } else {
+    const base =
+      basename(request.command)
+        .replace(/[:\s\p{Cc}]/gu, '_')
+        .slice(0, 48) || 'session';
+    name = broker.table.uniqueName(base);
+  }
+
+  // The child's environment is exactly the caller's (or the broker's own), unchanged.
+  const env = request.env ? { ...request.env } : ownEnvironment();
+  const resolved = resolveCommand(request.command, cwd, env.PATH);
+  if (!resolved.ok) throw new HandlerError('spawn_failed', resolved.message);
+
+  const id = broker.table.newId();
+  if (request.session_env) env.CLIPPY_SESSION_ID = id;
+  const cols = request.cols ?? DEFAULT_COLS;
+  const rows = request.rows ?? DEFAULT_ROWS;
+  let pty;
+  try {
+    pty = spawnPty({ file: resolved.path, args: request.args, cwd, env, cols, rows });
+  } catch (err) {
+    throw new HandlerError(
+      'spawn_failed',
+      `could not start '${request.command}': ${(err as Error).message}`,
+    );
+  }
+  const session = broker.createSession({
+    id,
+    name,
+    kind: 'pty',
+    command: request.command,
+    args: request.args,
+    cwd,
+    cols,
+    rows,
+    preset: request.pattern !== undefined ? 'custom' : (request.preset ?? DEFAULT_PRESET),
+    pattern: request.pattern,
+    pty,
+    pid: pty.pid,
+  });
+  return { session: session.id, name: session.name, pid: session.pid };
+};

@@ -1,0 +1,160 @@
+// The only file that imports node-pty (DESIGN: the PTY library is confined to one file).
+import { closeSync, constants, openSync } from 'node:fs';
+import * as nodePty from 'node-pty';
+import type { PtyExit, PtyProcess, PtySpawnOptions } from './pty-process.js';
+import { signalName } from './signals.js';
+
+/**
+ * How often a paused PTY checks whether its child has exited. node-pty closes the PTY 200 ms
+ * after the child's exit whether or not its output was read; a paused PTY would lose the output
+ * still in the kernel buffer, so it resumes as soon as the child is gone.
+ */
+const PAUSED_EXIT_PROBE_MS = 20;
+
+class NodePtyProcess implements PtyProcess {
+  readonly pid: number;
+  private readonly pty: nodePty.IPty;
+  private readonly subscriptions: nodePty.IDisposable[] = [];
+  private disposed = false;
+  private exited = false;
+  private slaveFd: number | null = null;
+  private exitProbe: NodeJS.Timeout | null = null;
+  /** The child was seen gone while paused: never pause again (its last output must drain). */
+  private childGone = false;
+
+  constructor(options: PtySpawnOptions) {
+    // encoding null: raw bytes out, so output reaches clients byte-for-byte (no UTF-8 split damage).
+    this.pty = nodePty.spawn(options.file, options.args, {
+      name: options.env.TERM ?? 'xterm-256color',
+      cols: options.cols,
+      rows: options.rows,
+      cwd: options.cwd,
+      env: options.env,
+      encoding: null,
+    });
+    this.pid = this.pty.pid;
+    // Hold the slave side open: when the child exits and the last slave fd closes, Linux may
+    // drop output still queued for the master (measured: up to ~15 KB of a fast writer's last
+    // output). With our fd open the master drains normally; it is closed on exit.
+    try {
+      const pts = (this.pty as unknown as { ptsName?: string }).ptsName;
+      if (pts) this.slaveFd = openSync(pts, constants.O_RDWR | constants.O_NOCTTY);
+    } catch {
+      this.slaveFd = null;
+    }
+  }
+
+  private closeSlave(): void {
+    if (this.slaveFd === null) return;
+    try {
+      closeSync(this.slaveFd);
+    } catch {
+      // Already closed.
+    }
+    this.slaveFd = null;
+  }
+
+  get ptsName(): string | undefined {
+    return (this.pty as unknown as { ptsName?: string }).ptsName;
+  }
+
+  get pendingWriteBytes(): number {
+    // node-pty queues writes the kernel refused (EAGAIN) in its write stream; not in its typings.
+    const queue = (
+      this.pty as unknown as {
+        _writeStream?: { _writeQueue?: { buffer: Buffer; offset: number }[] };
+      }
+    )._writeStream?._writeQueue;
+    if (!queue) return 0;
+    let n = 0;
+    for (const task of queue) n += task.buffer.length - task.offset;
+    return n;
+  }
+
+  onData(listener: (chunk: Buffer) => void): void {
+    // With `encoding: null` node-pty emits Buffers although its typings say string.
+    this.subscriptions.push(this.pty.onData((data) => listener(data as unknown as Buffer)));
+  }
+
+  onExit(listener: (exit: PtyExit) => void): void {
+    this.subscriptions.push(
+      this.pty.onExit(({ exitCode, signal }) => {
+        this.exited = true;
+        this.closeSlave();
+        listener(
+          signal ? { exitCode: null, signal: signalName(signal) } : { exitCode, signal: null },
+        );
+      }),
+    );
+  }
+
+  write(data: Uint8Array | string): void {
+    if (this.disposed) return;
+    this.pty.write(
+      typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+    );
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.disposed) return;
+    try {
+      this.pty.resize(cols, rows);
+    } catch {
+      // The PTY closed under us (child exited): nothing left to resize.
+    }
+  }
+
+  pause(): void {
+    if (this.disposed || this.exitProbe || this.childGone) return;
+    this.pty.pause();
+    this.exitProbe = setInterval(() => {
+      try {
+        process.kill(this.pid, 0);
+      } catch {
+        this.childGone = true;
+        this.resume();
+      }
+    }, PAUSED_EXIT_PROBE_MS);
+    this.exitProbe.unref();
+  }
+
+  resume(): void {
+    if (this.exitProbe) clearInterval(this.exitProbe);
+    this.exitProbe = null;
+    if (!this.disposed) this.pty.resume();
+  }
+
+  killGroup(signal: NodeJS.Signals): boolean {
+    // The child is a session leader (node-pty calls setsid), so its pid is its process group id.
+    try {
+      process.kill(-this.pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    if (this.exitProbe) clearInterval(this.exitProbe);
+    this.exitProbe = null;
+    this.disposed = true;
+    this.closeSlave();
+    for (const s of this.subscriptions) s.dispose();
+    this.subscriptions.length = 0;
+    // After exit node-pty has closed the fd itself; destroying then would SIGHUP a pid that
+    // may already belong to another process.
+    if (this.exited) return;
+    try {
+      this.pty.resume();
+      (this.pty as unknown as { destroy?: () => void }).destroy?.();
+    } catch {
+      // Already closed.
+    }
+  }
+}
+
+/** Starts `options.file` on a new PTY. Throws when the fork itself fails. */
+export function spawnPty(options: PtySpawnOptions): PtyProcess {
+  return new NodePtyProcess(options);
+}

@@ -1,0 +1,372 @@
+import { chmodSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { encodeFrame, type EventName, type Push, type SessionKind } from '@clippy/protocol';
+import { resolveConfig, type BrokerConfig, type BrokerOptions } from './config.js';
+import { createLogger, type Logger } from './log.js';
+import { ClientConnection } from './connection.js';
+import { SessionTable } from './sessions/session-table.js';
+import { Session, type SessionClient, type SessionObserver } from './sessions/session.js';
+import type { PtyProcess } from './pty/pty-process.js';
+import type { Connection, Transport } from './transports/transport.js';
+import { UnixTransport } from './transports/unix.js';
+import { WsTransport } from './transports/ws.js';
+import { CLOSE_FLUSH_MS } from './constants.js';
+
+function readPackageVersion(): string {
+  try {
+    // src/ and dist/ both sit one level below the package root.
+    const pkgPath = join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json');
+    return (JSON.parse(readFileSync(pkgPath, 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** The global relay buffer (clippy's): what the last capture or put_buffer stored. */
+export interface RelayBufferEntry {
+  turnId: string;
+  text: string;
+  content: Buffer;
+}
+
+export interface NewSessionParams {
+  name: string;
+  kind: SessionKind;
+  command: string;
+  args: string[];
+  cwd: string;
+  cols: number;
+  rows: number;
+  preset: string;
+  pattern: string | undefined;
+  pty: PtyProcess | null;
+  pid: number;
+  id?: string;
+}
+
+/**
+ * The broker: owns the transports, the connections and the session table, broadcasts events,
+ * and runs the shutdown sequence. Created by `startBroker`.
+ */
+export class Broker {
+  readonly table = new SessionTable();
+  readonly connections = new Set<ClientConnection>();
+  readonly startedAt = Date.now();
+  readonly packageVersion = readPackageVersion();
+  /** Survives pastes; replaced only by the next capture/put_buffer (or broker exit). */
+  relayBuffer: RelayBufferEntry | null = null;
+  private transports: Transport[] = [];
+  private closing: Promise<void> | null = null;
+  private readonly sessionObserver: SessionObserver;
+
+  private constructor(
+    readonly config: BrokerConfig,
+    readonly log: Logger,
+    private readonly options: BrokerOptions,
+  ) {
+    this.sessionObserver = {
+      stateChanged: (session, previous) =>
+        this.emitEvent('state_changed', session, {
+          type: 'state_changed',
+          id: 0,
+          session: session.id,
+          name: session.name,
+          state: session.state,
+          previous,
+        }),
+      exited: (session) => {
+        this.log.info(
+          {
+            session: session.id,
+            name: session.name,
+            exit_code: session.exitCode,
+            signal: session.exitSignal,
+          },
+          'session exited',
+        );
+        this.emitEvent('session_exited', session, {
+          type: 'session_exited',
+          id: 0,
+          session: session.id,
+          name: session.name,
+          exit_code: session.exitCode,
+          signal: session.exitSignal,
+        });
+      },
+      slowConsumer: (session, client) => this.detachSlowConsumer(session, client),
+    };
+  }
+
+  static async start(options: BrokerOptions = {}): Promise<Broker> {
+    const config = resolveConfig(options);
+    prepareSocketDir(config);
+    const log = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
+    const broker = new Broker(config, log, options);
+    await broker.listen();
+    log.info(
+      { socket: config.paths.socket, ws_socket: config.websocket ? config.paths.wsSocket : null },
+      'clippyd listening',
+    );
+    return broker;
+  }
+
+  private async listen(): Promise<void> {
+    const accept = (c: Connection) => this.accept(c);
+    this.transports.push(await UnixTransport.listen(this.config.paths.socket, accept));
+    if (this.config.websocket) {
+      try {
+        this.transports.push(await WsTransport.listen(this.config.paths.wsSocket, accept));
+      } catch (err) {
+        await Promise.all(this.transports.map((t) => t.close()));
+        throw err;
+      }
+    }
+  }
+
+  get socketPath(): string {
+    return this.config.paths.socket;
+  }
+
+  get wsSocketPath(): string | null {
+    return this.config.websocket ? this.config.paths.wsSocket : null;
+  }
+
+  get stopping(): boolean {
+    return this.closing !== null;
+  }
+
+  private accept(transport: Connection): void {
+    if (this.stopping) {
+      transport.destroy();
+      return;
+    }
+    const connection = new ClientConnection(this, transport);
+    this.connections.add(connection);
+    this.log.debug({ conn: connection.number, transport: transport.transport }, 'client connected');
+  }
+
+  connectionClosed(connection: ClientConnection): void {
+    this.connections.delete(connection);
+    this.log.debug({ conn: connection.number }, 'client disconnected');
+  }
+
+  // --- sessions ---
+
+  createSession(params: NewSessionParams): Session {
+    const session = new Session({
+      ...params,
+      id: params.id ?? this.table.newId(),
+      flowLimits: this.config.limits,
+      killGraceMs: this.config.limits.killGraceMs,
+      observer: this.sessionObserver,
+    });
+    this.table.add(session);
+    this.log.info(
+      {
+        session: session.id,
+        name: session.name,
+        kind: session.kind,
+        pid: session.pid,
+        command: session.command,
+      },
+      'session created',
+    );
+    this.emitEvent('session_created', session, {
+      type: 'session_created',
+      id: 0,
+      session: session.info(),
+    });
+    return session;
+  }
+
+  /** Removes an exited session: its attached clients are told, its screen is freed. */
+  removeSession(session: Session): void {
+    const frame = encodeFrame({
+      type: 'detached',
+      id: 0,
+      session: session.id,
+      reason: 'session_removed',
+      message: `session '${session.name}' was removed`,
+    } satisfies Push<'detached'>);
+    for (const client of session.detachAll()) {
+      client.send(frame);
+      if (client instanceof ClientConnection) client.attached.delete(session);
+    }
+    this.table.delete(session);
+    session.dispose();
+    this.log.info({ session: session.id, name: session.name }, 'session removed');
+    this.emitEvent('session_removed', session, {
+      type: 'session_removed',
+      id: 0,
+      session: session.id,
+      name: session.name,
+    });
+  }
+
+  /** A wrapper's session ends with its connection or its deregister. */
+  endWrapperSession(session: Session): void {
+    session.markExited();
+  }
+
+  private detachSlowConsumer(session: Session, client: SessionClient): void {
+    if (!session.detach(client)) return;
+    if (client instanceof ClientConnection) client.attached.delete(session);
+    this.log.warn({ session: session.id, queued: client.bufferedAmount }, 'slow consumer detached');
+    client.send(
+      encodeFrame({
+        type: 'detached',
+        id: 0,
+        session: session.id,
+        reason: 'slow_consumer',
+        message:
+          `detached from '${session.name}': the client fell more than ${this.config.limits.observerQueueLimit} bytes ` +
+          'behind the output; attach again to resume from the current screen',
+      } satisfies Push<'detached'>),
+    );
+  }
+
+  // --- events ---
+
+  emitEvent(event: EventName, session: Session, push: Push): void {
+    let frame: Buffer | null = null;
+    for (const c of this.connections) {
+      const sub = c.subscription;
+      if (!sub) continue;
+      if (sub.events && !sub.events.has(event)) continue;
+      if (
+        sub.sessions &&
+        !sub.sessions.includes(session.id) &&
+        !sub.sessions.includes(session.name)
+      )
+        continue;
+      frame ??= encodeFrame(push);
+      c.send(frame);
+    }
+  }
+
+  // --- lifecycle ---
+
+  /**
+   * Stops the broker: stop accepting, tell clients, end every session's process group
+   * (SIGHUP, then SIGKILL after the grace), close connections, remove the sockets.
+   */
+  close(reason = 'broker shutting down'): Promise<void> {
+    this.closing ??= this.runShutdown(reason);
+    return this.closing;
+  }
+
+  dispose(): Promise<void> {
+    return this.close();
+  }
+
+  private async runShutdown(reason: string): Promise<void> {
+    this.log.info({ reason }, 'shutting down');
+    const transportsClosed = Promise.all(this.transports.map((t) => t.close()));
+
+    const shutdownFrame = encodeFrame({
+      type: 'daemon_shutdown',
+      id: 0,
+      reason,
+    } satisfies Push<'daemon_shutdown'>);
+    for (const c of this.connections) {
+      for (const session of c.attached) {
+        c.send(
+          encodeFrame({
+            type: 'detached',
+            id: 0,
+            session: session.id,
+            reason: 'daemon_shutdown',
+            message: `the broker is shutting down: ${reason}`,
+          } satisfies Push<'detached'>),
+        );
+      }
+      c.send(shutdownFrame);
+    }
+
+    const live = this.table.live().filter((s) => s.kind === 'pty');
+    for (const s of live) s.kill('SIGHUP');
+    await waitAll(
+      live.map((s) => s.waitExit()),
+      this.config.limits.shutdownGraceMs,
+    );
+    const stubborn = live.filter((s) => s.live);
+    for (const s of live) s.killGroupNow();
+    if (stubborn.length > 0) {
+      this.log.warn(
+        { sessions: stubborn.map((s) => s.id) },
+        'sessions did not exit on SIGHUP: killed',
+      );
+      await waitAll(
+        stubborn.map((s) => s.waitExit()),
+        this.config.limits.shutdownGraceMs,
+      );
+    }
+
+    for (const c of this.connections) c.close();
+    await waitAll(
+      [...this.connections].map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            const check = setInterval(() => {
+              if (c.isClosed) {
+                clearInterval(check);
+                resolve();
+              }
+            }, 10);
+            check.unref();
+          }),
+      ),
+      CLOSE_FLUSH_MS,
+    );
+    for (const c of this.connections) c.destroy();
+    await transportsClosed;
+    for (const path of [this.config.paths.socket, this.config.paths.wsSocket])
+      removeSocketFile(path);
+    for (const s of this.table.all()) s.dispose();
+    this.log.info('stopped');
+    this.log.flush?.();
+    this.options.onStopped?.();
+  }
+}
+
+/** Creates the socket directory (0700). The default directory is ours: its mode is enforced. */
+function prepareSocketDir(config: BrokerConfig): void {
+  const dir = config.paths.dir;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory()) throw new Error(`socket directory ${dir} is not a directory`);
+  if (!config.explicitSocket) {
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+      throw new Error(
+        `socket directory ${dir} belongs to another user (uid ${st.uid}); refusing to use it`,
+      );
+    }
+    if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+  }
+}
+
+function removeSocketFile(path: string): void {
+  try {
+    if (lstatSync(path).isSocket()) unlinkSync(path);
+  } catch {
+    // Already gone (net.Server removes its own file on close).
+  }
+}
+
+/** Resolves when all promises settled or after `ms`, whichever is first. */
+function waitAll(promises: Promise<unknown>[], ms: number): Promise<void> {
+  if (promises.length === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void Promise.allSettled(promises).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Starts a broker in this process (the daemon's entry and in-process tests). */
+export function startBroker(options: BrokerOptions = {}): Promise<Broker> {
+  return Broker.start(options);
+}

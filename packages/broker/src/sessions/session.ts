@@ -1,0 +1,388 @@
+import {
+  encodeFrame,
+  type Push,
+  type SessionInfo,
+  type SessionKind,
+  type SessionState,
+} from '@clippy/protocol';
+import { Attachment, type AttachMode, type FlowLimits, type FlowSink } from '../flow-control.js';
+import type { PtyExit, PtyProcess } from '../pty/pty-process.js';
+import { SEND_CONFIRM_MS, SEND_ENTER_DELAY_MS } from '../constants.js';
+import type { SessionTurns } from '../turns/session-turns.js';
+import { Screen } from './screen.js';
+
+/** What a session tells the broker about (events, slow consumers). */
+export interface SessionObserver {
+  stateChanged(session: Session, previous: SessionState): void;
+  exited(session: Session): void;
+  /** A client fell beyond its queue; the broker detaches it and tells it why. */
+  slowConsumer(session: Session, client: SessionClient): void;
+}
+
+/** A connection as a session sees it: somewhere to send frames. */
+export type SessionClient = FlowSink;
+
+export interface SessionParams {
+  id: string;
+  name: string;
+  kind: SessionKind;
+  command: string;
+  args: string[];
+  cwd: string;
+  cols: number;
+  rows: number;
+  preset: string;
+  pattern: string | undefined;
+  /** The PTY child; null for sessions a wrapper registered (it runs the process itself). */
+  pty: PtyProcess | null;
+  pid: number;
+  flowLimits: FlowLimits;
+  killGraceMs: number;
+  observer: SessionObserver;
+}
+
+/**
+ * One session: owns its process (behind PtyProcess), its screen model, the clients attached
+ * to it and their flow control. Output path: PTY → every attached client (hot path) → screen
+ * → `onOutput` (where the turn detector plugs in). Input path: `onInput` → PTY.
+ */
+export class Session {
+  readonly id: string;
+  name: string;
+  readonly kind: SessionKind;
+  readonly command: string;
+  readonly args: string[];
+  readonly cwd: string;
+  readonly preset: string;
+  readonly pattern: string | undefined;
+  readonly pid: number;
+  readonly createdAt = Date.now();
+  readonly screen: Screen;
+  state: SessionState = 'starting';
+  exitedAt: number | null = null;
+  exitCode: number | null = null;
+  exitSignal: string | null = null;
+  /** Total PTY output bytes seen (forwarded) since the session started. */
+  outputBytes = 0;
+
+  // --- turn detection seam ---
+  /** The session's detector and turn ring (set by the turns integration); null without detection. */
+  turns: SessionTurns | null = null;
+  /** Completed turns seen since the session started (kept in step with the ring). */
+  turnCount = 0;
+
+  private readonly attachments = new Map<SessionClient, Attachment>();
+  private readonly pty: PtyProcess | null;
+  private readonly flowLimits: FlowLimits;
+  private readonly killGraceMs: number;
+  private readonly observer: SessionObserver;
+  private paused = false;
+  private killTimer: NodeJS.Timeout | null = null;
+  private exitWaiters: (() => void)[] = [];
+  private outputWaiters: (() => void)[] = [];
+  private disposed = false;
+
+  constructor(params: SessionParams) {
+    this.id = params.id;
+    this.name = params.name;
+    this.kind = params.kind;
+    this.command = params.command;
+    this.args = params.args;
+    this.cwd = params.cwd;
+    this.preset = params.preset;
+    this.pattern = params.pattern;
+    this.pid = params.pid;
+    this.pty = params.pty;
+    this.flowLimits = params.flowLimits;
+    this.killGraceMs = params.killGraceMs;
+    this.observer = params.observer;
+    this.screen = new Screen(params.cols, params.rows, () => this.updateFlow());
+    if (this.pty) {
+      this.pty.onData((chunk) => this.handleOutput(chunk));
+      this.pty.onExit((exit) => this.handleExit(exit));
+    }
+  }
+
+  get live(): boolean {
+    return this.exitedAt === null;
+  }
+
+  get cols(): number {
+    return this.screen.cols;
+  }
+
+  get rows(): number {
+    return this.screen.rows;
+  }
+
+  get clientCount(): number {
+    return this.attachments.size;
+  }
+
+  info(): SessionInfo {
+    return {
+      session: this.id,
+      name: this.name,
+      kind: this.kind,
+      pid: this.pid,
+      has_turn: this.turnCount > 0,
+      turn_count: this.turnCount,
+      state: this.state,
+      command: this.command,
+      args: this.args,
+      cwd: this.cwd,
+      preset: this.preset,
+      cols: this.cols,
+      rows: this.rows,
+      clients: this.attachments.size,
+      created_at: this.createdAt,
+      exited_at: this.exitedAt,
+      exit_code: this.exitCode,
+      exit_signal: this.exitSignal,
+    };
+  }
+
+  /** Hook: runs after a chunk was forwarded to clients and fed to the screen (turn detection). */
+  private onOutput(chunk: Buffer): void {
+    this.turns?.onOutput(chunk);
+  }
+
+  /** Hook: runs before client input is written to the PTY (echo removal, Enter, Ctrl-C). */
+  private onInput(data: Uint8Array): void {
+    this.turns?.onInput(data);
+  }
+
+  /** Input bytes written and not yet taken by the PTY (injectors wait on this). */
+  get pendingInputBytes(): number {
+    return this.pty?.pendingWriteBytes ?? 0;
+  }
+
+  /** The PTY's slave device path; undefined for wrapper sessions. */
+  get ptsName(): string | undefined {
+    return this.pty?.ptsName;
+  }
+
+  setState(state: SessionState): void {
+    if (state === this.state) return;
+    const previous = this.state;
+    this.state = state;
+    this.observer.stateChanged(this, previous);
+  }
+
+  // --- clients ---
+
+  /**
+   * Attaches a client. Output produced from now on is held for it until `flushPending` (called
+   * once the attach response carrying the replay is sent), so replay + live output are exactly
+   * the session's byte stream: nothing lost, nothing twice.
+   */
+  async attach(
+    client: SessionClient,
+    mode: AttachMode,
+    cols: number | undefined,
+    rows: number | undefined,
+  ): Promise<{ attachment: Attachment; replay: string }> {
+    this.detach(client);
+    const attachment = new Attachment(mode, client, this.flowLimits, {
+      onHoldChanged: () => this.updateFlow(),
+      onSlowConsumer: () => this.observer.slowConsumer(this, client),
+    });
+    attachment.cols = cols;
+    attachment.rows = rows;
+    this.attachments.set(client, attachment);
+    if (cols !== undefined && rows !== undefined) this.resize(cols, rows);
+    const replay = await this.screen.snapshot();
+    return { attachment, replay };
+  }
+
+  isAttached(client: SessionClient): boolean {
+    return this.attachments.has(client);
+  }
+
+  /** Detaches a client; returns false if it was not attached. */
+  detach(client: SessionClient): boolean {
+    const attachment = this.attachments.get(client);
+    if (!attachment) return false;
+    this.attachments.delete(client);
+    attachment.dispose();
+    return true;
+  }
+
+  detachAll(): SessionClient[] {
+    const clients = [...this.attachments.keys()];
+    for (const c of clients) this.detach(c);
+    return clients;
+  }
+
+  ack(client: SessionClient, bytes: number): boolean {
+    const attachment = this.attachments.get(client);
+    if (!attachment) return false;
+    attachment.ack(bytes);
+    return true;
+  }
+
+  // --- input and size ---
+
+  /** Writes client input to the PTY; the sender becomes the active client for sizing. */
+  input(data: Uint8Array | string, from?: SessionClient): void {
+    if (!this.pty || !this.live) return;
+    const attachment = from ? this.attachments.get(from) : undefined;
+    if (attachment?.cols !== undefined && attachment.rows !== undefined) {
+      this.resize(attachment.cols, attachment.rows);
+    }
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    this.onInput(bytes);
+    this.pty.write(bytes);
+  }
+
+  /** Sets the size of the PTY and the screen (latest active client wins). */
+  resize(cols: number, rows: number, from?: SessionClient): void {
+    const attachment = from ? this.attachments.get(from) : undefined;
+    if (attachment) {
+      attachment.cols = cols;
+      attachment.rows = rows;
+    }
+    if (cols === this.cols && rows === this.rows) return;
+    this.screen.resize(cols, rows);
+    if (this.live) this.pty?.resize(cols, rows);
+  }
+
+  /**
+   * Types text and optionally presses Enter as a separate write after a pause (in one write
+   * many TUIs take `\r` as a newline inside a paste). Multi-line text goes in a bracketed paste
+   * when the application enabled it. `submitted`: Enter was sent and output followed it.
+   */
+  async send(text: string, enter: boolean): Promise<boolean> {
+    const multiline = /[\r\n]/.test(text);
+    const data = multiline && this.screen.bracketedPaste ? `\x1b[200~${text}\x1b[201~` : text;
+    if (data.length > 0) this.input(data);
+    if (!enter) return false;
+    await sleep(SEND_ENTER_DELAY_MS);
+    if (!this.live) return false;
+    const before = this.outputBytes;
+    this.input('\r');
+    await this.waitForOutput(SEND_CONFIRM_MS);
+    return this.outputBytes > before;
+  }
+
+  // --- process ---
+
+  /** Signals the process group; SIGKILL follows after the grace period if it is still running. */
+  kill(signal: NodeJS.Signals): void {
+    if (!this.pty || !this.live) return;
+    this.pty.killGroup(signal);
+    if (signal !== 'SIGKILL' && !this.killTimer) {
+      this.killTimer = setTimeout(() => {
+        this.killTimer = null;
+        if (this.live) this.pty?.killGroup('SIGKILL');
+      }, this.killGraceMs);
+      this.killTimer.unref();
+    }
+  }
+
+  /** SIGKILL to the whole group, also when the leader is gone (stragglers). */
+  killGroupNow(): void {
+    this.pty?.killGroup('SIGKILL');
+  }
+
+  waitExit(): Promise<void> {
+    if (!this.live) return Promise.resolve();
+    return new Promise((resolve) => this.exitWaiters.push(resolve));
+  }
+
+  /** Ends a session that has no PTY (a wrapper deregistered or disconnected). */
+  markExited(exitCode: number | null = null, signal: string | null = null): void {
+    if (!this.live || this.pty) return;
+    this.handleExit({ exitCode, signal });
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.killTimer) clearTimeout(this.killTimer);
+    this.killTimer = null;
+    this.detachAll();
+    this.pty?.dispose();
+    this.screen.dispose();
+    for (const w of this.outputWaiters) w();
+    this.outputWaiters = [];
+    for (const w of this.exitWaiters) w();
+    this.exitWaiters = [];
+  }
+
+  // --- internals ---
+
+  private handleOutput(chunk: Buffer): void {
+    this.outputBytes += chunk.length;
+    if (this.attachments.size > 0) {
+      // Encoded once, shared by every client: the hot path does no per-client encoding.
+      const frame = encodeFrame({
+        type: 'output',
+        id: 0,
+        session: this.id,
+        data: chunk,
+      } satisfies Push<'output'>);
+      for (const a of this.attachments.values()) a.deliverOutput(frame, chunk.length);
+    }
+    this.screen.write(chunk);
+    if (this.outputWaiters.length > 0) {
+      const waiters = this.outputWaiters;
+      this.outputWaiters = [];
+      for (const w of waiters) w();
+    }
+    this.onOutput(chunk);
+  }
+
+  private handleExit(exit: PtyExit): void {
+    if (!this.live) return;
+    this.exitedAt = Date.now();
+    this.exitCode = exit.exitCode;
+    this.exitSignal = exit.signal;
+    if (this.killTimer) clearTimeout(this.killTimer);
+    this.killTimer = null;
+    if (this.paused) this.paused = false;
+    const frame = encodeFrame({
+      type: 'exit',
+      id: 0,
+      session: this.id,
+      exit_code: exit.exitCode,
+      signal: exit.signal,
+    } satisfies Push<'exit'>);
+    for (const a of this.attachments.values()) a.deliverPush(frame);
+    this.setState('exited');
+    this.observer.exited(this);
+    this.pty?.dispose();
+    const waiters = this.exitWaiters;
+    this.exitWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private updateFlow(): void {
+    if (!this.pty || !this.live) return;
+    // Paused while the screen model is far behind, or while an interactive client is.
+    let hold = this.screen.overloaded;
+    for (const a of this.attachments.values()) if (a.holding) hold = true;
+    if (hold && !this.paused) {
+      this.paused = true;
+      this.pty.pause();
+    } else if (!hold && this.paused) {
+      this.paused = false;
+      this.pty.resume();
+    }
+  }
+
+  private waitForOutput(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.outputWaiters.push(done);
+    });
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,144 @@
+import type { SessionState } from '@clippy/protocol';
+import { TurnError } from './errors.js';
+
+/**
+ * How long an injection waits for the target to become idle before failing with
+ * `target_busy`: an agent finishing an answer settles within seconds; beyond this the caller
+ * should decide (retry, or `--force`).
+ */
+export const INJECT_IDLE_WAIT_MS = 15_000;
+/** Bytes per write of a large text: small enough to respect the PTY's backpressure between writes. */
+export const INJECT_CHUNK_BYTES = 4096;
+/**
+ * Quiet time between the text and its Enter: in one write many TUIs take `\r` as a newline in
+ * the paste, and a target still redrawing the pasted text has not finished reading it.
+ */
+export const INJECT_ENTER_DELAY_MS = 80;
+/** Longest wait for the target to finish echoing a large paste before Enter is pressed anyway. */
+export const INJECT_SETTLE_MAX_MS = 10_000;
+/** How long output may take to follow an Enter before it counts as not taken (echo is immediate). */
+export const INJECT_CONFIRM_MS = 1_000;
+/** Longest line a canonical-mode reader takes on Linux (4096 with its newline). */
+export const MAX_CANONICAL_LINE_BYTES = 4095;
+
+const PASTE_START = Buffer.from('\x1b[200~');
+const PASTE_END = Buffer.from('\x1b[201~');
+const ENTER = Buffer.from('\r');
+
+/** What the injector needs from a target session (a PTY session of the broker). */
+export interface InjectTarget {
+  readonly name: string;
+  isLive(): boolean;
+  state(): SessionState;
+  /** Resolves true as soon as the state is `idle`, false after `ms` (or when the target exits). */
+  waitIdle(ms: number): Promise<boolean>;
+  /** Whether the application enabled bracketed paste (`ESC[?2004h`). */
+  bracketedPaste(): boolean;
+  /** Output bytes the target produced so far. */
+  outputBytes(): number;
+  /** Resolves true once output passes `afterBytes`, false after `ms`. */
+  waitOutput(afterBytes: number, ms: number): Promise<boolean>;
+  /** Writes through the session's input path (the detector sees it); resolves once little is queued. */
+  write(data: Uint8Array): Promise<void>;
+  /** Resolves once the PTY has taken every byte written so far. */
+  drain(): Promise<void>;
+  /** Canonical-mode line discipline: true/false, or null when it cannot be told. */
+  canonicalMode(): Promise<boolean | null>;
+}
+
+export interface InjectOptions {
+  /** Press Enter after the text (a separate write after a pause). */
+  enter: boolean;
+  /** Do not wait for the target to be idle. */
+  force: boolean;
+  /** Test seam: the wait for idle (default INJECT_IDLE_WAIT_MS). */
+  idleWaitMs?: number;
+}
+
+export interface InjectResult {
+  /** Enter was pressed and the target reacted to it. */
+  submitted: boolean;
+  /** The text went in as a bracketed paste. */
+  bracketed: boolean;
+}
+
+/**
+ * Injects text into a session the way that works with real agents (agent-screens.md): wait
+ * for the idle prompt (or `target_busy`), wrap the text in a bracketed paste when the target
+ * enabled it, write it in chunks with backpressure, press Enter as a separate write after a
+ * pause, confirm output followed, retry Enter once, else `not_submitted`. A line longer than a
+ * canonical-mode reader takes is refused with `input_too_long` instead of being cut.
+ */
+export async function inject(
+  target: InjectTarget,
+  payload: Uint8Array,
+  opts: InjectOptions,
+): Promise<InjectResult> {
+  if (!target.isLive())
+    throw new TurnError('session_exited', `session '${target.name}' has exited: it takes no input`);
+  if (!opts.force && target.state() !== 'idle') {
+    const waitMs = opts.idleWaitMs ?? INJECT_IDLE_WAIT_MS;
+    const idle = await target.waitIdle(waitMs);
+    if (!target.isLive())
+      throw new TurnError('session_exited', `session '${target.name}' exited while waiting`);
+    if (!idle) {
+      throw new TurnError(
+        'target_busy',
+        `session '${target.name}' is ${target.state()}, not idle, after waiting ${waitMs} ms; retry later or use --force`,
+      );
+    }
+  }
+  const bracketed = target.bracketedPaste();
+  if (
+    !bracketed &&
+    longestLine(payload) > MAX_CANONICAL_LINE_BYTES &&
+    (await target.canonicalMode()) !== false
+  ) {
+    throw new TurnError(
+      'input_too_long',
+      `session '${target.name}' reads lines in canonical mode without bracketed paste, and a line of the text is ` +
+        `${longestLine(payload)} bytes: the kernel would cut it at ${MAX_CANONICAL_LINE_BYTES}`,
+    );
+  }
+  const body = bracketed ? Buffer.concat([PASTE_START, payload, PASTE_END]) : Buffer.from(payload);
+  for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
+    if (!target.isLive())
+      throw new TurnError('session_exited', `session '${target.name}' exited during the paste`);
+    await target.write(body.subarray(at, at + INJECT_CHUNK_BYTES));
+  }
+  await target.drain();
+  if (!opts.enter) return { submitted: false, bracketed };
+  await settle(target);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (!target.isLive())
+      throw new TurnError('session_exited', `session '${target.name}' exited before Enter`);
+    const before = target.outputBytes();
+    await target.write(ENTER);
+    if (await target.waitOutput(before, INJECT_CONFIRM_MS)) return { submitted: true, bracketed };
+  }
+  throw new TurnError(
+    'not_submitted',
+    `the text was written to '${target.name}' but it did not react to Enter (tried twice)`,
+  );
+}
+
+/** Bytes in the longest line (split at CR or LF) of the payload. */
+export function longestLine(payload: Uint8Array): number {
+  let longest = 0;
+  let start = 0;
+  for (let i = 0; i <= payload.length; i++) {
+    if (i === payload.length || payload[i] === 0x0a || payload[i] === 0x0d) {
+      longest = Math.max(longest, i - start);
+      start = i + 1;
+    }
+  }
+  return longest;
+}
+
+/** Waits until the target's output has been quiet for INJECT_ENTER_DELAY_MS (bounded). */
+async function settle(target: InjectTarget): Promise<void> {
+  const deadline = Date.now() + INJECT_SETTLE_MAX_MS;
+  while (target.isLive() && Date.now() < deadline) {
+    if (!(await target.waitOutput(target.outputBytes(), INJECT_ENTER_DELAY_MS))) return;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Bytes of one bracketed paste passed on to the input tracking of the turn engine: enough to
+ * recognise the echo and record the prompt, and bounded because the engine's input tracker
+ * costs time growing with the square of a paste's length (a 1 MiB paste would stall the
+ * broker for minutes).
+ */
+export const PASTE_TRACK_BYTES = 16 * 1024;
+
+const START = Buffer.from('\x1b[200~');
+const END = Buffer.from('\x1b[201~');
+
+/**
+ * Shortens bracketed pastes in an input stream to their first PASTE_TRACK_BYTES (markers
+ * kept, so the tracker still sees one paste); everything outside pastes passes unchanged.
+ * Markers may be split across chunks. Only what the detector sees is shortened: the PTY
+ * always gets every byte.
+ */
+export class PasteLimiter {
+  private inPaste = false;
+  private kept = 0;
+  /** A possible marker prefix held back from the end of the previous chunk. */
+  private held = Buffer.alloc(0);
+
+  constructor(private readonly limit = PASTE_TRACK_BYTES) {}
+
+  filter(chunk: Uint8Array): Uint8Array {
+    let buf = this.held.length
+      ? Buffer.concat([this.held, chunk])
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    this.held = Buffer.alloc(0);
+    if (!this.inPaste && buf.indexOf(0x1b) < 0) return buf;
+    const out: Buffer[] = [];
+    while (buf.length) {
+      const marker = this.inPaste ? END : START;
+      const at = buf.indexOf(marker);
+      const upto = at < 0 ? buf.length - partialSuffix(buf, marker) : at;
+      const body = buf.subarray(0, upto);
+      if (this.inPaste) {
+        const room = Math.max(0, this.limit - this.kept);
+        out.push(body.subarray(0, room));
+        this.kept += body.length;
+      } else {
+        out.push(body);
+      }
+      if (at < 0) {
+        this.held = Buffer.from(buf.subarray(upto));
+        break;
+      }
+      out.push(marker);
+      this.inPaste = !this.inPaste;
+      this.kept = 0;
+      buf = buf.subarray(at + marker.length);
+    }
+    return Buffer.concat(out);
+  }
+}
+
+/** Length of the longest suffix of `buf` that is a proper prefix of `marker`. */
+function partialSuffix(buf: Buffer, marker: Buffer): number {
+  for (let n = Math.min(marker.length - 1, buf.length); n > 0; n--) {
+    if (buf.subarray(buf.length - n).equals(marker.subarray(0, n))) return n;
+  }
+  return 0;
+}

@@ -1,0 +1,224 @@
+import { encodeFrame, type Push } from '@clippy/protocol';
+import { PresetError, resolvePreset, type Preset } from '@clippy/turns';
+import type { Broker } from '../server.js';
+import type { Session } from '../sessions/session.js';
+import { loadTurnConfig, type TurnConfig } from './config.js';
+import { TurnError } from './errors.js';
+import { inject, type InjectResult, type InjectTarget } from './injector.js';
+import { toMeta, type StoredTurn } from './ring.js';
+import { SessionTurns } from './session-turns.js';
+import { parseTurnId } from './turn-id.js';
+
+/** Unsent input bytes above which an injection waits before writing more (PTY backpressure). */
+const INPUT_HIGH_WATER_BYTES = 64 * 1024;
+/** Poll period while waiting for the PTY to take queued input. */
+const INPUT_DRAIN_POLL_MS = 2;
+
+/** The turn settings, read at each spawn so edits to config.json/presets.json apply to new sessions. */
+export function currentTurnConfig(broker: Broker): TurnConfig {
+  const config = loadTurnConfig(process.env);
+  for (const problem of config.problems)
+    broker.log.warn({ problem }, 'ignoring a broken clippy config file');
+  return config;
+}
+
+/**
+ * The preset of a new session: `--pattern` makes a line preset, else the named preset
+ * (default `generic`) with the user's presets.json applied. Fails before anything is spawned,
+ * with the engine's message: `invalid_pattern` or `unknown_preset`.
+ */
+export function resolveSessionPreset(
+  name: string | undefined,
+  pattern: string | undefined,
+  config: TurnConfig,
+): Preset {
+  try {
+    return resolvePreset(pattern !== undefined && name === undefined ? undefined : name, {
+      ...(pattern !== undefined ? { pattern } : {}),
+      userPresets: config.userPresets,
+    });
+  } catch (err) {
+    if (!(err instanceof PresetError)) throw err;
+    const unknown = /^unknown preset/.test(err.message);
+    const hint = unknown && config.problems.length ? ` (note: ${config.problems.join('; ')})` : '';
+    throw new TurnError(unknown ? 'unknown_preset' : 'invalid_pattern', `${err.message}${hint}`);
+  }
+}
+
+/**
+ * Gives a session its turns: a detector with the preset (null for wrapper sessions, whose
+ * client publishes turns), the ring, and the events it raises as broker events.
+ */
+export function attachTurns(
+  broker: Broker,
+  session: Session,
+  preset: Preset | null,
+  config: TurnConfig,
+): SessionTurns {
+  // Benchmarks only: measures output throughput without detection (the ring stays, empty).
+  if (process.env.CLIPPY_TURN_DETECTION === 'off') preset = null;
+  const turns = new SessionTurns({
+    sessionId: session.id,
+    preset,
+    limits: { depth: config.turnRingDepth, maxTurnBytes: config.maxTurnBytes },
+    screen: { snapshot: () => session.screen.turnSnapshot() },
+    events: {
+      ready: () =>
+        broker.emitEvent('session_ready', session, {
+          type: 'session_ready',
+          id: 0,
+          session: session.id,
+          name: session.name,
+        } satisfies Push<'session_ready'>),
+      state: (state) => {
+        if (session.live) session.setState(state);
+      },
+      turn: (turn) => {
+        session.turnCount = turns.ring.count;
+        broker.log.debug(
+          { session: session.id, turn: turn.turn_id, bytes: turn.byte_length },
+          'turn completed',
+        );
+        broker.emitEvent('turn_completed', session, {
+          type: 'turn_completed',
+          id: 0,
+          session: session.id,
+          name: session.name,
+          turn: toMeta(turn),
+        } satisfies Push<'turn_completed'>);
+      },
+      error: (err) => broker.log.error({ err, session: session.id }, 'turn detection failed'),
+    },
+  });
+  session.turns = turns;
+  if (preset?.kind === 'screen') session.screen.onParsed = () => turns.onScreenParsed();
+  return turns;
+}
+
+/** A stored turn by reference: a turn ID (`<session>:<seq>`, session by ID or name), else a session's latest. */
+export function findTurn(broker: Broker, ref: string): StoredTurn {
+  const asId = parseTurnId(ref);
+  if (asId) {
+    const session = broker.table.resolve(asId.session);
+    const turn = session?.turns?.ring.get(asId.seq);
+    if (turn) return turn;
+    if (!session && !broker.table.resolve(ref)) {
+      throw new TurnError(
+        'turn_not_found',
+        `no stored turn has the ID '${ref}' (no session '${asId.session}')`,
+      );
+    }
+    if (session)
+      throw new TurnError(
+        'turn_not_found',
+        `no stored turn has the ID '${ref}' (never existed, or evicted)`,
+      );
+  }
+  const session = broker.table.resolve(ref);
+  if (!session) throw new TurnError('session_not_found', `no session has the ID or name '${ref}'`);
+  const latest = session.turns?.ring.latest();
+  if (!latest)
+    throw new TurnError('no_turn', `session '${session.name}' has no completed turn yet`);
+  return latest;
+}
+
+/** The injector's view of a broker-owned PTY session. */
+export function sessionTarget(session: Session): InjectTarget {
+  return {
+    name: session.name,
+    isLive: () => session.live,
+    state: () => session.state,
+    waitIdle: (ms) =>
+      waitFor(session, () => session.state === 'idle' || !session.live, ms).then(
+        () => session.state === 'idle',
+      ),
+    bracketedPaste: () => session.screen.bracketedPaste,
+    outputBytes: () => session.outputBytes,
+    waitOutput: (after, ms) =>
+      waitFor(session, () => session.outputBytes > after || !session.live, ms).then(
+        () => session.outputBytes > after,
+      ),
+    write: async (data) => {
+      session.input(data);
+      while (session.live && session.pendingInputBytes > INPUT_HIGH_WATER_BYTES) {
+        await new Promise((r) => setTimeout(r, INPUT_DRAIN_POLL_MS));
+      }
+    },
+    drain: async () => {
+      while (session.live && session.pendingInputBytes > 0) {
+        await new Promise((r) => setTimeout(r, INPUT_DRAIN_POLL_MS));
+      }
+    },
+    canonicalMode: () =>
+      import('./line-discipline.js').then((m) => m.readCanonicalMode(session.ptsName)),
+  };
+}
+
+/** Checks `done` on every output chunk and state change of the session, up to `ms`. */
+function waitFor(session: Session, done: () => boolean, ms: number): Promise<void> {
+  if (done()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(finish, ms);
+    const off = session.turns?.onActivity(() => {
+      if (done()) finish();
+    });
+    function finish() {
+      clearTimeout(timer);
+      off?.();
+      resolve();
+    }
+  });
+}
+
+export interface InjectPayload {
+  content: Uint8Array;
+  text: string;
+}
+
+export interface InjectRequest {
+  raw?: boolean | undefined;
+  enter?: boolean | undefined;
+  force?: boolean | undefined;
+}
+
+/**
+ * Injects a turn's text (or with `raw` its exact bytes) into a session: a broker-owned PTY
+ * goes through the injector; a wrapper session gets an `inject` push on the connection that
+ * registered it (the wrapper types it into its own process).
+ */
+export async function injectInto(
+  broker: Broker,
+  session: Session,
+  payload: InjectPayload,
+  req: InjectRequest,
+): Promise<InjectResult> {
+  if (!session.live)
+    throw new TurnError(
+      'session_exited',
+      `session '${session.name}' has exited: it takes no input`,
+    );
+  const enter = req.enter ?? true;
+  if (session.kind !== 'pty') {
+    const owner = [...broker.connections].find((c) => c.registered.has(session));
+    if (!owner)
+      throw new TurnError(
+        'session_disconnected',
+        `the wrapper of session '${session.name}' is gone`,
+      );
+    const text = req.raw ? Buffer.from(payload.content).toString('utf8') : payload.text;
+    const content = req.raw ? payload.content : Buffer.from(payload.text, 'utf8');
+    owner.send(
+      encodeFrame({
+        type: 'inject',
+        id: 0,
+        session: session.id,
+        content,
+        text,
+        enter,
+      } satisfies Push<'inject'>),
+    );
+    return { submitted: enter, bracketed: false };
+  }
+  const bytes = req.raw ? payload.content : Buffer.from(payload.text, 'utf8');
+  return inject(sessionTarget(session), bytes, { enter, force: req.force ?? false });
+}

@@ -1,0 +1,254 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import headless from '@xterm/headless';
+import * as nodePty from 'node-pty';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolvePreset, type ScreenSnapshot } from '@clippy/turns';
+import { agentCommand, type AgentName } from '@clippy/testkit/agents/index';
+import type { SessionState } from '@clippy/protocol';
+import { inject, type InjectTarget } from './injector.js';
+import { readCanonicalMode } from './line-discipline.js';
+import type { StoredTurn } from './ring.js';
+import { SessionTurns } from './session-turns.js';
+
+const { Terminal } = headless;
+
+/**
+ * A fake agent in a real PTY, its output forwarded to a headless terminal and to SessionTurns
+ * the way the broker's session does it, and an InjectTarget over it: the turn machinery end to
+ * end without the daemon.
+ */
+class Harness {
+  readonly pty: nodePty.IPty;
+  readonly term = new Terminal({ cols: 80, rows: 24, scrollback: 1000, allowProposedApi: true });
+  readonly turns: SessionTurns;
+  readonly stored: StoredTurn[] = [];
+  readonly states: SessionState[] = [];
+  readonly errors: unknown[] = [];
+  state: SessionState = 'starting';
+  outputBytes = 0;
+  readyCount = 0;
+  exited = false;
+
+  constructor(agent: AgentName, preset: string, args: string[], maxTurnBytes = 4 * 1024 * 1024) {
+    const { command, args: full } = agentCommand(agent, args);
+    this.pty = nodePty.spawn(command, full, {
+      cols: 80,
+      rows: 24,
+      encoding: null as unknown as string,
+    });
+    this.turns = new SessionTurns({
+      sessionId: 'sess',
+      preset: resolvePreset(preset),
+      limits: { depth: 32, maxTurnBytes },
+      screen: { snapshot: () => this.snapshot() },
+      events: {
+        ready: () => this.readyCount++,
+        state: (s) => {
+          this.state = s;
+          this.states.push(s);
+        },
+        turn: (t) => this.stored.push(t),
+        error: (e) => this.errors.push(e),
+      },
+    });
+    this.pty.onData((d) => {
+      const chunk = d as unknown as Buffer;
+      this.outputBytes += chunk.length;
+      this.term.write(chunk, () => this.turns.onScreenParsed());
+      this.turns.onOutput(chunk);
+    });
+    this.pty.onExit(() => {
+      this.exited = true;
+      this.turns.end();
+    });
+  }
+
+  snapshot(): ScreenSnapshot {
+    const b = this.term.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < b.length; y++) lines.push(b.getLine(y)?.translateToString(true) ?? '');
+    return { lines, viewportTop: b.viewportY, rows: this.term.rows, cols: this.term.cols };
+  }
+
+  target(): InjectTarget {
+    const waitFor = (done: () => boolean, ms: number) =>
+      new Promise<void>((resolve) => {
+        if (done()) return resolve();
+        const timer = setTimeout(finish, ms);
+        const off = this.turns.onActivity(() => done() && finish());
+        function finish() {
+          clearTimeout(timer);
+          off();
+          resolve();
+        }
+      });
+    return {
+      name: 'agent',
+      isLive: () => !this.exited,
+      state: () => this.state,
+      waitIdle: (ms) => waitFor(() => this.state === 'idle', ms).then(() => this.state === 'idle'),
+      bracketedPaste: () => this.term.modes.bracketedPasteMode,
+      outputBytes: () => this.outputBytes,
+      waitOutput: (after, ms) =>
+        waitFor(() => this.outputBytes > after, ms).then(() => this.outputBytes > after),
+      write: async (data) => {
+        this.turns.onInput(data);
+        this.pty.write(Buffer.from(data) as unknown as string);
+      },
+      drain: async () => {},
+      canonicalMode: () => readCanonicalMode((this.pty as unknown as { ptsName?: string }).ptsName),
+    };
+  }
+
+  ask(text: string, force = false) {
+    return inject(this.target(), Buffer.from(text), { enter: true, force });
+  }
+
+  async nextTurn(timeoutMs = 10_000): Promise<StoredTurn> {
+    return this.turns.waitTurn(this.turns.ring.count, timeoutMs);
+  }
+
+  dispose(): void {
+    this.turns.dispose();
+    try {
+      process.kill(this.pty.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    this.term.dispose();
+  }
+}
+
+let dir: string;
+const harnesses: Harness[] = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'clippy-'));
+});
+afterEach(() => {
+  for (const h of harnesses.splice(0)) h.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function start(
+  agent: AgentName,
+  preset: string,
+  args: string[] = [],
+  maxTurnBytes?: number,
+): Harness {
+  const h = new Harness(agent, preset, ['--log', join(dir, `${agent}.log`), ...args], maxTurnBytes);
+  harnesses.push(h);
+  return h;
+}
+
+function promptTimes(agent: string): number[] {
+  return readFileSync(join(dir, `${agent}.log`), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { prompt_at?: number })
+    .flatMap((e) => (e.prompt_at ? [e.prompt_at] : []));
+}
+
+describe('SessionTurns with the real engine and fake agents in real PTYs', () => {
+  it('aider-style line agent: ready once, each turn once, after the prompt, with the answer text', async () => {
+    const h = start('aider', 'aider');
+    for (const [i, q] of ['hello there', 'second question'].entries()) {
+      const next = h.nextTurn();
+      const r = await h.ask(q);
+      expect(r).toEqual({ submitted: true, bracketed: false });
+      const turn = await next;
+      expect(turn.seq).toBe(i + 1);
+      expect(turn.prompt).toBe(q);
+      expect(turn.text).toContain(
+        `ANSWER: ${q}\nThe fake agent read your message.\nEnd of answer.`,
+      );
+      expect(turn.text).not.toMatch(/Tokens:|> $/);
+      expect(turn.timestamp).toBeGreaterThanOrEqual(promptTimes('aider')[i + 1]!);
+    }
+    expect(h.readyCount).toBe(1);
+    expect(h.stored).toHaveLength(2);
+    expect(h.errors).toEqual([]);
+  });
+
+  it('claude-style TUI: the spinner keeps it busy; the turn completes once the box is idle again', async () => {
+    const h = start('claude', 'claude', ['--delay', '600']);
+    const next = h.nextTurn();
+    const r = await h.ask('what is two plus two');
+    expect(r).toEqual({ submitted: true, bracketed: true });
+    const turn = await next;
+    expect(turn.text).toContain('ANSWER: what is two plus two');
+    expect(turn.text).toContain('End of answer.');
+    expect(turn.text).not.toMatch(/Thinking|esc to interrupt|for shortcuts|❯/);
+    expect(turn.timestamp).toBeGreaterThanOrEqual(promptTimes('claude')[1]!);
+    expect(h.states).toContain('busy');
+    expect(h.state).toBe('idle');
+    expect(h.stored).toHaveLength(1);
+  });
+
+  it('slow agent: pauses longer than the quiet period complete no turn', async () => {
+    const h = start('slow', 'aider', ['--pause', '700']);
+    const next = h.nextTurn(15_000);
+    await h.ask('take your time');
+    const turn = await next;
+    expect(turn.text).toMatch(
+      /Piece 1 of 3[\s\S]*Piece 2 of 3[\s\S]*Piece 3 of 3[\s\S]*ANSWER: take your time/,
+    );
+    expect(h.stored).toHaveLength(1);
+    expect(turn.timestamp).toBeGreaterThanOrEqual(promptTimes('slow')[1]!);
+  });
+
+  it('Ctrl-C during an answer: the turn that follows is flagged interrupted', async () => {
+    const h = start('slow', 'aider', ['--pause', '800']);
+    const next = h.nextTurn();
+    await h.ask('stop me');
+    await new Promise((r) => setTimeout(r, 300));
+    await h.target().write(Buffer.from('\x03'));
+    const turn = await next;
+    expect(turn.interrupted).toBe(true);
+    expect(turn.text).toContain('KeyboardInterrupt');
+    expect(turn.text).not.toContain('End of answer.');
+  });
+
+  it('a line too long for a canonical-mode reader is refused with input_too_long, nothing written', async () => {
+    const h = start('aider', 'aider');
+    while (h.state !== 'idle') await new Promise((r) => setTimeout(r, 20));
+    expect(await readCanonicalMode((h.pty as unknown as { ptsName: string }).ptsName)).toBe(true);
+    const before = h.outputBytes;
+    await expect(h.ask('x'.repeat(5000))).rejects.toMatchObject({ code: 'input_too_long' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(h.outputBytes).toBe(before);
+    // A TUI in raw mode with bracketed paste takes the same text.
+    const t = start('claude', 'claude');
+    while (t.state !== 'idle') await new Promise((r) => setTimeout(r, 20));
+    expect(await readCanonicalMode((t.pty as unknown as { ptsName: string }).ptsName)).toBe(false);
+    await expect(t.ask('y'.repeat(5000))).resolves.toEqual({ submitted: true, bracketed: true });
+  });
+
+  it('crashing agent: no turn comes of the interrupted answer', async () => {
+    const h = start('crash', 'aider');
+    const next = h.nextTurn();
+    await h.ask('please crash');
+    await expect(next).rejects.toMatchObject({ code: 'session_exited' });
+    expect(h.stored).toHaveLength(0);
+  });
+
+  it('injection waits for the idle prompt, or fails with target_busy', async () => {
+    const h = start('slow', 'aider', ['--pause', '600']);
+    await h.ask('one');
+    expect(h.state).toBe('busy');
+    await expect(
+      inject(h.target(), Buffer.from('two'), { enter: true, force: false, idleWaitMs: 200 }),
+    ).rejects.toMatchObject({
+      code: 'target_busy',
+    });
+    const r = await inject(h.target(), Buffer.from('two'), {
+      enter: true,
+      force: false,
+      idleWaitMs: 10_000,
+    });
+    expect(r.submitted).toBe(true);
+    const turn = await h.nextTurn(15_000);
+    expect(turn.prompt).toBe('two');
+  });
+});

@@ -1,0 +1,293 @@
+import type { SessionState } from '@clippy/protocol';
+import {
+  InputTracker,
+  TurnDetector,
+  type DetectorEvent,
+  type Preset,
+  type ScreenSnapshot,
+} from '@clippy/turns';
+import { TurnError } from './errors.js';
+import { PasteLimiter } from './paste-limiter.js';
+import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './ring.js';
+
+/**
+ * Least time between two screen snapshots fed to a screen preset's detector: TUIs redraw in
+ * bursts of many small writes, and reading the screen for each would cost more than the
+ * output itself; 25 ms (agentapi's period) keeps detection well inside its latency target.
+ */
+export const SCREEN_SNAPSHOT_INTERVAL_MS = 25;
+
+/** The session's rendered screen, read after the terminal model has parsed the output. */
+export interface TurnsScreen {
+  snapshot(): ScreenSnapshot;
+}
+
+/** What the turn machinery tells its session (which turns them into broker events). */
+export interface SessionTurnsEvents {
+  /** The first prompt appeared (once). */
+  ready(): void;
+  state(state: SessionState): void;
+  turn(turn: StoredTurn): void;
+  /** A failure inside detection: logged, never thrown into the output path. */
+  error(err: unknown): void;
+}
+
+export interface SessionTurnsOptions {
+  sessionId: string;
+  /** The session's preset; null for a wrapper session (its client publishes the turns). */
+  preset: Preset | null;
+  limits: RingLimits;
+  screen?: TurnsScreen;
+  events: SessionTurnsEvents;
+}
+
+interface Waiter {
+  after: number;
+  resolve(turn: StoredTurn): void;
+  reject(err: Error): void;
+}
+
+/**
+ * A session's turns: the detector fed from the output and input paths (after output was
+ * forwarded: detection never delays output), screen snapshots throttled for screen presets,
+ * one timer at the detector's next deadline, the ring of completed turns, and waits for the
+ * next turn.
+ */
+export class SessionTurns {
+  readonly ring: TurnRing;
+  private detector: TurnDetector | null;
+  private readonly screen: TurnsScreen | undefined;
+  private readonly events: SessionTurnsEvents;
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt: number | null = null;
+  private snapshotDueAt: number | null = null;
+  private lastSnapshotAt = -Infinity;
+  private waiters = new Set<Waiter>();
+  private ready = false;
+  private ended = false;
+  private readonly activity = new Set<() => void>();
+  /** The submitted input that opened the turn in progress (the turn's `prompt`). */
+  private readonly inputs = new InputTracker();
+  private openInput: string | null = null;
+  private readonly pasteLimiter = new PasteLimiter();
+
+  constructor(opts: SessionTurnsOptions) {
+    this.ring = new TurnRing(opts.sessionId, opts.limits);
+    this.detector = opts.preset
+      ? new TurnDetector({ preset: opts.preset, maxTurnBytes: opts.limits.maxTurnBytes })
+      : null;
+    this.screen = opts.screen;
+    this.events = opts.events;
+  }
+
+  /** Output bytes, called after they were forwarded to clients. */
+  onOutput(chunk: Uint8Array): void {
+    if (this.detector) {
+      try {
+        this.handle(this.detector.onOutput(chunk, Date.now()));
+        this.schedule();
+      } catch (err) {
+        this.events.error(err);
+      }
+    }
+    this.notify();
+  }
+
+  /**
+   * Calls `listener` after every output chunk, state change and the end of the session (for
+   * waits such as "until idle" or "until output follows Enter"). Returns the unsubscribe.
+   */
+  onActivity(listener: () => void): () => void {
+    this.activity.add(listener);
+    return () => this.activity.delete(listener);
+  }
+
+  /** Input bytes on their way to the PTY (typed, pasted or injected). */
+  onInput(data: Uint8Array): void {
+    if (!this.detector) return;
+    try {
+      data = this.pasteLimiter.filter(data);
+      // Mirrors the detector's rule: the first submit after the prompt opens the turn.
+      for (const ev of this.inputs.feed(data)) {
+        if (ev.type === 'submit' && this.ready && this.openInput === null) this.openInput = ev.text;
+      }
+      this.handle(this.detector.onInput(data, Date.now()));
+      this.schedule();
+    } catch (err) {
+      this.events.error(err);
+    }
+  }
+
+  /** The screen model parsed more output: snapshot it now, or at the next free slot. */
+  onScreenParsed(): void {
+    if (!this.detector?.needsScreen || !this.screen) return;
+    const now = Date.now();
+    if (now - this.lastSnapshotAt >= SCREEN_SNAPSHOT_INTERVAL_MS) {
+      this.snapshotDueAt = null;
+      this.takeSnapshot(now);
+      this.schedule();
+    } else if (this.snapshotDueAt === null) {
+      this.snapshotDueAt = this.lastSnapshotAt + SCREEN_SNAPSHOT_INTERVAL_MS;
+      this.schedule();
+    }
+  }
+
+  /** A wrapper publishes a completed turn of its session. */
+  publish(turn: NewTurn): StoredTurn {
+    return this.store(turn);
+  }
+
+  /**
+   * The first stored turn with a sequence number above `after` (already stored, or the next to
+   * complete). Fails with `timeout` after `timeoutMs`, or `session_exited` when the session
+   * ends first.
+   */
+  waitTurn(
+    after: number,
+    timeoutMs: number | undefined,
+    signal?: AbortSignal,
+  ): Promise<StoredTurn> {
+    const existing = this.ring.after(after);
+    if (existing) return Promise.resolve(existing);
+    if (this.ended)
+      return Promise.reject(
+        new TurnError('session_exited', 'the session has exited: no further turn will come'),
+      );
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | null = null;
+      const waiter: Waiter = {
+        after,
+        resolve: (t) => {
+          if (timer) clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve(t);
+        },
+        reject: (e) => {
+          if (timer) clearTimeout(timer);
+          this.waiters.delete(waiter);
+          reject(e);
+        },
+      };
+      signal?.addEventListener(
+        'abort',
+        () => waiter.reject(new TurnError('timeout', 'the wait was cancelled')),
+        {
+          once: true,
+        },
+      );
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(
+          () => waiter.reject(new TurnError('timeout', `no turn completed within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      }
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** The session ended: stop detecting (a turn in progress is dropped), fail the waits. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.detector = null;
+    this.clearTimer();
+    for (const w of [...this.waiters]) {
+      w.reject(
+        new TurnError('session_exited', 'the session exited before its next turn completed'),
+      );
+    }
+    this.notify();
+  }
+
+  /** A wrapper reported its state, or the detector changed it: wake the waits. */
+  notify(): void {
+    for (const listener of [...this.activity]) listener();
+  }
+
+  dispose(): void {
+    this.end();
+  }
+
+  private handle(events: DetectorEvent[] | void): void {
+    if (!events) return;
+    for (const e of events) {
+      if (e.type === 'ready') {
+        if (!this.ready) {
+          this.ready = true;
+          this.events.ready();
+        }
+      } else if (e.type === 'state') {
+        this.events.state(e.state);
+        this.notify();
+      } else if (e.type === 'turn') {
+        this.store({
+          content: e.content,
+          text: e.text,
+          prompt: this.openInput ?? '',
+          interrupted: e.interrupted,
+          truncated: e.truncated,
+          startedAt: e.startedAt,
+          endedAt: e.endedAt,
+        });
+        this.openInput = null;
+      }
+    }
+    // Back at the prompt without a turn (an empty submit): the next submit opens the next turn.
+    const state = this.detector?.state;
+    if (state === 'idle' || state === 'starting') this.openInput = null;
+  }
+
+  private store(turn: NewTurn): StoredTurn {
+    const stored = this.ring.add(turn);
+    this.events.turn(stored);
+    for (const w of [...this.waiters]) if (stored.seq > w.after) w.resolve(stored);
+    return stored;
+  }
+
+  private takeSnapshot(now: number): void {
+    if (!this.detector || !this.screen) return;
+    this.lastSnapshotAt = now;
+    this.handle(this.detector.onScreen(this.screen.snapshot(), now));
+  }
+
+  /**
+   * Arms the one timer at the earliest of the detector's deadline and a pending snapshot. A
+   * later deadline keeps the armed timer (it fires early, ticks harmlessly, re-arms): output
+   * chunks then cost no timer churn.
+   */
+  private schedule(): void {
+    if (!this.detector) return;
+    const deadline = this.detector.nextDeadline();
+    let at = deadline;
+    if (this.snapshotDueAt !== null && (at === null || this.snapshotDueAt < at))
+      at = this.snapshotDueAt;
+    if (at === null) return;
+    if (this.timerAt !== null && this.timerAt <= at) return;
+    this.clearTimer();
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.fire(), Math.max(0, at - Date.now()));
+  }
+
+  private fire(): void {
+    this.timer = null;
+    this.timerAt = null;
+    if (!this.detector) return;
+    try {
+      const now = Date.now();
+      if (this.snapshotDueAt !== null && now >= this.snapshotDueAt) {
+        this.snapshotDueAt = null;
+        this.takeSnapshot(now);
+      }
+      if (this.detector) this.handle(this.detector.tick(now));
+      this.schedule();
+    } catch (err) {
+      this.events.error(err);
+    }
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = null;
+  }
+}
