@@ -11,7 +11,7 @@ export {
   type RunView,
   type TurnDecision,
 } from './navigator.js';
-export type { Planner, PlannerInput, PlannerOutcome, PlannerHooks } from './planner.js';
+export type { Planner, PlannerInput, PlannerOutcome, PlannerHooks, Rejection } from './planner.js';
 export {
   GeminiPlanner,
   DEFAULT_MODEL,
@@ -63,3 +63,12 @@ export {
   type InteractivePrompt,
 } from './interactive.js';
 export { ClientBrokerLink, DEFAULT_SESSION_NAME } from './broker-client-link.js';
+export {
+  navigatorExecutionReport,
+  renderNavigatorExecutionReport,
+  MODEL_CALL_ACTION,
+  INVALID_CALL_ACTION,
+  type NavigatorExecutionReportOptions,
+} from './execution-report.js';
+export { navigatorRunReport, type NavigatorRunReportOptions } from './run-report.js';
+export { rejectionFeedback } from './prompt.js';

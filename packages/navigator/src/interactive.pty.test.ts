@@ -32,13 +32,21 @@ afterEach(() => {
 });
 
 /** Runs the real navigate command module (offline planner, interactive) in a PTY. */
-function start(extra: string[] = []): Session {
+function start(extra: string[] | ((dir: string) => string[]) = []): Session {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-'));
+  const more = typeof extra === 'function' ? extra(dir) : extra;
   const out = path.join(dir, 'context.md');
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'CLIPPY_SOCKET'].includes(k))
-      env[k] = v;
+    // No display: the clipboard is OSC 52 on the terminal, which the test can read back.
+    const drop = [
+      'GEMINI_API_KEY',
+      'GOOGLE_API_KEY',
+      'CLIPPY_SOCKET',
+      'DISPLAY',
+      'WAYLAND_DISPLAY',
+    ];
+    if (v !== undefined && !drop.includes(k)) env[k] = v;
   }
   Object.assign(env, {
     XDG_CACHE_HOME: dir,
@@ -64,7 +72,7 @@ function start(extra: string[] = []): Session {
       '3000',
       '-o',
       out,
-      ...extra,
+      ...more,
     ],
     { name: 'xterm', cols: 120, rows: 40, cwd: path.resolve(appRoot, '../../../../..'), env },
   );
@@ -104,6 +112,14 @@ describe('interactive input parsing', () => {
     expect(parseInteractiveInput('feedback:')).toEqual({ kind: 'unknown', text: 'feedback:' });
     expect(parseInteractiveInput('quit')).toEqual({ kind: 'quit' });
     expect(parseInteractiveInput('maybe')).toEqual({ kind: 'unknown', text: 'maybe' });
+    expect(parseInteractiveInput('r')).toEqual({ kind: 'reject' });
+    expect(parseInteractiveInput('Reject')).toEqual({ kind: 'reject' });
+    expect(parseInteractiveInput('reject:')).toEqual({ kind: 'reject' });
+    expect(parseInteractiveInput('reject: wrong files, "billing"')).toEqual({
+      kind: 'reject',
+      reason: 'wrong files, "billing"',
+    });
+    expect(parseInteractiveInput('rejected')).toEqual({ kind: 'unknown', text: 'rejected' });
   });
 });
 
@@ -155,21 +171,65 @@ describe('clippy navigate --interactive in a PTY', () => {
     expect(context).toContain(`- Completion: agent_done after ${steps + 1} steps`);
   });
 
-  it('Enter stops at once and outputs the current context', async () => {
-    const s = start();
+  it('Enter stops at once and outputs the current context; --no-copy hands the report only to --execution-report FILE', async () => {
+    let report = '';
+    const s = start((dir) => [
+      '--no-copy',
+      '--execution-report',
+      (report = path.join(dir, 'report.md')),
+    ]);
     await waitFor(s, PROMPT);
     s.proc.write('\r');
     expect(await s.exited).toBe(0);
     expect(fs.readFileSync(s.out, 'utf8')).toContain('- Completion: user_cancelled after 1 step');
+    expect(fs.readFileSync(report, 'utf8')).toMatch(/^# Execution Report\n/);
+    expect(s.output()).toContain(`Execution report written to ${report}`);
+    expect(s.output()).not.toContain('\x1b]52;');
+    expect(s.output()).not.toContain('relay buffer');
   });
 
-  it('q cancels without output and exits 130', async () => {
-    const s = start();
+  it('q cancels without output and exits 130, and hands over no Execution Report', async () => {
+    let report = '';
+    const s = start((dir) => ['--execution-report', (report = path.join(dir, 'report.md'))]);
     await waitFor(s, PROMPT);
     s.proc.write('q\r');
     expect(await s.exited).toBe(130);
     expect(s.output()).toContain('cancelled: no context written');
     expect(fs.existsSync(s.out)).toBe(false);
+    expect(fs.existsSync(report)).toBe(false);
+    expect(s.output()).not.toContain('Execution report');
+    expect(s.output()).not.toContain('\x1b]52;');
+  });
+
+  it('reject: <reason> undoes the step, the report says SKIPPED with the reason, and it is copied', async () => {
+    let report = '';
+    const r = start((dir) => ['--execution-report', (report = path.join(dir, 'report.md'))]);
+    let at = await waitFor(r, PROMPT);
+    r.proc.write('reject: billing is not part of it\r');
+    at = await waitFor(
+      r,
+      /Step 1 rejected: its change is undone and the planner is told why \(billing is not part of it\)\./,
+      at,
+    );
+    await waitFor(r, /Done: {3}agent_done|Continue\? \[y\/N\/feedback\]: /, at);
+    if (!r.output().includes('Done:   agent_done')) r.proc.write('n\r');
+    expect(await r.exited).toBe(0);
+    const md = fs.readFileSync(report, 'utf8');
+    expect(md).toMatch(/^# Execution Report\n\n\*\*Run Summary:\*\*\n- \*\*Status:\*\* SUCCESS\n/);
+    expect(md).toContain(
+      '### Action 1: update_flight_plan\n\n- **Status:** SKIPPED\n- **Details:** User rejected this action. These changes have not been implemented, and the previous state is still the current one.\n- **Reason:** "billing is not part of it"\n',
+    );
+    // The clipboard got the same report (OSC 52 here: no display), and the line says so.
+    const osc = /\x1b\]52;c;([A-Za-z0-9+/=]+)\x07/.exec(r.output());
+    expect(osc).not.toBeNull();
+    expect(Buffer.from(osc![1]!, 'base64').toString('utf8')).toBe(md);
+    expect(r.output()).toContain('not put in the relay buffer: no clippy broker is running');
+    expect(r.output()).toContain(
+      `Execution report copied to the clipboard (osc52) and written to ${report}`,
+    );
+    expect(fs.readFileSync(r.out, 'utf8')).toContain(
+      '# Context: fix the token refresh bug in auth',
+    );
   });
 
   it('Ctrl-C at the prompt cancels like q: exit 130, no context', async () => {

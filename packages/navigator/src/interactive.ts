@@ -8,6 +8,7 @@ export type InteractiveInput =
   | { kind: 'continue' }
   | { kind: 'stop' }
   | { kind: 'feedback'; text: string }
+  | { kind: 'reject'; reason?: string }
   | { kind: 'show' }
   | { kind: 'plan' }
   | { kind: 'cost' }
@@ -15,11 +16,19 @@ export type InteractiveInput =
   | { kind: 'unknown'; text: string };
 
 export const INTERACTIVE_HELP =
-  'Type y (continue), n or Enter (stop and output the context), feedback: <text>, show, plan, cost, or q (quit, no output).';
+  'Type y (continue), n or Enter (stop and output the context), feedback: <text>, r or reject: <reason> (undo this step), show, plan, cost, or q (quit, no output).';
 
-/** The seed's input table: y/yes, n/no/Enter, feedback: <text>, show, plan, cost, q/quit. */
+/**
+ * The seed's input table (y/yes, n/no/Enter, feedback: <text>, show, plan, cost, q/quit) plus
+ * r/reject[: <reason>], which undoes the step just shown.
+ */
 export function parseInteractiveInput(line: string): InteractiveInput {
   const text = line.trim();
+  const reject = /^(?:r|reject)\s*(?::([\s\S]*))?$/i.exec(text);
+  if (reject) {
+    const reason = reject[1]?.trim();
+    return reason ? { kind: 'reject', reason } : { kind: 'reject' };
+  }
   const feedback = /^feedback\s*:\s*([\s\S]*)$/i.exec(text);
   if (feedback) {
     const body = feedback[1]!.trim();
@@ -110,6 +119,11 @@ export function createInteractivePrompt(opts: {
           case 'feedback':
             write(`Feedback noted for the next step: ${input.text}\n`);
             return { action: 'continue', feedback: input.text };
+          case 'reject':
+            write(
+              `Step ${report.step_number} rejected: its change is undone and the planner is told${input.reason ? ` why (${input.reason})` : ''}.\n`,
+            );
+            return { action: 'reject', ...(input.reason ? { reason: input.reason } : {}) };
           case 'show':
             write(`${view.mapOutput().trimEnd()}\n`);
             break;

@@ -5,7 +5,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFlightPlan } from '@clippy/repomap';
 import { RunReportSchema } from '@clippy/reports';
+import { TestDaemon } from '@clippy/testkit/daemon';
 import { startFakeGemini, type FakeGemini } from '@clippy/testkit/fake-gemini';
+import { bins } from '@clippy/testkit/paths';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
@@ -14,9 +18,12 @@ const repoRoot = path.resolve(appRoot, '../../../../..');
 
 const dirs: string[] = [];
 let fake: FakeGemini | undefined;
+let daemon: TestDaemon | undefined;
 afterEach(async () => {
   await fake?.close();
   fake = undefined;
+  await daemon?.stop();
+  daemon = undefined;
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -36,7 +43,15 @@ function cli(
   for (const [k, v] of Object.entries(process.env)) {
     if (
       v !== undefined &&
-      !['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GEMINI_BASE_URL', 'CLIPPY_SOCKET'].includes(k)
+      // No display either: a test never touches the user's clipboard.
+      ![
+        'GEMINI_API_KEY',
+        'GOOGLE_API_KEY',
+        'GEMINI_BASE_URL',
+        'CLIPPY_SOCKET',
+        'DISPLAY',
+        'WAYLAND_DISPLAY',
+      ].includes(k)
     )
       base[k] = v;
   }
@@ -56,6 +71,18 @@ function cli(
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
+
+// ajv-formats is CommonJS with a default export; under NodeNext its type is the module namespace.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const ajv = new Ajv({ allErrors: true });
+addFormats(ajv);
+const validateRunReport = ajv.compile(
+  JSON.parse(
+    fs.readFileSync(path.join(repoRoot, 'docs', 'run-report.schema.json'), 'utf8'),
+  ) as object,
+);
+
+const brokerBuilt = fs.existsSync(path.join(path.dirname(bins.clippyd), '..', 'dist', 'main.js'));
 
 const usage = { promptTokenCount: 20_000, candidatesTokenCount: 1_000, thoughtsTokenCount: 0 };
 const goal = ['--goal', 'fix the token refresh bug in auth', '--budget', '3000'];
@@ -136,23 +163,34 @@ describe('clippy navigate (command module as a process)', () => {
     expect(parseFlightPlan(yaml)).toEqual(json.state.flight_plan);
   });
 
-  it('writes a run report with --report (answer = context, exit code from the report)', async () => {
+  it('writes a run report with --report (schema-valid, answer = context, exit code = result.exit_code) and --execution-report', async () => {
     const dir = tmp();
     const reportFile = path.join(dir, 'run.json');
-    const r = await cli([
-      appRoot,
-      ...goal,
-      '--planner',
-      'offline',
-      '--quiet',
-      '--report',
-      reportFile,
+    const limitedFile = path.join(dir, 'limited.json');
+    const mdFile = path.join(dir, 'report.md');
+    const common = [appRoot, ...goal, '--planner', 'offline', '--quiet'];
+    const [r, limited] = await Promise.all([
+      cli([...common, '--report', reportFile, '--execution-report', mdFile, '--no-copy']),
+      cli([...common, '--report', limitedFile, '--max-iterations', '1']),
     ]);
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    const report = RunReportSchema.parse(JSON.parse(fs.readFileSync(reportFile, 'utf8')));
+    const json: unknown = JSON.parse(fs.readFileSync(reportFile, 'utf8'));
+    expect(validateRunReport(json) ? [] : validateRunReport.errors).toEqual([]);
+    const report = RunReportSchema.parse(json);
     expect(report.result.outcome).toBe('success');
-    expect(report.result.answer).toContain('# Context: fix the token refresh bug in auth');
+    expect(report.result.exit_code).toBe(0);
+    expect(report.result.answer).toMatch(/^# Context: fix the token refresh bug in auth/);
+    expect(report.provider).toBe('offline');
+    expect(report.settings.max_turns).toBe(20);
+    expect(report.settings.clippy).toMatchObject({
+      planner: 'offline',
+      mode: 'autonomous',
+      token_budget: 3000,
+      max_cost_usd: 2,
+      max_iterations: 20,
+    });
     const tools = report.timeline
       .filter((e) => e.type === 'tool_call')
       .map((e) => (e as { name: string }).name);
@@ -160,6 +198,16 @@ describe('clippy navigate (command module as a process)', () => {
     expect(report.stats.turns).toBe(tools.length);
     expect(tools[0]).toBe('update_flight_plan');
     expect(tools.at(-1)).toBe('finalize_context');
+    // The Execution Report file: one action per tool call, all successful.
+    const md = fs.readFileSync(mdFile, 'utf8');
+    expect(md).toMatch(/^# Execution Report\n\n\*\*Run Summary:\*\*\n- \*\*Status:\*\* SUCCESS\n/);
+    expect(md).toContain(`- **Working Directory:** ${appRoot}\n`);
+    expect([...md.matchAll(/^### Action \d+: (\S+)$/gm)].map((m) => m[1])).toEqual(tools);
+    // The step limit: exhausted, exit code 2 (the report's), the context still the answer.
+    expect(limited.code).toBe(2);
+    const exhausted = RunReportSchema.parse(JSON.parse(fs.readFileSync(limitedFile, 'utf8')));
+    expect(exhausted.result).toMatchObject({ outcome: 'exhausted', exit_code: 2 });
+    expect(exhausted.result.answer).toContain('- Completion: max_iterations after 1 step');
   });
 
   it('falls back to the offline planner without a key, and says so', async () => {
@@ -187,4 +235,33 @@ describe('clippy navigate (command module as a process)', () => {
       expect(r.stderr).toMatch(cases[i]![2]);
     });
   });
+
+  it.skipIf(!brokerBuilt)(
+    "puts the Execution Report in a running broker's relay buffer and says where it went",
+    async () => {
+      daemon = await TestDaemon.start();
+      const dir = tmp();
+      const mdFile = path.join(dir, 'report.md');
+      const bufferFile = path.join(dir, 'buffer.md');
+      // -i with no input: end of input counts as Enter, so the run stops after step 1.
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(daemon.env.env))
+        if (v !== undefined && k !== 'DISPLAY' && k !== 'WAYLAND_DISPLAY') env[k] = v;
+      const r = await cli([appRoot, ...goal, '-i', '--execution-report', mdFile], env);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(
+        `clippy: Execution report put in the relay buffer: \`clippy paste <session>\` and written to ${mdFile}\n`,
+      );
+      expect(r.stderr).toContain('clippy: not copied to the clipboard: no clipboard available');
+      const client = await daemon.connect();
+      try {
+        await client.request('deliver', { sink: 'file', path: bufferFile });
+      } finally {
+        await client.close();
+      }
+      const md = fs.readFileSync(mdFile, 'utf8');
+      expect(md).toMatch(/^# Execution Report\n/);
+      expect(fs.readFileSync(bufferFile, 'utf8')).toBe(md);
+    },
+  );
 });

@@ -13,7 +13,7 @@ import { NullBrokerLink, type BrokerLink } from './broker-link.js';
 import { renderFinalContext } from './final-context.js';
 import { goalTerms } from './goal-terms.js';
 import { applyPlanUpdate } from './plan-update.js';
-import type { Planner, PlannerInput } from './planner.js';
+import type { Planner, PlannerInput, Rejection } from './planner.js';
 import { renderTurnReport } from './render-turn-report.js';
 import type {
   CompletionReason,
@@ -43,7 +43,12 @@ export type TurnDecision =
   /** Stop now and output the current context. */
   | { action: 'stop' }
   /** Cancel: no output. */
-  | { action: 'quit' };
+  | { action: 'quit' }
+  /**
+   * Undo the step that just ran (its plan change is reverted) and go on; the planner is told
+   * about the rejection, with the user's reason when given.
+   */
+  | { action: 'reject'; reason?: string };
 
 /** Read access to the run for interactive commands (`show`, `plan`, `cost`). */
 export interface RunView {
@@ -189,6 +194,7 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
   const reports: TurnReport[] = [];
   const stepCosts = new Map<number, number>();
   let lastResults: ToolResult[] = [];
+  let rejection: Rejection | undefined;
   let userAction: 'stop' | 'quit' | null = null;
   let error: string | null = null;
 
@@ -205,8 +211,13 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
     costBreakdown: () => costBreakdown(state, timeline),
   };
 
-  const log = (d: Omit<Decision, 'timestamp' | 'tokens'>) => {
-    state.decision_log.push({ ...d, tokens: map.totalTokens, timestamp: now().toISOString() });
+  const log = (d: Omit<Decision, 'timestamp' | 'tokens' | 'counts_by_level'>) => {
+    state.decision_log.push({
+      ...d,
+      tokens: map.totalTokens,
+      counts_by_level: [...map.countsByLevel],
+      timestamp: now().toISOString(),
+    });
   };
 
   const runTool = async (call: ToolCall, step: number, cost: number): Promise<ToolResult> => {
@@ -228,7 +239,12 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
       timeline.push(ev);
       return r;
     };
-    const reject = (message: string, action: string, reasoning = ''): ToolResult => {
+    const reject = (
+      message: string,
+      action: string,
+      reasoning = '',
+      proposed?: unknown,
+    ): ToolResult => {
       log({
         step,
         action,
@@ -237,6 +253,8 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
         plan_change: [],
         cost,
         error: message,
+        ...(call.name && call.name !== action ? { tool: call.name } : {}),
+        ...(proposed !== undefined ? { proposed } : {}),
       });
       return record({
         name: call.name,
@@ -258,7 +276,7 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
       const applied = applyPlanUpdate(state.flight_plan, args.updates);
       if (!applied.ok) {
         stats.rejected_changes += 1;
-        return reject(applied.error, 'rejected update_flight_plan', args.reasoning);
+        return reject(applied.error, 'rejected update_flight_plan', args.reasoning, args.updates);
       }
       const before = state.flight_plan;
       state.flight_plan = applied.plan;
@@ -324,6 +342,9 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
         break;
       }
       const step = state.iterations + 1;
+      // Kept so an interactive `reject` can put the plan and map back as they were.
+      const planBefore = state.flight_plan;
+      const mapBefore = map;
       const feedback = [...state.pending_feedback, ...broker.takeFeedback()];
       state.pending_feedback = [];
       await broker.setBusy(true);
@@ -336,7 +357,9 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
         lastResults,
         feedback,
         planYaml: flightPlanToYaml(state.flight_plan),
+        ...(rejection ? { rejection } : {}),
       };
+      rejection = undefined;
       const outcome = await opts.planner.next(input, {
         recordModelCall: (ev) => {
           timeline.push(ev);
@@ -427,6 +450,28 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
       }
       if (decision?.action === 'continue' && decision.feedback)
         state.pending_feedback.push(decision.feedback);
+      if (decision?.action === 'reject') {
+        const reason = decision.reason?.trim() || null;
+        const decisions = state.decision_log.filter((d) => d.step === step);
+        for (const d of decisions) d.user_rejected = { reason };
+        rejection = {
+          step,
+          description: decisions.map((d) => d.description).join('; ') || 'no change',
+          reason,
+          rejectedPlan: state.flight_plan,
+        };
+        state.flight_plan = planBefore;
+        // Rendering is deterministic: the map from before the step is the re-rendered old plan.
+        map = mapBefore;
+        state.map = mapMetadata(map);
+        const error = `rejected by the user${reason ? `: ${reason}` : ''}; the change was reverted`;
+        lastResults = lastResults.map((r) => ({
+          ...r,
+          ok: false,
+          error,
+          response: { status: 'rejected_by_user', ...(reason ? { reason } : {}) },
+        }));
+      }
     }
   } finally {
     opts.planner.dispose?.();

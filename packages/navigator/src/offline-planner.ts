@@ -232,6 +232,15 @@ function selectionOf(plan: FlightPlan): Selection {
   };
 }
 
+/** A plan as JSON with sorted keys, so equal plans compare equal whatever their key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
 /** Glob characters: a path with one of them is escaped so the rule names exactly that file. */
 function literal(path: string): string {
   return path.replace(/[*?[\]{}()!+@]/g, (c) => `\\${c}`);
@@ -257,6 +266,39 @@ export class OfflinePlanner implements Planner {
   }
 
   private feedbackSeen: string[] = [];
+  /** Plans the user rejected (canonical JSON): never proposed again. */
+  private readonly rejectedPlans = new Set<string>();
+  /** Files a rejected step raised to L3/L4: the user did not want them, so they stay down. */
+  private readonly rejectedFiles = new Set<string>();
+  /** Said once in the next reasoning: what the user rejected. */
+  private rejectionNote = '';
+
+  /** Remembers a rejected step: its plan is not proposed again, the files it raised stay down. */
+  private noteRejection(input: PlannerInput): void {
+    const r = input.rejection;
+    if (!r) return;
+    this.rejectedPlans.add(canonical(r.rejectedPlan));
+    const before = selectionOf(input.state.flight_plan);
+    const kept = new Set([...before.l4, ...before.l3]);
+    const after = selectionOf(r.rejectedPlan);
+    for (const p of [...after.l4, ...after.l3]) if (!kept.has(p)) this.rejectedFiles.add(p);
+    this.rejectionNote = `Step ${r.step} was rejected${r.reason ? ` ("${r.reason}")` : ''}: not raising ${[...this.rejectedFiles].join(', ') || 'those files'} again. `;
+  }
+
+  /** An update_flight_plan call, or null when the user already rejected that plan. */
+  private propose(plan: FlightPlan, reasoning: string): PlannerOutcome | null {
+    if (this.rejectedPlans.has(canonical(plan))) return null;
+    const note = this.rejectionNote;
+    this.rejectionNote = '';
+    const call: ToolCall = {
+      name: UPDATE_FLIGHT_PLAN,
+      args: {
+        reasoning: `${note}${reasoning}`,
+        updates: { focus: plan.focus ?? null, verbosity: plan.verbosity ?? null },
+      },
+    };
+    return { kind: 'calls', calls: [call], cost: 0 };
+  }
 
   /** The first plan: best files at L4, their neighbours at L3, within a share of the budget. */
   private initialSelection(input: PlannerInput): Selection {
@@ -269,6 +311,7 @@ export class OfflinePlanner implements Planner {
     const limit = budget * PINNED_BUDGET_SHARE;
     for (const s of scored) {
       if (l4.length + l3.length >= MAX_CORE || s.score < top * CORE_SHARE) break;
+      if (this.rejectedFiles.has(literal(s.path))) continue;
       const c = fileCosts(input.index, s.path);
       if (c.l4 <= budget * MAX_L4_SHARE && used + c.l4 <= limit) {
         l4.push(s.path);
@@ -288,6 +331,7 @@ export class OfflinePlanner implements Planner {
     let neighbours = 0;
     for (const p of candidates) {
       if (neighbours >= MAX_NEIGHBOURS) break;
+      if (this.rejectedFiles.has(literal(p))) continue;
       const c = fileCosts(input.index, p);
       if (c.l3 === 0 || used + c.l3 > limit) continue;
       l3.push(p);
@@ -324,7 +368,7 @@ export class OfflinePlanner implements Planner {
     const newFeedback = input.feedback.filter((f) => !this.feedbackSeen.includes(f));
     this.feedbackSeen.push(...newFeedback);
     this.rescore(input, this.feedbackSeen);
-    const calls: ToolCall[] = [];
+    this.noteRejection(input);
     const plan = input.state.flight_plan;
     const current = selectionOf(plan);
     const budget = input.state.budget.token_budget;
@@ -335,14 +379,8 @@ export class OfflinePlanner implements Planner {
       const next = planFor(plan, { ...sel, l4: sel.l4.map(literal), l3: sel.l3.map(literal) });
       if (JSON.stringify(next) !== JSON.stringify(plan)) {
         const reasoning = `${newFeedback.length ? `Feedback: "${newFeedback.join('; ')}". ` : ''}${this.reasonFor(sel)}`;
-        calls.push({
-          name: UPDATE_FLIGHT_PLAN,
-          args: {
-            reasoning,
-            updates: { focus: next.focus ?? null, verbosity: next.verbosity ?? null },
-          },
-        });
-        return { kind: 'calls', calls, cost: 0 };
+        const proposal = this.propose(next, reasoning);
+        if (proposal) return proposal;
       }
     }
 
@@ -369,15 +407,9 @@ export class OfflinePlanner implements Planner {
         this.demoted.add(l3);
         reasoning = `The map is over budget (${map.totalTokens} of ${budget} tokens): ${l3} goes back to structure.`;
       }
-      const next = planFor(plan, sel);
-      calls.push({
-        name: UPDATE_FLIGHT_PLAN,
-        args: {
-          reasoning,
-          updates: { focus: next.focus ?? null, verbosity: next.verbosity ?? null },
-        },
-      });
-      return { kind: 'calls', calls, cost: 0 };
+      const proposal = this.propose(planFor(plan, sel), reasoning);
+      if (proposal) return proposal;
+      return this.finalize(input);
     }
 
     if (map.totalTokens < budget * GROW_BELOW) {
@@ -391,7 +423,8 @@ export class OfflinePlanner implements Planner {
       for (const s of this.scored ?? []) {
         if (added.length >= MAX_GROW_PER_STEP || s.score <= 0 || s.score < top * 0.1) break;
         const pattern = literal(s.path);
-        if (pinned.has(pattern) || this.demoted.has(pattern)) continue;
+        if (pinned.has(pattern) || this.demoted.has(pattern) || this.rejectedFiles.has(pattern))
+          continue;
         const c = fileCosts(input.index, s.path);
         const now = tokensNow.get(s.path) ?? 0;
         const limit = budget * GROW_TARGET;
@@ -408,16 +441,9 @@ export class OfflinePlanner implements Planner {
         added.push(`${s.path} at L${level} (${s.matched.join(', ') || 'linked'})`);
       }
       if (added.length) {
-        const next = planFor(plan, sel);
         const reasoning = `Room left (${map.totalTokens} of ${budget} tokens): adding the next-best matches. ${added.join('; ')}.`;
-        calls.push({
-          name: UPDATE_FLIGHT_PLAN,
-          args: {
-            reasoning,
-            updates: { focus: next.focus ?? null, verbosity: next.verbosity ?? null },
-          },
-        });
-        return { kind: 'calls', calls, cost: 0 };
+        const proposal = this.propose(planFor(plan, sel), reasoning);
+        if (proposal) return proposal;
       }
     }
     return this.finalize(input);
@@ -426,10 +452,20 @@ export class OfflinePlanner implements Planner {
   private finalize(input: PlannerInput): PlannerOutcome {
     const sel = selectionOf(input.state.flight_plan);
     const map = input.map;
+    const none =
+      this.rejectedFiles.size > 0
+        ? `No other file to raise for the goal's terms (${this.terms.join(', ') || 'none'})`
+        : `No file matched the goal's terms (${this.terms.join(', ') || 'none'})`;
     const summary =
       sel.l4.length + sel.l3.length === 0
-        ? `No file matched the goal's terms (${this.terms.join(', ') || 'none'}); the map is the ranked structure of the repository (${map.totalTokens} tokens).`
+        ? `${none}; the map is the ranked structure of the repository (${map.totalTokens} tokens).`
         : `Context ready: ${sel.l4.length} in full, ${sel.l3.length} as interfaces, ${map.totalTokens} tokens. Full text: ${sel.l4.join(', ') || '(none)'}. Interfaces: ${sel.l3.join(', ') || '(none)'}.`;
-    return { kind: 'calls', calls: [{ name: FINALIZE_CONTEXT, args: { summary } }], cost: 0 };
+    const note = this.rejectionNote;
+    this.rejectionNote = '';
+    return {
+      kind: 'calls',
+      calls: [{ name: FINALIZE_CONTEXT, args: { summary: `${note}${summary}` } }],
+      cost: 0,
+    };
   }
 }

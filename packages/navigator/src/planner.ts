@@ -1,4 +1,4 @@
-import type { MapResult, RepoIndex } from '@clippy/repomap';
+import type { FlightPlan, MapResult, RepoIndex } from '@clippy/repomap';
 import type { ModelCallEvent, NavigatorState } from './state.js';
 import type { ToolCall, ToolResult } from './tools.js';
 
@@ -17,6 +17,19 @@ export interface PlannerInput {
   feedback: string[];
   /** The plan as YAML, as the prompt and `plan` show it. */
   planYaml: string;
+  /** Set when the user rejected the previous step (interactive `reject`): it was reverted. */
+  rejection?: Rejection;
+}
+
+/** The user's rejection of a step: its change was undone, and the planner should not repeat it. */
+export interface Rejection {
+  step: number;
+  /** What the rejected step did (its decisions' descriptions). */
+  description: string;
+  /** The user's reason, when one was given. */
+  reason: string | null;
+  /** The plan the rejected step had produced (now reverted). */
+  rejectedPlan: FlightPlan;
 }
 
 export type PlannerOutcome =

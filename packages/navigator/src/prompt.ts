@@ -1,4 +1,4 @@
-import type { PlannerInput } from './planner.js';
+import type { PlannerInput, Rejection } from './planner.js';
 import type { ToolResult } from './tools.js';
 
 /** Decisions the prompt repeats: enough to avoid undoing work, few enough to keep it bounded. */
@@ -26,9 +26,16 @@ function money(n: number): string {
 }
 
 function describeResult(r: ToolResult): string {
+  if (r.response.status === 'rejected_by_user')
+    return `${r.name}: ${r.error ?? 'rejected by the user'}`;
   return r.ok
     ? `${r.name}: ok ${JSON.stringify(r.response)}`
     : `${r.name}: REJECTED: ${r.error ?? 'error'} (the plan was not changed)`;
+}
+
+/** The user's rejection of the last step, as a feedback line for the planner. */
+export function rejectionFeedback(r: Rejection): string {
+  return `I rejected your step ${r.step} (${r.description}) and reverted it: the plan is back to what it was before that step. Do not make that change again.${r.reason ? ` Reason: ${r.reason}` : ''}`;
 }
 
 /** The prompt of one step: the state, not the history (it does not grow with the run). */
@@ -42,13 +49,15 @@ export function buildPrompt(input: PlannerInput): string {
     `## Goal\n${state.goal}`,
     `## Token budget\n${map.totalTokens.toLocaleString('en-US')} of ${b.token_budget.toLocaleString('en-US')} tokens (${tokPct.toFixed(1)}%)${map.overBudget ? ' — OVER BUDGET: lower some levels' : ''}; files by level L0..L4: ${map.countsByLevel.join(' / ')}`,
     `## Cost budget\n${money(b.current_spend_usd)} of $${b.max_spend_usd.toFixed(2)} spent (${spendPct.toFixed(1)}%); step ${input.step} of at most ${state.max_iterations}`,
-    `## Last decisions\n${decisions.length ? decisions.map((d) => `- step ${d.step}: ${d.description}${d.error ? ` (rejected: ${d.error})` : ''} — ${d.reasoning}`).join('\n') : '(none yet)'}`,
+    `## Last decisions\n${decisions.length ? decisions.map((d) => `- step ${d.step}: ${d.description}${d.error ? ` (rejected: ${d.error})` : ''}${d.user_rejected ? ` (rejected by the user and reverted${d.user_rejected.reason ? `: ${d.user_rejected.reason}` : ''})` : ''} — ${d.reasoning}`).join('\n') : '(none yet)'}`,
   ];
   if (input.lastResults.length) {
     parts.push(`## Result of your last call\n${input.lastResults.map(describeResult).join('\n')}`);
   }
-  if (input.feedback.length) {
-    parts.push(`## User feedback (follow it)\n${input.feedback.map((f) => `- ${f}`).join('\n')}`);
+  const feedback = [...input.feedback];
+  if (input.rejection) feedback.unshift(rejectionFeedback(input.rejection));
+  if (feedback.length) {
+    parts.push(`## User feedback (follow it)\n${feedback.map((f) => `- ${f}`).join('\n')}`);
   }
   parts.push(`## Current flight plan (YAML)\n\`\`\`yaml\n${input.planYaml.trimEnd()}\n\`\`\``);
   parts.push(`## Current map\n${map.output}`);

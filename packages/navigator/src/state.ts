@@ -53,6 +53,14 @@ export const DecisionSchema = z.strictObject({
   timestamp: z.string(),
   /** Set when the call was rejected (validation error sent back to the planner). */
   error: z.string().optional(),
+  /** The function the model called, when it differs from `action` (invalid calls). */
+  tool: z.string().optional(),
+  /** The change the planner proposed, kept when validation rejected it. */
+  proposed: z.unknown().optional(),
+  /** Files per level L0..L4 after the decision. */
+  counts_by_level: z.array(z.number().int().nonnegative()).length(5).optional(),
+  /** Set when the user rejected this step in interactive mode (its change was reverted). */
+  user_rejected: z.strictObject({ reason: z.string().nullable() }).optional(),
 });
 export type Decision = z.infer<typeof DecisionSchema>;
 

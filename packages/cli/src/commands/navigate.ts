@@ -9,9 +9,11 @@ import {
   DEFAULT_TOKEN_BUDGET,
   GeminiPlanner,
   navigate,
+  navigatorRunReport,
   NullBrokerLink,
   OfflinePlanner,
   PricingError,
+  renderNavigatorExecutionReport,
   renderTurnReport,
   resolvePricing,
   type BrokerLink,
@@ -21,11 +23,13 @@ import {
   type TurnDecision,
 } from '@clippy/navigator';
 import { flightPlanToYaml } from '@clippy/repomap';
+import { serializeRunReport } from '@clippy/reports';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { copyToClipboard } from '../clipboard.js';
 import { withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { deliverReport, type DeliveryResult } from '../report-delivery.js';
 
 /**
  * Exit codes of `clippy navigate` (documented in docs/navigator.md and docs/cli.md). Every run
@@ -54,7 +58,9 @@ interface NavigateArgs extends CommonArgs {
   priceInput?: number;
   priceOutput?: number;
   output?: string;
-  copy: boolean;
+  /** true: copy the context; false (--no-copy): do not hand over the Execution Report. */
+  copy?: boolean;
+  executionReport?: string;
   flightPlan?: string;
   json: boolean;
   report?: string;
@@ -140,6 +146,7 @@ function jsonResult(result: NavigatorResult, exitCode: number) {
     exit_code: exitCode,
     error: result.error,
     context: result.context,
+    execution_report: renderNavigatorExecutionReport(result),
     flight_plan_yaml: flightPlanToYaml(result.state.flight_plan),
     state: result.state,
     map: {
@@ -157,67 +164,64 @@ function jsonResult(result: NavigatorResult, exitCode: number) {
   };
 }
 
-async function writeReport(file: string, result: NavigatorResult, model: string): Promise<number> {
-  const reports = await import('@clippy/reports');
-  const builder = new reports.RunReportBuilder({
-    task: result.state.goal,
-    model,
-    provider: result.state.planner === 'offline' ? 'clippy-offline' : 'google-gemini',
+function writeReport(file: string, result: NavigatorResult, a: NavigateArgs): number {
+  const report = navigatorRunReport(result, {
     settings: {
-      max_turns: result.state.max_iterations,
-      clippy: { token_budget: result.state.budget.token_budget },
+      verbose: a.verbose,
+      quiet: a.quiet,
+      cache: a.cache,
+      ...(a.include ? { include: a.include } : {}),
+      ...(a.exclude ? { exclude: a.exclude } : {}),
     },
-    clippy: { kind: 'navigator', repository: result.state.repository },
   });
-  let turn = 0;
-  for (const ev of result.timeline) {
-    while (turn < ev.step) turn = builder.startTurn();
-    if (ev.type === 'model_call') {
-      builder.recordLlmCall({
-        durationS: ev.duration_ms / 1000,
-        promptTokensEst: ev.prompt_tokens_estimate,
-        finishReason: ev.finish_reason ?? (ev.error ? 'error' : 'unknown'),
-        isRetry: false,
-        clippy: {
-          retry: ev.retry,
-          ...(ev.retry_reason ? { retry_reason: ev.retry_reason } : {}),
-          prompt_tokens: ev.prompt_tokens,
-          output_tokens: ev.output_tokens,
-          thoughts_tokens: ev.thoughts_tokens,
-          cost_usd: ev.cost,
-          estimate_source: ev.estimate_source,
-          ...(ev.error ? { error: ev.error } : {}),
-        },
-      });
-    } else {
-      const args =
-        ev.arguments && typeof ev.arguments === 'object' && !Array.isArray(ev.arguments)
-          ? (ev.arguments as Record<string, unknown>)
-          : null;
-      builder.recordToolCall({
-        name: ev.name || '(none)',
-        arguments: args,
-        succeeded: ev.succeeded,
-        durationS: ev.duration_ms / 1000,
-        resultLength: ev.result_length,
-        ...(ev.succeeded ? {} : { error: ev.error ?? 'failed' }),
-      });
-    }
-  }
-  while (turn < result.state.iterations) turn = builder.startTurn();
-  const reason = result.state.completion_reason;
-  const clippy = {
-    completion_reason: reason,
-    cost_usd: result.state.budget.current_spend_usd,
-    stats: result.stats,
-  };
-  const report = result.error
-    ? builder.finish({ outcome: 'error', answer: null, errorMessage: result.error, clippy })
-    : reason === 'agent_done' || result.user_action === 'stop'
-      ? builder.finish({ outcome: 'success', answer: result.context, clippy })
-      : builder.finish({ outcome: 'exhausted', answer: result.context || null, clippy });
-  fs.writeFileSync(file, reports.serializeRunReport(report));
+  writeFileOrFail(file, serializeRunReport(report));
   return report.result.exit_code;
+}
+
+function writeFileOrFail(file: string, text: string): void {
+  try {
+    fs.writeFileSync(file, text);
+  } catch (err) {
+    throw new CliError(`cannot write ${file}: ${(err as Error).message}`, NAVIGATE_EXIT.failure);
+  }
+}
+
+/** Where the Execution Report went, in one line for a person at a terminal. */
+function deliveryLine(d: DeliveryResult, file: string | undefined, contextCopied: boolean): string {
+  const paste = 'the relay buffer: `clippy paste <session>`';
+  const places: string[] = [];
+  if (d.clipboard && !contextCopied) places.push(`copied to the clipboard (${d.clipboard})`);
+  if (d.relayBuffer) places.push(places.length ? `and ${paste}` : `put in ${paste}`);
+  if (file) places.push(`${places.length ? 'and ' : ''}written to ${file}`);
+  if (places.length === 0) return '';
+  const note = contextCopied && d.relayBuffer ? ' (the clipboard holds the context: --copy)' : '';
+  return `Execution report ${places.join(' ')}${note}`;
+}
+
+/**
+ * Hands the run's Execution Report over: clipboard and relay buffer (unless --no-copy), and
+ * --execution-report FILE. At a terminal one line says where it went; misses are warnings.
+ */
+async function handOverExecutionReport(
+  result: NavigatorResult,
+  a: NavigateArgs,
+  contextCopied: boolean,
+): Promise<void> {
+  const markdown = renderNavigatorExecutionReport(result);
+  if (a.executionReport) writeFileOrFail(a.executionReport, markdown);
+  const delivered: DeliveryResult =
+    a.copy === false
+      ? { clipboard: null, relayBuffer: false, warnings: [] }
+      : await deliverReport(
+          markdown,
+          { socket: a.socket },
+          { label: 'navigator-report', clipboard: !contextCopied },
+        );
+  const atTerminal = a.interactive || Boolean(process.stderr.isTTY);
+  if (a.quiet || !atTerminal) return;
+  for (const w of delivered.warnings) process.stderr.write(`clippy: ${w}\n`);
+  const line = deliveryLine(delivered, a.executionReport, contextCopied);
+  if (line) process.stderr.write(`clippy: ${line}\n`);
 }
 
 async function run(a: ArgumentsCamelCase<NavigateArgs>): Promise<void> {
@@ -279,7 +283,15 @@ async function run(a: ArgumentsCamelCase<NavigateArgs>): Promise<void> {
     fs.writeFileSync(a.flightPlan, flightPlanToYaml(result.state.flight_plan, header));
   }
   if (a.output) fs.writeFileSync(a.output, result.context);
-  if (a.copy) {
+  if (a.report) process.exitCode = writeReport(a.report, result, a);
+  else {
+    if (a.json) process.stdout.write(`${JSON.stringify(jsonResult(result, code), null, 2)}\n`);
+    else if (!a.output) process.stdout.write(result.context);
+    process.exitCode = code;
+  }
+  await handOverExecutionReport(result, a, a.copy === true);
+  // --copy puts the context in the clipboard; the report then goes to the relay buffer only.
+  if (a.copy === true) {
     try {
       const via = await copyToClipboard(result.context);
       if (!a.quiet) process.stderr.write(`clippy: context copied to the clipboard (${via.name})\n`);
@@ -287,13 +299,6 @@ async function run(a: ArgumentsCamelCase<NavigateArgs>): Promise<void> {
       process.stderr.write(`clippy: not copied: ${(err as Error).message}\n`);
     }
   }
-  if (a.report) {
-    process.exitCode = await writeReport(a.report, result, planner.model);
-    return;
-  }
-  if (a.json) process.stdout.write(`${JSON.stringify(jsonResult(result, code), null, 2)}\n`);
-  else if (!a.output) process.stdout.write(result.context);
-  process.exitCode = code;
 }
 
 /**
@@ -331,7 +336,8 @@ const navigateCommand: CommandModule<object, NavigateArgs> = {
         alias: 'i',
         type: 'boolean',
         default: false,
-        describe: 'show each step and ask before going on',
+        describe:
+          'show each step and ask: y (go on), n/Enter (stop, output the context), feedback: <text>, r/reject[: <reason>] (undo the step), show, plan, cost, q (quit)',
       })
       .option('verbose', {
         type: 'boolean',
@@ -374,8 +380,13 @@ const navigateCommand: CommandModule<object, NavigateArgs> = {
       })
       .option('copy', {
         type: 'boolean',
-        default: false,
-        describe: 'also copy the context to the clipboard',
+        describe:
+          'the Execution Report goes to the clipboard and the relay buffer; --copy puts the context in the clipboard instead, --no-copy hands the report nowhere',
+      })
+      .option('execution-report', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'also write the Execution Report (Markdown) to FILE',
       })
       .option('flight-plan', {
         type: 'string',
@@ -388,7 +399,9 @@ const navigateCommand: CommandModule<object, NavigateArgs> = {
       })
       .option('report', {
         type: 'string',
-        describe: 'write a run report (JSON) to FILE; the context goes into it',
+        requiresArg: true,
+        describe:
+          'write a run report (JSON) to FILE; the context goes into it, not stdout; exit 0 success, 2 exhausted (step/cost limit), 1 error',
       })
       .option('session', {
         type: 'string',
