@@ -1,0 +1,212 @@
+import fs from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
+import { TestDaemon } from '@clippy/testkit/daemon';
+
+/** Per test: several real processes start and stop; a loaded 2-core CI box needs the room. */
+const E2E_TIMEOUT_MS = 60_000;
+
+// End-to-end: the real clippyd, the real `clippy` binary in real PTYs (needs `npm run build`).
+
+const PROMPT = 'PROMPT$ ';
+let daemon: TestDaemon;
+let env: NodeJS.ProcessEnv;
+const ptys: CliPty[] = [];
+
+function attach(session: string, extra: string[] = [], size = { cols: 100, rows: 30 }): CliPty {
+  const p = CliPty.clippy(['attach', session, ...extra], { env, ...size });
+  ptys.push(p);
+  return p;
+}
+
+/** A bash without rc files and with a fixed prompt, created detached. */
+async function newBash(name: string): Promise<string> {
+  const r = await runClippy(
+    ['new', '-d', '--name', name, '--', 'bash', '--norc', '--noprofile'],
+    env,
+  );
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  const [shown, id] = r.stdout.trim().split('\t');
+  expect(shown).toBe(name);
+  expect(id).toMatch(/^\S+$/);
+  return id!;
+}
+
+beforeEach(async () => {
+  daemon = await TestDaemon.start();
+  env = { ...daemon.env.env, PS1: PROMPT, TERM: 'xterm-256color' };
+}, E2E_TIMEOUT_MS);
+
+afterEach(async () => {
+  for (const p of ptys.splice(0)) await p.dispose();
+  await daemon.stop();
+}, E2E_TIMEOUT_MS);
+
+describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
+  it('types into the session, detaches with Ctrl-], and replays the same screen on re-attach', async () => {
+    await newBash('t1');
+    const a = attach('t1');
+    await a.waitFor(PROMPT);
+    a.write('echo abc$((6*7))xyz\r');
+    await a.waitFor('abc42xyz');
+    a.write('\x1d');
+    await a.waitFor('[detached from t1]');
+    expect(await a.waitExit()).toBe(0);
+
+    const b = attach('t1');
+    await b.waitFor('abc42xyz');
+    const typed = b.screen().findIndex((l) => l.includes('echo abc$((6*7))xyz'));
+    const answer = b.screen().findIndex((l) => l === 'abc42xyz');
+    expect(typed).toBeGreaterThanOrEqual(0);
+    expect(answer).toBe(typed + 1);
+    b.write('\x1d');
+    expect(await b.waitExit()).toBe(0);
+  });
+
+  it('shows each client what the other types', async () => {
+    await newBash('two');
+    const a = attach('two');
+    const b = attach('two');
+    await a.waitFor(PROMPT);
+    await b.waitFor(PROMPT);
+    a.write('echo from-a-$((1+1))\r');
+    await b.waitFor('from-a-2');
+    b.write('echo from-b-$((2+1))\r');
+    await a.waitFor('from-b-3');
+    const r = await runClippy(['ls', '--json'], env);
+    expect(JSON.parse(r.stdout).sessions[0].clients).toBe(2);
+  });
+
+  it('sends the terminal size at start and on every SIGWINCH', async () => {
+    await newBash('size');
+    const a = attach('size', [], { cols: 90, rows: 25 });
+    await a.waitFor(PROMPT);
+    a.write('stty size\r');
+    await a.waitFor('25 90');
+    a.resize(120, 40);
+    // The resize travels client -> daemon -> PTY; give it a moment before asking.
+    await new Promise((r) => setTimeout(r, 200));
+    a.write('stty size\r');
+    await a.waitFor('40 120');
+  });
+
+  it('exits with the session’s exit code when the session ends', async () => {
+    await newBash('ends');
+    const a = attach('ends');
+    await a.waitFor(PROMPT);
+    a.write('exit 3\r');
+    expect(await a.waitExit()).toBe(3);
+    expect(a.text).not.toContain('detached');
+  });
+
+  it('reports a signal death as 128+signo', async () => {
+    await newBash('sig');
+    const a = attach('sig');
+    await a.waitFor(PROMPT);
+    const r = await runClippy(['kill', 'sig', '--signal', 'KILL'], env);
+    expect(r.code).toBe(0);
+    expect(await a.waitExit()).toBe(137);
+  });
+
+  it('restores the terminal: cooked mode, main screen, cursor shown', async () => {
+    const made = await runClippy(
+      [
+        'new',
+        '-d',
+        '--name',
+        'alt',
+        '--',
+        'sh',
+        '-c',
+        'echo READY; read x; printf "\\033[?1049h\\033[?25l\\033[?1000hIN-ALT-SCREEN"; sleep 60',
+      ],
+      env,
+    );
+    expect(made.code).toBe(0);
+    const p = CliPty.shell('$CLIPPY attach alt; echo "rc=$?"; stty -a; echo END-OF-STTY', {
+      env,
+      cols: 100,
+      rows: 30,
+    });
+    ptys.push(p);
+    await p.waitFor('READY');
+    p.write('\r');
+    await p.waitFor('IN-ALT-SCREEN');
+    expect(p.cursor.alternate).toBe(true);
+    p.write('\x1d');
+    await p.waitFor('END-OF-STTY', { in: 'output' });
+    expect(await p.waitExit()).toBe(0);
+    expect(p.cursor.alternate).toBe(false);
+    expect(p.output).toContain('\x1b[?1049l');
+    expect(p.output).toContain('\x1b[?1000l');
+    expect(p.output.lastIndexOf('\x1b[?25h')).toBeGreaterThan(p.output.lastIndexOf('\x1b[?25l'));
+    const stty = p.text.slice(p.text.indexOf('rc=0'));
+    expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);
+    expect(stty).toMatch(/(^|\s)echo(\s|$)/m);
+    expect(stty).not.toMatch(/-icanon/);
+  });
+
+  it('restores the terminal and exits 143 on SIGTERM', async () => {
+    await newBash('term');
+    const p = CliPty.shell('$CLIPPY attach term; echo "rc=$?"; stty -a; echo END-OF-STTY', { env });
+    ptys.push(p);
+    await p.waitFor(PROMPT);
+    // The shell runs clippy as its only child: find it by the shell's PID.
+    const children = fs
+      .readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/);
+    expect(children).toHaveLength(1);
+    process.kill(Number(children[0]), 'SIGTERM');
+    await p.waitFor('END-OF-STTY', { in: 'output' });
+    expect(p.text).toContain('rc=143');
+    const stty = p.text.slice(p.text.indexOf('rc=143'));
+    expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);
+    expect(stty).not.toMatch(/-icanon/);
+    // The session itself keeps running.
+    const r = await runClippy(['ls', '--json'], env);
+    expect(JSON.parse(r.stdout).sessions.map((s: { name: string }) => s.name)).toEqual(['term']);
+  });
+
+  it('exits 69 with the terminal restored when the daemon dies', async () => {
+    await newBash('dies');
+    const p = CliPty.shell('$CLIPPY attach dies; echo "rc=$?"; stty -a; echo END-OF-STTY', {
+      env,
+      cols: 100,
+      rows: 30,
+    });
+    ptys.push(p);
+    await p.waitFor(PROMPT);
+    process.kill(daemon.pid, 'SIGKILL');
+    await p.waitFor('END-OF-STTY', { in: 'output' });
+    expect(p.text).toMatch(/daemon/);
+    const stty = p.text.slice(p.text.indexOf('rc=69'));
+    expect(stty).not.toMatch(/-icanon/);
+    expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);
+  });
+
+  it('clippy new attaches at once and passes the exit code through', async () => {
+    const p = CliPty.clippy(['new', '--', 'sh', '-c', 'echo hi-from-new; read x; exit 7'], { env });
+    ptys.push(p);
+    await p.waitFor('hi-from-new');
+    p.write('\r');
+    expect(await p.waitExit()).toBe(7);
+  });
+
+  it('a client that stops reading does not stall another attached client', async () => {
+    await newBash('flow');
+    const slow = attach('flow');
+    const fast = attach('flow');
+    await slow.waitFor(PROMPT);
+    await fast.waitFor(PROMPT);
+    slow.pause(); // its clippy blocks writing to the terminal and stops acknowledging
+    const mark = fast.text.length;
+    fast.write('seq 1 200000; echo END-$((40+2))\r');
+    await fast.waitFor('END-42', { in: 'output', after: mark, timeoutMs: 20_000 });
+    expect(fast.text.slice(mark)).toContain('199999');
+    // The stalled client catches up once its terminal reads again (or was told it fell behind).
+    slow.resume();
+    await slow.waitFor(/END-42|detached from flow/, { in: 'output', timeoutMs: 20_000 });
+  });
+});

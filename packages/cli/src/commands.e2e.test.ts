@@ -1,0 +1,226 @@
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
+import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+
+/** Per test: several real processes start and stop; a loaded 2-core CI box needs the room. */
+const E2E_TIMEOUT_MS = 60_000;
+
+// End-to-end: the real clippyd and the real `clippy` binary (needs `npm run build`).
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+}, E2E_TIMEOUT_MS);
+
+async function startDaemon(): Promise<{ daemon: TestDaemon; env: NodeJS.ProcessEnv }> {
+  const daemon = await TestDaemon.start();
+  cleanups.push(() => daemon.stop());
+  return { daemon, env: { ...daemon.env.env, PS1: 'PROMPT$ ' } };
+}
+
+async function waitUntil<T>(
+  fn: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
+  it('ls --json lists a new session with its protocol fields; the table shows it too', async () => {
+    const { env } = await startDaemon();
+    const made = await runClippy(
+      ['new', '-d', '--json', '--name', 'lsme', '--', 'sleep', '30'],
+      env,
+    );
+    expect(made.code).toBe(0);
+    const created = JSON.parse(made.stdout);
+    expect(created).toMatchObject({
+      name: 'lsme',
+      session: expect.any(String),
+      pid: expect.any(Number),
+    });
+
+    const r = await runClippy(['ls', '--json'], env);
+    expect(r.code).toBe(0);
+    const [s] = JSON.parse(r.stdout).sessions;
+    expect(s).toMatchObject({
+      session: created.session,
+      name: 'lsme',
+      kind: 'pty',
+      pid: created.pid,
+      command: 'sleep',
+      args: ['30'],
+      cwd: process.cwd(),
+      clients: 0,
+      turn_count: 0,
+    });
+    expect(['starting', 'idle', 'busy', 'blocked']).toContain(s.state);
+
+    const table = await runClippy(['ls'], env);
+    const [header, row] = table.stdout.trimEnd().split('\n');
+    expect(header!.split(/\s+/)).toEqual([
+      'NAME',
+      'ID',
+      'STATE',
+      'TURNS',
+      'PID',
+      'AGE',
+      'COMMAND',
+      'CLIENTS',
+    ]);
+    expect(row).toMatch(
+      new RegExp(
+        `^lsme\\s+${created.session}\\s+\\w+\\s+0\\s+${created.pid}\\s+\\d+s\\s+sleep 30\\s+0$`,
+      ),
+    );
+  });
+
+  it('kill removes the session once it exited; --keep leaves it as exited(…) for ls -a; rm removes it', async () => {
+    const { env } = await startDaemon();
+    await runClippy(['new', '-d', '--name', 'gone', '--', 'sleep', '30'], env);
+    await runClippy(['new', '-d', '--name', 'kept', '--', 'sleep', '30'], env);
+    expect((await runClippy(['kill', 'gone'], env)).code).toBe(0);
+    expect((await runClippy(['kill', 'kept', '--keep', '--signal', 'TERM'], env)).code).toBe(0);
+    const names = await waitUntil(async () => {
+      const list = JSON.parse((await runClippy(['ls', '-a', '--json'], env)).stdout)
+        .sessions as Array<{
+        name: string;
+        state: string;
+      }>;
+      return list.every((s) => s.state === 'exited') && !list.some((s) => s.name === 'gone')
+        ? list
+        : undefined;
+    }, 'gone removed and kept exited');
+    expect(names.map((s) => s.name)).toEqual(['kept']);
+    const table = await runClippy(['ls', '-a'], env);
+    expect(table.stdout).toMatch(/kept\s+\S+\s+exited\((SIGTERM|143|null|\?)\)/);
+    expect((await runClippy(['ls'], env)).stderr).toMatch(/no live sessions/);
+    expect((await runClippy(['rm', 'kept'], env)).code).toBe(0);
+    expect(JSON.parse((await runClippy(['ls', '-a', '--json'], env)).stdout).sessions).toEqual([]);
+  });
+
+  it('errors name the problem: unknown session, bad signal', async () => {
+    const { env } = await startDaemon();
+    const r = await runClippy(['kill', 'nosuch'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/nosuch.*session_not_found|session_not_found/);
+    const bad = await runClippy(['kill', 'x', '--signal', 'NOPE'], env);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toMatch(/unknown signal 'NOPE'/);
+  });
+
+  it('send --enter types a line into the session; an observer’s keys are not sent', async () => {
+    const { env } = await startDaemon();
+    await runClippy(['new', '-d', '--name', 'recv', '--', 'bash', '--norc', '--noprofile'], env);
+    const a = CliPty.clippy(['attach', 'recv', '--observer'], { env });
+    cleanups.push(() => a.dispose());
+    await a.waitFor('PROMPT$');
+    // The observer's own keystrokes go nowhere: typed before the send, never run.
+    a.write('echo OBS-$((1+1))\r');
+    const r = await runClippy(['send', 'recv', 'echo sent-$((2+3))', '--enter', '--force'], env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    await a.waitFor('sent-5');
+    expect(a.screen().filter((l) => l === 'sent-5')).toHaveLength(1);
+    expect(a.text).not.toContain('OBS-2');
+    a.write('\x1d');
+    expect(await a.waitExit()).toBe(0);
+  });
+});
+
+describe('clippy daemon', { timeout: E2E_TIMEOUT_MS }, () => {
+  it('starts the daemon on the first command, reports status, and stops it', async () => {
+    const denv = new DaemonEnv();
+    cleanups.push(() => denv.dispose());
+    const env = denv.env;
+    const before = await runClippy(['daemon', 'status'], env);
+    expect(before.code).toBe(3);
+    expect(before.stdout).toMatch(/not running/);
+
+    const first = await runClippy(['ls', '--json'], env);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ sessions: [] });
+
+    const status = await runClippy(['daemon', 'status', '--json'], env);
+    expect(status.code).toBe(0);
+    const s = JSON.parse(status.stdout);
+    denv.track(s.pid);
+    expect(s).toMatchObject({ running: true, socket: denv.socket, sessions: 0 });
+    expect(s.pid).not.toBe(process.pid);
+    const human = await runClippy(['daemon', 'status'], env);
+    expect(human.stdout).toContain(`pid        ${s.pid}`);
+
+    const again = await runClippy(['daemon', 'start'], env);
+    expect(again.stdout).toContain(`already running (pid ${s.pid})`);
+
+    const stop = await runClippy(['daemon', 'stop'], env);
+    expect(stop.code).toBe(0);
+    expect(fs.existsSync(denv.socket)).toBe(false);
+    expect(() => process.kill(s.pid, 0)).toThrow();
+    expect((await runClippy(['daemon', 'status'], env)).code).toBe(3);
+  });
+
+  it('daemon start --foreground runs clippyd in the foreground and passes its exit code through', async () => {
+    const denv = new DaemonEnv();
+    cleanups.push(() => denv.dispose());
+    const p = CliPty.clippy(['daemon', 'start', '--foreground', '--log-level', 'warn'], {
+      env: denv.env,
+    });
+    cleanups.push(() => p.dispose());
+    const pid = await waitUntil(
+      () => denv.discoverPid().then((x) => x ?? undefined),
+      'foreground daemon',
+    );
+    expect(pid).not.toBe(p.pid); // clippyd is a child of the CLI
+    process.kill(p.pid, 'SIGTERM'); // forwarded to clippyd, which stops cleanly
+    expect(await p.waitExit()).toBe(0);
+    expect(fs.existsSync(denv.socket)).toBe(false);
+  });
+
+  it('without XDG_RUNTIME_DIR and --socket, says so and exits 69', async () => {
+    const env = { ...process.env };
+    delete env.XDG_RUNTIME_DIR;
+    delete env.CLIPPY_SOCKET;
+    const r = await runClippy(['ls'], env);
+    expect(r.code).toBe(69);
+    expect(r.stderr).toMatch(/XDG_RUNTIME_DIR is not set/);
+  });
+});
+
+describe('client over the WebSocket transport', { timeout: E2E_TIMEOUT_MS }, () => {
+  it('spawns, attaches and reads output over ws+unix', async () => {
+    const { daemon } = await startDaemon();
+    const client = await daemon.connect({ transport: 'ws' });
+    cleanups.push(async () => void (await client.close()));
+    const { session } = await client.request('spawn', {
+      command: 'sh',
+      args: ['-c', 'read x; echo "got:$x"; sleep 5'],
+      cwd: process.cwd(),
+    });
+    const chunks: Buffer[] = [];
+    client.on('output', (p) => chunks.push(Buffer.from(p.data)));
+    const attached = await client.request('attach', {
+      session,
+      mode: 'interactive',
+      cols: 80,
+      rows: 24,
+    });
+    expect(attached.session).toBe(session);
+    await client.request('input', { session, data: Buffer.from('over-ws\r') });
+    await waitUntil(
+      async () => (Buffer.concat(chunks).toString().includes('got:over-ws') ? true : undefined),
+      'echo over ws',
+    );
+    const { sessions } = await client.request('list_sessions', {});
+    expect(sessions.find((s) => s.session === session)?.clients).toBe(1);
+  });
+});

@@ -1,0 +1,192 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import type { Argv, CommandModule } from 'yargs';
+import { resolveSocketPaths } from '@clippy/client';
+import { connectForCommand, daemonPath, withSocket, type CommonArgs } from '../connect.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { formatAge } from '../table.js';
+
+/** `clippy daemon status` when no daemon runs (LSB's "program is not running"). */
+export const EXIT_NOT_RUNNING = 3;
+/** How long `daemon stop` waits for the socket to disappear: the broker's shutdown and kill graces, plus margin. */
+export const STOP_TIMEOUT_MS = 10_000;
+/** Pause between checks while waiting for the socket to go. */
+const STOP_POLL_MS = 50;
+
+interface DaemonArgs extends CommonArgs {
+  foreground?: boolean;
+  json?: boolean;
+  'log-level'?: string;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    // ESRCH: gone. EPERM: the pid was reused by another user's process: not our daemon.
+    return false;
+  }
+}
+
+/** Connects without starting anything; null when no daemon answers. */
+async function tryConnect(args: CommonArgs) {
+  try {
+    return (await connectForCommand(args, { autoStart: false })).client;
+  } catch (err) {
+    if (
+      err instanceof CliError &&
+      err.exitCode === EXIT.noBroker &&
+      /not running/.test(err.message)
+    )
+      return null;
+    throw err;
+  }
+}
+
+/** Runs clippyd in this process's place: stdio inherited, signals forwarded, its exit code passed through. */
+function runForeground(args: DaemonArgs): Promise<number> {
+  const daemonArgs = [daemonPath(), '--foreground'];
+  if (args.socket) daemonArgs.push('--socket', args.socket);
+  if (args['log-level']) daemonArgs.push('--log-level', args['log-level']);
+  const child = spawn(process.execPath, daemonArgs, { stdio: 'inherit' });
+  const forwarded = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
+  const handlers = forwarded.map((sig) => {
+    const h = () => child.kill(sig);
+    process.on(sig, h);
+    return [sig, h] as const;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', (err) =>
+      reject(new CliError(`cannot run clippyd: ${err.message}`, EXIT.noBroker)),
+    );
+    child.once('exit', (code, signal) => {
+      for (const [sig, h] of handlers) process.off(sig, h);
+      resolve(
+        code ?? 128 + ((signal && (os.constants.signals as Record<string, number>)[signal]) || 0),
+      );
+    });
+  });
+}
+
+async function start(args: DaemonArgs): Promise<void> {
+  if (args.foreground) {
+    process.exitCode = await runForeground(args);
+    return;
+  }
+  const existing = await tryConnect(args);
+  if (existing) {
+    process.stdout.write(`clippy daemon already running (pid ${existing.brokerPid ?? '?'})\n`);
+    await existing.close();
+    return;
+  }
+  const { client, startedPid } = await connectForCommand(args);
+  process.stdout.write(`clippy daemon started (pid ${client.brokerPid ?? startedPid ?? '?'})\n`);
+  await client.close();
+}
+
+async function status(args: DaemonArgs): Promise<void> {
+  const client = await tryConnect(args);
+  if (!client) {
+    const socket = resolveSocketPaths(process.env, args.socket).socket;
+    if (args.json) process.stdout.write(`${JSON.stringify({ running: false, socket })}\n`);
+    else process.stdout.write(`clippy daemon is not running (socket ${socket})\n`);
+    process.exitCode = EXIT_NOT_RUNNING;
+    return;
+  }
+  try {
+    const s = await client.request('daemon_status', {});
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify({ running: true, ...s }, null, 2)}\n`);
+      return;
+    }
+    const lines = [
+      ['pid', String(s.pid)],
+      ['uptime', formatAge(s.uptime_ms)],
+      ['sessions', `${s.live_sessions} live, ${s.sessions} total`],
+      ['clients', String(s.clients)],
+      ['socket', s.socket],
+      ['ws socket', s.ws_socket ?? '-'],
+      ['log file', s.log_file ?? '-'],
+      ['memory', `${(s.rss_bytes / 1024 / 1024).toFixed(1)} MiB RSS`],
+      ['version', `${s.package_version} (protocol ${s.version})`],
+    ];
+    process.stdout.write(
+      `clippy daemon is running\n${lines.map(([k, v]) => `  ${k!.padEnd(10)} ${v}`).join('\n')}\n`,
+    );
+  } finally {
+    await client.close();
+  }
+}
+
+async function stop(args: DaemonArgs): Promise<void> {
+  const client = await tryConnect(args);
+  const socket = resolveSocketPaths(process.env, args.socket).socket;
+  if (!client) {
+    process.stdout.write('clippy daemon is not running\n');
+    return;
+  }
+  const pid = client.brokerPid;
+  try {
+    await client.request('shutdown', {});
+  } catch (err) {
+    // The daemon may close the connection before its answer arrives: that is success too.
+    if (!/closed|lost/.test((err as Error).message)) throw err;
+  }
+  await client.close();
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  // Gone means both: the socket removed and (when we know it) the process ended.
+  while (fs.existsSync(socket) || (pid !== undefined && processAlive(pid))) {
+    if (Date.now() > deadline) {
+      throw new CliError(
+        `the clippy daemon (pid ${pid ?? '?'}) did not stop within ${STOP_TIMEOUT_MS} ms`,
+        EXIT.failure,
+      );
+    }
+    await new Promise((r) => setTimeout(r, STOP_POLL_MS));
+  }
+  process.stdout.write(`clippy daemon stopped (pid ${pid ?? '?'})\n`);
+}
+
+/** `clippy daemon start|stop|status`. */
+const command: CommandModule<object, DaemonArgs> = {
+  command: 'daemon',
+  describe: 'Start, stop or inspect the clippy daemon (clippyd)',
+  builder: (y: Argv) =>
+    withSocket(y)
+      .command({
+        command: 'start',
+        describe: 'Start the daemon in the background if it is not running',
+        builder: (s: Argv) =>
+          withSocket(s)
+            .option('foreground', {
+              type: 'boolean',
+              describe: 'run in the foreground (for service managers)',
+            })
+            .option('log-level', {
+              type: 'string',
+              requiresArg: true,
+              describe: 'with --foreground: log level',
+            }),
+        handler: (a) => start(a as DaemonArgs),
+      })
+      .command({
+        command: 'stop',
+        describe: 'Stop the daemon (its sessions end) and wait until it is gone',
+        builder: (s: Argv) => withSocket(s),
+        handler: (a) => stop(a as DaemonArgs),
+      })
+      .command({
+        command: 'status',
+        describe: `Show pid, uptime, sessions, socket and log file (exit ${EXIT_NOT_RUNNING} if not running)`,
+        builder: (s: Argv) =>
+          withSocket(s).option('json', { type: 'boolean', describe: 'print as JSON' }),
+        handler: (a) => status(a as DaemonArgs),
+      })
+      .demandCommand(1, 'Name an action: start, stop or status.') as never,
+  handler: () => {},
+};
+
+export default command;

@@ -1,0 +1,116 @@
+import path from 'node:path';
+import type { CommandModule } from 'yargs';
+import { resolveDetachKey } from '../attach/config.js';
+import { runAttach } from '../attach/attach-session.js';
+import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+
+interface NewArgs extends CommonArgs {
+  name?: string;
+  cwd?: string;
+  detach?: boolean;
+  preset?: string;
+  pattern?: string;
+  'session-env'?: boolean;
+  'detach-key'?: string;
+  json?: boolean;
+  command?: string[];
+}
+
+/** `clippy new`: start a command in a new session owned by the daemon, then attach to it. */
+const command: CommandModule<object, NewArgs> = {
+  command: 'new [command..]',
+  describe: 'Start a command in a new session (then attach, unless -d)',
+  builder: (y) =>
+    withSocket(y)
+      .usage('$0 new [options] [-- COMMAND ARGS...]\n\nWithout a command: $SHELL (else /bin/sh).')
+      .positional('command', {
+        type: 'string',
+        array: true,
+        describe: 'command and arguments (after --)',
+      })
+      .option('name', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'session name (unique among live sessions)',
+      })
+      .option('cwd', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'working directory (default: the current one)',
+      })
+      .option('detach', {
+        alias: 'd',
+        type: 'boolean',
+        describe: 'do not attach: print the session name and ID',
+      })
+      .option('preset', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'turn preset (claude, aider, codex, shell, ...)',
+      })
+      .option('pattern', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'custom prompt regex instead of a preset',
+      })
+      .option('session-env', {
+        type: 'boolean',
+        describe: 'set CLIPPY_SESSION_ID in the child environment',
+      })
+      .option('detach-key', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'key that detaches (default ctrl-])',
+      })
+      .option('json', { type: 'boolean', describe: 'with -d: print {session, name, pid} as JSON' })
+      .conflicts('preset', 'pattern')
+      .parserConfiguration({ 'populate--': true }) as never,
+  handler: async (argv) => {
+    const dashDash =
+      ((argv as unknown as Record<string, unknown>)['--'] as string[] | undefined) ?? [];
+    const words = [...(argv.command ?? []), ...dashDash].map(String);
+    const [cmd, ...args] = words.length > 0 ? words : [process.env.SHELL || '/bin/sh'];
+    let detachKey;
+    if (!argv.detach) {
+      try {
+        detachKey = resolveDetachKey(argv['detach-key']);
+      } catch (err) {
+        throw new CliError((err as Error).message, EXIT.usage);
+      }
+    }
+    const cols = process.stdout.isTTY ? process.stdout.columns : undefined;
+    const rows = process.stdout.isTTY ? process.stdout.rows : undefined;
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    const { client } = await connectForCommand(argv);
+    let attached = false;
+    try {
+      const created = await client.request('spawn', {
+        command: cmd!,
+        args,
+        cwd: argv.cwd ? path.resolve(argv.cwd) : process.cwd(),
+        env,
+        ...(argv.name ? { name: argv.name } : {}),
+        ...(cols ? { cols } : {}),
+        ...(rows ? { rows } : {}),
+        ...(argv.preset ? { preset: argv.preset } : {}),
+        ...(argv.pattern ? { pattern: argv.pattern } : {}),
+        ...(argv['session-env'] ? { session_env: true } : {}),
+      });
+      if (argv.detach || !detachKey) {
+        process.stdout.write(
+          argv.json ? `${JSON.stringify(created)}\n` : `${created.name}\t${created.session}\n`,
+        );
+        return;
+      }
+      attached = true;
+      process.exitCode = await runAttach(client, { session: created.session, detachKey });
+    } finally {
+      if (!attached) await client.close();
+    }
+  },
+};
+
+export default command;

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { formatAge, renderTable } from './table.js';
+import { normalizeSignal } from './commands/kill.js';
+import { stateLabel } from './commands/ls.js';
+
+describe('renderTable', () => {
+  it('aligns columns, right-aligns numbers, cuts long cells and trims line ends', () => {
+    const out = renderTable(
+      [{ header: 'NAME' }, { header: 'N', right: true }, { header: 'CMD', max: 8 }],
+      [
+        ['bash', '7', 'bash -l'],
+        ['claude-2', '123', 'claude --model opus'],
+      ],
+    );
+    expect(out).toBe(
+      ['NAME        N  CMD', 'bash        7  bash -l', 'claude-2  123  claude …', ''].join('\n'),
+    );
+  });
+
+  it('counts wide code points once and flattens newlines in cells', () => {
+    const out = renderTable([{ header: 'A' }, { header: 'B' }], [['✻x', 'a\nb']]);
+    expect(out.split('\n')[1]).toBe('✻x  a b');
+  });
+});
+
+describe('formatAge', () => {
+  it('picks the largest sensible unit', () => {
+    expect(formatAge(5_000)).toBe('5s');
+    expect(formatAge(125_000)).toBe('2m');
+    expect(formatAge(3 * 3600_000)).toBe('3h');
+    expect(formatAge(72 * 3600_000)).toBe('3d');
+    expect(formatAge(-5)).toBe('0s');
+  });
+});
+
+describe('normalizeSignal', () => {
+  it('accepts names with or without SIG and numbers', () => {
+    expect(normalizeSignal('term')).toBe('SIGTERM');
+    expect(normalizeSignal('SIGKILL')).toBe('SIGKILL');
+    expect(normalizeSignal('9')).toBe('SIGKILL');
+    expect(() => normalizeSignal('SIGNOPE')).toThrow(/unknown signal/);
+  });
+});
+
+describe('stateLabel', () => {
+  const base = {
+    session: 'ab',
+    name: 'x',
+    kind: 'pty' as const,
+    pid: 1,
+    has_turn: false,
+    turn_count: 0,
+    command: 'sh',
+    args: [],
+    cwd: '/',
+    preset: 'generic',
+    cols: 80,
+    rows: 24,
+    clients: 0,
+    created_at: 0,
+  };
+  it('shows exited(code) or exited(SIGNAL)', () => {
+    expect(stateLabel({ ...base, state: 'idle' })).toBe('idle');
+    expect(stateLabel({ ...base, state: 'exited', exit_code: 3 })).toBe('exited(3)');
+    expect(stateLabel({ ...base, state: 'exited', exit_code: null, exit_signal: 'SIGKILL' })).toBe(
+      'exited(SIGKILL)',
+    );
+  });
+});

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { DaemonStartError } from './errors.js';
+
+/** Overall wait for a freshly started daemon to answer `hello`: node start-up plus binding, on a slow machine. */
+export const DAEMON_START_TIMEOUT_MS = 5_000;
+/** First pause between connection attempts while the daemon starts; doubled each time. */
+export const DAEMON_POLL_INITIAL_MS = 10;
+/** Longest pause between attempts, so a daemon that is ready is noticed quickly. */
+export const DAEMON_POLL_MAX_MS = 200;
+
+/** clippyd's exit code when another broker already answers on the socket (a lost start race). */
+export const DAEMON_EXIT_ALREADY_RUNNING = 3;
+
+export interface StartDaemonOptions {
+  /** Path of `clippyd.js` (the CLI resolves it; env CLIPPYD_PATH overrides). */
+  daemonPath: string;
+  /** Explicit socket path, passed on as `--socket` (otherwise the daemon derives it from the env). */
+  socket?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Extra arguments for the daemon. */
+  args?: string[];
+}
+
+export interface StartedDaemon {
+  pid: number;
+  /** Set once the child exits while we still watch it (it crashed, or another daemon won the race). */
+  exited: () => { code: number | null; signal: NodeJS.Signals | null } | null;
+  /** Stops watching the child; it keeps running on its own. */
+  release: () => void;
+}
+
+/** Starts clippyd detached from this process (own session, no stdio), so it outlives the caller. */
+export function startDaemonProcess(opts: StartDaemonOptions): StartedDaemon {
+  const args = [
+    opts.daemonPath,
+    ...(opts.socket ? ['--socket', opts.socket] : []),
+    ...(opts.args ?? []),
+  ];
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: 'ignore',
+    env: opts.env ?? process.env,
+  });
+  let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  let spawnError: Error | null = null;
+  const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+    (exitInfo = { code, signal });
+  const onError = (err: Error) => (spawnError = err);
+  child.on('exit', onExit);
+  child.on('error', onError);
+  child.unref();
+  if (child.pid === undefined) {
+    throw new DaemonStartError(
+      `could not start the clippy daemon (${opts.daemonPath}): ${spawnError ?? 'spawn failed'}`,
+    );
+  }
+  return {
+    pid: child.pid,
+    exited: () => exitInfo,
+    release: () => {
+      child.off('exit', onExit);
+      // Keep an error listener: an unhandled 'error' event would crash the caller.
+    },
+  };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,296 @@
+import {
+  BrokerError,
+  MAX_REQUEST_ID,
+  PROTOCOL_VERSION,
+  PUSH_ID,
+  RESULT_SCHEMAS,
+  isPushType,
+  type Push,
+  type PushType,
+  type RequestInput,
+  type RequestType,
+  type Result,
+  type ResultType,
+  type Role,
+} from '@clippy/protocol';
+import { ConnectionClosedError, ProtocolViolationError, RequestTimeoutError } from './errors.js';
+import type { Transport } from './transport.js';
+
+/** Default wait for one answer: long enough for a slow spawn on a loaded machine. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** How long the broker gets to answer `hello` before we call the socket dead. */
+export const HANDSHAKE_TIMEOUT_MS = 5_000;
+
+export interface RequestOptions {
+  /** Give up after this long (ms); 0 or Infinity waits forever. Default DEFAULT_REQUEST_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+/** Why the connection ended. */
+export interface CloseInfo {
+  /** `client`: close() was called; `shutdown`: the broker announced it was stopping; `lost`: the socket closed under us (daemon died). */
+  reason: 'client' | 'shutdown' | 'lost';
+  message: string;
+  error?: Error;
+}
+
+/** What a caller passes for a request: its fields, without `type` and `id` (the client sets them). */
+export type RequestFields<T extends RequestType> = Omit<RequestInput<T>, 'type'>;
+
+type PushHandler<P extends PushType> = (message: Push<P>) => void;
+
+interface Pending {
+  type: string;
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * A connected, handshaken client. Requests get ids 1, 2, 3, ... on this connection; pushes
+ * (`id` 0) are dispatched to `on()` handlers and to `pushes()` iterators.
+ */
+export class ClippyClient {
+  /** Settles once, when the connection ends, with the reason. Never rejects. */
+  readonly closed: Promise<CloseInfo>;
+  private resolveClosed!: (info: CloseInfo) => void;
+  private closeInfo: CloseInfo | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly handlers = new Map<string, Set<(m: never) => void>>();
+  private readonly allHandlers = new Set<(m: Push) => void>();
+  private shutdownReason: string | null = null;
+  private closing = false;
+  /** The broker's process id, from `hello_ack` (when it says). */
+  brokerPid: number | undefined;
+
+  private constructor(private readonly transport: Transport) {
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    transport.onMessage = (m) => this.dispatch(m);
+    transport.onClose = (err) => this.finish(err);
+  }
+
+  /** Wraps an open transport and performs the handshake. Closes the transport when it fails. */
+  static async handshake(transport: Transport, role: Role = 'client'): Promise<ClippyClient> {
+    const client = new ClippyClient(transport);
+    const ack = new Promise<Record<string, unknown>>((resolve, reject) => {
+      client.pending.set(PUSH_ID, {
+        type: 'hello',
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
+    });
+    const timer = setTimeout(() => {
+      client.failPending(PUSH_ID, new RequestTimeoutError('hello', HANDSHAKE_TIMEOUT_MS));
+    }, HANDSHAKE_TIMEOUT_MS);
+    try {
+      transport.send({ type: 'hello', id: PUSH_ID, version: PROTOCOL_VERSION, role });
+      const answer = await ack;
+      if (answer.status !== 'ok') {
+        throw new BrokerError(
+          String(answer.error ?? 'internal_error'),
+          answer.message as string | undefined,
+        );
+      }
+      if (typeof answer.broker_pid === 'number') client.brokerPid = answer.broker_pid;
+      return client;
+    } catch (err) {
+      client.close();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether the connection is still open. */
+  get isOpen(): boolean {
+    return this.closeInfo === null && !this.closing;
+  }
+
+  /** Sends a request and resolves with its typed result, or rejects with a BrokerError. */
+  request<T extends ResultType>(
+    type: T,
+    fields: RequestFields<T>,
+    options: RequestOptions = {},
+  ): Promise<Result<T>> {
+    if (!this.isOpen) {
+      return Promise.reject(new ConnectionClosedError(this.closeInfo?.message));
+    }
+    const id = this.nextId;
+    // Ids are u32 and 0 is reserved: wrap around past the top (a connection would need 4e9 requests).
+    this.nextId = id >= MAX_REQUEST_ID ? 1 : id + 1;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    return new Promise<Result<T>>((resolve, reject) => {
+      const entry: Pending = { type, resolve: resolve as (v: unknown) => void, reject };
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+        entry.timer = setTimeout(
+          () => this.failPending(id, new RequestTimeoutError(type, timeoutMs)),
+          timeoutMs,
+        );
+      }
+      this.pending.set(id, entry);
+      try {
+        this.transport.send({ ...fields, type, id });
+      } catch (err) {
+        this.failPending(id, err as Error);
+      }
+    });
+  }
+
+  /** Sends a notification (`id` 0): no response comes back. Used for `ack`. Returns false when the socket buffer is full. */
+  notify<T extends RequestType>(type: T, fields: RequestFields<T>): boolean {
+    if (!this.isOpen) return false;
+    return this.transport.send({ ...fields, type, id: PUSH_ID });
+  }
+
+  /** Resolves once everything sent so far was handed to the OS. */
+  drain(): Promise<void> {
+    return this.transport.drain();
+  }
+
+  /** Calls `handler` for every push of that type; returns a function that stops it. */
+  on<P extends PushType>(type: P, handler: PushHandler<P>): () => void {
+    let set = this.handlers.get(type);
+    if (!set) this.handlers.set(type, (set = new Set()));
+    set.add(handler as (m: never) => void);
+    return () => set.delete(handler as (m: never) => void);
+  }
+
+  /** Calls `handler` for every push, whatever its type. */
+  onAny(handler: (message: Push) => void): () => void {
+    this.allHandlers.add(handler);
+    return () => this.allHandlers.delete(handler);
+  }
+
+  /**
+   * Iterates over pushes (of the given types, or all) as they arrive; ends when the connection
+   * closes or the loop breaks. Pushes are queued while the consumer is busy.
+   */
+  async *pushes(types?: readonly PushType[]): AsyncGenerator<Push> {
+    const queue: Push[] = [];
+    let wake: (() => void) | null = null;
+    const filter = types ? new Set<string>(types) : null;
+    const off = this.onAny((m) => {
+      if (filter && !filter.has(m.type)) return;
+      queue.push(m);
+      wake?.();
+    });
+    let ended = false;
+    void this.closed.then(() => {
+      ended = true;
+      wake?.();
+    });
+    try {
+      for (;;) {
+        if (queue.length > 0) {
+          yield queue.shift()!;
+          continue;
+        }
+        if (ended || this.closeInfo) return;
+        await new Promise<void>((r) => (wake = r));
+        wake = null;
+      }
+    } finally {
+      off();
+    }
+  }
+
+  /** Closes the connection; pending requests reject with ConnectionClosedError. Resolves when closed. */
+  close(): Promise<CloseInfo> {
+    if (!this.closeInfo && !this.closing) {
+      this.closing = true;
+      this.transport.close();
+    }
+    return this.closed;
+  }
+
+  dispose(): void {
+    void this.close();
+  }
+
+  private dispatch(message: Record<string, unknown>): void {
+    const type = message.type;
+    const id = message.id;
+    if (type === 'hello_ack') {
+      this.settle(PUSH_ID, message);
+      return;
+    }
+    if (type === 'response') {
+      if (typeof id !== 'number') return;
+      this.settle(id, message);
+      return;
+    }
+    if (isPushType(type)) {
+      if (type === 'daemon_shutdown') this.shutdownReason = String(message.reason ?? 'shutdown');
+      const set = this.handlers.get(type);
+      if (set) for (const h of [...set]) (h as (m: unknown) => void)(message);
+      for (const h of [...this.allHandlers]) h(message as Push);
+    }
+    // Unknown pushes from a newer broker are ignored: the protocol is additive.
+  }
+
+  private settle(id: number, message: Record<string, unknown>): void {
+    const entry = this.pending.get(id);
+    if (!entry) return; // timed out already
+    this.pending.delete(id);
+    if (entry.timer) clearTimeout(entry.timer);
+    if (entry.type === 'hello') {
+      entry.resolve(message);
+      return;
+    }
+    if (message.status !== 'ok') {
+      entry.reject(
+        new BrokerError(
+          String(message.error ?? 'internal_error'),
+          message.message as string | undefined,
+        ),
+      );
+      return;
+    }
+    const { type: _t, id: _i, status: _s, ...rest } = message;
+    const schema = RESULT_SCHEMAS[entry.type as ResultType];
+    if (!schema) {
+      entry.resolve(rest);
+      return;
+    }
+    const parsed = schema.safeParse(rest);
+    if (parsed.success) entry.resolve(parsed.data);
+    else {
+      const issue = parsed.error.issues[0];
+      entry.reject(
+        new ProtocolViolationError(
+          `the broker's answer to '${entry.type}' is malformed: ${issue?.path.join('.') || '(result)'}: ${issue?.message}`,
+        ),
+      );
+    }
+  }
+
+  private failPending(id: number, err: Error): void {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    this.pending.delete(id);
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.reject(err);
+  }
+
+  private finish(error?: Error): void {
+    if (this.closeInfo) return;
+    let info: CloseInfo;
+    if (this.closing) info = { reason: 'client', message: 'connection closed by the client' };
+    else if (this.shutdownReason !== null)
+      info = {
+        reason: 'shutdown',
+        message: `the clippy daemon shut down (${this.shutdownReason})`,
+      };
+    else
+      info = {
+        reason: 'lost',
+        message: `the connection to the clippy daemon was lost${error ? `: ${error.message}` : ''}`,
+        ...(error ? { error } : {}),
+      };
+    this.closeInfo = info;
+    for (const id of [...this.pending.keys()])
+      this.failPending(id, new ConnectionClosedError(info.message));
+    this.resolveClosed(info);
+  }
+}

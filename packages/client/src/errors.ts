@@ -1,0 +1,51 @@
+/** Local client failures (they never cross the wire; broker answers are `BrokerError`s). */
+
+/** The broker is not running at that socket and we were not asked to start it. */
+export class DaemonNotRunningError extends Error {
+  constructor(
+    readonly socketPath: string,
+    cause?: Error,
+  ) {
+    super(
+      `the clippy daemon is not running (nothing answers at ${socketPath}). ` +
+        'Start it with `clippy daemon start`.',
+      cause ? { cause } : undefined,
+    );
+    this.name = 'DaemonNotRunningError';
+  }
+}
+
+/** Starting the daemon was attempted and did not produce a socket that answers. */
+export class DaemonStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DaemonStartError';
+  }
+}
+
+/** A request got no response in time; the connection stays usable. */
+export class RequestTimeoutError extends Error {
+  constructor(
+    readonly requestType: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`the broker did not answer '${requestType}' within ${timeoutMs} ms`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+/** The connection closed (by us, or because the daemon went away) before an answer came. */
+export class ConnectionClosedError extends Error {
+  constructor(message = 'the connection to the clippy daemon closed') {
+    super(message);
+    this.name = 'ConnectionClosedError';
+  }
+}
+
+/** The broker sent something that is not what the protocol says. */
+export class ProtocolViolationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProtocolViolationError';
+  }
+}

@@ -1,0 +1,233 @@
+import pty from 'node-pty';
+import xterm from '@xterm/headless';
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import { stripVTControlCharacters } from 'node:util';
+import { bins } from './paths.js';
+
+const { Terminal } = xterm;
+
+/** Default wait for text to appear: generous for a loaded CI machine, short enough to fail fast. */
+export const WAIT_TIMEOUT_MS = 20_000;
+/** Pause between checks while waiting. */
+const WAIT_POLL_MS = 15;
+
+export interface PtyRunOptions {
+  env: NodeJS.ProcessEnv;
+  cols?: number;
+  rows?: number;
+  cwd?: string;
+}
+
+/**
+ * A program running in a real PTY, as a user's terminal would run it: its output is kept raw
+ * and rendered into a headless terminal whose screen tests can read. Use `clippy()` to run
+ * the built `clippy` binary, or `shell()` to run a shell line (e.g. `clippy …; stty -a`).
+ */
+export class CliPty {
+  private raw = '';
+  private readonly term: InstanceType<typeof Terminal>;
+  private readonly proc: pty.IPty;
+  private pending = 0;
+  private exitInfo: { exitCode: number; signal?: number } | null = null;
+  readonly exited: Promise<{ exitCode: number; signal?: number }>;
+
+  private constructor(file: string, args: string[], opts: PtyRunOptions) {
+    const cols = opts.cols ?? 100;
+    const rows = opts.rows ?? 30;
+    this.term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
+    this.proc = pty.spawn(file, args, {
+      name: 'xterm-256color',
+      cols,
+      rows,
+      cwd: opts.cwd ?? process.cwd(),
+      env: opts.env as Record<string, string>,
+    });
+    this.proc.onData((d) => {
+      this.raw += d;
+      this.pending++;
+      this.term.write(d, () => this.pending--);
+    });
+    this.exited = new Promise((resolve) =>
+      this.proc.onExit((e) => {
+        this.exitInfo = e;
+        resolve(e);
+      }),
+    );
+  }
+
+  /** Runs the built `clippy` with these arguments. */
+  static clippy(args: string[], opts: PtyRunOptions): CliPty {
+    return new CliPty(process.execPath, [bins.clippy, ...args], opts);
+  }
+
+  /** Runs `sh -c line`; `$CLIPPY` in the line is the command that runs the built clippy. */
+  static shell(line: string, opts: PtyRunOptions): CliPty {
+    const env = { ...opts.env, CLIPPY: `${process.execPath} ${bins.clippy}` };
+    return new CliPty('/bin/sh', ['-c', line], { ...opts, env });
+  }
+
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  /** Everything the program wrote, escape sequences included. */
+  get output(): string {
+    return this.raw;
+  }
+
+  /** The output without escape sequences. */
+  get text(): string {
+    return stripVTControlCharacters(this.raw);
+  }
+
+  get exitCode(): number | null {
+    return this.exitInfo ? this.exitInfo.exitCode : null;
+  }
+
+  /** The visible screen as lines (trailing blanks trimmed). */
+  screen(): string[] {
+    const buf = this.term.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < this.term.rows; i++) {
+      lines.push(buf.getLine(buf.viewportY + i)?.translateToString(true) ?? '');
+    }
+    return lines;
+  }
+
+  screenText(): string {
+    return this.screen().join('\n');
+  }
+
+  /** Whether the headless terminal is in the alternate screen, and where its cursor is. */
+  get cursor(): { x: number; y: number; alternate: boolean } {
+    const buf = this.term.buffer.active;
+    return { x: buf.cursorX, y: buf.cursorY, alternate: buf.type === 'alternate' };
+  }
+
+  /** Types bytes as a keyboard would. */
+  write(data: string): void {
+    this.proc.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.proc.resize(cols, rows);
+    this.term.resize(cols, rows);
+  }
+
+  /** Stops reading the PTY: the program's writes block once the kernel buffer is full. */
+  pause(): void {
+    this.proc.pause();
+  }
+
+  resume(): void {
+    this.proc.resume();
+  }
+
+  /**
+   * Waits until the text (or a match of the regex) appears: on the rendered screen by default,
+   * or anywhere in the ANSI-stripped output with `{ in: 'output' }`. Rejects with what was seen.
+   */
+  async waitFor(
+    what: string | RegExp,
+    opts: { timeoutMs?: number; in?: 'screen' | 'output'; after?: number } = {},
+  ): Promise<void> {
+    const deadline = Date.now() + (opts.timeoutMs ?? WAIT_TIMEOUT_MS);
+    const where = opts.in ?? 'screen';
+    for (;;) {
+      const hay =
+        where === 'screen'
+          ? this.pending === 0
+            ? this.screenText()
+            : null
+          : this.text.slice(opts.after ?? 0);
+      if (hay !== null && (typeof what === 'string' ? hay.includes(what) : what.test(hay))) return;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `timed out waiting for ${String(what)} on the ${where}; screen:\n${this.screenText()}\n--- output tail:\n${JSON.stringify(this.raw.slice(-600))}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
+    }
+  }
+
+  /** Waits for the program to exit and returns its exit code. */
+  async waitExit(timeoutMs = WAIT_TIMEOUT_MS): Promise<number> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `process ${this.pid} did not exit within ${timeoutMs} ms; screen:\n${this.screenText()}`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      return (await Promise.race([this.exited, timeout])).exitCode;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Kills the program by PID if it still runs, and frees the headless terminal. */
+  async dispose(): Promise<void> {
+    if (!this.exitInfo) {
+      try {
+        process.kill(this.proc.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      this.proc.resume();
+      await Promise.race([this.exited, new Promise((r) => setTimeout(r, 2_000))]);
+    }
+    this.term.dispose();
+  }
+}
+
+export interface ClippyRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Default limit for one non-interactive `clippy` command (daemon start included). */
+export const RUN_TIMEOUT_MS = 15_000;
+
+/** Runs the built `clippy` without a terminal (pipes), collecting its output and exit code. */
+export function runClippy(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = RUN_TIMEOUT_MS,
+): Promise<ClippyRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bins.clippy, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(
+          `clippy ${args.join(' ')} did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`,
+        ),
+      );
+    }, timeoutMs);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        code:
+          code ?? 128 + (signal ? (os.constants.signals as Record<string, number>)[signal]! : 0),
+        stdout,
+        stderr,
+      });
+    });
+  });
+}

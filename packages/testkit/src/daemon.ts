@@ -1,0 +1,184 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { connect, type ClippyClient, type ConnectOptions } from '@clippy/client';
+import { resolveSocketPaths } from '@clippy/protocol';
+import { bins } from './paths.js';
+
+/** How long a test daemon may take to answer `hello`: node start-up on a loaded 2-core CI box. */
+export const DAEMON_READY_TIMEOUT_MS = 10_000;
+/** How long `stop()` waits after SIGTERM before SIGKILL: the broker's own shutdown graces, plus margin. */
+export const DAEMON_STOP_TIMEOUT_MS = 6_000;
+/** Pause between readiness probes. */
+const READY_POLL_MS = 25;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
+/**
+ * A private place for one test's clippy: fresh XDG_RUNTIME_DIR, XDG_STATE_HOME and
+ * XDG_CONFIG_HOME under one temp dir. `env` is what the CLI, the client and the daemon get.
+ * Dispose kills every daemon it knows of (by PID) and removes the directory.
+ */
+export class DaemonEnv {
+  readonly root = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-'));
+  readonly runtimeDir = path.join(this.root, 'run');
+  readonly env: NodeJS.ProcessEnv;
+  readonly socket: string;
+  readonly wsSocket: string;
+  private readonly pids = new Set<number>();
+
+  constructor(extraEnv: NodeJS.ProcessEnv = {}) {
+    fs.mkdirSync(this.runtimeDir, { mode: 0o700 });
+    for (const d of ['state', 'config', 'cache', 'home']) fs.mkdirSync(path.join(this.root, d));
+    this.env = {
+      ...process.env,
+      XDG_RUNTIME_DIR: this.runtimeDir,
+      XDG_STATE_HOME: path.join(this.root, 'state'),
+      XDG_CONFIG_HOME: path.join(this.root, 'config'),
+      XDG_CACHE_HOME: path.join(this.root, 'cache'),
+      CLIPPY_SOCKET: '',
+      CLIPPYD_PATH: bins.clippyd,
+      ...extraEnv,
+    };
+    delete this.env.CLIPPY_SOCKET;
+    const paths = resolveSocketPaths(this.env);
+    this.socket = paths.socket;
+    this.wsSocket = paths.wsSocket;
+  }
+
+  /** Remembers a daemon PID (e.g. one the CLI auto-started) so dispose() stops it. */
+  track(pid: number): void {
+    this.pids.add(pid);
+  }
+
+  /** Connects a client to this environment's daemon (no auto-start). */
+  connect(opts: Omit<ConnectOptions, 'env'> = {}): Promise<ClippyClient> {
+    return connect({ ...opts, env: this.env });
+  }
+
+  /** Asks whatever daemon answers here for its PID and tracks it. */
+  async discoverPid(): Promise<number | null> {
+    try {
+      const c = await this.connect();
+      try {
+        const s = await c.request('daemon_status', {}, { timeoutMs: 2_000 });
+        this.track(s.pid);
+        return s.pid;
+      } finally {
+        await c.close();
+      }
+    } catch {
+      return null;
+    }
+  }
+
+  async dispose(): Promise<void> {
+    await this.discoverPid();
+    for (const pid of this.pids) {
+      if (!isAlive(pid)) continue;
+      process.kill(pid, 'SIGTERM');
+      if (!(await waitGone(pid, DAEMON_STOP_TIMEOUT_MS))) {
+        process.kill(pid, 'SIGKILL');
+        await waitGone(pid, 1_000);
+      }
+    }
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** A clippyd started by a test in the foreground of its own DaemonEnv. */
+export class TestDaemon {
+  private stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  private constructor(
+    readonly env: DaemonEnv,
+    private readonly child: ChildProcess,
+  ) {
+    child.stderr?.on('data', (d: Buffer) => {
+      // Keep the tail only: enough to explain a failed start.
+      this.stderr = (this.stderr + d.toString()).slice(-8_000);
+    });
+    child.stdout?.on('data', () => {});
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get socket(): string {
+    return this.env.socket;
+  }
+
+  /** What the daemon wrote to stderr (its tail). */
+  get log(): string {
+    return this.stderr;
+  }
+
+  /** Starts `clippyd --foreground` with a fresh environment and waits until it answers `hello`. */
+  static async start(
+    opts: { env?: DaemonEnv; args?: string[]; logLevel?: string } = {},
+  ): Promise<TestDaemon> {
+    const env = opts.env ?? new DaemonEnv();
+    const child = spawn(
+      process.execPath,
+      [bins.clippyd, '--foreground', '--log-level', opts.logLevel ?? 'warn', ...(opts.args ?? [])],
+      { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const daemon = new TestDaemon(env, child);
+    env.track(child.pid!);
+    const deadline = Date.now() + DAEMON_READY_TIMEOUT_MS;
+    let exited = false;
+    void daemon.exited.then(() => (exited = true));
+    for (;;) {
+      try {
+        const c = await env.connect();
+        await c.close();
+        return daemon;
+      } catch (err) {
+        if (exited || Date.now() > deadline) {
+          await env.dispose();
+          throw new Error(
+            `clippyd did not become ready (${exited ? 'it exited' : 'timeout'}): ${(err as Error).message}\n${daemon.log}`,
+          );
+        }
+      }
+      await new Promise((r) => setTimeout(r, READY_POLL_MS));
+    }
+  }
+
+  connect(opts: Omit<ConnectOptions, 'env'> = {}): Promise<ClippyClient> {
+    return this.env.connect(opts);
+  }
+
+  /** SIGTERM by PID, SIGKILL if it lingers; then removes the environment's directories. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), DAEMON_STOP_TIMEOUT_MS);
+      await this.exited;
+      clearTimeout(timer);
+    }
+    await this.env.dispose();
+  }
+}

@@ -1,0 +1,66 @@
+/** Shared pieces of the PTY benchmarks (not a benchmark itself: run.ts skips `_` files). */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Watches a byte stream for a marker that may be split across chunks. */
+export class MarkerWatcher {
+  private tail = Buffer.alloc(0);
+  bytes = 0;
+  constructor(private readonly marker: Buffer) {}
+
+  /** Feeds a chunk; true once the marker has been seen. */
+  feed(chunk: Uint8Array): boolean {
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.bytes += buf.length;
+    const hay = this.tail.length ? Buffer.concat([this.tail, buf]) : buf;
+    if (hay.indexOf(this.marker) >= 0) return true;
+    this.tail = Buffer.from(hay.subarray(Math.max(0, hay.length - this.marker.length + 1)));
+    return false;
+  }
+}
+
+/** A temp dir removed by the returned function. */
+export function tempDir(): { dir: string; remove: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-bench-'));
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Writes a text file of about `bytes` bytes made of varied printable lines. */
+export function writeTextFile(file: string, bytes: number): void {
+  const fd = fs.openSync(file, 'w');
+  const lines: string[] = [];
+  for (let i = 0; i < 2000; i++) {
+    lines.push(
+      `${String(i).padStart(6, '0')} the quick brown fox jumps over the lazy dog ${'abcdefghij'.repeat(i % 7)}\n`,
+    );
+  }
+  const block = Buffer.from(lines.join(''));
+  let written = 0;
+  while (written < bytes) {
+    const n = Math.min(block.length, bytes - written);
+    fs.writeSync(fd, block, 0, n);
+    written += n;
+  }
+  fs.writeSync(fd, '\n');
+  fs.closeSync(fd);
+}
+
+export const mb = (bytes: number) => bytes / 1024 / 1024;
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function isMain(metaUrl: string): boolean {
+  return metaUrl === `file://${process.argv[1]}`;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export function processCpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 (utime, stime) in clock ticks; after the comm they are at 11 and 12.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
