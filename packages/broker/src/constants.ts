@@ -7,14 +7,16 @@
 export const SCROLLBACK_LINES = 1000;
 
 /**
- * Bytes fed to a session's screen model and not yet parsed above which the PTY is paused:
- * xterm parses ~20 MB/s and throws away (with an exception) anything past 50 MB queued, so a
- * flood is paced at the model's speed instead of corrupting the replay or growing memory.
+ * Bytes fed to a session's screen model and not yet parsed above which the PTY is paused.
+ * The model parses in its own thread, so a burst flows at full speed until this much is
+ * queued; past it a flood is paced at the model's speed (xterm parses ~20–40 MB/s and drops,
+ * with an exception, anything past 50 MB queued) instead of corrupting the replay or growing
+ * memory without bound.
  */
-export const SCREEN_BACKLOG_HIGH = 4 * 1024 * 1024;
+export const SCREEN_BACKLOG_HIGH = 8 * 1024 * 1024;
 
 /** Unparsed bytes below which a PTY paused for the screen model resumes. */
-export const SCREEN_BACKLOG_LOW = 1024 * 1024;
+export const SCREEN_BACKLOG_LOW = 2 * 1024 * 1024;
 
 /** Size of a new session when `spawn` gives none: the classic terminal default. */
 export const DEFAULT_COLS = 80;

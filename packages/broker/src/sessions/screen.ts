@@ -1,34 +1,28 @@
-import headless from '@xterm/headless';
-import serialize from '@xterm/addon-serialize';
 import type { ScreenSnapshot } from '@clippy/turns';
 import { SCREEN_BACKLOG_HIGH, SCREEN_BACKLOG_LOW, SCROLLBACK_LINES } from '../constants.js';
-
-const { Terminal } = headless;
-const { SerializeAddon } = serialize;
-
-type HeadlessTerminal = InstanceType<typeof Terminal>;
-
-interface SnapshotWaiter {
-  target: number;
-  resolve: (replay: string) => void;
-}
+import { screenHost, type ScreenClient } from './screen-host.js';
+import type { FromScreenWorker } from './screen-protocol.js';
 
 /**
  * A session's screen model: a headless xterm fed with exactly the bytes forwarded to clients,
  * serialized on attach so that a new client sees the current screen (VS Code's pty host does
- * the same). It counts bytes fed and bytes parsed so a snapshot is taken at a known point of
- * the output stream: the replay covers bytes [0, n) and live output continues at n.
+ * the same). The terminal itself lives in the screen worker thread: parsing never runs on the
+ * thread that forwards output. Bytes fed and bytes parsed are counted so that a replay is
+ * taken at a known point of the output stream: it covers bytes [0, n) and live output
+ * continues at n.
  */
-export class Screen {
-  private readonly term: HeadlessTerminal;
-  private readonly serializer: InstanceType<typeof SerializeAddon>;
+export class Screen implements ScreenClient {
+  private readonly id: number;
   private fed = 0;
   private parsed = 0;
-  private waiters: SnapshotWaiter[] = [];
-  private cursorHidden = false;
-  private disposed = false;
-  /** Called after each fed chunk was parsed (screen-based turn detection reads the screen then). */
-  onParsed: (() => void) | null = null;
+  private width: number;
+  private height: number;
+  private bracketed = false;
+  private latest: ScreenSnapshot;
+  private nextReq = 1;
+  private readonly replays = new Map<number, (replay: string) => void>();
+  private parsedHook: (() => void) | null = null;
+  private dead = false;
   /** True while too many fed bytes wait to be parsed: the session pauses its PTY meanwhile. */
   overloaded = false;
 
@@ -37,29 +31,21 @@ export class Screen {
     cols: number,
     rows: number,
     private readonly onOverloadChange: () => void = () => {},
-    private readonly scrollback = SCROLLBACK_LINES,
+    scrollback = SCROLLBACK_LINES,
   ) {
-    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
-    this.serializer = new SerializeAddon();
-    this.term.loadAddon(this.serializer as unknown as Parameters<HeadlessTerminal['loadAddon']>[0]);
-    // The serialize addon does not restore cursor visibility (DECTCEM); track it ourselves.
-    // Returning false lets xterm's own handler run too.
-    this.term.parser.registerCsiHandler({ prefix: '?', final: 'h' }, (params) => {
-      if (params.includes(25)) this.cursorHidden = false;
-      return false;
-    });
-    this.term.parser.registerCsiHandler({ prefix: '?', final: 'l' }, (params) => {
-      if (params.includes(25)) this.cursorHidden = true;
-      return false;
-    });
+    this.width = cols;
+    this.height = rows;
+    this.latest = { lines: [], viewportTop: 0, rows, cols };
+    this.id = screenHost.register(this);
+    screenHost.send({ op: 'create', id: this.id, cols, rows, scrollback });
   }
 
   get cols(): number {
-    return this.term.cols;
+    return this.width;
   }
 
   get rows(): number {
-    return this.term.rows;
+    return this.height;
   }
 
   /** Bytes handed to `write` so far. */
@@ -74,39 +60,40 @@ export class Screen {
 
   /** Whether the application turned bracketed paste on (`ESC[?2004h`), as parsed so far. */
   get bracketedPaste(): boolean {
-    return this.term.modes.bracketedPasteMode;
+    return this.bracketed;
+  }
+
+  /**
+   * Called whenever a fresh rendering (`turnSnapshot`) arrived. Setting it asks the worker to
+   * send renderings at all: only screen-preset sessions pay for them.
+   */
+  get onParsed(): (() => void) | null {
+    return this.parsedHook;
+  }
+
+  set onParsed(hook: (() => void) | null) {
+    this.parsedHook = hook;
+    if (!this.dead) screenHost.send({ op: 'watch', id: this.id, on: hook !== null });
   }
 
   /** Feeds output bytes (after they were forwarded to clients: the screen is never on the hot path). */
   write(chunk: Uint8Array): void {
-    if (this.disposed) return;
+    if (this.dead) return;
     this.fed += chunk.length;
-    const length = chunk.length;
-    try {
-      this.term.write(chunk, () => this.afterParse(length));
-    } catch {
-      // xterm refused the data (its own overflow guard): count it so snapshots never wait forever.
-      this.afterParse(length);
-    }
+    // A copy of just this view, transferred: cloning a Buffer would copy its whole pool slab.
+    const data = new Uint8Array(chunk);
+    screenHost.send({ op: 'write', id: this.id, data }, [data.buffer]);
     if (!this.overloaded && this.fed - this.parsed > SCREEN_BACKLOG_HIGH) {
       this.overloaded = true;
       this.onOverloadChange();
     }
   }
 
-  private afterParse(length: number): void {
-    this.parsed += length;
-    this.settleWaiters();
-    if (this.overloaded && this.fed - this.parsed < SCREEN_BACKLOG_LOW) {
-      this.overloaded = false;
-      this.onOverloadChange();
-    }
-    this.onParsed?.();
-  }
-
   resize(cols: number, rows: number): void {
-    if (this.disposed || (cols === this.term.cols && rows === this.term.rows)) return;
-    this.term.resize(cols, rows);
+    if (this.dead || (cols === this.width && rows === this.height)) return;
+    this.width = cols;
+    this.height = rows;
+    screenHost.send({ op: 'resize', id: this.id, cols, rows });
   }
 
   /**
@@ -114,51 +101,67 @@ export class Screen {
    * (`bytesFed` at the time of the call), however much is fed meanwhile.
    */
   snapshot(): Promise<string> {
-    if (this.disposed) return Promise.resolve('');
-    if (this.parsed === this.fed) return Promise.resolve(this.serialize());
-    return new Promise((resolve) => this.waiters.push({ target: this.fed, resolve }));
+    if (this.dead) return Promise.resolve('');
+    const req = this.nextReq++;
+    return new Promise((resolve) => {
+      this.replays.set(req, resolve);
+      screenHost.send({ op: 'serialize', id: this.id, req });
+    });
   }
 
-  /** Plain text of the visible screen, one string per row (for tests and the turn detector). */
-  visibleLines(): string[] {
-    const buffer = this.term.buffer.active;
-    const lines: string[] = [];
-    for (let y = 0; y < this.term.rows; y++) {
-      lines.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '');
-    }
-    return lines;
-  }
-
-  /** The rendered buffer (scrollback + viewport) as text, for the turn detector. */
+  /**
+   * The latest rendering of the buffer (scrollback + viewport) as text, for the turn detector.
+   * Kept fresh by the worker while `onParsed` is set; empty before the first one arrives.
+   */
   turnSnapshot(): ScreenSnapshot {
-    const buffer = this.term.buffer.active;
-    const lines: string[] = [];
-    for (let y = 0; y < buffer.length; y++)
-      lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
-    return { lines, viewportTop: buffer.viewportY, rows: this.term.rows, cols: this.term.cols };
+    return this.latest;
+  }
+
+  /** Rows of the visible screen from the latest rendering (needs `onParsed` set). */
+  visibleLines(): string[] {
+    const { lines, viewportTop, rows } = this.latest;
+    return lines.slice(viewportTop, viewportTop + rows);
+  }
+
+  onWorkerMessage(message: FromScreenWorker): void {
+    if (message.op === 'serialized') {
+      const resolve = this.replays.get(message.req);
+      this.replays.delete(message.req);
+      resolve?.(message.replay);
+      return;
+    }
+    this.parsed = message.parsed;
+    this.bracketed = message.bracketedPaste;
+    if (this.overloaded && this.fed - this.parsed < SCREEN_BACKLOG_LOW) {
+      this.overloaded = false;
+      this.onOverloadChange();
+    }
+    if (message.lines) {
+      this.latest = message.lines;
+      this.parsedHook?.();
+    }
+  }
+
+  onWorkerLost(): void {
+    this.dead = true;
+    this.parsed = this.fed;
+    this.settleAll();
+    if (this.overloaded) {
+      this.overloaded = false;
+      this.onOverloadChange();
+    }
   }
 
   dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.onParsed = null;
-    for (const w of this.waiters) w.resolve('');
-    this.waiters = [];
-    this.term.dispose();
+    if (this.dead) return;
+    this.dead = true;
+    this.parsedHook = null;
+    this.settleAll();
+    screenHost.unregister(this.id);
   }
 
-  private settleWaiters(): void {
-    // Write callbacks run after their chunk is parsed and before the next one is, so at the
-    // callback of the chunk ending at `target` the model holds exactly the bytes [0, target).
-    while (this.waiters.length > 0 && this.waiters[0]!.target <= this.parsed) {
-      this.waiters.shift()!.resolve(this.serialize());
-    }
-  }
-
-  private serialize(): string {
-    let replay = this.serializer.serialize({ scrollback: this.scrollback });
-    // Always state cursor visibility: the client's terminal may have it hidden from before.
-    replay += this.cursorHidden ? '\x1b[?25l' : '\x1b[?25h';
-    return replay;
+  private settleAll(): void {
+    for (const resolve of this.replays.values()) resolve('');
+    this.replays.clear();
   }
 }

@@ -86,9 +86,11 @@ describe('sessions over real PTYs', () => {
   });
 
   it('resize reaches the child (stty size)', async () => {
-    const s = await spawn('sh', ['-c', 'sleep 0.3; stty size; sleep 0.2'], { cols: 100, rows: 30 });
+    // The child waits for a line, so the size is read only after the resize was answered.
+    const s = await spawn('sh', ['-c', 'read x; stty size; sleep 0.2'], { cols: 100, rows: 30 });
     await c.ok('attach', { session: s.session });
     await c.ok('resize', { session: s.session, cols: 91, rows: 27 });
+    await c.ok('input', { session: s.session, data: Buffer.from('go\r') });
     await waitExit(c, s.session);
     expect(c.output(s.session).toString()).toContain('27 91');
   });
