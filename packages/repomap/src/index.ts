@@ -1,0 +1,31 @@
+// @clippy/repomap: a directory plus a flight plan → a ranked map within a token budget.
+export type {
+  Level,
+  IndexOptions,
+  Tag,
+  OutlineEntry,
+  IndexedFile,
+  RepoIndex,
+  Personalization,
+  MapFile,
+  MapResult,
+} from './types.js';
+export {
+  FlightPlanSchema,
+  VerbosityRuleSchema,
+  SectionRuleSchema,
+  FlightPlanError,
+  parseFlightPlan,
+  validateFlightPlan,
+  flightPlanToYaml,
+  type FlightPlan,
+  type VerbosityRule,
+  type SectionRule,
+} from './plan.js';
+export { indexRepository } from './indexer.js';
+export { rankFiles, referenceGraph } from './rank.js';
+export { renderMap, fileCosts, type RenderOptions } from './render.js';
+export { generateMap } from './generate.js';
+export { countTokens } from './tokens.js';
+export { LANGUAGES, languageForPath, loadAllGrammars } from './languages.js';
+export { defaultCacheDir } from './cache.js';

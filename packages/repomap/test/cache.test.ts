@@ -1,0 +1,138 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cacheFilePath, loadCache } from '../src/cache.js';
+import { generateMap, indexRepository, renderMap } from '../src/index.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../src/process-file.js';
+import { makeFixtureRepo, removeDir } from './fixture.js';
+
+let repo: string;
+let cacheDir: string;
+beforeEach(() => {
+  repo = makeFixtureRepo();
+  cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-cache-'));
+});
+afterEach(() => {
+  removeDir(repo);
+  removeDir(cacheDir);
+});
+
+const defsOf = async (file: string) => {
+  const index = await indexRepository({ root: repo, cacheDir });
+  return index.files
+    .find((f) => f.path === file)!
+    .tags.filter((t) => t.kind === 'def')
+    .map((t) => t.name);
+};
+
+describe('tag cache', () => {
+  it('stores tags under the cache dir and reuses them on the next run', async () => {
+    const first = await indexRepository({ root: repo, cacheDir });
+    const file = cacheFilePath(cacheDir, fs.realpathSync(repo), DEFAULT_MAX_FILE_BYTES);
+    expect(fs.existsSync(file)).toBe(true);
+    // + 1: the binary file is cached too (as "not part of the map").
+    expect(loadCache(file, fs.realpathSync(repo), DEFAULT_MAX_FILE_BYTES).size).toBe(
+      first.files.length + 1,
+    );
+    const mtime = fs.statSync(file).mtimeMs;
+    const second = await indexRepository({ root: repo, cacheDir });
+    expect(second.files).toEqual(first.files);
+    expect(fs.statSync(file).mtimeMs).toBe(mtime); // nothing changed: not rewritten
+  });
+
+  it('is never wrong after an edit, even one that keeps the size and the mtime', async () => {
+    const rel = 'src/util/strings.ts';
+    const abs = path.join(repo, rel);
+    expect(await defsOf(rel)).toEqual(['capitalize', 'slugify']);
+    // Same length, same mtime: only the content hash (recent mtime) or ctime can tell.
+    const before = fs.statSync(abs);
+    fs.writeFileSync(abs, fs.readFileSync(abs, 'utf8').replace('slugify', 'slugifx'));
+    fs.utimesSync(abs, before.atime, before.mtime);
+    expect(fs.statSync(abs).size).toBe(before.size);
+    expect(await defsOf(rel)).toEqual(['capitalize', 'slugifx']);
+    // An ordinary edit, and a new file.
+    fs.appendFileSync(abs, '\nexport function trimAll(s: string) { return s.trim(); }\n');
+    fs.writeFileSync(path.join(repo, 'src/util/extra.ts'), 'export const EXTRA = 1;\n');
+    expect(await defsOf(rel)).toEqual(['capitalize', 'slugifx', 'trimAll']);
+    expect(await defsOf('src/util/extra.ts')).toEqual(['EXTRA']);
+  });
+
+  it('re-checks the content of recently modified files even when size, mtime and ctime match', async () => {
+    const rel = 'src/util/strings.ts';
+    const first = await indexRepository({ root: repo, cacheDir });
+    const file = cacheFilePath(cacheDir, fs.realpathSync(repo), DEFAULT_MAX_FILE_BYTES);
+    const entry = loadCache(file, fs.realpathSync(repo), DEFAULT_MAX_FILE_BYTES).get(rel)!;
+    // The file was just written, so its mtime is within the racy window: a hash is kept.
+    expect(entry.hash).toMatch(/^[0-9a-f]{40}$/);
+    expect(first.files.length).toBeGreaterThan(0);
+  });
+
+  it('survives concurrent runs and a corrupt cache file', async () => {
+    const runs = await Promise.all([1, 2, 3].map(() => indexRepository({ root: repo, cacheDir })));
+    expect(runs[1]!.files).toEqual(runs[0]!.files);
+    const file = cacheFilePath(cacheDir, fs.realpathSync(repo), DEFAULT_MAX_FILE_BYTES);
+    fs.writeFileSync(file, 'not a cache');
+    const again = await indexRepository({ root: repo, cacheDir });
+    expect(again.files).toEqual(runs[0]!.files);
+    expect(fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('uses $XDG_CACHE_HOME/clippy by default and can be turned off', async () => {
+    const old = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = cacheDir;
+    try {
+      await indexRepository({ root: repo });
+      expect(fs.readdirSync(path.join(cacheDir, 'clippy', 'repomap')).length).toBe(1);
+      fs.rmSync(path.join(cacheDir, 'clippy'), { recursive: true });
+      await indexRepository({ root: repo, cache: false });
+      expect(fs.existsSync(path.join(cacheDir, 'clippy'))).toBe(false);
+    } finally {
+      if (old === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = old;
+    }
+  });
+});
+
+describe('render cache', () => {
+  it('returns the stored map on a warm re-run and a new one after any edit', async () => {
+    const opts = {
+      root: repo,
+      cacheDir,
+      budget: 100_000,
+      verbosity: [{ pattern: '**', level: 4 as const }],
+    };
+    const cold = await generateMap(opts);
+    const warm = await generateMap(opts);
+    expect(warm.output).toBe(cold.output);
+    expect(fs.readdirSync(path.join(cacheDir, 'repomap', 'renders'))).toHaveLength(1);
+    const abs = path.join(repo, 'src/util/strings.ts');
+    const before = fs.statSync(abs);
+    fs.writeFileSync(abs, fs.readFileSync(abs, 'utf8').replace('slugify', 'slugifx'));
+    fs.utimesSync(abs, before.atime, before.mtime); // same size and mtime: the hash must tell
+    const edited = await generateMap(opts);
+    expect(edited.output).toContain('slugifx');
+    expect(edited.output).not.toContain('slugify');
+    // Different options are a different map.
+    const other = await generateMap({ ...opts, format: 'json' });
+    expect(other.output.startsWith('{')).toBe(true);
+  });
+});
+
+describe('parallel parsing', () => {
+  it('gives the same index on worker threads as in process', async () => {
+    const inProcess = await indexRepository({ root: repo, cache: false, workers: 0 });
+    let progress = 0;
+    const threaded = await indexRepository({
+      root: repo,
+      cache: false,
+      workers: 2,
+      onProgress: (done) => (progress = done),
+    });
+    expect(threaded.files).toEqual(inProcess.files);
+    expect(progress).toBe(inProcess.files.length + 1); // + the binary file, read then dropped
+    const a = await renderMap(inProcess, { budget: 800 });
+    const b = await renderMap(threaded, { budget: 800 });
+    expect(b.output).toBe(a.output);
+  });
+});
