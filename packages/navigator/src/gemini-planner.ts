@@ -20,8 +20,8 @@ export const MAX_ATTEMPTS = 5;
 export const BASE_BACKOFF_MS = 1000;
 /** Longest single wait between attempts: longer waits look like a hang to the user. */
 export const MAX_BACKOFF_MS = 16_000;
-/** Default model: a current Flash model (cheap, fast, good at function calling). */
-export const DEFAULT_MODEL = 'gemini-2.5-flash';
+import { DEFAULT_MODEL } from './defaults.js';
+export { DEFAULT_MODEL };
 
 export interface GeminiPlannerOptions {
   apiKey: string;

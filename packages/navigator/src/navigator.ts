@@ -30,12 +30,8 @@ import type {
 import { FINALIZE_CONTEXT, UPDATE_FLIGHT_PLAN, type ToolCall, type ToolResult } from './tools.js';
 import { buildTurnReport, type TurnReport } from './turn-report.js';
 
-/** Token budget of the map when none is given (the default). */
-export const DEFAULT_TOKEN_BUDGET = 20_000;
-/** Cost limit per run in USD when none is given. */
-export const DEFAULT_MAX_SPEND_USD = 2.0;
-/** Steps (model calls) per run when none is given: enough to converge, a bound on a looping model. */
-export const DEFAULT_MAX_ITERATIONS = 20;
+import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_SPEND_USD, DEFAULT_TOKEN_BUDGET } from './defaults.js';
+export { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_SPEND_USD, DEFAULT_TOKEN_BUDGET };
 
 /** What the user chose after a Turn Report (interactive mode). */
 export type TurnDecision =

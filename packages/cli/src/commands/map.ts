@@ -1,13 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  FlightPlanError,
-  generateMap,
-  parseFlightPlan,
-  type FlightPlan,
-  type Level,
-  type MapResult,
-} from '@clippy/repomap';
+// Types only at the top: the engine (tree-sitter, tokenizer) loads when `map` runs, so every
+// other command starts without it.
+import type { FlightPlan, Level, MapResult } from '@clippy/repomap';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { copyToClipboard } from '../clipboard.js';
 import { CliError } from '../errors.js';
@@ -47,7 +42,8 @@ interface MapArgs {
   cache: boolean;
 }
 
-function readPlan(file: string): FlightPlan {
+async function readPlan(file: string): Promise<FlightPlan> {
+  const { FlightPlanError, parseFlightPlan } = await import('@clippy/repomap');
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -116,7 +112,7 @@ function overBudgetMessage(r: MapResult): string {
 }
 
 async function run(argv: ArgumentsCamelCase<MapArgs>): Promise<void> {
-  const plan = argv.plan ? readPlan(argv.plan) : undefined;
+  const plan = argv.plan ? await readPlan(argv.plan) : undefined;
   if (argv.budget !== undefined && !(Number.isInteger(argv.budget) && argv.budget > 0)) {
     throw new CliError(
       `invalid --budget ${argv.budget}: it must be a whole number > 0`,
@@ -128,6 +124,7 @@ async function run(argv: ArgumentsCamelCase<MapArgs>): Promise<void> {
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
     throw new CliError(`not a directory: ${argv.path}`, EXIT.failure);
   }
+  const { generateMap } = await import('@clippy/repomap');
   const progress = new Progress(process.stderr);
   let result: MapResult;
   try {
