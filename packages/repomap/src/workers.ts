@@ -9,6 +9,8 @@ import type { FileJob, ProcessedFile } from './process-file.js';
 export const WORKER_MIN_FILES = 400;
 /** More threads than this only add grammar-loading cost. */
 const MAX_WORKERS = 8;
+/** Batches each worker holds at once: one being parsed, one waiting. */
+const WORKER_PREFETCH = 2;
 /** Files per message: large enough to amortise messaging, small enough to balance load. */
 const BATCH_SIZE = 32;
 
@@ -52,25 +54,28 @@ export async function parseInWorkers(
   const workers: Worker[] = [];
   const runWorker = (w: Worker) =>
     new Promise<void>((resolve, reject) => {
-      let current: (typeof batches)[number] | undefined;
+      // Batches sent and not yet answered: two per worker, so that it never idles waiting for
+      // the main thread (busy parsing its own batch) to hand it the next one.
+      const inFlight = new Set<number>();
       const feed = () => {
-        current = batches[next++];
-        if (current) w.postMessage({ id: current.id, jobs: current.jobs, maxFileBytes });
-        else resolve();
+        const b = batches[next++];
+        if (b) {
+          inFlight.add(b.id);
+          w.postMessage({ id: b.id, jobs: b.jobs, maxFileBytes });
+        } else if (inFlight.size === 0) resolve();
       };
       w.on('message', (msg: { id: number; results: ProcessedFile[] }) => {
         const b = batches[msg.id]!;
+        inFlight.delete(msg.id);
         msg.results.forEach((r, k) => (results[b.start + k] = r));
         onDone(msg.results.length);
         feed();
       });
       w.on('error', reject);
       w.on('exit', (code) => {
-        if (current && results[current.start] === undefined) {
-          reject(new Error(`parser worker exited with code ${code}`));
-        }
+        if (inFlight.size > 0) reject(new Error(`parser worker exited with code ${code}`));
       });
-      feed();
+      for (let i = 0; i < WORKER_PREFETCH; i++) feed();
     });
   const runLocal = async () => {
     const { processFile } = await import('./process-file.js');
@@ -79,6 +84,9 @@ export async function parseInWorkers(
         results[b.start + k] = await processFile(b.jobs[k]!, maxFileBytes);
       }
       onDone(b.jobs.length);
+      // Let worker messages in: parsing here is synchronous, and without this turn of the
+      // event loop the main thread would take every batch while the workers wait.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   };
   try {
