@@ -1,5 +1,19 @@
-import type { Handler } from './context.js';
-import { turnOrSession } from './turn-stubs.js';
+import { HandlerError, type Handler } from './context.js';
+import { turnOp } from './turn-common.js';
+import { relayEntryOf } from '../turns/relay-buffer.js';
+import { findTurn } from '../turns/session-glue.js';
+import { parseTurnId } from '../turns/turn-id.js';
 
+/** Copies a stored turn, by ID, into the global relay buffer. */
 export const captureById: Handler<'capture_by_id'> = (request, context) =>
-  turnOrSession(context, request.turn_id);
+  turnOp(() => {
+    if (!parseTurnId(request.turn_id)) {
+      throw new HandlerError(
+        'turn_not_found',
+        `'${request.turn_id}' is not a turn ID (<session>:<seq>)`,
+      );
+    }
+    const turn = findTurn(context.broker, request.turn_id);
+    context.broker.relayBuffer = relayEntryOf(turn);
+    return { size: turn.byte_length, turn_id: turn.turn_id };
+  });

@@ -1,4 +1,13 @@
-import type { Handler } from './context.js';
-import { noTurn } from './turn-stubs.js';
+import { findSession, type Handler } from './context.js';
+import { turnOp } from './turn-common.js';
+import { relayEntryOf } from '../turns/relay-buffer.js';
+import { findTurn } from '../turns/session-glue.js';
 
-export const capture: Handler<'capture'> = (request, context) => noTurn(context, request.session);
+/** Copies the session's latest turn into the global relay buffer (clippy's `capture`). */
+export const capture: Handler<'capture'> = (request, context) =>
+  turnOp(() => {
+    const session = findSession(context, request.session);
+    const turn = findTurn(context.broker, session.id);
+    context.broker.relayBuffer = relayEntryOf(turn);
+    return { size: turn.byte_length, turn_id: turn.turn_id };
+  });

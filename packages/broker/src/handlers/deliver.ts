@@ -1,46 +1,75 @@
-import { writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { SinkSchema } from '@clippy/protocol';
-import { HandlerError, findLiveSession, type Handler } from './context.js';
-import { bufferEmpty } from './turn-stubs.js';
+import { encodeFrame, type Push } from '@clippy/protocol';
+import { HandlerError, findSession, type Handler } from './context.js';
+import { turnOp } from './turn-common.js';
+import type { Broker } from '../server.js';
+import { copyToClipboard } from '../turns/clipboard.js';
+import { writeFileSink } from '../turns/file-sink.js';
+import { injectInto } from '../turns/session-glue.js';
 
-export const deliver: Handler<'deliver'> = async (request, context) => {
-  const sink = SinkSchema.safeParse(request.sink);
-  if (!sink.success) {
-    throw new HandlerError(
-      'unknown_sink',
-      `unknown sink '${request.sink}': use inject, file or clipboard`,
-    );
-  }
-  if (sink.data === 'inject' && !request.session) {
-    throw new HandlerError('missing_field', "deliver: missing field 'session' (target of inject)");
-  }
-  if (sink.data === 'file' && !request.path) {
-    throw new HandlerError('missing_field', "deliver: missing field 'path' (target of file)");
-  }
-  const target = sink.data === 'inject' ? findLiveSession(context, request.session!) : null;
-  const buffer = context.broker.relayBuffer ?? bufferEmpty();
-  const data = request.raw ? buffer.content : Buffer.from(buffer.text, 'utf8');
-  if (sink.data === 'file') {
-    const path = request.path!;
-    if (!isAbsolute(path))
-      throw new HandlerError('invalid_argument', `path must be absolute (got '${path}')`);
-    try {
-      await writeFile(path, data);
-    } catch (err) {
+/** Largest text sent as OSC 52: terminals that support it cap the sequence around 100 kB. */
+const OSC52_MAX_BYTES = 74_994;
+
+/** Delivers the relay buffer to a sink: `inject` (a session, = paste), `file` (overwrite), `clipboard`. */
+export const deliver: Handler<'deliver'> = (request, context) =>
+  turnOp(async () => {
+    const { broker } = context;
+    const sink = request.sink;
+    if (sink !== 'inject' && sink !== 'file' && sink !== 'clipboard') {
       throw new HandlerError(
-        'file_write_failed',
-        `could not write ${path}: ${(err as Error).message}`,
+        'unknown_sink',
+        `unknown sink '${sink}': use inject, file or clipboard`,
       );
     }
-    return { size: data.length, turn_id: buffer.turnId };
-  }
-  if (sink.data === 'clipboard') {
-    throw new HandlerError(
-      'clipboard_failed',
-      'the broker has no clipboard provider yet; use the file sink',
+    if (sink === 'inject' && !request.session)
+      throw new HandlerError('missing_field', 'sink inject needs `session`');
+    if (sink === 'file' && !request.path)
+      throw new HandlerError('missing_field', 'sink file needs `path`');
+    const entry = broker.relayBuffer;
+    if (!entry)
+      throw new HandlerError('buffer_empty', 'the relay buffer is empty: capture a turn first');
+    const data = request.raw ? entry.content : Buffer.from(entry.text, 'utf8');
+    if (sink === 'inject') {
+      const session = findSession(context, request.session!);
+      const result = await injectInto(broker, session, entry, request);
+      return { size: data.length, turn_id: entry.turnId, submitted: result.submitted };
+    }
+    if (sink === 'file') {
+      if (!isAbsolute(request.path!)) {
+        throw new HandlerError(
+          'invalid_argument',
+          `the file path must be absolute (got '${request.path}')`,
+        );
+      }
+      await writeFileSink(request.path!, data);
+      return { size: data.length, turn_id: entry.turnId };
+    }
+    const provider = await copyToClipboard(data, {
+      env: process.env,
+      osc52: data.length <= OSC52_MAX_BYTES ? (seq) => sendOsc52(broker, seq) : undefined,
+    });
+    broker.log.info({ provider, bytes: data.length }, 'relay buffer copied to the clipboard');
+    return { size: data.length, turn_id: entry.turnId };
+  });
+
+/**
+ * Writes an OSC 52 sequence to attached clients' terminals as `output` of the session they
+ * show (never into the session's screen or replay): their terminal sets the clipboard.
+ */
+function sendOsc52(broker: Broker, seq: Uint8Array): boolean {
+  let sent = false;
+  for (const c of broker.connections) {
+    const [session] = c.attached;
+    if (!session) continue;
+    c.send(
+      encodeFrame({
+        type: 'output',
+        id: 0,
+        session: session.id,
+        data: seq,
+      } satisfies Push<'output'>),
     );
+    sent = true;
   }
-  const submitted = await target!.send(data.toString('utf8'), request.enter ?? true);
-  return { size: data.length, turn_id: buffer.turnId, submitted };
-};
+  return sent;
+}

@@ -1,8 +1,20 @@
 import { HandlerError, type Handler } from './context.js';
-import { noTurn, turnOrSession } from './turn-stubs.js';
+import { turnOp } from './turn-common.js';
+import { findTurn } from '../turns/session-glue.js';
+import { parseTurnId } from '../turns/turn-id.js';
 
-export const getTurn: Handler<'get_turn'> = (request, context) => {
-  if (request.turn_id !== undefined) turnOrSession(context, request.turn_id);
-  if (request.session !== undefined) noTurn(context, request.session);
-  throw new HandlerError('missing_field', "get_turn: missing field 'turn_id' (or 'session')");
-};
+/** One stored turn with its content: by `turn_id`, or a session's latest. */
+export const getTurn: Handler<'get_turn'> = (request, context) =>
+  turnOp(() => {
+    if (request.turn_id !== undefined) {
+      if (!parseTurnId(request.turn_id)) {
+        throw new HandlerError(
+          'turn_not_found',
+          `'${request.turn_id}' is not a turn ID (<session>:<seq>)`,
+        );
+      }
+      return { turn: findTurn(context.broker, request.turn_id) };
+    }
+    if (request.session !== undefined) return { turn: findTurn(context.broker, request.session) };
+    throw new HandlerError('missing_field', 'get_turn needs `turn_id` or `session`');
+  });

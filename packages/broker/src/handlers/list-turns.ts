@@ -1,7 +1,7 @@
 import { findSession, type Handler } from './context.js';
 
+/** A session's stored turns, newest first, without content. */
 export const listTurns: Handler<'list_turns'> = (request, context) => {
-  findSession(context, request.session);
-  // No turn is stored until the turn registry lands.
-  return { turns: [] };
+  const session = findSession(context, request.session);
+  return { turns: session.turns?.ring.list(request.limit) ?? [] };
 };

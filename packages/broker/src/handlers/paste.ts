@@ -1,21 +1,18 @@
-import { HandlerError, findLiveSession, type Handler } from './context.js';
-import { bufferEmpty } from './turn-stubs.js';
+import { HandlerError, findSession, type Handler } from './context.js';
+import { turnOp } from './turn-common.js';
+import { injectInto } from '../turns/session-glue.js';
 
-/** Injects the relay buffer into a session: its text (or raw content), then Enter unless told not to. */
-export const paste: Handler<'paste'> = async (request, context) => {
-  const session = findLiveSession(context, request.session);
-  const buffer = context.broker.relayBuffer ?? bufferEmpty();
-  if (session.kind !== 'pty') {
-    throw new HandlerError(
-      'invalid_argument',
-      `session '${session.name}' has no broker-owned PTY to write to`,
-    );
-  }
-  const text = request.raw ? buffer.content.toString('utf8') : buffer.text;
-  const submitted = await session.send(text, request.enter ?? true);
-  return {
-    size: request.raw ? buffer.content.length : Buffer.byteLength(buffer.text),
-    turn_id: buffer.turnId,
-    submitted,
-  };
-};
+/** Injects the relay buffer into a session's input (waits for idle, bracketed paste, Enter confirmed). */
+export const paste: Handler<'paste'> = (request, context) =>
+  turnOp(async () => {
+    const session = findSession(context, request.session);
+    const entry = context.broker.relayBuffer;
+    if (!entry)
+      throw new HandlerError('buffer_empty', 'the relay buffer is empty: capture a turn first');
+    const result = await injectInto(context.broker, session, entry, request);
+    return {
+      size: request.raw ? entry.content.length : Buffer.byteLength(entry.text),
+      turn_id: entry.turnId,
+      submitted: result.submitted,
+    };
+  });

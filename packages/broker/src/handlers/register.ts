@@ -1,5 +1,6 @@
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../constants.js';
 import { HandlerError, type Handler } from './context.js';
+import { attachTurns, currentTurnConfig } from '../turns/session-glue.js';
 
 /** A wrapper registers a session it runs itself (clippy's v0 model); it ends with the connection. */
 export const register: Handler<'register'> = (request, context) => {
@@ -29,6 +30,8 @@ export const register: Handler<'register'> = (request, context) => {
     pty: null,
     pid: request.pid,
   });
+  // Its turns come from the wrapper (turn_completed): a ring, no detector.
+  attachTurns(broker, session, null, currentTurnConfig(broker));
   connection.registered.add(session);
   return { session: session.id, name: session.name };
 };

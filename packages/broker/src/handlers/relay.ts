@@ -1,7 +1,19 @@
-import { findLiveSession, type Handler } from './context.js';
-import { turnOrSession } from './turn-stubs.js';
+import { findSession, type Handler } from './context.js';
+import { turnOp } from './turn-common.js';
+import { relayEntryOf } from '../turns/relay-buffer.js';
+import { findTurn, injectInto } from '../turns/session-glue.js';
 
-export const relay: Handler<'relay'> = (request, context) => {
-  findLiveSession(context, request.to);
-  turnOrSession(context, request.from);
-};
+/** Capture (into the relay buffer) and paste in one step: FROM's latest turn or a turn ID, into TO. */
+export const relay: Handler<'relay'> = (request, context) =>
+  turnOp(async () => {
+    const target = findSession(context, request.to);
+    const turn = findTurn(context.broker, request.from);
+    const entry = relayEntryOf(turn);
+    context.broker.relayBuffer = entry;
+    const result = await injectInto(context.broker, target, entry, request);
+    return {
+      size: request.raw ? entry.content.length : Buffer.byteLength(entry.text),
+      turn_id: entry.turnId,
+      submitted: result.submitted,
+    };
+  });

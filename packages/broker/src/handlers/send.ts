@@ -1,13 +1,27 @@
-import { HandlerError, findLiveSession, type Handler } from './context.js';
+import { findLiveSession, type Handler } from './context.js';
+import { turnOp } from './turn-common.js';
+import { TurnError } from '../turns/errors.js';
+import { injectInto } from '../turns/session-glue.js';
 
-export const send: Handler<'send'> = async (request, context) => {
-  const session = findLiveSession(context, request.session);
-  if (session.kind !== 'pty') {
-    throw new HandlerError(
-      'invalid_argument',
-      `session '${session.name}' has no broker-owned PTY to write to`,
-    );
-  }
-  const submitted = await session.send(request.text, request.enter ?? false);
-  return { submitted };
-};
+/**
+ * Types text into a session with the injection algorithm (wait for idle unless `force`,
+ * bracketed paste when enabled, Enter as a separate write, confirmed); a wrapper session gets
+ * an `inject` push. An Enter the session did not react to is `submitted: false`, not an error.
+ */
+export const send: Handler<'send'> = (request, context) =>
+  turnOp(async () => {
+    const session = findLiveSession(context, request.session);
+    const text = request.text;
+    try {
+      const result = await injectInto(
+        context.broker,
+        session,
+        { text, content: Buffer.from(text, 'utf8') },
+        { enter: request.enter ?? false, force: request.force ?? false },
+      );
+      return { submitted: result.submitted };
+    } catch (err) {
+      if (err instanceof TurnError && err.code === 'not_submitted') return { submitted: false };
+      throw err;
+    }
+  });

@@ -4,6 +4,8 @@ import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
 import { spawnPty } from '../pty/node-pty-process.js';
 import { resolveCommand } from '../pty/resolve-command.js';
 import { HandlerError, type Handler } from './context.js';
+import { TurnError } from '../turns/errors.js';
+import { attachTurns, currentTurnConfig, resolveSessionPreset } from '../turns/session-glue.js';
 
 /** Characters a session name may not hold: `:` separates session and seq in turn IDs. */
 const BAD_NAME = /[:\s\p{Cc}]/u;
@@ -60,6 +62,16 @@ export const spawn: Handler<'spawn'> = (request, { broker }) => {
   const resolved = resolveCommand(request.command, cwd, env.PATH);
   if (!resolved.ok) throw new HandlerError('spawn_failed', resolved.message);
 
+  // The preset is checked before anything starts: a bad one is an error, not a session.
+  const turnConfig = currentTurnConfig(broker);
+  let preset;
+  try {
+    preset = resolveSessionPreset(request.preset, request.pattern, turnConfig);
+  } catch (err) {
+    if (err instanceof TurnError) throw new HandlerError(err.code, err.message);
+    throw err;
+  }
+
   const id = broker.table.newId();
   if (request.session_env) env.CLIPPY_SESSION_ID = id;
   const cols = request.cols ?? DEFAULT_COLS;
@@ -87,5 +99,6 @@ export const spawn: Handler<'spawn'> = (request, { broker }) => {
     pty,
     pid: pty.pid,
   });
+  attachTurns(broker, session, preset, turnConfig);
   return { session: session.id, name: session.name, pid: session.pid };
 };

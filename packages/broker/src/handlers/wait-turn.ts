@@ -1,32 +1,32 @@
 import { HandlerError, findSession, type Handler } from './context.js';
+import { turnOp } from './turn-common.js';
 
 /**
- * Waits for the session's next turn. Until turn detection lands no turn ever completes, so
- * the wait ends with `timeout`, `session_exited`, or the connection closing; it never leaks.
+ * Waits for the session's next turn: the first turn after `after` (which may already be
+ * stored; `<session>:0` means any), else the first to complete after this request.
  */
-export const waitTurn: Handler<'wait_turn'> = (request, context) => {
-  const session = findSession(context, request.session);
-  if (!session.live)
-    throw new HandlerError('session_exited', `session '${session.name}' has exited`);
-  const { connection } = context;
-  return new Promise((_resolve, reject) => {
-    let timer: NodeJS.Timeout | null = null;
-    const finish = (error: HandlerError) => {
-      if (timer) clearTimeout(timer);
-      connection.cleanups.delete(cancel);
-      reject(error);
-    };
-    const cancel = () => finish(new HandlerError('timeout', 'the connection closed'));
-    connection.cleanups.add(cancel);
-    if (request.timeout_ms !== undefined) {
-      timer = setTimeout(
-        () =>
-          finish(new HandlerError('timeout', `no turn completed within ${request.timeout_ms} ms`)),
-        request.timeout_ms,
-      );
+export const waitTurn: Handler<'wait_turn'> = (request, context) =>
+  turnOp(async () => {
+    const session = findSession(context, request.session);
+    const turns = session.turns;
+    let after = turns?.ring.count ?? 0;
+    if (request.after !== undefined) {
+      const m = /:(0|[1-9][0-9]*)$/.exec(request.after);
+      if (!m)
+        throw new HandlerError(
+          'invalid_argument',
+          `'after' must be a turn ID <session>:<seq> (got '${request.after}')`,
+        );
+      after = Number(m[1]);
     }
-    void session
-      .waitExit()
-      .then(() => finish(new HandlerError('session_exited', `session '${session.name}' exited`)));
+    if (!turns)
+      throw new HandlerError('session_exited', `session '${session.name}' has no turn detection`);
+    const abort = new AbortController();
+    const cancel = () => abort.abort();
+    context.connection.cleanups.add(cancel);
+    try {
+      return { turn: await turns.waitTurn(after, request.timeout_ms, abort.signal) };
+    } finally {
+      context.connection.cleanups.delete(cancel);
+    }
   });
-};

@@ -302,6 +302,7 @@ export class Session {
     if (this.killTimer) clearTimeout(this.killTimer);
     this.killTimer = null;
     this.detachAll();
+    this.turns?.dispose();
     this.pty?.dispose();
     this.screen.dispose();
     for (const w of this.outputWaiters) w();
@@ -349,6 +350,8 @@ export class Session {
       signal: exit.signal,
     } satisfies Push<'exit'>);
     for (const a of this.attachments.values()) a.deliverPush(frame);
+    // A turn in progress is dropped (a crash is no turn); waits for the next turn fail.
+    this.turns?.end();
     this.setState('exited');
     this.observer.exited(this);
     this.pty?.dispose();

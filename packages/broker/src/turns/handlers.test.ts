@@ -147,6 +147,55 @@ describe('turn requests', () => {
     }
   });
 
+  it('an Enter the target never reacts to is not_submitted for paste (submitted: false for send)', async () => {
+    const { c } = await setup();
+    // Echo off and never reading: the text and both Enters vanish without a trace on screen.
+    await c.ok('subscribe', { events: ['session_ready'], sessions: ['deaf'] });
+    await c.ok('spawn', {
+      command: '/bin/sh',
+      args: ['-c', 'stty -echo; printf "ready> "; exec sleep 60'],
+      name: 'deaf',
+      pattern: 'ready> $',
+      env: childEnv(),
+    });
+    await c.waitFor((m) => m.type === 'session_ready' && m.name === 'deaf');
+    const sent = await c.ok('send', { session: 'deaf', text: 'hello', enter: true });
+    expect(sent.submitted).toBe(false);
+    await c.ok('put_buffer', { text: 'from the buffer', label: 'note' });
+    // The unanswered submit left the session busy for the detector: force the paste.
+    const pasted = await c.request('paste', { session: 'deaf', force: true });
+    expect(pasted).toMatchObject({ status: 'error', error: 'not_submitted' });
+  });
+
+  it('clipboard falls back to OSC 52 through an attached client', async () => {
+    const { c, tb } = await setup();
+    await shAgent(c, 'sh');
+    const viewer = await tb.client();
+    await viewer.ok('attach', { session: 'sh', mode: 'observer' });
+    await c.ok('put_buffer', { text: 'to the clipboard', label: 'note' });
+    const saved = {
+      PATH: process.env.PATH,
+      DISPLAY: process.env.DISPLAY,
+      WAYLAND_DISPLAY: process.env.WAYLAND_DISPLAY,
+    };
+    process.env.PATH = join(tb.dir, 'empty');
+    delete process.env.DISPLAY;
+    delete process.env.WAYLAND_DISPLAY;
+    try {
+      await c.ok('deliver', { sink: 'clipboard' });
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    const osc = `\x1b]52;c;${Buffer.from('to the clipboard').toString('base64')}\x07`;
+    const push = await viewer.waitFor(
+      (m) => m.type === 'output' && Buffer.from(m.data as Uint8Array).toString() === osc,
+    );
+    expect(push.session).toBeTruthy();
+  });
+
   it('send into a wrapper session is an inject push to the connection that registered it', async () => {
     const { c, tb } = await setup();
     const { RawClient } = await import('../test-support/raw-client.js');

@@ -8,6 +8,7 @@ import {
 } from '@clippy/turns';
 import { TurnError } from './errors.js';
 import { PasteLimiter } from './paste-limiter.js';
+import { RemoteDetector, workerAvailable, type WorkerReply } from './remote-detector.js';
 import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './ring.js';
 
 /**
@@ -16,6 +17,9 @@ import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './ring
  * output itself; 25 ms (agentapi's period) keeps detection well inside its latency target.
  */
 export const SCREEN_SNAPSHOT_INTERVAL_MS = 25;
+
+/** Submits remembered to name the input that opened a turn (a turn opens at one of the last few). */
+const MAX_TRACKED_SUBMITS = 32;
 
 /** The session's rendered screen, read after the terminal model has parsed the output. */
 export interface TurnsScreen {
@@ -66,23 +70,35 @@ export class SessionTurns {
   private ready = false;
   private ended = false;
   private readonly activity = new Set<() => void>();
-  /** The submitted input that opened the turn in progress (the turn's `prompt`). */
+  /** Recent submits and when (the detector opens a turn at a submit; its `startedAt` is that time). */
   private readonly inputs = new InputTracker();
-  private openInput: string | null = null;
+  private submits: { at: number; text: string }[] = [];
+  /** Line presets in the built broker: the detector runs in the detector worker. */
+  private remote: RemoteDetector | null = null;
   private readonly pasteLimiter = new PasteLimiter();
 
   constructor(opts: SessionTurnsOptions) {
     this.ring = new TurnRing(opts.sessionId, opts.limits);
-    this.detector = opts.preset
-      ? new TurnDetector({ preset: opts.preset, maxTurnBytes: opts.limits.maxTurnBytes })
-      : null;
+    this.detector = null;
+    if (opts.preset?.kind === 'line' && workerAvailable()) {
+      this.remote = new RemoteDetector(opts.preset, opts.limits.maxTurnBytes, (r) =>
+        this.onRemote(r),
+      );
+    } else if (opts.preset) {
+      this.detector = new TurnDetector({
+        preset: opts.preset,
+        maxTurnBytes: opts.limits.maxTurnBytes,
+      });
+    }
     this.screen = opts.screen;
     this.events = opts.events;
   }
 
   /** Output bytes, called after they were forwarded to clients. */
   onOutput(chunk: Uint8Array): void {
-    if (this.detector) {
+    if (this.remote) {
+      this.remote.onOutput(chunk, Date.now());
+    } else if (this.detector) {
       try {
         this.handle(this.detector.onOutput(chunk, Date.now()));
         this.schedule();
@@ -104,14 +120,21 @@ export class SessionTurns {
 
   /** Input bytes on their way to the PTY (typed, pasted or injected). */
   onInput(data: Uint8Array): void {
-    if (!this.detector) return;
+    if (!this.detector && !this.remote) return;
     try {
+      const now = Date.now();
       data = this.pasteLimiter.filter(data);
-      // Mirrors the detector's rule: the first submit after the prompt opens the turn.
       for (const ev of this.inputs.feed(data)) {
-        if (ev.type === 'submit' && this.ready && this.openInput === null) this.openInput = ev.text;
+        if (ev.type === 'submit') this.submits.push({ at: now, text: ev.text });
       }
-      this.handle(this.detector.onInput(data, Date.now()));
+      // Bounded: only the submit that opened a turn is ever looked up, and turns are few.
+      if (this.submits.length > MAX_TRACKED_SUBMITS)
+        this.submits.splice(0, this.submits.length - MAX_TRACKED_SUBMITS);
+      if (this.remote) {
+        this.remote.onInput(data, now);
+        return;
+      }
+      this.handle(this.detector!.onInput(data, now));
       this.schedule();
     } catch (err) {
       this.events.error(err);
@@ -190,6 +213,8 @@ export class SessionTurns {
     if (this.ended) return;
     this.ended = true;
     this.detector = null;
+    this.remote?.dispose();
+    this.remote = null;
     this.clearTimer();
     for (const w of [...this.waiters]) {
       w.reject(
@@ -223,18 +248,36 @@ export class SessionTurns {
         this.store({
           content: e.content,
           text: e.text,
-          prompt: this.openInput ?? '',
+          prompt: this.promptOf(e.startedAt),
           interrupted: e.interrupted,
           truncated: e.truncated,
           startedAt: e.startedAt,
           endedAt: e.endedAt,
         });
-        this.openInput = null;
       }
     }
-    // Back at the prompt without a turn (an empty submit): the next submit opens the next turn.
-    const state = this.detector?.state;
-    if (state === 'idle' || state === 'starting') this.openInput = null;
+  }
+
+  /** The submitted input that opened a turn: the first submit at its start time. */
+  private promptOf(startedAt: number): string {
+    const exact = this.submits.find((s) => s.at === startedAt);
+    if (exact) return exact.text;
+    const before = this.submits.filter((s) => s.at <= startedAt).at(-1);
+    return before?.text ?? '';
+  }
+
+  /** Events of a detector running in the worker. */
+  private onRemote(reply: WorkerReply): void {
+    if (this.ended) return;
+    if ('error' in reply) {
+      this.events.error(new Error(`turn detector worker: ${reply.error}`));
+      return;
+    }
+    try {
+      this.handle(reply.events);
+    } catch (err) {
+      this.events.error(err);
+    }
   }
 
   private store(turn: NewTurn): StoredTurn {

@@ -1,0 +1,92 @@
+import type { CommandModule } from 'yargs';
+import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { CliError } from '../errors.js';
+import {
+  INJECT_REQUEST_TIMEOUT_MS,
+  TURN_EXIT,
+  printText,
+  timeoutMs,
+  turnCall,
+} from '../turn-errors.js';
+
+interface AskArgs extends CommonArgs {
+  session: string;
+  text: string;
+  timeout?: number;
+  force?: boolean;
+  json?: boolean;
+}
+
+/** `clippy ask SESSION TEXT`: send a message, wait for the answer, print it. */
+const command: CommandModule<object, AskArgs> = {
+  command: 'ask <session> <text>',
+  describe: "Send TEXT to a session, wait for the turn it produces, print the answer's text",
+  builder: (y) =>
+    withSocket(y)
+      .positional('session', { type: 'string', demandOption: true, describe: 'session name or ID' })
+      .positional('text', { type: 'string', demandOption: true, describe: 'the message' })
+      .option('timeout', {
+        alias: 't',
+        type: 'number',
+        requiresArg: true,
+        describe: 'give up after this many seconds (exit 124)',
+      })
+      .option('force', {
+        type: 'boolean',
+        describe: 'do not wait for the session to be idle before sending',
+      })
+      .option('json', {
+        type: 'boolean',
+        describe: 'print the turn (metadata and text) as JSON',
+      }) as never,
+  handler: async (argv) => {
+    const ms = timeoutMs(argv.timeout);
+    const started = Date.now();
+    const turn = await withClient(argv, async (c) => {
+      // The answer is the first turn after the latest one stored now: a turn completing
+      // between the send and the wait is not missed.
+      const { turns } = await turnCall(() =>
+        c.request('list_turns', { session: argv.session, limit: 1 }),
+      );
+      // `<session>:0`: no turn stored yet, so any turn is newer.
+      const after = turns[0]?.turn_id ?? `${argv.session}:0`;
+      const sent = await turnCall(() =>
+        c.request(
+          'send',
+          {
+            session: argv.session,
+            text: String(argv.text),
+            enter: true,
+            ...(argv.force ? { force: true } : {}),
+          },
+          { timeoutMs: INJECT_REQUEST_TIMEOUT_MS },
+        ),
+      );
+      if (!sent.submitted) {
+        throw new CliError(
+          `the message was typed into ${argv.session} but it did not react to Enter`,
+          TURN_EXIT.notSubmitted,
+        );
+      }
+      const left = ms === undefined ? undefined : Math.max(1, ms - (Date.now() - started));
+      const result = await turnCall(() =>
+        c.request(
+          'wait_turn',
+          {
+            session: argv.session,
+            after,
+            ...(left ? { timeout_ms: left } : {}),
+          },
+          { timeoutMs: 0 },
+        ),
+      );
+      return result.turn;
+    });
+    if (argv.json) {
+      const { content: _content, ...rest } = turn;
+      process.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
+    } else printText(turn.text);
+  },
+};
+
+export default command;

@@ -1,0 +1,52 @@
+import type { CommandModule } from 'yargs';
+import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { isTurnId, printText, turnCall } from '../turn-errors.js';
+
+interface ShowArgs extends CommonArgs {
+  ref: string;
+  raw?: boolean;
+  text?: boolean;
+  meta?: boolean;
+  json?: boolean;
+}
+
+/** `clippy show TURN|SESSION`: print a turn (a session's latest when given a session). */
+const command: CommandModule<object, ShowArgs> = {
+  command: 'show <ref>',
+  describe: "Print a turn's text (or its raw bytes, or its metadata)",
+  builder: (y) =>
+    withSocket(y)
+      .positional('ref', {
+        type: 'string',
+        demandOption: true,
+        describe: 'turn ID (claude:3) or session (its latest turn)',
+      })
+      .option('raw', {
+        type: 'boolean',
+        describe: 'write the raw bytes exactly as the agent printed them',
+      })
+      .option('text', { type: 'boolean', describe: 'write the readable text (the default)' })
+      .option('meta', { type: 'boolean', describe: 'print the metadata only' })
+      .option('json', { type: 'boolean', describe: 'print metadata and text as JSON' })
+      .conflicts('raw', 'text') as never,
+  handler: async (argv) => {
+    const { turn } = await withClient(argv, (c) =>
+      turnCall(() =>
+        c.request('get_turn', isTurnId(argv.ref) ? { turn_id: argv.ref } : { session: argv.ref }),
+      ),
+    );
+    const { content, text, ...meta } = turn;
+    if (argv.json) {
+      process.stdout.write(`${JSON.stringify({ ...meta, text }, null, 2)}\n`);
+    } else if (argv.meta) {
+      for (const [k, v] of Object.entries(meta))
+        process.stdout.write(`${k}: ${typeof v === 'string' ? JSON.stringify(v) : v}\n`);
+    } else if (argv.raw) {
+      process.stdout.write(Buffer.from(content));
+    } else {
+      printText(text);
+    }
+  },
+};
+
+export default command;

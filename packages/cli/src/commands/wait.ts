@@ -1,0 +1,46 @@
+import type { CommandModule } from 'yargs';
+import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { printText, timeoutMs, turnCall } from '../turn-errors.js';
+
+interface WaitArgs extends CommonArgs {
+  session: string;
+  timeout?: number;
+  json?: boolean;
+}
+
+/** `clippy wait SESSION`: block until the session's next turn completes, print its text. */
+const command: CommandModule<object, WaitArgs> = {
+  command: 'wait <session>',
+  describe: "Wait for the session's next turn and print its text",
+  builder: (y) =>
+    withSocket(y)
+      .positional('session', { type: 'string', demandOption: true, describe: 'session name or ID' })
+      .option('timeout', {
+        alias: 't',
+        type: 'number',
+        requiresArg: true,
+        describe: 'give up after this many seconds (exit 124)',
+      })
+      .option('json', {
+        type: 'boolean',
+        describe: 'print the turn (metadata and text) as JSON',
+      }) as never,
+  handler: async (argv) => {
+    const ms = timeoutMs(argv.timeout);
+    const { turn } = await withClient(argv, (c) =>
+      turnCall(() =>
+        c.request(
+          'wait_turn',
+          { session: argv.session, ...(ms ? { timeout_ms: ms } : {}) },
+          { timeoutMs: 0 },
+        ),
+      ),
+    );
+    if (argv.json) {
+      const { content: _content, ...rest } = turn;
+      process.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
+    } else printText(turn.text);
+  },
+};
+
+export default command;

@@ -1,0 +1,63 @@
+import { BrokerError } from '@clippy/protocol';
+import { CliError } from './errors.js';
+import { EXIT } from './exit-codes.js';
+
+/** Exit codes of the turn commands (docs/cli.md), beside the shared ones in exit-codes.ts. */
+export const TURN_EXIT = {
+  /** The text was written but the target did not react to Enter (`not_submitted`). */
+  notSubmitted: 2,
+  /** The target stayed busy (`target_busy`): retry, or use --force. */
+  targetBusy: 3,
+  /** Nothing to show or relay: no turn yet, unknown turn, empty relay buffer. */
+  noTurn: 4,
+} as const;
+
+const CODE_EXITS: Record<string, number> = {
+  timeout: EXIT.timeout,
+  not_submitted: TURN_EXIT.notSubmitted,
+  target_busy: TURN_EXIT.targetBusy,
+  no_turn: TURN_EXIT.noTurn,
+  turn_not_found: TURN_EXIT.noTurn,
+  buffer_empty: TURN_EXIT.noTurn,
+};
+
+/** Runs a broker call, turning its error answers into CliErrors with the turn exit codes. */
+export async function turnCall<R>(fn: () => Promise<R>): Promise<R> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof BrokerError) {
+      const message = err.message.replace(/ \([a-z_]+\)$/, '');
+      throw new CliError(`${message} (${err.code})`, CODE_EXITS[err.code] ?? EXIT.failure);
+    }
+    throw err;
+  }
+}
+
+/** Whether a reference is a turn ID (`<session>:<seq>`) rather than a session. */
+export function isTurnId(ref: string): boolean {
+  return /:[1-9][0-9]*$/.test(ref);
+}
+
+/** Writes a turn's text so the shell prompt starts on a fresh line. */
+export function printText(text: string): void {
+  process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+}
+
+/** Seconds from the command line to milliseconds for the broker (undefined: no limit). */
+export function timeoutMs(seconds: number | undefined): number | undefined {
+  if (seconds === undefined) return undefined;
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new CliError(
+      `--timeout must be a positive number of seconds (got ${seconds})`,
+      EXIT.usage,
+    );
+  }
+  return Math.max(1, Math.round(seconds * 1000));
+}
+
+/**
+ * How long the client waits for the broker's answer to an injecting request: the broker may
+ * wait up to 15 s for the target to become idle and then confirm Enter, so more than that.
+ */
+export const INJECT_REQUEST_TIMEOUT_MS = 60_000;

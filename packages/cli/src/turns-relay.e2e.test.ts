@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClippyClient } from '@clippy/client';
+import type { Push } from '@clippy/protocol';
+import {
+  answerText,
+  runRaw,
+  spawnAgent,
+  submissions,
+  tuiAnswerText,
+} from '@clippy/testkit/agents/harness';
+import { runClippy } from '@clippy/testkit/cli-pty';
+import { TestDaemon } from '@clippy/testkit/daemon';
+
+// Relay end to end with the real CLI: capture from one fake agent, paste into another, and
+// check what the receiving agent got (its own log of every submission).
+
+let d: TestDaemon;
+let c: ClippyClient;
+beforeAll(async () => {
+  d = await TestDaemon.start();
+  c = await d.connect();
+});
+afterAll(async () => {
+  await c?.close();
+  await d?.stop();
+});
+
+async function answer(name: string, text: string): Promise<void> {
+  await c.request('send', { session: name, text, enter: true });
+  await c.request(
+    'wait_turn',
+    { session: name, after: `${name}:0`, timeout_ms: 10_000 },
+    { timeoutMs: 0 },
+  );
+}
+
+describe('relay between agents', () => {
+  it('capture + paste: the receiver gets exactly the text, multi-line as one submission; deliver to a file', async () => {
+    await spawnAgent(d, c, 'src', 'claude', 'claude');
+    const dst = await spawnAgent(d, c, 'dst', 'claude', 'claude');
+    await answer('src', 'relay me');
+    const cap = await runClippy(['capture', 'src'], d.env.env);
+    expect(cap.stdout).toMatch(/^captured \S+:1 \(\d+ bytes\)$/m);
+    const paste = await runClippy(['paste', 'dst'], d.env.env);
+    expect(paste.stderr).toBe('');
+    expect(paste.code).toBe(0);
+    const got = submissions(dst);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ text: tuiAnswerText('relay me'), pasted: true });
+    // The buffer survives the paste: delivering it to a file gives the same text.
+    const file = join(d.env.root, 'out.txt');
+    const del = await runClippy(['deliver', '--sink', 'file', '--path', file], d.env.env);
+    expect(del.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(tuiAnswerText('relay me'));
+  });
+
+  it('relay --raw: the receiver gets exactly the bytes (show --raw prints the same bytes)', async () => {
+    await spawnAgent(d, c, 'rsrc', 'aider', 'aider');
+    const dst = await spawnAgent(d, c, 'rdst', 'claude', 'claude');
+    await answer('rsrc', 'raw bytes please');
+    const r = await runClippy(['relay', 'rsrc', 'rdst', '--raw'], d.env.env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const { turn } = await c.request('get_turn', { session: 'rsrc' });
+    const got = submissions(dst);
+    expect(got).toHaveLength(1);
+    expect(Buffer.from(got[0]!.bytes, 'base64').equals(Buffer.from(turn.content))).toBe(true);
+    const shown = await runRaw(['show', 'rsrc', '--raw'], d.env.env);
+    expect(shown.stdout.equals(Buffer.from(turn.content))).toBe(true);
+  });
+
+  it('a wrapper registers, publishes a turn, gets an inject on relay; its turns outlive its connection', async () => {
+    await spawnAgent(d, c, 'fb', 'aider', 'aider');
+    const w = await d.connect({ role: 'wrapper' });
+    const reg = await w.request('register', {
+      session: 'nav',
+      pid: process.pid,
+      pattern: 'generic',
+      kind: 'navigator',
+    });
+    const injects: Push<'inject'>[] = [];
+    w.on('inject', (m) => injects.push(m));
+    const published = await w.request('turn_completed', {
+      session: 'nav',
+      content: Buffer.from('\x1b[1mreport\x1b[0m'),
+      text: 'report',
+      interrupted: false,
+      timestamp: Date.now(),
+      prompt: 'map the repo',
+    });
+    expect(published.turn_id).toBe(`${reg.session}:1`);
+
+    await answer('fb', 'feedback');
+    const relay = await runClippy(['relay', 'fb', 'nav'], d.env.env);
+    expect(relay.stderr).toBe('');
+    expect(relay.code).toBe(0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(injects).toHaveLength(1);
+    expect(injects[0]).toMatchObject({
+      session: reg.session,
+      text: answerText('feedback'),
+      enter: true,
+    });
+
+    await w.close();
+    await new Promise((r) => setTimeout(r, 100));
+    const { sessions } = await c.request('list_sessions', {});
+    expect(sessions.find((s) => s.name === 'nav')).toMatchObject({
+      state: 'exited',
+      turn_count: 1,
+    });
+    const { turn } = await c.request('get_turn', { turn_id: 'nav:1' });
+    expect(turn).toMatchObject({ text: 'report', prompt: 'map the repo', byte_length: 14 });
+  });
+});

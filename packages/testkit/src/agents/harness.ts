@@ -1,0 +1,92 @@
+// Helpers for tests that drive fake agents under the real daemon (the turn e2e tests, benchmarks).
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClippyClient } from '@clippy/client';
+import { agentCommand, type AgentName } from './index.js';
+import type { Submission } from './lib/log.js';
+import type { TestDaemon } from '../daemon.js';
+import { bins } from '../paths.js';
+
+/** What a fake agent answers to `q` (line agents print it as is). */
+export const answerText = (q: string): string =>
+  `ANSWER: ${q}\nThe fake agent read your message.\nEnd of answer.`;
+
+/** The same answer as a Claude-style TUI shows it: `⏺` first line, continuation lines indented. */
+export const tuiAnswerText = (q: string): string =>
+  `⏺ ANSWER: ${q}\n  The fake agent read your message.\n  End of answer.`;
+
+/** Starts a fake agent as a session and waits for its first prompt; returns its log file. */
+export async function spawnAgent(
+  d: TestDaemon,
+  c: ClippyClient,
+  name: string,
+  agent: AgentName,
+  preset: string,
+  args: string[] = [],
+): Promise<string> {
+  const log = join(d.env.root, `${name}.log`);
+  const { command, args: full } = agentCommand(agent, ['--log', log, ...args]);
+  await c.request('spawn', {
+    command,
+    args: full,
+    name,
+    preset,
+    cwd: d.env.root,
+    env: d.env.env as Record<string, string>,
+  });
+  await waitState(c, name, 'idle');
+  return log;
+}
+
+export async function waitState(
+  c: ClippyClient,
+  name: string,
+  state: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { sessions } = await c.request('list_sessions', {});
+    const s = sessions.find((x) => x.name === name);
+    if (s?.state === state) return;
+    if (Date.now() > deadline) throw new Error(`${name} never became ${state} (state ${s?.state})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** What the agent received, one entry per submission. */
+export function submissions(log: string): Submission[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Submission & { prompt_at?: number })
+    .filter((e) => e.prompt_at === undefined);
+}
+
+/** When the agent showed each prompt (epoch ms), in order; the first is the ready prompt. */
+export function promptTimes(log: string): number[] {
+  return readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { prompt_at?: number })
+    .flatMap((e) => (e.prompt_at ? [e.prompt_at] : []));
+}
+
+/** Runs the built CLI and returns stdout as bytes (for --raw). */
+export function runRaw(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bins.clippy, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => chunks.push(d));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(chunks) }));
+  });
+}

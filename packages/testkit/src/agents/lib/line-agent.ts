@@ -1,0 +1,110 @@
+import { answerLines, bigLine, pieceLine } from './answer.js';
+import { logPrompt, logSubmission } from './log.js';
+import type { AgentOptions } from './options.js';
+import { sleep, write } from './sleep.js';
+
+/**
+ * An aider-style line agent: it reads whole lines in the terminal's canonical mode (the
+ * kernel echoes what is typed), prints a banner, and after each answer the `Tokens: …`
+ * line, a `────` rule and the prompt `> ` without a newline — as aider 0.8x does.
+ */
+export async function runLineAgent(opts: AgentOptions): Promise<void> {
+  const cols = process.stdout.columns || 80;
+  const rule = '─'.repeat(cols);
+  let interrupted = false;
+  let busy = false;
+  process.on('SIGINT', () => {
+    // Canonical mode: Ctrl-C arrives as SIGINT. Busy: abandon the answer; idle: like aider.
+    if (busy) interrupted = true;
+    else void write('\n^C again to exit\n> ');
+  });
+  process.on('SIGHUP', () => process.exit(129));
+
+  await write(
+    [
+      rule,
+      'Aider v0.81.1 (fake agent for tests)',
+      'Main model: fake/model-1 with diff edit format, infinite output',
+      'Weak model: fake/model-small',
+      'Git repo: .git with 12 files',
+      'Repo-map: using 4096 tokens, auto refresh',
+      rule,
+      '',
+    ].join('\n'),
+  );
+  logPrompt(opts.log);
+  await write('> ');
+
+  const lines: string[] = [];
+  let wake: (() => void) | null = null;
+  let partial = '';
+  let ended = false;
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk: string) => {
+    partial += chunk;
+    let nl: number;
+    while ((nl = partial.indexOf('\n')) >= 0) {
+      lines.push(partial.slice(0, nl).replace(/\r$/, ''));
+      partial = partial.slice(nl + 1);
+    }
+    wake?.();
+  });
+  process.stdin.on('end', () => {
+    ended = true;
+    wake?.();
+  });
+
+  let sent = 8000;
+  for (;;) {
+    while (lines.length === 0 && !ended) await new Promise<void>((r) => (wake = r));
+    const input = lines.shift();
+    if (input === undefined) break;
+    logSubmission(opts.log, Buffer.from(input, 'utf8'), false);
+    if (input.trim() === '') {
+      await write('> ');
+      continue;
+    }
+    if (input === '/exit') process.exit(0);
+    busy = true;
+    interrupted = false;
+    await sleep(opts.delay);
+    await write('\n');
+    const answer = answerLines(input);
+    for (let k = 1; k <= opts.pieces && !interrupted; k++) {
+      if (opts.pieces > 1) await write(`${pieceLine(k, opts.pieces)}\n`);
+      if (k < opts.pieces) {
+        // A status left on an unterminated line during the pause: not a prompt.
+        await write('Waiting for fake/model-1');
+        await sleep(opts.pause);
+        await write('\r\x1b[K');
+      }
+    }
+    if (!interrupted) {
+      await write(`${answer[0]}\n`);
+      if (opts.crash) {
+        await sleep(50);
+        process.exit(3);
+      }
+      let bytes = 0;
+      for (let i = 1; bytes < opts.big && !interrupted; i++) {
+        const line = `${bigLine(i)}\n`;
+        bytes += line.length;
+        await write(line);
+      }
+      for (const line of answer.slice(1)) await write(`${line}\n`);
+    } else {
+      await write('\n^C KeyboardInterrupt\n');
+    }
+    sent += input.length;
+    const received = answer.join('\n').length;
+    await write(
+      `\n\nTokens: ${(sent / 1000).toFixed(1)}k sent, ${received} received. ` +
+        'Cost: $0.03 message, $0.03 session.\n' +
+        `${rule}\n`,
+    );
+    logPrompt(opts.log);
+    await write('> ');
+    busy = false;
+  }
+  process.exit(0);
+}

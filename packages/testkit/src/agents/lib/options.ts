@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+
+/** Behaviour knobs every fake agent takes on its command line. */
+export interface AgentOptions {
+  /** Think time before the first output of an answer (ms). */
+  delay: number;
+  /** Answer in this many pieces (the slow agent). */
+  pieces: number;
+  /** Pause between pieces (ms): longer than any detector's quiet period. */
+  pause: number;
+  /** Stream this many extra bytes inside the answer (the big agent). */
+  big: number;
+  /** Exit with code 3 in the middle of the answer (the crashing agent). */
+  crash: boolean;
+  /** Append one JSON line per submission here (what the agent received). */
+  log: string | undefined;
+  /** Which screen style: `claude` (a redrawing TUI) or `aider` (a line agent). */
+  style: 'claude' | 'aider';
+}
+
+/** Think time by default: short, so tests stay fast, but never zero (real agents take time). */
+const DEFAULT_DELAY_MS = 120;
+/** Pause between a slow answer's pieces: well above the detectors' quiet/settle periods. */
+const DEFAULT_SLOW_PAUSE_MS = 1200;
+
+export function parseAgentOptions(
+  argv: string[],
+  defaults: Partial<AgentOptions> = {},
+): AgentOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      delay: { type: 'string' },
+      pieces: { type: 'string' },
+      pause: { type: 'string' },
+      big: { type: 'string' },
+      crash: { type: 'boolean' },
+      log: { type: 'string' },
+      style: { type: 'string' },
+    },
+    strict: true,
+  });
+  const num = (v: string | undefined, d: number): number => (v === undefined ? d : Number(v));
+  const style = values.style ?? defaults.style ?? 'aider';
+  if (style !== 'claude' && style !== 'aider') throw new Error(`unknown --style ${style}`);
+  return {
+    delay: num(values.delay, defaults.delay ?? DEFAULT_DELAY_MS),
+    pieces: num(values.pieces, defaults.pieces ?? 1),
+    pause: num(values.pause, defaults.pause ?? DEFAULT_SLOW_PAUSE_MS),
+    big: num(values.big, defaults.big ?? 0),
+    crash: values.crash ?? defaults.crash ?? false,
+    log: values.log ?? defaults.log,
+    style,
+  };
+}

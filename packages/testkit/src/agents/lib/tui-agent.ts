@@ -1,0 +1,192 @@
+import { answerLines, bigLine, pieceLine } from './answer.js';
+import { KeyParser } from './keys.js';
+import { logPrompt, logSubmission } from './log.js';
+import type { AgentOptions } from './options.js';
+import { sleep, write } from './sleep.js';
+
+/** Spinner frames Claude Code cycles through on its status line. */
+const SPINNER = ['·', '✢', '✳', '✶', '✻', '✽'];
+/** Spinner redraw period: Claude Code redraws its status line about this often. */
+const SPINNER_MS = 120;
+/** Above this many lines the input box collapses a paste into one line, as Claude Code does. */
+const MAX_BOX_LINES = 6;
+
+/**
+ * A Claude-Code-style TUI: raw mode, bracketed paste on, a banner, the `❯` input box between
+ * two `────` rules with a `? for shortcuts` footer, redrawn in place the way Ink does (erase the
+ * live region, write it again). While busy a spinner line `✻ Thinking… (esc to interrupt)`
+ * is redrawn above the box, which stays visible. Answers are `⏺` lines, then `✻ Worked for Ns`.
+ */
+export async function runTuiAgent(opts: AgentOptions): Promise<void> {
+  let cols = process.stdout.columns || 80;
+  let rows = process.stdout.rows || 24;
+  let liveHeight = 0;
+  let input: Buffer[] = [];
+  let pasted = false;
+  let busy = false;
+  let interrupted = false;
+  let frame = 0;
+  let spinner: NodeJS.Timeout | null = null;
+  let startedAt = 0;
+  const queue: Buffer[] = [];
+
+  const wrap = (line: string): string[] => {
+    const chars = [...line];
+    if (chars.length <= cols) return [line];
+    const out: string[] = [];
+    for (let i = 0; i < chars.length; i += cols) out.push(chars.slice(i, i + cols).join(''));
+    return out;
+  };
+  const visible = (s: string): string =>
+    s.replace(/\x1b/g, '␛').replace(/[\x00-\x09\x0b-\x1f]/g, '·');
+  const boxLines = (): string[] => {
+    // Counted without joining the input: a big paste arrives in many chunks.
+    let bytes = 0;
+    let newlines = 0;
+    for (const b of input) {
+      bytes += b.length;
+      for (let i = b.indexOf(0x0a); i >= 0; i = b.indexOf(0x0a, i + 1)) newlines++;
+    }
+    if (newlines + 1 > MAX_BOX_LINES || bytes > cols * MAX_BOX_LINES) {
+      return [`❯ [Pasted text #1 +${newlines + 1} lines]`];
+    }
+    const lines = visible(Buffer.concat(input).toString('utf8')).split('\n');
+    return lines.flatMap((l, i) => wrap(`${i === 0 ? '❯ ' : '  '}${l}`));
+  };
+  const live = (): string[] => {
+    const rule = '─'.repeat(cols);
+    const status = busy
+      ? [`${SPINNER[frame % SPINNER.length]} Thinking… (esc to interrupt)`, '']
+      : [];
+    const footer = busy ? '  esc to interrupt' : '  ? for shortcuts';
+    return [...status, rule, ...boxLines(), rule, footer];
+  };
+  // Ink's log-update: erase the previous live region line by line, moving up, then rewrite.
+  const erase = (): string => {
+    let s = '';
+    for (let i = 0; i < liveHeight; i++) s += `\x1b[2K${i < liveHeight - 1 ? '\x1b[1A' : ''}`;
+    return liveHeight ? `${s}\x1b[G` : '';
+  };
+  const render = (staticLines: string[] = []): Promise<void> => {
+    const region = live().slice(-Math.max(4, rows - 2));
+    const head = staticLines
+      .flatMap(wrap)
+      .map((l) => `${l}\n`)
+      .join('');
+    const out = `${erase()}${head}${region.join('\n')}\n`;
+    liveHeight = region.length + 1;
+    return write(out.replace(/\n/g, '\r\n'));
+  };
+
+  process.stdin.setRawMode(true);
+  process.on('SIGHUP', () => process.exit(129));
+  process.stdout.on('resize', () => {
+    cols = process.stdout.columns || cols;
+    rows = process.stdout.rows || rows;
+    void render();
+  });
+  const quit = async (code: number): Promise<void> => {
+    await write(`${erase()}\x1b[?2004l`);
+    process.exit(code);
+  };
+
+  await write('\x1b[?2004h');
+  logPrompt(opts.log);
+  await render([
+    '',
+    '▗ ▗   ▖ ▖  Claude Code v2.1.29 (fake agent for tests)',
+    '           Fake Model · Fake API',
+    `  ▘▘ ▝▝    ${process.cwd()}`,
+    '',
+    '  /model to try a fake model',
+    '',
+  ]);
+
+  const answer = async (bytes: Buffer): Promise<void> => {
+    busy = true;
+    interrupted = false;
+    startedAt = Date.now();
+    const text = bytes.toString('utf8');
+    const echo = visible(text)
+      .split('\n')
+      .map((l, i) => `${i === 0 ? '❯ ' : '  '}${l}`);
+    input = [];
+    await render([...echo, '']);
+    spinner = setInterval(() => {
+      frame++;
+      void render();
+    }, SPINNER_MS);
+    await sleep(opts.delay);
+    for (let k = 1; k <= opts.pieces && !interrupted; k++) {
+      if (opts.pieces > 1) await render([`⏺ ${pieceLine(k, opts.pieces)}`, '']);
+      if (k < opts.pieces) await sleep(opts.pause);
+    }
+    const lines = answerLines(visible(text));
+    if (!interrupted) {
+      await render([`⏺ ${lines[0]}`]);
+      if (opts.crash) {
+        await sleep(50);
+        process.exit(3);
+      }
+      let sent = 0;
+      const batch: string[] = [];
+      for (let i = 1; sent < opts.big && !interrupted; i++) {
+        const line = `  ${bigLine(i)}`;
+        sent += line.length + 1;
+        batch.push(line);
+        if (batch.length >= 200) await render(batch.splice(0));
+      }
+      await render([...batch, ...lines.slice(1).map((l) => `  ${l}`), '']);
+    }
+    if (spinner) clearInterval(spinner);
+    spinner = null;
+    busy = false;
+    logPrompt(opts.log);
+    const secs = Math.max(1, Math.round((Date.now() - startedAt) / 1000));
+    await render(
+      interrupted
+        ? ['  ⎿  Interrupted · What should Claude do instead?', '']
+        : [`✻ Worked for ${secs}s`, ''],
+    );
+    const next = queue.shift();
+    if (next) void answer(next);
+  };
+
+  const parser = new KeyParser();
+  process.stdin.on('data', (chunk: Buffer) => {
+    for (const key of parser.feed(chunk)) {
+      switch (key.kind) {
+        case 'text':
+          input.push(key.bytes);
+          pasted ||= key.pasted;
+          break;
+        case 'backspace': {
+          const all = [...Buffer.concat(input).toString('utf8')];
+          all.pop();
+          input = [Buffer.from(all.join(''), 'utf8')];
+          break;
+        }
+        case 'enter': {
+          const bytes = Buffer.concat(input);
+          if (bytes.length === 0) break;
+          logSubmission(opts.log, bytes, pasted);
+          pasted = false;
+          if (busy) {
+            queue.push(bytes);
+            input = [];
+          } else void answer(bytes);
+          continue;
+        }
+        case 'escape':
+        case 'ctrl-c':
+          if (busy) interrupted = true;
+          else if (key.kind === 'ctrl-c') input = [];
+          break;
+        case 'ctrl-d':
+          if (!busy) void quit(0);
+          break;
+      }
+    }
+    void render();
+  });
+}
