@@ -23,7 +23,11 @@ export class InputTracker {
   private typed = '';
   private state: I = I.Ground;
   private params = '';
-  private paste = '';
+  /** The paste so far (capped at MAX_TYPED_CHARS), in parts: no re-scan per character. */
+  private pasteParts: string[] = [];
+  private pasteLength = 0;
+  /** How many characters of PASTE_END the latest paste characters matched. */
+  private markerMatched = 0;
   private lastWasCr = false;
   private readonly decoder = new TextDecoder('utf-8');
 
@@ -61,7 +65,9 @@ export class InputTracker {
         const c = ch.codePointAt(0)!;
         if (c >= 0x40 && c <= 0x7e) {
           this.state = this.params === '200' && ch === '~' ? I.Paste : I.Ground;
-          this.paste = '';
+          this.pasteParts = [];
+          this.pasteLength = 0;
+          this.markerMatched = 0;
         } else if (this.params.length < 32) this.params += ch;
         return;
       }
@@ -69,16 +75,24 @@ export class InputTracker {
         this.state = I.Ground;
         return;
       case I.Paste:
-        this.paste += ch;
-        if (this.paste.endsWith(PASTE_END)) {
-          this.append(this.paste.slice(0, -PASTE_END.length).replace(/\r\n?/gu, '\n'));
-          this.paste = '';
-          this.state = I.Ground;
-        } else if (this.paste.length > MAX_TYPED_CHARS + PASTE_END.length) {
-          // Keep only what can still hold the end marker; the text itself is capped by append().
-          this.append(this.paste.slice(0, -PASTE_END.length));
-          this.paste = this.paste.slice(-PASTE_END.length);
+        // Linear in the paste's length: the end marker is matched character by character
+        // (it starts with ESC, which occurs nowhere else in it, so no backtracking is needed).
+        if (ch === PASTE_END[this.markerMatched]) {
+          if (++this.markerMatched === PASTE_END.length) {
+            this.append(this.pasteParts.join('').replace(/\r\n?/gu, '\n'));
+            this.pasteParts = [];
+            this.pasteLength = 0;
+            this.markerMatched = 0;
+            this.state = I.Ground;
+          }
+          return;
         }
+        if (this.markerMatched > 0) {
+          this.pasteText(PASTE_END.slice(0, this.markerMatched));
+          this.markerMatched = ch === PASTE_END[0] ? 1 : 0;
+          if (this.markerMatched) return;
+        }
+        this.pasteText(ch);
         return;
     }
     switch (ch) {
@@ -112,6 +126,13 @@ export class InputTracker {
     }
     if (ch.codePointAt(0)! < 0x20) return; // other control keys (Tab, Ctrl-A, …) are not text
     this.append(ch);
+  }
+
+  private pasteText(s: string): void {
+    if (this.pasteLength >= MAX_TYPED_CHARS) return;
+    const part = s.slice(0, MAX_TYPED_CHARS - this.pasteLength);
+    this.pasteParts.push(part);
+    this.pasteLength += part.length;
   }
 
   private append(s: string): void {
