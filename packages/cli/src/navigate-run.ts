@@ -24,7 +24,6 @@ import type { ArgumentsCamelCase } from 'yargs';
 import { copyToClipboard } from './clipboard.js';
 import { NAVIGATE_EXIT, type NavigateArgs } from './commands/navigate.js';
 import { CliError } from './errors.js';
-import { EXIT } from './exit-codes.js';
 import { deliverReport, type DeliveryResult } from './report-delivery.js';
 
 // The implementation of `clippy navigate`, loaded lazily by commands/navigate.ts.
