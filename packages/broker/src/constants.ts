@@ -7,16 +7,38 @@
 export const SCROLLBACK_LINES = 1000;
 
 /**
- * Bytes fed to a session's screen model and not yet parsed above which the PTY is paused.
- * The model parses in its own thread, so a burst flows at full speed until this much is
- * queued; past it a flood is paced at the model's speed (xterm parses ~20–40 MB/s and drops,
- * with an exception, anything past 50 MB queued) instead of corrupting the replay or growing
- * memory without bound.
+ * How long output waits on the main thread before it is sent to the screen worker: short for
+ * the model (replays flush at once; screen presets settle over 200 ms), long enough that a flood
+ * piles up here and its droppable part is dropped unparsed — parsing everything would cost
+ * more CPU than forwarding it.
  */
-export const SCREEN_BACKLOG_HIGH = 8 * 1024 * 1024;
+export const SCREEN_FLUSH_MS = 10;
+
+/**
+ * Output per flush interval that marks a flood (~6 MB/s: far beyond what an agent prints for a
+ * person to read): held output then keeps waiting, so that most of it can be dropped.
+ */
+export const SCREEN_FLOOD_BYTES = 64 * 1024;
+
+/** Longest a flood holds output back from the screen model (screen presets still settle in time). */
+export const SCREEN_FLOOD_HOLD_MS = 100;
+
+/** Unparsed bytes queued in the screen worker above which held output keeps waiting. */
+export const SCREEN_POST_HIGH = 256 * 1024;
+
+/** Held bytes above which the droppable part is dropped at once: bounds memory during a flood. */
+export const SCREEN_COMPACT_BYTES = 256 * 1024;
+
+/**
+ * Bytes fed to a session's screen model and not yet parsed (held or queued) above which the PTY
+ * is paused. Plain text floods never get here (they are dropped to a few screens); output that
+ * cannot be dropped (a TUI redrawing with cursor addressing) is paced at the model's speed
+ * (xterm parses ~20–40 MB/s, and fails past 50 MB queued) instead of growing memory.
+ */
+export const SCREEN_BACKLOG_HIGH = 4 * 1024 * 1024;
 
 /** Unparsed bytes below which a PTY paused for the screen model resumes. */
-export const SCREEN_BACKLOG_LOW = 2 * 1024 * 1024;
+export const SCREEN_BACKLOG_LOW = 1024 * 1024;
 
 /** Size of a new session when `spawn` gives none: the classic terminal default. */
 export const DEFAULT_COLS = 80;

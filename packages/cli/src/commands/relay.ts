@@ -1,14 +1,16 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import {
+  injectFields,
+  reportInjected,
+  withInjectOptions,
+  type InjectArgs,
+} from '../inject-options.js';
 import { INJECT_REQUEST_TIMEOUT_MS, turnCall } from '../turn-errors.js';
 
-interface RelayArgs extends CommonArgs {
+interface RelayArgs extends CommonArgs, InjectArgs {
   from: string;
   to: string;
-  raw?: boolean;
-  enter?: boolean;
-  force?: boolean;
-  quiet?: boolean;
 }
 
 /** `clippy relay FROM TO`: capture a turn and paste it into another session in one step. */
@@ -16,7 +18,7 @@ const command: CommandModule<object, RelayArgs> = {
   command: 'relay <from> <to>',
   describe: "Send a turn (FROM's latest, or a turn ID) into session TO and submit it",
   builder: (y) =>
-    withSocket(y)
+    withInjectOptions(withSocket(y))
       .positional('from', {
         type: 'string',
         demandOption: true,
@@ -26,39 +28,18 @@ const command: CommandModule<object, RelayArgs> = {
         type: 'string',
         demandOption: true,
         describe: 'target session name or ID',
-      })
-      .option('raw', {
-        type: 'boolean',
-        describe: 'send the raw bytes instead of the readable text',
-      })
-      .option('enter', {
-        type: 'boolean',
-        default: true,
-        describe: 'submit after pasting (--no-enter: leave it in the input)',
-      })
-      .option('force', { type: 'boolean', describe: 'do not wait for the target to be idle' })
-      .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing' }) as never,
+      }) as never,
   handler: async (argv) => {
     const result = await withClient(argv, (c) =>
       turnCall(() =>
         c.request(
           'relay',
-          {
-            from: argv.from,
-            to: argv.to,
-            raw: argv.raw ?? false,
-            enter: argv.enter ?? true,
-            force: argv.force ?? false,
-          },
+          { from: argv.from, to: argv.to, ...injectFields(argv) },
           { timeoutMs: INJECT_REQUEST_TIMEOUT_MS },
         ),
       ),
     );
-    if (!argv.quiet) {
-      process.stdout.write(
-        `relayed ${result.turn_id} (${result.size} bytes) into ${argv.to}${result.submitted ? '' : ' (not submitted)'}\n`,
-      );
-    }
+    reportInjected(argv, 'relayed', result, argv.to);
   },
 };
 

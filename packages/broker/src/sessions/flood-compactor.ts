@@ -1,0 +1,191 @@
+/**
+ * Holds output the screen model has not been sent yet during a flood, and drops what cannot
+ * change the model's final state, so that a `cat` of a huge file is not paced by terminal
+ * parsing (xterm parses far slower than a PTY delivers).
+ *
+ * Why dropping is exact: the held stream is scanned; a stretch made only of "line-local" bytes
+ * — printable text (UTF-8), CR, LF, TAB, BS, BEL, SGR (`CSI … m`) and erase-in-line (`CSI K`)
+ * — only writes the rows the cursor walks through and the current colours. When at least
+ * `keepLines` CR LF line starts follow such a stretch (the scrollback plus twice the screen
+ * height, see the caller), every row that stretch wrote has been pushed out of the scrollback
+ * by the time the stream ends, so the model ends in the same state whether or not it parsed the
+ * stretch — but for the colours, which are restored by replaying the stretch's SGR sequences
+ * (from its last reset on). Anything else (cursor addressing, modes, scroll regions, OSC, other
+ * escapes, C1 controls) makes the bytes before it unskippable.
+ */
+
+const CR = 0x0d;
+const LF = 0x0a;
+const ESC = 0x1b;
+
+/** SGR sequences remembered for the colour prefix; beyond this, what came before is kept. */
+const MAX_SGR = 16_384;
+
+const enum Scan {
+  Ground,
+  Esc,
+  Csi,
+}
+
+export class FloodCompactor {
+  private chunks: Uint8Array[] = [];
+  private held = 0;
+  private state: Scan = Scan.Ground;
+  private prev = 0;
+  private csiStart = 0;
+  private csiParams = '';
+  private csiPlain = true;
+  /** First CR LF line start after the last unskippable byte (-1: none yet). */
+  private firstStart = -1;
+  /** The latest line starts after `firstStart`, at most keepLines + 1 of them. */
+  private recent: number[] = [];
+  /** SGR sequences since the last unskippable byte, with their offsets; `reset` ones clear earlier colours. */
+  private sgr: { at: number; seq: string; reset: boolean }[] = [];
+  /** Bytes dropped so far (for tests and logs). */
+  dropped = 0;
+
+  /** `keepLines`: line starts that must follow a stretch for it to be dropped (see above). */
+  constructor(public keepLines: number) {}
+
+  /** Bytes held. */
+  get size(): number {
+    return this.held;
+  }
+
+  push(chunk: Uint8Array): void {
+    const base = this.held;
+    this.chunks.push(chunk);
+    this.held += chunk.length;
+    for (let i = 0; i < chunk.length; i++) this.scan(chunk[i]!, base + i);
+  }
+
+  /** Drops what can be dropped and returns everything else, in order; leaves nothing held. */
+  drain(): Uint8Array[] {
+    this.compact();
+    const out = this.chunks;
+    this.chunks = [];
+    this.held = 0;
+    this.firstStart = -1;
+    this.recent = [];
+    this.sgr = [];
+    return out;
+  }
+
+  /** Drops the droppable stretch now (the caller does this to bound memory during a flood). */
+  compact(): void {
+    const needed = this.keepLines + 1;
+    if (this.firstStart < 0 || this.recent.length < needed) return;
+    const cut = this.recent[this.recent.length - needed]!;
+    const from = this.firstStart;
+    if (cut <= from) return;
+    // The colours in force at the cut: the stretch's SGR sequences from its last reset on.
+    const inStretch = this.sgr.filter((e) => e.at >= from && e.at < cut);
+    let lastReset = -1;
+    inStretch.forEach((e, i) => {
+      if (e.reset) lastReset = i;
+    });
+    const carried = lastReset >= 0 ? inStretch.slice(lastReset) : inStretch;
+    const all = concat(this.chunks, this.held);
+    const head = all.subarray(0, from);
+    const colours = Buffer.from(carried.map((e) => e.seq).join(''), 'latin1');
+    const tail = all.subarray(cut);
+    this.dropped += cut - from;
+    const shift = cut - from - colours.length;
+    this.chunks = [head, colours, tail].filter((c) => c.length > 0).map((c) => new Uint8Array(c));
+    this.held = head.length + colours.length + tail.length;
+    // Offsets after the cut move left by `shift`; the colour prefix holds no line start and is
+    // itself part of the next droppable stretch.
+    this.firstStart = from;
+    this.recent = [cut - shift, ...this.recent.filter((p) => p > cut).map((p) => p - shift)];
+    if (this.csiStart >= cut) this.csiStart -= shift;
+    let at = from;
+    const prefixEntries = carried.map((e) => {
+      const entry = { at, seq: e.seq, reset: e.reset };
+      at += e.seq.length;
+      return entry;
+    });
+    this.sgr = [
+      ...this.sgr.filter((e) => e.at < from),
+      ...prefixEntries,
+      ...this.sgr.filter((e) => e.at >= cut).map((e) => ({ ...e, at: e.at - shift })),
+    ];
+  }
+
+  private scan(b: number, at: number): void {
+    const prev = this.prev;
+    this.prev = b;
+    switch (this.state) {
+      case Scan.Ground:
+        if (b === LF) {
+          if (prev === CR) this.lineStart(at + 1);
+        } else if (b === ESC) {
+          this.state = Scan.Esc;
+        } else if (b < 0x20 && b !== CR && b !== 0x09 && b !== 0x08 && b !== 0x07) {
+          this.impure();
+        } else if (prev === 0xc2 && b >= 0x80 && b <= 0x9f) {
+          this.impure(); // a C1 control encoded in UTF-8
+        }
+        return;
+      case Scan.Esc:
+        if (b === 0x5b /* [ */) {
+          this.state = Scan.Csi;
+          this.csiStart = at - 1;
+          this.csiParams = '';
+          this.csiPlain = true;
+        } else {
+          this.state = Scan.Ground;
+          this.impure();
+        }
+        return;
+      case Scan.Csi:
+        if (b >= 0x40 && b <= 0x7e) {
+          this.state = Scan.Ground;
+          if (this.csiPlain && b === 0x6d /* m */) this.sgrSeen(this.csiStart);
+          else if (!(this.csiPlain && b === 0x4b /* K */)) this.impure();
+        } else if ((b >= 0x30 && b <= 0x39) || b === 0x3b || b === 0x3a) {
+          if (this.csiParams.length < 64) this.csiParams += String.fromCharCode(b);
+          else this.csiPlain = false;
+        } else {
+          // Private prefixes (?, >, =, <), intermediates, or a control inside: not line-local.
+          this.csiPlain = false;
+          if (b < 0x20) {
+            this.state = b === ESC ? Scan.Esc : Scan.Ground;
+            this.impure();
+          }
+        }
+        return;
+    }
+  }
+
+  private lineStart(at: number): void {
+    if (this.firstStart < 0) {
+      this.firstStart = at;
+      return;
+    }
+    this.recent.push(at);
+    if (this.recent.length > this.keepLines + 2) this.recent.shift();
+  }
+
+  private sgrSeen(start: number): void {
+    const params = this.csiParams;
+    if (this.sgr.length >= MAX_SGR) {
+      this.impure();
+      return;
+    }
+    // A reset (no parameter, or a first parameter of 0) makes earlier colours irrelevant.
+    const reset = params === '' || /^0*(;|$)/.test(params);
+    this.sgr.push({ at: start, seq: `\x1b[${params}m`, reset });
+  }
+
+  /** Nothing before this point may be dropped: only line starts after it count. */
+  private impure(): void {
+    this.firstStart = -1;
+    this.recent = [];
+    this.sgr = [];
+  }
+}
+
+function concat(chunks: Uint8Array[], total: number): Buffer {
+  if (chunks.length === 1) return Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, total);
+  return Buffer.concat(chunks, total);
+}

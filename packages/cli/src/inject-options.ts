@@ -1,0 +1,41 @@
+import type { Argv } from 'yargs';
+
+/** The options of every command that injects a turn into a session (`paste`, `relay`). */
+export interface InjectArgs {
+  raw?: boolean;
+  enter?: boolean;
+  force?: boolean;
+  quiet?: boolean;
+}
+
+/** Adds `--raw`, `--no-enter`, `--force` and `--quiet`. */
+export function withInjectOptions<T>(y: Argv<T>): Argv<T & InjectArgs> {
+  return y
+    .option('raw', { type: 'boolean', describe: 'send the raw bytes instead of the readable text' })
+    .option('enter', {
+      type: 'boolean',
+      default: true,
+      describe: 'submit after pasting (--no-enter: leave it in the input)',
+    })
+    .option('force', { type: 'boolean', describe: 'do not wait for the target to be idle' })
+    .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing' }) as Argv<
+    T & InjectArgs
+  >;
+}
+
+/** The injection fields of a `paste`/`relay` request, from the options. */
+export function injectFields(argv: InjectArgs): { raw: boolean; enter: boolean; force: boolean } {
+  return { raw: argv.raw ?? false, enter: argv.enter ?? true, force: argv.force ?? false };
+}
+
+/** The line a successful injection prints (nothing with --quiet). */
+export function reportInjected(
+  argv: InjectArgs,
+  verb: string,
+  result: { turn_id: string; size: number; submitted: boolean },
+  target: string,
+): void {
+  if (argv.quiet) return;
+  const note = result.submitted ? '' : ' (not submitted)';
+  process.stdout.write(`${verb} ${result.turn_id} (${result.size} bytes) into ${target}${note}\n`);
+}
