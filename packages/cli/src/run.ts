@@ -1,5 +1,6 @@
 import yargs from 'yargs';
 import { commands } from './commands/index.js';
+import { CliError, reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 
 /**
@@ -8,7 +9,6 @@ import { EXIT } from './exit-codes.js';
  * errors map to EXIT.usage.
  */
 export async function runCli(argv: string[]): Promise<number> {
-  let usageError = false;
   const parser = yargs(argv)
     .scriptName('clippy')
     .usage(
@@ -24,16 +24,15 @@ export async function runCli(argv: string[]): Promise<number> {
     .epilogue('Exit codes and more: docs/cli.md')
     .fail((msg, err) => {
       if (err) throw err;
-      usageError = true;
-      process.stderr.write(`clippy: ${msg}\nRun 'clippy --help' for usage.\n`);
+      // Throwing stops yargs here: the command's handler must not run on a bad command line.
+      const text = msg.startsWith('Did you mean') ? `unknown command '${argv[0]}'. ${msg}` : msg;
+      throw new CliError(`${text}\nRun 'clippy --help' for usage.`, EXIT.usage);
     })
     .wrap(Math.min(100, process.stdout.columns ?? 100));
   try {
     await parser.parseAsync();
   } catch (err) {
-    const { reportError } = await import('./errors.js');
     return reportError(err);
   }
-  if (usageError) return EXIT.usage;
   return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
 }
