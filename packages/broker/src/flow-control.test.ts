@@ -8,7 +8,7 @@ import {
   type TestBroker,
 } from './test-support/fixtures.js';
 import type { RawClient } from './test-support/raw-client.js';
-import { SCREEN_BACKLOG_HIGH } from './constants.js';
+import { FLOW_HIGH_WATERMARK, SCREEN_BACKLOG_HIGH } from './constants.js';
 
 let tb: TestBroker | null = null;
 afterEach(async () => {
@@ -108,10 +108,12 @@ describe('flow control', () => {
     const stalled = tb.broker.table.resolve(session)!.outputBytes;
     await sleep(500);
     expect(tb.broker.table.resolve(session)!.outputBytes - stalled).toBeLessThan(70_000);
-    expect(stalled).toBeLessThan(400_000);
+    expect(stalled).toBeLessThan(FLOW_HIGH_WATERMARK + 300_000);
     c.autoAck = true;
     c.sendRaw({ type: 'ack', id: 0, session, bytes: c.received.get(session) ?? 0 });
-    await waitUntil(() => tb!.broker.table.resolve(session)!.outputBytes > stalled + 1_000_000);
+    await waitUntil(
+      () => tb!.broker.table.resolve(session)!.outputBytes > stalled + 2 * FLOW_HIGH_WATERMARK,
+    );
   });
 
   it('paces a flood at the screen model: its backlog stays bounded and no byte is dropped', async () => {

@@ -56,7 +56,29 @@ export class FloodCompactor {
     const base = this.held;
     this.chunks.push(chunk);
     this.held += chunk.length;
-    for (let i = 0; i < chunk.length; i++) this.scan(chunk[i]!, base + i);
+    const n = chunk.length;
+    let i = 0;
+    while (i < n) {
+      if (this.state === Scan.Ground) {
+        // Fast path over plain text: only controls and the lead byte of a UTF-8 C1 need a look.
+        let j = i;
+        while (j < n) {
+          const b = chunk[j]!;
+          if (b < 0x20 || b === 0xc2) break;
+          j++;
+        }
+        if (j > i) this.prev = chunk[j - 1]!;
+        if (j === n) return;
+        i = j;
+        if (chunk[i] === 0xc2 && i + 1 < n) {
+          // The byte after it decides (C1 control or a Latin-1 letter): both go the slow way.
+          this.scan(chunk[i]!, base + i);
+          i++;
+        }
+      }
+      this.scan(chunk[i]!, base + i);
+      i++;
+    }
   }
 
   /** Drops what can be dropped and returns everything else, in order; leaves nothing held. */
@@ -163,7 +185,9 @@ export class FloodCompactor {
       return;
     }
     this.recent.push(at);
-    if (this.recent.length > this.keepLines + 2) this.recent.shift();
+    // Trimmed in batches: only the latest keepLines + 1 starts are ever used.
+    if (this.recent.length > 2 * (this.keepLines + 2))
+      this.recent.splice(0, this.recent.length - (this.keepLines + 2));
   }
 
   private sgrSeen(start: number): void {
