@@ -137,6 +137,11 @@ export class ClientBrokerLink implements BrokerLink {
     return this.feedback.splice(0);
   }
 
+  /** Feedback texts received and not yet taken by a step. */
+  get pendingFeedback(): number {
+    return this.feedback.length;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -68,6 +68,10 @@ describe.skipIf(!brokerBuilt)('navigator session relayed to and from an agent', 
           const back = await c.request('relay', { from: 'cc', to: nav }, { timeoutMs: 30_000 });
           expect(back.submitted).toBe(true);
           relayedBack = turn.text;
+          // The inject travels on the navigator's own connection: let it arrive before step 2.
+          const deadline = Date.now() + 10_000;
+          while (link!.pendingFeedback === 0 && Date.now() < deadline)
+            await new Promise((r) => setTimeout(r, 10));
           return { action: 'continue' };
         },
       });
