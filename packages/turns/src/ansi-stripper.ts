@@ -58,8 +58,18 @@ export class AnsiStripper {
       const b = chunk[i]!;
       switch (state) {
         case S.Ground:
-          if (b === ESC) state = S.Esc;
-          else if (b >= 0x20 && b !== 0x7f) out[n++] = b;
+          if (b >= 0x20 && b !== 0x7f) {
+            // A run of printable bytes is copied in one go: most output is plain text.
+            let j = i + 1;
+            while (j < chunk.length) {
+              const c = chunk[j]!;
+              if (c < 0x20 || c === 0x7f) break;
+              j++;
+            }
+            out.set(chunk.subarray(i, j), n);
+            n += j - i;
+            i = j - 1;
+          } else if (b === ESC) state = S.Esc;
           else if (keptControl(b)) {
             if (b === 0x0a) nls.push(i);
             out[n++] = b;

@@ -496,7 +496,10 @@ export class TurnDetector {
 
 /** The prompt text if the pattern matches the line, or the part after its last carriage return. */
 function matchPrompt(pattern: RegExp, line: string): string | null {
-  const full = line.replace(/\r+$/u, '');
+  // Trailing CRs dropped by hand: a regex replace here ran once per output line.
+  let end = line.length;
+  while (end > 0 && line.charCodeAt(end - 1) === 0x0d) end--;
+  const full = end === line.length ? line : line.slice(0, end);
   if (pattern.test(full)) return full.slice(full.lastIndexOf('\r') + 1);
   const cr = full.lastIndexOf('\r');
   if (cr >= 0) {
