@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,16 +72,31 @@ async function startListening(env: Record<string, string>, args: string[] = []):
   const d = startDaemon(env, args);
   const sock = join(env.XDG_RUNTIME_DIR!, 'clippy', 'broker.sock');
   const end = Date.now() + 15_000;
-  // Connectable, not merely present: a stale file from a killed daemon is present too.
+  const wsSock = join(env.XDG_RUNTIME_DIR!, 'clippy', 'ws.sock');
+  // Connectable, not merely present: a stale file from a killed daemon is present too. Both
+  // sockets: the WebSocket one is bound just after the main one.
   while (d.proc.exitCode === null && Date.now() < end) {
     try {
       (await RawClient.connect(sock)).close();
-      return d;
+      if (await accepts(wsSock)) return d;
     } catch {
-      await sleep(50);
+      // not yet
     }
+    await sleep(50);
   }
   return d;
+}
+
+/** Whether a Unix socket accepts a connection (without speaking to it). */
+function accepts(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(path);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
 }
 
 function alive(pid: number): boolean {

@@ -1,13 +1,17 @@
 import { chmodSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { encodeFrame, type EventName, type Push, type SessionKind } from '@clippy/protocol';
+import { encodeFrame, type EventName, type Push } from '@clippy/protocol';
 import { resolveConfig, type BrokerConfig, type BrokerOptions } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { ClientConnection } from './connection.js';
 import { SessionTable } from './sessions/session-table.js';
-import { Session, type SessionClient, type SessionObserver } from './sessions/session.js';
-import type { PtyProcess } from './pty/pty-process.js';
+import {
+  Session,
+  type SessionClient,
+  type SessionObserver,
+  type SessionParams,
+} from './sessions/session.js';
 import type { Connection, Transport } from './transports/transport.js';
 import { UnixTransport } from './transports/unix.js';
 import { WsTransport } from './transports/ws.js';
@@ -30,20 +34,13 @@ export interface RelayBufferEntry {
   content: Buffer;
 }
 
-export interface NewSessionParams {
-  name: string;
-  kind: SessionKind;
-  command: string;
-  args: string[];
-  cwd: string;
-  cols: number;
-  rows: number;
-  preset: string;
-  pattern: string | undefined;
-  pty: PtyProcess | null;
-  pid: number;
+/** What a handler gives to create a session; the broker adds its limits and itself as observer. */
+export type NewSessionParams = Omit<
+  SessionParams,
+  'id' | 'flowLimits' | 'killGraceMs' | 'observer'
+> & {
   id?: string;
-}
+};
 
 /**
  * The broker: owns the transports, the connections and the session table, broadcasts events,

@@ -91,6 +91,13 @@ describe('frame codec', () => {
     );
   });
 
+  it('rejects the reserved byte 0xc1, which msgpackr decodes to an object that is not a map', () => {
+    const dec = new FrameDecoder();
+    expect(() => dec.push(Buffer.concat([frameOfLength(1), Buffer.from([0xc1])]))).toThrowError(
+      expect.objectContaining({ code: 'malformed_frame' }),
+    );
+  });
+
   it('survives random bytes without hanging or crashing the process', () => {
     let seed = 42;
     const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed);

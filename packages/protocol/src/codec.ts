@@ -43,6 +43,22 @@ export function decodePayload(payload: Uint8Array): unknown {
 }
 
 /**
+ * Decodes one payload that must hold a message: a MessagePack map, as a plain object.
+ * msgpackr turns some reserved bytes (0xc1) into class instances: those are not maps either.
+ */
+export function decodeMessage(payload: Uint8Array): Record<string, unknown> {
+  const value = decodePayload(payload);
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    Object.getPrototypeOf(value) !== Object.prototype
+  ) {
+    throw new FrameError('malformed_frame', 'frame payload is not a MessagePack map');
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
  * Streaming frame decoder: feed it socket chunks in any split; it returns every complete
  * payload decoded. A frame announcing more than `maxPayload` bytes is rejected as soon as its
  * header is read, before any of its body is buffered. After an error the decoder is unusable
@@ -84,15 +100,7 @@ export class FrameDecoder {
         const total = FRAME_HEADER_SIZE + length;
         if (this.buffered < total) break;
         const frame = this.take(total);
-        const value = decodePayload(frame.subarray(FRAME_HEADER_SIZE));
-        if (
-          value === null ||
-          typeof value !== 'object' ||
-          Array.isArray(value) ||
-          value instanceof Uint8Array
-        ) {
-          throw new FrameError('malformed_frame', 'frame payload is not a MessagePack map');
-        }
+        const value = decodeMessage(frame.subarray(FRAME_HEADER_SIZE));
         out.push(value);
       }
     } catch (err) {

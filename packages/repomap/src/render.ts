@@ -279,17 +279,11 @@ export async function renderMap(index: RepoIndex, opts: RenderOptions = {}): Pro
   let used = headerReserve;
   for (const st of states) used += cost(st, st.level);
   const free = states.filter((s) => s.pinned === undefined);
-  fill(
-    free,
-    budget,
-    () => used,
-    (st, level, delta) => {
-      used += delta;
-      st.level = level;
-    },
-    cost,
-    estimate,
-  );
+  const setLevel = (st: (typeof states)[number], level: Level, delta: number): void => {
+    used += delta;
+    st.level = level;
+  };
+  fill(free, budget, () => used, setLevel, cost, estimate);
 
   // Verify exactly: render, count, and step the lowest-ranked free files down while over.
   // Header and body are counted together once; when the header's numbers change, only the
@@ -333,17 +327,7 @@ export async function renderMap(index: RepoIndex, opts: RenderOptions = {}): Pro
     if (topUp === TOP_UP_ROUNDS || built.total >= budget * TOP_UP_BELOW) break;
     used = built.total + 1;
     const before = states.map((st) => st.level);
-    fill(
-      free,
-      budget,
-      () => used,
-      (st, level, delta) => {
-        used += delta;
-        st.level = level;
-      },
-      cost,
-      estimate,
-    );
+    fill(free, budget, () => used, setLevel, cost, estimate);
     if (states.every((st, i) => st.level === before[i])) break;
     built = withHeader(mapBody());
   }

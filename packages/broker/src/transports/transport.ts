@@ -1,4 +1,4 @@
-import type { FrameError } from '@clippy/protocol';
+import { FrameError } from '@clippy/protocol';
 
 /**
  * One client connection, whatever carries it (Unix socket or WebSocket). Handlers only ever
@@ -27,4 +27,30 @@ export interface Transport {
   readonly path: string;
   /** Stops accepting; existing connections are left to the broker. */
   close(): Promise<void>;
+}
+
+/** The listener slots every connection has; transports call the `emit…` side. */
+export abstract class ConnectionListeners {
+  protected emitMessage: (message: unknown) => void = () => {};
+  protected emitFrameError: (error: FrameError) => void = () => {};
+  protected emitClose: () => void = () => {};
+
+  onMessage(listener: (message: unknown) => void): void {
+    this.emitMessage = listener;
+  }
+
+  onFrameError(listener: (error: FrameError) => void): void {
+    this.emitFrameError = listener;
+  }
+
+  onClose(listener: () => void): void {
+    this.emitClose = listener;
+  }
+
+  /** Reports a decoding failure (anything thrown while decoding counts as a malformed frame). */
+  protected failFrame(err: unknown): void {
+    this.emitFrameError(
+      err instanceof FrameError ? err : new FrameError('malformed_frame', String(err)),
+    );
+  }
 }

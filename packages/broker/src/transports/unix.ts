@@ -1,25 +1,23 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { FrameDecoder, FrameError } from '@clippy/protocol';
-import type { Connection, Transport } from './transport.js';
+import { FrameDecoder } from '@clippy/protocol';
+import { ConnectionListeners, type Connection, type Transport } from './transport.js';
 import { listenUnix } from './listen.js';
 import { CLOSE_FLUSH_MS } from '../constants.js';
 
-class UnixConnection implements Connection {
+class UnixConnection extends ConnectionListeners implements Connection {
   readonly transport = 'unix' as const;
   private readonly decoder = new FrameDecoder();
-  private messageListener: (message: unknown) => void = () => {};
-  private frameErrorListener: (error: FrameError) => void = () => {};
-  private closeListener: () => void = () => {};
   private failed = false;
   private closed = false;
 
   constructor(private readonly socket: Socket) {
+    super();
     socket.on('data', (chunk: Buffer) => this.handleData(chunk));
     // Errors (EPIPE, ECONNRESET) always end in 'close'; nothing else to do with them.
     socket.on('error', () => {});
     socket.once('close', () => {
       this.closed = true;
-      this.closeListener();
+      this.emitClose();
     });
   }
 
@@ -31,14 +29,12 @@ class UnixConnection implements Connection {
     } catch (err) {
       this.failed = true;
       this.socket.pause();
-      this.frameErrorListener(
-        err instanceof FrameError ? err : new FrameError('malformed_frame', String(err)),
-      );
+      this.failFrame(err);
       return;
     }
     for (const m of messages) {
       if (this.closed) return;
-      this.messageListener(m);
+      this.emitMessage(m);
     }
   }
 
@@ -60,18 +56,6 @@ class UnixConnection implements Connection {
 
   destroy(): void {
     this.socket.destroy();
-  }
-
-  onMessage(listener: (message: unknown) => void): void {
-    this.messageListener = listener;
-  }
-
-  onFrameError(listener: (error: FrameError) => void): void {
-    this.frameErrorListener = listener;
-  }
-
-  onClose(listener: () => void): void {
-    this.closeListener = listener;
   }
 }
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
-import { FRAME_HEADER_SIZE, FrameError, MAX_PAYLOAD_SIZE, decodePayload } from '@clippy/protocol';
-import type { Connection, Transport } from './transport.js';
+import { FRAME_HEADER_SIZE, FrameError, MAX_PAYLOAD_SIZE, decodeMessage } from '@clippy/protocol';
+import { ConnectionListeners, type Connection, type Transport } from './transport.js';
 import { listenUnix } from './listen.js';
 import { CLOSE_FLUSH_MS } from '../constants.js';
 
@@ -17,25 +17,24 @@ function toBuffer(data: RawData): Buffer {
  * For clients that reuse a stream encoder, an incoming message that starts with a length
  * prefix matching its own size is accepted too (a MessagePack map never starts with 0x00).
  */
-class WsConnection implements Connection {
+class WsConnection extends ConnectionListeners implements Connection {
   readonly transport = 'ws' as const;
-  private messageListener: (message: unknown) => void = () => {};
-  private frameErrorListener: (error: FrameError) => void = () => {};
-  private closeListener: () => void = () => {};
   private failed = false;
   private closed = false;
 
   constructor(private readonly ws: WebSocket) {
+    super();
     ws.on('message', (data, isBinary) => this.handleMessage(toBuffer(data), isBinary));
     ws.on('error', () => {});
     ws.once('close', () => {
       this.closed = true;
-      this.closeListener();
+      this.emitClose();
     });
   }
 
   private handleMessage(data: Buffer, isBinary: boolean): void {
     if (this.failed || this.closed) return;
+    let message: Record<string, unknown>;
     try {
       if (!isBinary)
         throw new FrameError(
@@ -56,22 +55,14 @@ class WsConnection implements Connection {
           `message of ${payload.length} bytes exceeds the ${MAX_PAYLOAD_SIZE}-byte limit`,
         );
       }
-      const value = decodePayload(payload);
-      // Plain objects only: msgpackr decodes some reserved bytes (0xc1) to class instances.
-      if (
-        value === null ||
-        typeof value !== 'object' ||
-        Object.getPrototypeOf(value) !== Object.prototype
-      ) {
-        throw new FrameError('malformed_frame', 'message payload is not a MessagePack map');
-      }
-      this.messageListener(value);
+      message = decodeMessage(payload);
     } catch (err) {
       this.failed = true;
-      this.frameErrorListener(
-        err instanceof FrameError ? err : new FrameError('malformed_frame', String(err)),
-      );
+      this.failFrame(err);
+      return;
     }
+    // Outside the try: a failing handler is the connection's business, not a bad frame.
+    this.emitMessage(message);
   }
 
   send(frame: Buffer): void {
@@ -95,18 +86,6 @@ class WsConnection implements Connection {
 
   destroy(): void {
     this.ws.terminate();
-  }
-
-  onMessage(listener: (message: unknown) => void): void {
-    this.messageListener = listener;
-  }
-
-  onFrameError(listener: (error: FrameError) => void): void {
-    this.frameErrorListener = listener;
-  }
-
-  onClose(listener: () => void): void {
-    this.closeListener = listener;
   }
 }
 
