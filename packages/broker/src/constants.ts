@@ -45,6 +45,18 @@ export const DEFAULT_COLS = 80;
 export const DEFAULT_ROWS = 24;
 
 /**
+ * PTY reads at least this large mean a flood (the kernel's buffer was full): their output may
+ * wait a moment to be sent with the next reads. Smaller ones (echo, prompts) go out at once.
+ */
+export const OUTPUT_BULK_CHUNK_BYTES = 1024;
+
+/** How long flood output waits for more before it goes to clients: unnoticeable on screen. */
+export const OUTPUT_BATCH_MS = 1;
+
+/** Most output bytes gathered into one frame: a socket write's worth, far below the frame cap. */
+export const OUTPUT_BATCH_MAX_BYTES = 64 * 1024;
+
+/**
  * Unacknowledged bytes above which an interactive client pauses the PTY. VS Code's pty host
  * uses 100,000 in-process; across a socket the ack round trip then throttles a flood (measured:
  * 18 MB/s at 100 KB, 21.5 MB/s at 2 MB), while 1 MB is still only some 20–40 ms of a flood for
@@ -54,9 +66,6 @@ export const FLOW_HIGH_WATERMARK = 1_000_000;
 
 /** Unacknowledged bytes below which a paused PTY resumes: a quarter, so it never runs dry. */
 export const FLOW_LOW_WATERMARK = 250_000;
-
-/** Bytes a client should consume between two `ack` notifications (documented for clients). */
-export const FLOW_ACK_INTERVAL = 5_000;
 
 /**
  * How long an interactive client may hold the PTY paused before it is demoted to observer

@@ -1,6 +1,7 @@
 export * from './constants.js';
 export * from './errors.js';
 export * from './codec.js';
+export * from './output-frame.js';
 export * from './schemas/common.js';
 export * from './schemas/requests.js';
 export * from './schemas/pushes.js';

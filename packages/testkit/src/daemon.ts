@@ -142,7 +142,15 @@ export class TestDaemon {
     const env = opts.env ?? new DaemonEnv();
     const child = spawn(
       process.execPath,
-      [bins.clippyd, '--foreground', '--log-level', opts.logLevel ?? 'warn', ...(opts.args ?? [])],
+      [
+        // Extra node flags for profiling a test daemon (e.g. `--cpu-prof`), space-separated.
+        ...(process.env.CLIPPYD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+        bins.clippyd,
+        '--foreground',
+        '--log-level',
+        opts.logLevel ?? 'warn',
+        ...(opts.args ?? []),
+      ],
       { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const daemon = new TestDaemon(env, child);

@@ -94,4 +94,16 @@ describe('AnsiStripper', () => {
     expect(s.push(enc.encode('le\n\x07ok'))).toBe('ok');
     expect(s.inSequence).toBe(false);
   });
+
+  it('reports the byte index of every line feed, in plain chunks and around sequences and dropped bytes', () => {
+    const s = new AnsiStripper();
+    expect(s.push(enc.encode('ab\ncd\r\n'))).toBe('ab\ncd\r\n');
+    expect(s.lastNewlines).toEqual([2, 6]);
+    expect(s.push(enc.encode('x\x00y\n\x1b[1mé\nz'))).toBe('xy\né\nz');
+    expect(s.lastNewlines).toEqual([3, 10]);
+    expect(s.push(enc.encode('\x1b[2'))).toBe('');
+    expect(s.lastNewlines).toEqual([]);
+    expect(s.push(enc.encode('Jq\n'))).toBe('q\n');
+    expect(s.lastNewlines).toEqual([2]);
+  });
 });

@@ -38,7 +38,7 @@ function throughCompactor(stream: Buffer, every = 7_000): { out: Uint8Array[]; d
   for (let i = 0; i < stream.length;) {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     const n = 1 + (seed % 3000);
-    c.push(new Uint8Array(stream.subarray(i, i + n)));
+    c.push(Buffer.from(stream.subarray(i, i + n)));
     i += n;
     if (c.size > every) c.compact();
   }

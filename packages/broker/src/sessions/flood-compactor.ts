@@ -21,6 +21,18 @@ const ESC = 0x1b;
 /** SGR sequences remembered for the colour prefix; beyond this, what came before is kept. */
 const MAX_SGR = 16_384;
 
+/** An SGR sequence seen in the held stream, at its offset; a `reset` one clears earlier colours. */
+interface SgrEntry {
+  at: number;
+  seq: string;
+  reset: boolean;
+}
+
+/** Every entry made here, so that all share one object shape. */
+function sgrEntry(at: number, seq: string, reset: boolean): SgrEntry {
+  return { at, seq, reset };
+}
+
 const enum Scan {
   Ground,
   Esc,
@@ -28,7 +40,8 @@ const enum Scan {
 }
 
 export class FloodCompactor {
-  private chunks: Uint8Array[] = [];
+  /** Held output; only Buffers (node-pty's and our copies), one kind of array for V8. */
+  private chunks: Buffer[] = [];
   private held = 0;
   private state: Scan = Scan.Ground;
   private prev = 0;
@@ -40,7 +53,7 @@ export class FloodCompactor {
   /** The latest line starts after `firstStart`, at most keepLines + 1 of them. */
   private recent: number[] = [];
   /** SGR sequences since the last unskippable byte, with their offsets; `reset` ones clear earlier colours. */
-  private sgr: { at: number; seq: string; reset: boolean }[] = [];
+  private sgr: SgrEntry[] = [];
   /** Bytes dropped so far (for tests and logs). */
   dropped = 0;
 
@@ -52,7 +65,7 @@ export class FloodCompactor {
     return this.held;
   }
 
-  push(chunk: Uint8Array): void {
+  push(chunk: Buffer): void {
     const base = this.held;
     this.chunks.push(chunk);
     this.held += chunk.length;
@@ -82,7 +95,7 @@ export class FloodCompactor {
   }
 
   /** Drops what can be dropped and returns everything else, in order; leaves nothing held. */
-  drain(): Uint8Array[] {
+  drain(): Buffer[] {
     this.compact();
     const out = this.chunks;
     this.chunks = [];
@@ -101,36 +114,47 @@ export class FloodCompactor {
     const from = this.firstStart;
     if (cut <= from) return;
     // The colours in force at the cut: the stretch's SGR sequences from its last reset on.
-    const inStretch = this.sgr.filter((e) => e.at >= from && e.at < cut);
-    let lastReset = -1;
-    inStretch.forEach((e, i) => {
-      if (e.reset) lastReset = i;
-    });
-    const carried = lastReset >= 0 ? inStretch.slice(lastReset) : inStretch;
-    const all = concat(this.chunks, this.held);
-    const head = all.subarray(0, from);
-    const colours = Buffer.from(carried.map((e) => e.seq).join(''), 'latin1');
-    const tail = all.subarray(cut);
+    // Plain loops and one object shape throughout: this runs in every flood, and mixed shapes
+    // sent V8 into a deoptimize/recompile loop (measured: 300 recompilations per 64 MB).
+    let first = -1;
+    let last = -1;
+    for (let k = 0; k < this.sgr.length; k++) {
+      const e = this.sgr[k]!;
+      if (e.at < from || e.at >= cut) continue;
+      if (first < 0 || e.reset) first = k;
+      last = k;
+    }
+    let colourText = '';
+    if (first >= 0) for (let k = first; k <= last; k++) colourText += this.sgr[k]!.seq;
+    const colours = Buffer.from(colourText, 'latin1');
+    // Views of the held chunks, not copies: a flood compacts every few hundred KB, and copying
+    // (and allocating) each time cost more than the PTY reads themselves.
+    const chunks = slices(this.chunks, 0, from);
+    if (colours.length > 0) chunks.push(colours);
+    chunks.push(...slices(this.chunks, cut, this.held));
     this.dropped += cut - from;
     const shift = cut - from - colours.length;
-    this.chunks = [head, colours, tail].filter((c) => c.length > 0).map((c) => new Uint8Array(c));
-    this.held = head.length + colours.length + tail.length;
+    this.chunks = chunks;
+    this.held -= shift;
     // Offsets after the cut move left by `shift`; the colour prefix holds no line start and is
     // itself part of the next droppable stretch.
     this.firstStart = from;
-    this.recent = [cut - shift, ...this.recent.filter((p) => p > cut).map((p) => p - shift)];
+    const recent = [cut - shift];
+    for (const p of this.recent) if (p > cut) recent.push(p - shift);
+    this.recent = recent;
     if (this.csiStart >= cut) this.csiStart -= shift;
+    const sgr: SgrEntry[] = [];
+    for (const e of this.sgr) if (e.at < from) sgr.push(e);
     let at = from;
-    const prefixEntries = carried.map((e) => {
-      const entry = { at, seq: e.seq, reset: e.reset };
-      at += e.seq.length;
-      return entry;
-    });
-    this.sgr = [
-      ...this.sgr.filter((e) => e.at < from),
-      ...prefixEntries,
-      ...this.sgr.filter((e) => e.at >= cut).map((e) => ({ ...e, at: e.at - shift })),
-    ];
+    if (first >= 0) {
+      for (let k = first; k <= last; k++) {
+        const e = this.sgr[k]!;
+        sgr.push(sgrEntry(at, e.seq, e.reset));
+        at += e.seq.length;
+      }
+    }
+    for (const e of this.sgr) if (e.at >= cut) sgr.push(sgrEntry(e.at - shift, e.seq, e.reset));
+    this.sgr = sgr;
   }
 
   private scan(b: number, at: number): void {
@@ -198,7 +222,7 @@ export class FloodCompactor {
     }
     // A reset (no parameter, or a first parameter of 0) makes earlier colours irrelevant.
     const reset = params === '' || /^0*(;|$)/.test(params);
-    this.sgr.push({ at: start, seq: `\x1b[${params}m`, reset });
+    this.sgr.push(sgrEntry(start, `\x1b[${params}m`, reset));
   }
 
   /** Nothing before this point may be dropped: only line starts after it count. */
@@ -209,7 +233,19 @@ export class FloodCompactor {
   }
 }
 
-function concat(chunks: Uint8Array[], total: number): Buffer {
-  if (chunks.length === 1) return Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, total);
-  return Buffer.concat(chunks, total);
+/** Views of the bytes [start, end) of the stream held in `chunks`. */
+function slices(chunks: readonly Buffer[], start: number, end: number): Buffer[] {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const c of chunks) {
+    const next = at + c.length;
+    if (next > start && at < end) {
+      const from = Math.max(start, at) - at;
+      const to = Math.min(end, next) - at;
+      out.push(from === 0 && to === c.length ? c : c.subarray(from, to));
+    }
+    at = next;
+    if (at >= end) break;
+  }
+  return out;
 }

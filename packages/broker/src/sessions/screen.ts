@@ -104,7 +104,7 @@ export class Screen implements ScreenClient {
   }
 
   /** Feeds output bytes (after they were forwarded to clients: the screen is never on the hot path). */
-  write(chunk: Uint8Array): void {
+  write(chunk: Buffer): void {
     if (this.dead) return;
     this.fed += chunk.length;
     // Held briefly rather than posted at once: within the flush interval a flood piles up and

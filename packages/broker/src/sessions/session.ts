@@ -1,5 +1,6 @@
 import {
   encodeFrame,
+  encodeOutputFrame,
   type Push,
   type SessionInfo,
   type SessionKind,
@@ -9,6 +10,7 @@ import { Attachment, type AttachMode, type FlowLimits, type FlowSink } from '../
 import type { PtyExit, PtyProcess } from '../pty/pty-process.js';
 import { SEND_CONFIRM_MS, SEND_ENTER_DELAY_MS } from '../constants.js';
 import type { SessionTurns } from '../turns/session-turns.js';
+import { OutputBatcher } from './output-batcher.js';
 import { Screen } from './screen.js';
 
 /** What a session tells the broker about (events, slow consumers). */
@@ -81,6 +83,8 @@ export class Session {
   private exitWaiters: (() => void)[] = [];
   private outputWaiters: (() => void)[] = [];
   private disposed = false;
+  /** Output on its way to the attached clients (floods go out in large frames). */
+  private readonly toClients = new OutputBatcher((chunks, bytes) => this.sendOutput(chunks, bytes));
 
   constructor(params: SessionParams) {
     this.id = params.id;
@@ -183,6 +187,9 @@ export class Session {
     rows: number | undefined,
   ): Promise<{ attachment: Attachment; replay: string }> {
     this.detach(client);
+    // Output the screen has already taken goes to the clients attached before this one: the
+    // replay carries it for the new client.
+    this.toClients.flush();
     const attachment = new Attachment(mode, client, this.flowLimits, {
       onHoldChanged: () => this.updateFlow(),
       onSlowConsumer: () => this.observer.slowConsumer(this, client),
@@ -301,6 +308,7 @@ export class Session {
     this.disposed = true;
     if (this.killTimer) clearTimeout(this.killTimer);
     this.killTimer = null;
+    this.toClients.dispose();
     this.detachAll();
     this.turns?.dispose();
     this.pty?.dispose();
@@ -315,16 +323,7 @@ export class Session {
 
   private handleOutput(chunk: Buffer): void {
     this.outputBytes += chunk.length;
-    if (this.attachments.size > 0) {
-      // Encoded once, shared by every client: the hot path does no per-client encoding.
-      const frame = encodeFrame({
-        type: 'output',
-        id: 0,
-        session: this.id,
-        data: chunk,
-      } satisfies Push<'output'>);
-      for (const a of this.attachments.values()) a.deliverOutput(frame, chunk.length);
-    }
+    if (this.attachments.size > 0) this.toClients.push(chunk);
     this.screen.write(chunk);
     if (this.outputWaiters.length > 0) {
       const waiters = this.outputWaiters;
@@ -332,6 +331,13 @@ export class Session {
       for (const w of waiters) w();
     }
     this.onOutput(chunk);
+  }
+
+  private sendOutput(chunks: Buffer[], bytes: number): void {
+    if (this.attachments.size === 0) return;
+    // Encoded once, shared by every client: the hot path does no per-client encoding.
+    const frame = encodeOutputFrame(this.id, chunks, bytes);
+    for (const a of this.attachments.values()) a.deliverOutput(frame, bytes);
   }
 
   private handleExit(exit: PtyExit): void {
@@ -342,6 +348,8 @@ export class Session {
     if (this.killTimer) clearTimeout(this.killTimer);
     this.killTimer = null;
     if (this.paused) this.paused = false;
+    // Every byte of output reaches the clients before the exit.
+    this.toClients.flush();
     const frame = encodeFrame({
       type: 'exit',
       id: 0,

@@ -6,7 +6,8 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type ClippyClient } from '@clippy/client';
 import { FrameDecoder, PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
-import { ACK_INTERVAL_BYTES, runAttach } from './attach-session.js';
+import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
+import { runAttach } from './attach-session.js';
 import { parseDetachKey } from './detach-key.js';
 
 type Msg = Record<string, unknown> & { type: string; id: number };
@@ -103,15 +104,15 @@ const until = async (cond: () => boolean) => {
 };
 
 describe('runAttach', () => {
-  it('writes the replay before live output that arrived with it, acks every 5,000 bytes, detaches on the key', async () => {
+  it('writes the replay before live output that arrived with it, acks every ACK_INTERVAL_BYTES, detaches on the key', async () => {
     const { broker, stdin, out, run } = await setup((m, send) => {
       // The response and the first live output in the same socket write.
       send(attachResult(m, 'REPLAY;'));
       send({ type: 'output', id: 0, session: 'id1', data: Buffer.from('LIVE1;') });
       send({ type: 'output', id: 0, session: 'other', data: Buffer.from('NOT-MINE;') });
-      send({ type: 'output', id: 0, session: 'id1', data: Buffer.alloc(12_000, 'x') });
+      send({ type: 'output', id: 0, session: 'id1', data: Buffer.alloc(140_000, 'x') });
     });
-    await until(() => out.text().includes('x'.repeat(12_000)));
+    await until(() => out.text().includes('x'.repeat(140_000)));
     expect(out.text().startsWith('REPLAY;LIVE1;')).toBe(true);
     expect(out.text()).not.toContain('NOT-MINE');
     await until(() => broker.received.some((m) => m.type === 'ack'));
@@ -122,7 +123,7 @@ describe('runAttach', () => {
       ),
     ).toBe(true);
     expect(acks.reduce((n, a) => n + (a.bytes as number), 0)).toBeGreaterThan(
-      12_006 - ACK_INTERVAL_BYTES,
+      140_006 - ACK_INTERVAL_BYTES,
     );
 
     stdin.write(Buffer.from('ab\x1dcd'));

@@ -1,12 +1,10 @@
 import os from 'node:os';
 import type { ClippyClient } from '@clippy/client';
-import type { Push } from '@clippy/protocol';
+import { ACK_INTERVAL_BYTES, type Push } from '@clippy/protocol';
 import { EXIT } from '../exit-codes.js';
 import { findDetachKey, type DetachKey } from './detach-key.js';
 import { TerminalGuard } from './terminal.js';
 
-/** Bytes written to the terminal between two `ack`s: the broker's FLOW_ACK_INTERVAL. */
-export const ACK_INTERVAL_BYTES = 5_000;
 /** How long the end of an attach waits for the terminal to take pending output. */
 export const EXIT_FLUSH_TIMEOUT_MS = 2_000;
 /** How long a detach waits for the broker's answer before leaving anyway. */

@@ -1,4 +1,4 @@
-export { runAttach, exitStatus, ACK_INTERVAL_BYTES } from './attach-session.js';
+export { runAttach, exitStatus } from './attach-session.js';
 export { DEFAULT_DETACH_KEY, parseDetachKey, findDetachKey, type DetachKey } from './detach-key.js';
 export { resolveDetachKey, configFilePath } from './config.js';
 export { ModeTracker } from './modes.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACK_INTERVAL_BYTES } from '../constants.js';
 import {
   BytesSchema,
   EventNameSchema,
@@ -114,10 +115,10 @@ export const ResizeSchema = message('resize', 'Set a session’s size (latest ac
 });
 export const AckSchema = message(
   'ack',
-  'Notification (id 0): the client has consumed `bytes` more output bytes.',
+  `Notification (id 0): the client has consumed \`bytes\` more output bytes (send one about every ${ACK_INTERVAL_BYTES} bytes).`,
   {
     session: SessionRefSchema,
-    bytes: z.number().int().min(0),
+    bytes: z.number().int().min(0).describe('output bytes consumed since the previous ack'),
   },
 );
 export const SendSchema = message(

@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { OUTPUT_BATCH_MAX_BYTES, OUTPUT_BATCH_MS, OUTPUT_BULK_CHUNK_BYTES } from '../constants.js';
+import { OutputBatcher } from './output-batcher.js';
+
+const sent: string[][] = [];
+let batcher: OutputBatcher | null = null;
+
+function make(): OutputBatcher {
+  batcher = new OutputBatcher((chunks, bytes) => {
+    expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(bytes);
+    sent.push(chunks.map((c) => c.toString('latin1')));
+  });
+  return batcher;
+}
+
+const bulk = (ch: string) => Buffer.alloc(OUTPUT_BULK_CHUNK_BYTES, ch);
+const later = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+afterEach(() => {
+  batcher?.dispose();
+  batcher = null;
+  sent.length = 0;
+});
+
+describe('OutputBatcher', () => {
+  it('sends a small chunk (an echo) at once', () => {
+    make().push(Buffer.from('a'));
+    expect(sent).toEqual([['a']]);
+  });
+
+  it('holds flood reads for a moment and sends them as one frame, in order', async () => {
+    const b = make();
+    b.push(bulk('x'));
+    b.push(bulk('y'));
+    expect(sent).toEqual([]);
+    expect(b.pendingBytes).toBe(2 * OUTPUT_BULK_CHUNK_BYTES);
+    await later(OUTPUT_BATCH_MS + 20);
+    expect(sent).toEqual([[bulk('x').toString('latin1'), bulk('y').toString('latin1')]]);
+  });
+
+  it('sends what waits together with a small chunk that follows (the end of a flood)', () => {
+    const b = make();
+    b.push(bulk('x'));
+    b.push(Buffer.from('$ '));
+    expect(sent).toEqual([[bulk('x').toString('latin1'), '$ ']]);
+    expect(b.pendingBytes).toBe(0);
+  });
+
+  it('never gathers more than a frame’s worth', () => {
+    const b = make();
+    const n = Math.ceil(OUTPUT_BATCH_MAX_BYTES / OUTPUT_BULK_CHUNK_BYTES);
+    for (let i = 0; i < n; i++) b.push(bulk('z'));
+    expect(sent).toHaveLength(1);
+    expect(b.pendingBytes).toBe(0);
+  });
+
+  it('flush() sends at once; after dispose() nothing is sent', async () => {
+    const b = make();
+    b.push(bulk('x'));
+    b.flush();
+    expect(sent).toHaveLength(1);
+    b.push(bulk('y'));
+    b.dispose();
+    await later(OUTPUT_BATCH_MS + 20);
+    b.push(Buffer.from('a'));
+    expect(sent).toHaveLength(1);
+  });
+});
