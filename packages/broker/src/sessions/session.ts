@@ -368,10 +368,12 @@ export class Session {
     for (const w of waiters) w();
   }
 
-  private updateFlow(): void {
+  /** Re-evaluates whether the PTY must be paused (a consumer of its output changed its mind). */
+  updateFlow(): void {
     if (!this.pty || !this.live) return;
-    // Paused while the screen model is far behind, or while an interactive client is.
-    let hold = this.screen.overloaded;
+    // Paused while the screen model or the turn detector is far behind, or while an
+    // interactive client is.
+    let hold = this.screen.overloaded || (this.turns?.overloaded ?? false);
     for (const a of this.attachments.values()) if (a.holding) hold = true;
     if (hold && !this.paused) {
       this.paused = true;

@@ -4,11 +4,16 @@
 // session (output and input share this port), and each session has one timer at the detector's
 // next deadline, here as on the main thread.
 import { parentPort } from 'node:worker_threads';
+import { DETECTOR_NICE } from '../constants.js';
+import { lowerThreadPriority } from './thread-priority.js';
 import { TurnDetector, type DetectorEvent } from '@clippy/turns';
+import { OutputRing } from './output-ring.js';
 import type { WorkerRequest, WorkerReply } from './remote-detector.js';
 
 interface Entry {
   detector: TurnDetector;
+  /** The session's shared output ring, once it had a large batch. */
+  ring: OutputRing | null;
   timer: NodeJS.Timeout | null;
   timerAt: number | null;
 }
@@ -16,10 +21,13 @@ interface Entry {
 const sessions = new Map<number, Entry>();
 const port = parentPort!;
 
+lowerThreadPriority(Number(process.env.CLIPPY_DETECTOR_NICE ?? DETECTOR_NICE));
+
 port.on('message', (m: WorkerRequest) => {
   if (m.op === 'open') {
     sessions.set(m.id, {
       detector: new TurnDetector({ preset: m.preset, maxTurnBytes: m.maxTurnBytes }),
+      ring: null,
       timer: null,
       timerAt: null,
     });
@@ -32,9 +40,23 @@ port.on('message', (m: WorkerRequest) => {
     sessions.delete(m.id);
     return;
   }
-  run(m.id, entry, () =>
-    m.op === 'out' ? entry.detector.onOutput(m.data, m.now) : entry.detector.onInput(m.data, m.now),
-  );
+  switch (m.op) {
+    case 'ring':
+      entry.ring = OutputRing.attach(m.ring);
+      return;
+    case 'ring-out': {
+      // Taken (copied out and freed) before detection runs: the ring never waits on a detector.
+      const data = entry.ring!.take(m.span);
+      run(m.id, entry, () => entry.detector.onOutput(data, m.now));
+      return;
+    }
+    case 'out':
+      run(m.id, entry, () => entry.detector.onOutput(m.data, m.now));
+      return;
+    case 'in':
+      run(m.id, entry, () => entry.detector.onInput(m.data, m.now));
+      return;
+  }
 });
 
 function run(id: number, entry: Entry, step: () => DetectorEvent[]): void {

@@ -2,17 +2,27 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DetectorEvent, Preset } from '@clippy/turns';
+import { DETECTOR_HOLD_BYTES, DETECTOR_RESUME_BYTES } from '../constants.js';
+import { OutputRing, type RingSpan, type SharedRing } from './output-ring.js';
 
 /** Main thread → detector worker. */
 export type WorkerRequest =
   | { op: 'open'; id: number; preset: Preset; maxTurnBytes: number }
   | { op: 'out' | 'in'; id: number; data: Uint8Array; now: number }
+  /** Output written to the session's ring (set up once with `ring`). */
+  | { op: 'ring-out'; id: number; span: RingSpan; now: number }
+  | { op: 'ring'; id: number; ring: SharedRing }
   | { op: 'close'; id: number };
 
 /** Detector worker → main thread: a session's events, or a failure inside its detector. */
 export type WorkerReply = { id: number; events: DetectorEvent[] } | { id: number; error: string };
 
 type Listener = (reply: WorkerReply) => void;
+
+/** Where requests go: the shared detector worker (tests give a recorder). */
+export interface DetectorPort {
+  postMessage(message: WorkerRequest, transfer?: ArrayBuffer[]): void;
+}
 
 /**
  * Output bytes gathered before they are posted to the worker at once: one message per batch
@@ -26,6 +36,15 @@ const OUTPUT_BATCH_BYTES = 256 * 1024;
  * per 64 MB, and as many wake-ups of the worker). Small next to the 20 ms turn latency target.
  */
 const OUTPUT_POST_INTERVAL_MS = 2;
+
+/**
+ * Batches at least this large go through the session's shared ring; smaller ones (a prompt, an
+ * echo) are posted as copies, so a quiet session never allocates a ring.
+ */
+const RING_MIN_BATCH_BYTES = 16 * 1024;
+
+/** Shared memory per busy session: four full batches, room for the worker to fall behind. */
+const RING_BYTES = 4 * OUTPUT_BATCH_BYTES;
 
 /** The worker script beside this file: present in the built broker (dist), absent in src. */
 const WORKER_URL = new URL('./detector-worker.js', import.meta.url);
@@ -62,10 +81,15 @@ function sharedWorker(): Worker {
 /**
  * A session's line-preset detector living in the shared detector worker: output and input
  * are posted in order, events come back asynchronously to `onReply`.
+ *
+ * Output goes through the session's shared ring once it comes in batches. When the worker falls
+ * a whole ring behind (it runs at low priority, see DETECTOR_NICE), output waits here; past
+ * DETECTOR_HOLD_BYTES the session holds its PTY (`onBacklogChanged`) until the worker caught up,
+ * so memory stays bounded and no byte skips detection.
  */
 export class RemoteDetector {
   private readonly id = nextId++;
-  private readonly worker: Worker;
+  private readonly worker: DetectorPort;
   private closed = false;
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
@@ -73,11 +97,24 @@ export class RemoteDetector {
   /** The scheduled post of pending output: a timer during floods, an immediate otherwise. */
   private flushTimer: { timeout: NodeJS.Timeout } | { immediate: NodeJS.Immediate } | null = null;
   private lastPostAt = 0;
+  private ring: OutputRing | null = null;
+  private holding = false;
 
-  constructor(preset: Preset, maxTurnBytes: number, onReply: Listener) {
-    this.worker = sharedWorker();
+  constructor(
+    preset: Preset,
+    maxTurnBytes: number,
+    onReply: Listener,
+    private readonly onBacklogChanged: () => void = () => {},
+    port?: DetectorPort,
+  ) {
+    this.worker = port ?? sharedWorker();
     listeners.set(this.id, onReply);
     this.post({ op: 'open', id: this.id, preset, maxTurnBytes });
+  }
+
+  /** Whether output waits here beyond the bound: the session keeps its PTY paused meanwhile. */
+  get overloaded(): boolean {
+    return this.holding;
   }
 
   onOutput(chunk: Uint8Array, now: number): void {
@@ -85,41 +122,101 @@ export class RemoteDetector {
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
     this.pendingAt = now;
-    if (this.pendingBytes >= OUTPUT_BATCH_BYTES) this.flush();
-    else if (!this.flushTimer) {
-      const wait = this.lastPostAt + OUTPUT_POST_INTERVAL_MS - performance.now();
-      const run = () => {
-        this.flushTimer = null;
-        this.flush();
-      };
-      this.flushTimer =
-        wait > 0 ? { timeout: setTimeout(run, wait) } : { immediate: setImmediate(run) };
-    }
+    if (this.pendingBytes >= OUTPUT_BATCH_BYTES && !this.ringFull()) this.flush();
+    else this.scheduleFlush();
+    this.updateBacklog();
   }
 
   onInput(data: Uint8Array, now: number): void {
-    // Output that came before this input reaches the detector before it.
+    // Output that came before this input reaches the detector before it, even past a full ring.
     this.flush();
+    if (this.pendingBytes > 0) this.postCopy(this.takePending(this.pendingBytes));
     this.post({ op: 'in', id: this.id, data, now });
+    this.updateBacklog();
   }
 
-  /** Posts the gathered output as one buffer, transferred (not copied) to the worker. */
+  private ringFull(): boolean {
+    return this.ring !== null && this.ring.used >= this.ring.size;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer) return;
+    const wait = this.lastPostAt + OUTPUT_POST_INTERVAL_MS - performance.now();
+    const run = () => {
+      this.flushTimer = null;
+      this.flush();
+    };
+    this.flushTimer =
+      wait > 0 ? { timeout: setTimeout(run, wait) } : { immediate: setImmediate(run) };
+  }
+
+  /** Sends what the worker can take now: through the ring once batches are large, else a copy. */
   private flush(): void {
     this.cancelFlush();
     if (this.pendingBytes === 0 || this.closed) return;
     this.lastPostAt = performance.now();
-    const data = new Uint8Array(this.pendingBytes);
+    if (!this.ring && this.pendingBytes < RING_MIN_BATCH_BYTES) {
+      this.postCopy(this.takePending(this.pendingBytes));
+      return;
+    }
+    if (!this.ring) {
+      this.ring = OutputRing.create(RING_BYTES);
+      this.post({ op: 'ring', id: this.id, ring: this.ring.shared });
+    }
+    const room = this.ring.size - this.ring.used;
+    if (room > 0) {
+      const n = Math.min(room, this.pendingBytes);
+      const span = this.ring.write(this.takePending(n), n)!;
+      this.post({ op: 'ring-out', id: this.id, span, now: this.pendingAt });
+    }
+    // The rest waits for the worker to free ring space.
+    if (this.pendingBytes > 0) this.scheduleFlush();
+    this.updateBacklog();
+  }
+
+  /** Removes the first `n` pending bytes (splitting a chunk if needed). */
+  private takePending(n: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    let left = n;
+    while (left > 0) {
+      const c = this.pending[0]!;
+      if (c.length <= left) {
+        out.push(c);
+        this.pending.shift();
+        left -= c.length;
+      } else {
+        out.push(c.subarray(0, left));
+        this.pending[0] = c.subarray(left);
+        left = 0;
+      }
+    }
+    this.pendingBytes -= n;
+    return out;
+  }
+
+  /** Posts bytes as one buffer, transferred (not copied again) to the worker. */
+  private postCopy(chunks: Uint8Array[]): void {
+    let bytes = 0;
+    for (const c of chunks) bytes += c.length;
+    const data = new Uint8Array(bytes);
     let at = 0;
-    for (const c of this.pending) {
+    for (const c of chunks) {
       data.set(c, at);
       at += c.length;
     }
-    this.pending = [];
-    this.pendingBytes = 0;
     this.worker.postMessage(
       { op: 'out', id: this.id, data, now: this.pendingAt } satisfies WorkerRequest,
       [data.buffer],
     );
+  }
+
+  private updateBacklog(): void {
+    const holding = this.holding
+      ? this.pendingBytes > DETECTOR_RESUME_BYTES
+      : this.pendingBytes > DETECTOR_HOLD_BYTES;
+    if (holding === this.holding) return;
+    this.holding = holding;
+    this.onBacklogChanged();
   }
 
   private cancelFlush(): void {
@@ -135,6 +232,10 @@ export class RemoteDetector {
     this.pending = [];
     this.pendingBytes = 0;
     this.closed = true;
+    if (this.holding) {
+      this.holding = false;
+      this.onBacklogChanged();
+    }
     listeners.delete(this.id);
     this.post({ op: 'close', id: this.id });
   }

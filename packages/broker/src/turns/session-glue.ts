@@ -88,6 +88,7 @@ export function attachTurns(
         } satisfies Push<'turn_completed'>);
       },
       error: (err) => broker.log.error({ err, session: session.id }, 'turn detection failed'),
+      backlog: () => session.updateFlow(),
     },
   });
   session.turns = turns;

@@ -34,6 +34,8 @@ export interface SessionTurnsEvents {
   turn(turn: StoredTurn): void;
   /** A failure inside detection: logged, never thrown into the output path. */
   error(err: unknown): void;
+  /** `overloaded` changed: the session pauses or resumes its PTY. */
+  backlog?(): void;
 }
 
 export interface SessionTurnsOptions {
@@ -81,8 +83,11 @@ export class SessionTurns {
     this.ring = new TurnRing(opts.sessionId, opts.limits);
     this.detector = null;
     if (opts.preset?.kind === 'line' && workerAvailable()) {
-      this.remote = new RemoteDetector(opts.preset, opts.limits.maxTurnBytes, (r) =>
-        this.onRemote(r),
+      this.remote = new RemoteDetector(
+        opts.preset,
+        opts.limits.maxTurnBytes,
+        (r) => this.onRemote(r),
+        () => this.events.backlog?.(),
       );
     } else if (opts.preset) {
       this.detector = new TurnDetector({
@@ -92,6 +97,11 @@ export class SessionTurns {
     }
     this.screen = opts.screen;
     this.events = opts.events;
+  }
+
+  /** Whether detection is so far behind that the PTY must wait (see RemoteDetector). */
+  get overloaded(): boolean {
+    return this.remote?.overloaded ?? false;
   }
 
   /** Output bytes, called after they were forwarded to clients. */

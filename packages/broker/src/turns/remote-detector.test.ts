@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BUILTIN_PRESETS } from '@clippy/turns';
+import { DETECTOR_HOLD_BYTES, DETECTOR_RESUME_BYTES } from '../constants.js';
+import { OutputRing } from './output-ring.js';
+import { RemoteDetector, type DetectorPort, type WorkerRequest } from './remote-detector.js';
+
+/** Stands in for the detector worker: records requests; `consume` reads the ring like it does. */
+class FakeWorker implements DetectorPort {
+  readonly requests: WorkerRequest[] = [];
+  private ring: OutputRing | null = null;
+  /** Output bytes as the worker received them, in order. */
+  private received: Buffer[] = [];
+  private taken = 0;
+
+  postMessage(m: WorkerRequest): void {
+    this.requests.push(m);
+  }
+
+  /** Handles every request posted so far, in order, as the worker does (frees the ring). */
+  consume(): void {
+    for (const m of this.requests.slice(this.taken)) {
+      if (m.op === 'ring') this.ring = OutputRing.attach(m.ring);
+      else if (m.op === 'out') this.received.push(Buffer.from(m.data));
+      else if (m.op === 'ring-out') this.received.push(Buffer.from(this.ring!.take(m.span)));
+    }
+    this.taken = this.requests.length;
+  }
+
+  get output(): Buffer {
+    return Buffer.concat(this.received);
+  }
+}
+
+const detectors: RemoteDetector[] = [];
+afterEach(() => {
+  for (const d of detectors.splice(0)) d.dispose();
+});
+
+function make(worker: FakeWorker, onBacklog = () => {}): RemoteDetector {
+  const d = new RemoteDetector(BUILTIN_PRESETS.generic!, 1 << 20, () => {}, onBacklog, worker);
+  detectors.push(d);
+  return d;
+}
+
+const chunk = (n: number, seed: number) =>
+  Buffer.from(Array.from({ length: n }, (_, i) => (i + seed) & 0xff));
+const until = async (cond: () => boolean) => {
+  const deadline = Date.now() + 5_000;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+};
+
+describe('RemoteDetector', () => {
+  it('posts a prompt at once as a copy, without a ring', async () => {
+    const worker = new FakeWorker();
+    make(worker).onOutput(Buffer.from('$ '), 1);
+    await until(() => worker.requests.some((m) => m.op === 'out'));
+    worker.consume();
+    expect(worker.requests.map((m) => m.op)).toEqual(['open', 'out']);
+    expect(worker.output.toString()).toBe('$ ');
+  });
+
+  it('holds the PTY when the worker falls far behind, resumes when it catches up, loses no byte', async () => {
+    const worker = new FakeWorker();
+    let changes = 0;
+    const d = make(worker, () => changes++);
+    const fed: Buffer[] = [];
+    let seed = 0;
+    while (!d.overloaded) {
+      const c = chunk(4096, seed++);
+      fed.push(c);
+      d.onOutput(c, 1);
+      expect(fed.length * 4096).toBeLessThan(2 * DETECTOR_HOLD_BYTES);
+    }
+    expect(changes).toBe(1);
+    expect(fed.length * 4096).toBeGreaterThan(DETECTOR_HOLD_BYTES);
+    // The worker catches up: the waiting output is written to the ring as space frees.
+    while (d.overloaded) {
+      worker.consume();
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    expect(changes).toBe(2);
+    await until(() => {
+      worker.consume();
+      return worker.output.length === fed.length * 4096;
+    });
+    expect(worker.output.equals(Buffer.concat(fed))).toBe(true);
+    expect(DETECTOR_RESUME_BYTES).toBeLessThan(DETECTOR_HOLD_BYTES);
+  });
+
+  it('sends input after all the output before it, even past a full ring', async () => {
+    const worker = new FakeWorker();
+    const d = make(worker);
+    const fed: Buffer[] = [];
+    for (let i = 0; i < 400; i++) {
+      const c = chunk(4096, i);
+      fed.push(c);
+      d.onOutput(c, 1);
+    }
+    d.onInput(Buffer.from('\r'), 2);
+    const ops = worker.requests.map((m) => m.op);
+    expect(ops.at(-1)).toBe('in');
+    // Everything before the input was posted before it: through the ring, then as a copy.
+    worker.consume();
+    expect(worker.output.equals(Buffer.concat(fed))).toBe(true);
+    expect(d.overloaded).toBe(false);
+  });
+});
