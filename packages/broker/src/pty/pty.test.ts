@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnPty } from './node-pty-process.js';
 import { resolveCommand } from './resolve-command.js';
 import { parseSignal, signalName } from './signals.js';
 
@@ -46,5 +47,40 @@ describe('signals', () => {
     expect(parseSignal('SIGINT')).toBe('SIGINT');
     expect(parseSignal('9')).toBe('SIGKILL');
     expect(parseSignal('SIGFOO')).toBeNull();
+  });
+});
+
+describe('PTY writes', () => {
+  it('delivers a write far larger than the PTY buffer, in order, and a keystroke after it', async () => {
+    // Raw mode: no line limit; the reader takes exactly 300,001 bytes (or never ends), then
+    // shows the last two.
+    const script = 'stty raw -echo; head -c 300001 | tail -c 2; echo; echo END';
+    const pty = spawnPty({
+      file: '/bin/sh',
+      args: ['-c', script],
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm' },
+      cols: 80,
+      rows: 24,
+    });
+    try {
+      let out = '';
+      const done = new Promise<void>((resolve) =>
+        pty.onData((d) => {
+          out += d.toString('latin1');
+          if (out.includes('END')) resolve();
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      // Most of it does not fit: the rest queues behind what the kernel took at once.
+      pty.write(Buffer.alloc(300_000, 'a'));
+      expect(pty.pendingWriteBytes).toBeGreaterThan(0);
+      // Written while the big one is still queued: it must come last, not jump the queue.
+      pty.write('z');
+      await done;
+      expect(out).toContain('az\nEND');
+    } finally {
+      pty.dispose();
+    }
   });
 });

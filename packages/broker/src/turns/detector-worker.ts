@@ -23,7 +23,13 @@ const port = parentPort!;
 
 lowerThreadPriority(Number(process.env.CLIPPY_DETECTOR_NICE ?? DETECTOR_NICE));
 
-port.on('message', (m: WorkerRequest) => {
+port.on('message', handle);
+
+function handle(m: WorkerRequest): void {
+  if (m.op === 'batch') {
+    for (const item of m.items) handle(item);
+    return;
+  }
   if (m.op === 'open') {
     sessions.set(m.id, {
       detector: new TurnDetector({ preset: m.preset, maxTurnBytes: m.maxTurnBytes }),
@@ -57,7 +63,7 @@ port.on('message', (m: WorkerRequest) => {
       run(m.id, entry, () => entry.detector.onInput(m.data, m.now));
       return;
   }
-});
+}
 
 function run(id: number, entry: Entry, step: () => DetectorEvent[]): void {
   let events: DetectorEvent[];

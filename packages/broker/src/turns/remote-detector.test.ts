@@ -13,8 +13,13 @@ class FakeWorker implements DetectorPort {
   private taken = 0;
 
   postMessage(m: WorkerRequest): void {
-    this.requests.push(m);
+    this.posts++;
+    if (m.op === 'batch') this.requests.push(...m.items);
+    else this.requests.push(m);
   }
+
+  /** Messages posted (a batch counts once: one wake-up of the worker). */
+  posts = 0;
 
   /** Handles every request posted so far, in order, as the worker does (frees the ring). */
   consume(): void {
@@ -53,6 +58,18 @@ const until = async (cond: () => boolean) => {
 };
 
 describe('RemoteDetector', () => {
+  it('posts a keystroke and its echo in one message', async () => {
+    const worker = new FakeWorker();
+    const d = make(worker);
+    const before = worker.posts;
+    d.onInput(Buffer.from('a'), 1);
+    // The echo is read before the input's short wait is over (as it is from a live program).
+    d.onOutput(Buffer.from('a'), 2);
+    await until(() => worker.requests.some((m) => m.op === 'out'));
+    expect(worker.posts - before).toBe(1);
+    expect(worker.requests.slice(-2).map((m) => m.op)).toEqual(['in', 'out']);
+  });
+
   it('posts a prompt at once as a copy, without a ring', async () => {
     const worker = new FakeWorker();
     make(worker).onOutput(Buffer.from('$ '), 1);
@@ -100,6 +117,7 @@ describe('RemoteDetector', () => {
       d.onOutput(c, 1);
     }
     d.onInput(Buffer.from('\r'), 2);
+    await until(() => worker.requests.some((m) => m.op === 'in'));
     const ops = worker.requests.map((m) => m.op);
     expect(ops.at(-1)).toBe('in');
     // Everything before the input was posted before it: through the ring, then as a copy.

@@ -130,6 +130,8 @@ describe('runAttach', () => {
     expect(await run).toBe(0);
     const inputs = broker.received.filter((m) => m.type === 'input');
     expect(inputs.map((m) => Buffer.from(m.data as Uint8Array).toString())).toEqual(['ab']);
+    // Keystrokes are notifications (id 0): no response per key.
+    expect(inputs.every((m) => m.id === 0)).toBe(true);
     expect(broker.received.some((m) => m.type === 'detach' && m.session === 'id1')).toBe(true);
     expect(out.text().endsWith('[detached from demo]\n')).toBe(true);
   });

@@ -169,10 +169,11 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
       detach = true;
     }
     // Observers only watch: their keystrokes (but the detach key) go nowhere.
+    // A notification, not a request: a response per keystroke would wake this process (and
+    // the daemon) once more per key, next to the echo it waits for. Nothing is lost without
+    // it: a session that is gone says so with its `exit` push, which ends the attach.
     if (data.length > 0 && interactive) {
-      client.request('input', { session: sessionId, data: Buffer.from(data) }).catch(() => {
-        // The session may have exited meanwhile; its `exit` push ends the attach.
-      });
+      client.notify('input', { session: sessionId, data: Buffer.from(data) });
     }
     if (detach) {
       void (async () => {
