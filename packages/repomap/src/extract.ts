@@ -52,6 +52,8 @@ interface Def {
   nameNode: Node;
   name: string;
   type: string;
+  /** node.endIndex, read once (each read is a call into wasm). */
+  end: number;
 }
 
 function isDocNode(n: Node): boolean {
@@ -61,6 +63,28 @@ function isDocNode(n: Node): boolean {
     n.type === 'decorator' ||
     n.type === 'annotation'
   );
+}
+
+interface CaptureKind {
+  kind: 'name' | 'def' | 'ref' | '';
+  type: string;
+}
+const NO_KIND: CaptureKind = { kind: '', type: '' };
+/** Capture names split once per query ("def.function" -> def, function), not per capture. */
+const captureKinds = new WeakMap<Query, Map<string, CaptureKind>>();
+
+function kindsOf(query: Query): Map<string, CaptureKind> {
+  let kinds = captureKinds.get(query);
+  if (!kinds) {
+    kinds = new Map();
+    for (const n of query.captureNames) {
+      if (n === 'name') kinds.set(n, { kind: 'name', type: '' });
+      else if (n.startsWith('def.')) kinds.set(n, { kind: 'def', type: n.slice(4) });
+      else if (n.startsWith('ref.')) kinds.set(n, { kind: 'ref', type: n.slice(4) });
+    }
+    captureKinds.set(query, kinds);
+  }
+  return kinds;
 }
 
 /** Parses source code and returns its definition/reference tags and its outline. */
@@ -80,6 +104,7 @@ export async function extractCode(source: string, languageId: string): Promise<E
 
 function extractFromTree(root: Node, source: string, query: Query): Extraction {
   const lines = source.split('\n');
+  const kinds = kindsOf(query);
   const defs: Def[] = [];
   const refNodes: { node: Node; type: string }[] = [];
   for (const match of query.matches(root)) {
@@ -87,16 +112,23 @@ function extractFromTree(root: Node, source: string, query: Query): Extraction {
     let defType = '';
     let nameNode: Node | undefined;
     for (const c of match.captures) {
-      if (c.name === 'name') nameNode = c.node;
-      else if (c.name.startsWith('def.')) {
+      const k = kinds.get(c.name) ?? NO_KIND;
+      if (k.kind === 'name') nameNode = c.node;
+      else if (k.kind === 'def') {
         defNode = c.node;
-        defType = c.name.slice(4);
-      } else if (c.name.startsWith('ref.')) refNodes.push({ node: c.node, type: c.name.slice(4) });
+        defType = k.type;
+      } else if (k.kind === 'ref') refNodes.push({ node: c.node, type: k.type });
     }
-    if (defNode && nameNode)
-      defs.push({ node: defNode, nameNode, name: nameNode.text, type: defType });
+    if (defNode && nameNode) {
+      defs.push({
+        node: defNode,
+        nameNode,
+        name: source.slice(nameNode.startIndex, nameNode.endIndex),
+        type: defType,
+        end: defNode.endIndex,
+      });
+    }
   }
-
   const defById = new Map<number, Def>();
   for (const d of defs) if (!defById.has(d.node.id)) defById.set(d.node.id, d);
   const namePositions = new Set(defs.map((d) => d.nameNode.startIndex));
@@ -109,12 +141,12 @@ function extractFromTree(root: Node, source: string, query: Query): Extraction {
   // Enclosing definitions by range containment (node.parent is a walk from the root in
   // web-tree-sitter, too slow to call for every definition).
   const byRange = [...defById.values()].sort(
-    (a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex,
+    (a, b) => a.node.startIndex - b.node.startIndex || b.end - a.end,
   );
   const context = new Map<number, { parent?: Def; depth: number; inFunction: boolean }>();
   const open: Def[] = [];
   for (const d of byRange) {
-    while (open.length && open[open.length - 1]!.node.endIndex <= d.node.startIndex) open.pop();
+    while (open.length && open[open.length - 1]!.end <= d.node.startIndex) open.pop();
     let depth = 0;
     let inFunction = false;
     for (const o of open) {
@@ -134,10 +166,11 @@ function extractFromTree(root: Node, source: string, query: Query): Extraction {
     if (d.type === 'variable' && (inFunction || depth > 0)) continue;
     let type = d.type;
     if (type === 'function' && parent && CONTAINER_TYPES.has(parent.type)) type = 'method';
+    const endRow = d.node.endPosition.row;
     if (inFunction) {
       // Local helpers count for the graph but are not part of the file's outline or docs.
       const line = d.node.startPosition.row + 1;
-      tags.push({ name: d.name, kind: 'def', type, line, endLine: d.node.endPosition.row + 1 });
+      tags.push({ name: d.name, kind: 'def', type, line, endLine: endRow + 1 });
       continue;
     }
     const anchor = anchorOf(d.node);
@@ -147,12 +180,11 @@ function extractFromTree(root: Node, source: string, query: Query): Extraction {
       kind: 'def',
       type,
       line: d.node.startPosition.row + 1,
-      endLine: d.node.endPosition.row + 1,
+      endLine: endRow + 1,
       ...(docText ? { doc: docText } : {}),
     });
     const inOutline =
-      !inFunction &&
-      (depth === 0 || (depth === 1 && parent !== undefined && CONTAINER_TYPES.has(parent.type)));
+      depth === 0 || (depth === 1 && parent !== undefined && CONTAINER_TYPES.has(parent.type));
     if (!inOutline || seenOutline.has(anchor.id)) continue;
     seenOutline.add(anchor.id);
     outline.push({
@@ -171,7 +203,7 @@ function extractFromTree(root: Node, source: string, query: Query): Extraction {
   const refByName = new Map<string, Tag>();
   for (const { node, type } of refNodes) {
     if (namePositions.has(node.startIndex)) continue;
-    const name = node.text;
+    const name = source.slice(node.startIndex, node.endIndex);
     if (name.length === 0) continue;
     const seen = refByName.get(name);
     if (seen) {

@@ -7,6 +7,7 @@ import { discoverFiles } from './discovery.js';
 import { indexWithStamps, type FileStamp } from './indexer.js';
 import { DEFAULT_MAX_FILE_BYTES, fastHash } from './process-file.js';
 import { renderMap, type RenderOptions } from './render.js';
+import { preloadTokenizer } from './tokens.js';
 import type { IndexOptions, MapResult } from './types.js';
 
 /** Rendered maps kept per cache dir (one per recent root + options); older ones are pruned. */
@@ -125,7 +126,8 @@ export async function generateMap(opts: IndexOptions & RenderOptions): Promise<M
     }));
     if (cached && sameFiles(root, now, cached.stamps)) return cached.result;
   }
-  const { index, stamps } = await indexWithStamps(opts, found);
+  // Rendering needs the tokenizer (~0.3 s to load): load it while worker threads parse.
+  const { index, stamps } = await indexWithStamps(opts, found, preloadTokenizer);
   index.warnings.unshift(...discoveryWarnings);
   const result = await renderMap(index, opts);
   if (useCache) writeCachedRender(renderFile, { version: CACHE_VERSION, stamps, result });

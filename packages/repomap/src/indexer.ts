@@ -36,10 +36,14 @@ export async function indexRepository(opts: IndexOptions): Promise<RepoIndex> {
   return (await indexWithStamps(opts)).index;
 }
 
-/** indexRepository, also returning each discovered file's stamp (binary files included). */
+/**
+ * indexRepository, also returning each discovered file's stamp (binary files included).
+ * `whileParsing` runs on this thread while worker threads parse (work the caller needs next).
+ */
 export async function indexWithStamps(
   opts: IndexOptions,
   discovered?: DiscoveredFile[],
+  whileParsing?: () => void,
 ): Promise<{ index: RepoIndex; stamps: FileStamp[] }> {
   const root = path.resolve(opts.root);
   let st: fs.Stats;
@@ -93,7 +97,7 @@ export async function indexWithStamps(
   const workerCount = workerCountFor(opts.workers ?? 'auto', jobs.length);
   let processed: ProcessedFile[];
   if (workerCount > 0) {
-    processed = await parseInWorkers(jobs, maxFileBytes, workerCount, progress);
+    processed = await parseInWorkers(jobs, maxFileBytes, workerCount, progress, whileParsing);
   } else {
     processed = [];
     for (const job of jobs) {

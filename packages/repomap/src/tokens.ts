@@ -20,6 +20,11 @@ function counter(): CountFn {
   return o200kCount;
 }
 
+/** Loads the encoder now (e.g. while other threads parse) instead of at the first count. */
+export function preloadTokenizer(): void {
+  counter();
+}
+
 /** Exact token count with the o200k_base encoding (GPT-4o and later). */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
