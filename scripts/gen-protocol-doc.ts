@@ -121,7 +121,7 @@ function render(): string {
       'WebSocket message per frame). Every message has `type` (string) and `id` (u32). Requests use ids ≥ 1 ' +
       'chosen by the client, and each gets exactly one response echoing its `id`. The broker pushes ' +
       'unsolicited messages with `id` 0. After the handshake, a client message with `id` 0 is a notification: ' +
-      'it gets no response (used by `ack`).',
+      'it gets no response (used by `ack`, and by `clippy attach` for keystrokes: `input`).',
   );
   out.push('');
   out.push('## Handshake');

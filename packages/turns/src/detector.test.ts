@@ -21,6 +21,49 @@ function readyBash(): TurnDetector {
   return d;
 }
 
+describe('TurnDetector (line presets): prompts inside a block of lines', () => {
+  // Lines after the first in one chunk are found by one multi-line scan; these must behave
+  // exactly as a test of every line would.
+  const body = Array.from({ length: 500 }, (_, i) => `line ${i} of output\r\n`).join('');
+
+  const cases: [string, Preset, string][] = [
+    ['a prompt line in the middle of a chunk', BUILTIN_PRESETS.bash!, '$ \r\n'],
+    ['a prompt after a carriage return (redrawn line)', BUILTIN_PRESETS.bash!, 'junk\r$ \r\n'],
+    [
+      'a pattern with a lookahead (no multi-line scan)',
+      { ...BUILTIN_PRESETS.bash!, name: 'look', pattern: String.raw`(?=\$ $)\$ ` },
+      '$ \r\n',
+    ],
+    ['an empty-line pattern', { ...BUILTIN_PRESETS.bash!, name: 'empty', pattern: '^$' }, '\r\n'],
+  ];
+
+  for (const [what, preset, promptLine] of cases) {
+    it(`ends the turn at ${what}`, () => {
+      const d = new TurnDetector({ preset });
+      const first = preset.pattern === '^$' ? '\r\n' : '$ ';
+      play(d, [[0, 'o', first]], 100);
+      const events = play(d, [
+        [200, 'i', 'x\r'],
+        [201, 'o', 'x\r\n'],
+        [202, 'o', body + promptLine + body],
+      ]);
+      const [t] = turns(events);
+      expect(t).toBeDefined();
+      expect(decode(t!.content)).toBe(body);
+    });
+  }
+
+  it('finds no prompt where no line matches, however long the block', () => {
+    const d = readyBash();
+    const events = play(d, [
+      [200, 'i', 'x\r'],
+      [201, 'o', 'x\r\n'],
+      [202, 'o', body + 'not a prompt: $ x\r\n' + body],
+    ]);
+    expect(turns(events)).toHaveLength(0);
+  });
+});
+
 describe('TurnDetector (line presets): the turn contract', () => {
   it('treats the first prompt as session ready: an event, not a turn', () => {
     const events = play(bash(), [[0, 'o', 'Welcome\r\n' + PROMPT]]);

@@ -257,12 +257,29 @@ export class TurnDetector {
   ): void {
     if (text === '') return;
     let from = 0;
+    // Where the next possible prompt starts (one scan for the whole block, not a regex test per
+    // line: a flood is hundreds of thousands of lines). The first line may begin in earlier
+    // output, so it is always checked in full.
+    const prefilter = this.c.linePrefilter;
+    let nextMatch = -1;
     for (let k = 0; k < newlines.length; k++) {
       const nl = text.indexOf('\n', from);
       if (nl < 0) break;
-      const line = this.lineText + text.slice(from, nl);
       const start = this.lineStartAbs;
       this.lineStartAbs = base + newlines[k]! + 1;
+      if (k > 0 && prefilter && this.lineText === '') {
+        if (nextMatch < from) {
+          prefilter.lastIndex = from;
+          nextMatch = prefilter.exec(text)?.index ?? Number.POSITIVE_INFINITY;
+        }
+        if (nextMatch > nl) {
+          // No match starts in this line: the pattern cannot match it.
+          this.lineDirty = false;
+          from = nl + 1;
+          continue;
+        }
+      }
+      const line = this.lineText + text.slice(from, nl);
       this.lineText = '';
       this.lineDirty = false;
       this.checkLine(line, start, now, events, true);

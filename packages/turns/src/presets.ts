@@ -20,6 +20,13 @@ export class PresetError extends Error {
 export interface CompiledPreset {
   readonly preset: Readonly<Preset>;
   readonly pattern: RegExp | null;
+  /**
+   * `pattern` in multi-line mode, to find the lines of a block of output that may match in one
+   * scan (null when the pattern has lookarounds: only they can see past a line's ends). Every
+   * line the pattern matches holds the start of a match of this one; the converse need not
+   * hold, so candidates are checked with `pattern`.
+   */
+  readonly linePrefilter: RegExp | null;
   readonly idle: RegExp[];
   readonly busy: RegExp[];
   readonly blocked: RegExp[];
@@ -70,6 +77,8 @@ export function compilePreset(preset: Preset): CompiledPreset {
   const compiled: CompiledPreset = {
     preset: frozen,
     pattern,
+    linePrefilter:
+      pattern && !/\(\?<?[=!]/.test(pattern.source) ? new RegExp(pattern.source, 'gmu') : null,
     ...lists,
     inputLine: lists.inputLine.length > 0 ? lists.inputLine : lists.idle,
     bottomLines: preset.bottomLines ?? (preset.kind === 'line' ? 1 : DEFAULT_BOTTOM_LINES),
