@@ -13,9 +13,19 @@ export class MarkerWatcher {
   feed(chunk: Uint8Array): boolean {
     const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     this.bytes += buf.length;
-    const hay = this.tail.length ? Buffer.concat([this.tail, buf]) : buf;
-    if (hay.indexOf(this.marker) >= 0) return true;
-    this.tail = Buffer.from(hay.subarray(Math.max(0, hay.length - this.marker.length + 1)));
+    // Only the seam with the previous chunk is copied: the harness must not add a copy of
+    // every byte to the process it measures.
+    const k = this.marker.length - 1;
+    if (this.tail.length > 0) {
+      const seam = Buffer.concat([this.tail, buf.subarray(0, k)]);
+      if (seam.indexOf(this.marker) >= 0) return true;
+    }
+    if (buf.indexOf(this.marker) >= 0) return true;
+    const keep = Math.min(k, buf.length);
+    this.tail =
+      keep === buf.length
+        ? Buffer.concat([this.tail, buf]).subarray(-k)
+        : Buffer.from(buf.subarray(buf.length - keep));
     return false;
   }
 }
