@@ -5,10 +5,17 @@
  * directly (the baseline). The program is `cat` with the terminal in raw mode, so the echo
  * comes from a process, as with an agent. Prints p50/p99; asserts nothing. Needs `npm run build`.
  */
+import { spawn } from 'node:child_process';
+import { writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
 import pty from 'node-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { bins } from '@clippy/testkit/paths';
-import { isMain, percentile } from './_common.js';
+import { isMain, percentile, tempDir } from './_common.js';
+
+const require = createRequire(import.meta.url);
 
 /** Keystrokes per variant: enough for a stable p99. */
 const KEYSTROKES = 1_000;
@@ -20,6 +27,14 @@ const ECHO_PROGRAM = ['sh', '-c', 'stty raw -echo; echo READY; exec cat'];
 const ECHO_TIMEOUT_MS = 5_000;
 
 type Sender = (byte: string) => void;
+
+/**
+ * Types into a PTY as a terminal emulator does: one write on the master. node-pty's own write
+ * goes through libuv's thread pool, a hand-off that is the harness's, not the measured path's.
+ */
+function typeKey(p: pty.IPty, key: string): void {
+  writeSync((p as unknown as { fd: number }).fd, key);
+}
 
 /** Measures round trips: send one byte, wait until it comes back, repeat. */
 async function measure(
@@ -66,11 +81,56 @@ async function direct(): Promise<number[]> {
   try {
     await waitText((cb) => p.onData(cb), 'READY');
     return await measure(
-      (b) => p.write(b),
+      (b) => typeKey(p, b),
       (cb) => p.onData(cb),
     );
   } finally {
     p.kill('SIGKILL');
+  }
+}
+
+/**
+ * The floor of any broker on this machine: a second process that only relays bytes between a
+ * Unix socket and a PTY running the same echo program (no framing, no screen model, no
+ * detection). What clippy adds is measured against this, not only against direct node-pty.
+ */
+const MINIMAL_RELAY = `
+const pty = require(process.argv[1]);
+const net = require('node:net');
+const fs = require('node:fs');
+const p = pty.spawn(${JSON.stringify(ECHO_PROGRAM[0])}, ${JSON.stringify(ECHO_PROGRAM.slice(1))}, { cols: 80, rows: 24, encoding: null });
+let client = null;
+p.onData((d) => client && client.write(d));
+net.createServer((c) => { client = c; c.on('data', (d) => fs.writeSync(p.fd, d)); })
+  .listen(process.argv[2], () => process.stdout.write('listening\\n'));
+`;
+
+async function viaMinimalRelay(): Promise<number[]> {
+  const tmp = tempDir();
+  const sock = path.join(tmp.dir, 'relay.sock');
+  const relay = spawn(process.execPath, ['-e', MINIMAL_RELAY, require.resolve('node-pty'), sock], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      relay.stdout.on('data', (d: Buffer) => d.includes('listening') && resolve());
+      relay.once('exit', (code) => reject(new Error(`minimal relay exited (${code})`)));
+    });
+    const socket = net.connect(sock);
+    await new Promise((r) => socket.once('connect', r));
+    // The program printed READY before we connected; give it a moment to reach `cat`.
+    await new Promise((r) => setTimeout(r, 300));
+    try {
+      return await measure(
+        (b) => socket.write(b),
+        (cb) => socket.on('data', (d: Buffer) => cb(d.toString('latin1'))),
+      );
+    } finally {
+      socket.destroy();
+    }
+  } finally {
+    relay.kill('SIGKILL');
+    tmp.remove();
   }
 }
 
@@ -104,7 +164,7 @@ async function viaAttachCli(daemon: TestDaemon, session: string): Promise<number
     await waitText((cb) => p.onData(cb), 'READY');
     await new Promise((r) => setTimeout(r, 200));
     return await measure(
-      (b) => p.write(b),
+      (b) => typeKey(p, b),
       (cb) => p.onData(cb),
     );
   } finally {
@@ -120,6 +180,8 @@ export async function run(): Promise<void> {
   process.stdout.write(`${KEYSTROKES} keystrokes each, echoed by \`cat\` in raw mode\n`);
   const d = await direct();
   process.stdout.write(line('node-pty direct', d));
+  const m = await viaMinimalRelay();
+  process.stdout.write(line('minimal relay (socket <-> PTY)', m));
   const daemon = await TestDaemon.start();
   try {
     const c0 = await daemon.connect();
@@ -138,6 +200,10 @@ export async function run(): Promise<void> {
     );
     process.stdout.write(
       `ratio p50 client/direct: ${(percentile(c, 50) / percentile(d, 50)).toFixed(2)}x\n`,
+    );
+    process.stdout.write(
+      `p99 added by clippy over the minimal relay: client ${(percentile(c, 99) - percentile(m, 99)).toFixed(3)} ms, ` +
+        `attach CLI ${(percentile(a, 99) - percentile(m, 99)).toFixed(3)} ms\n`,
     );
   } finally {
     await daemon.stop();
