@@ -1,5 +1,5 @@
 import yargs from 'yargs';
-import { commands } from './commands/index.js';
+import { loadCommands } from './commands/index.js';
 import { CliError, reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 
@@ -9,6 +9,13 @@ import { EXIT } from './exit-codes.js';
  * errors map to EXIT.usage.
  */
 export async function runCli(argv: string[]): Promise<number> {
+  const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
+  let commands;
+  try {
+    commands = await loadCommands(first);
+  } catch (err) {
+    return reportError(err);
+  }
   const parser = yargs(argv)
     .scriptName('clippy')
     .usage(

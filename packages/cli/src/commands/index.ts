@@ -1,44 +1,45 @@
 import type { CommandModule } from 'yargs';
-import attach from './attach.js';
-import classify from './classify.js';
-import ask from './ask.js';
-import capture from './capture.js';
-import deliver from './deliver.js';
-import paste from './paste.js';
-import relay from './relay.js';
-import report from './report.js';
-import show from './show.js';
-import turns from './turns.js';
-import wait from './wait.js';
-import daemon from './daemon.js';
-import kill from './kill.js';
-import ls from './ls.js';
-import map from './map.js';
-import navigate from './navigate.js';
-import newCommand from './new.js';
-import rm from './rm.js';
-import send from './send.js';
 
-// The command table: one file per command (tmux's cmd-*.c), registered here once.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const commands: CommandModule<any, any>[] = [
-  newCommand,
-  attach,
-  ls,
-  kill,
-  rm,
-  send,
-  turns,
-  show,
-  capture,
-  paste,
-  relay,
-  wait,
-  ask,
-  deliver,
-  daemon,
-  map,
-  navigate,
-  report,
-  classify,
+export type AnyCommand = CommandModule<any, any>;
+
+/**
+ * The command table: one file per command (tmux's cmd-*.c), registered here once, in the order
+ * `clippy --help` lists them, with the names each answers to. A command's module (and what it
+ * imports: the client, the protocol's schemas, the turn engine…) is loaded only when it runs:
+ * loading all of them cost every invocation some 0.2 s.
+ */
+const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] = [
+  [['new'], () => import('./new.js')],
+  [['attach'], () => import('./attach.js')],
+  [['ls', 'list'], () => import('./ls.js')],
+  [['kill'], () => import('./kill.js')],
+  [['rm'], () => import('./rm.js')],
+  [['send'], () => import('./send.js')],
+  [['turns'], () => import('./turns.js')],
+  [['show'], () => import('./show.js')],
+  [['capture'], () => import('./capture.js')],
+  [['paste'], () => import('./paste.js')],
+  [['relay'], () => import('./relay.js')],
+  [['wait'], () => import('./wait.js')],
+  [['ask'], () => import('./ask.js')],
+  [['deliver'], () => import('./deliver.js')],
+  [['daemon'], () => import('./daemon.js')],
+  [['map'], () => import('./map.js')],
+  [['navigate'], () => import('./navigate.js')],
+  [['report'], () => import('./report.js')],
+  [['classify'], () => import('./classify.js')],
 ];
+
+/** Every name a command answers to (its own and its aliases). */
+export const COMMAND_NAMES: readonly string[] = TABLE.flatMap(([names]) => names);
+
+/**
+ * The commands yargs needs for this command line: only the named one when the first argument
+ * names a command, all of them otherwise (`clippy --help`, a typo to suggest a fix for).
+ */
+export async function loadCommands(first?: string): Promise<AnyCommand[]> {
+  const entry = first === undefined ? undefined : TABLE.find(([names]) => names.includes(first));
+  const entries = entry ? [entry] : TABLE;
+  return (await Promise.all(entries.map(([, load]) => load()))).map((m) => m.default);
+}
