@@ -59,13 +59,18 @@ class NodePtyProcess implements PtyProcess {
   }
 
   get pendingWriteBytes(): number {
+    return this.queuedWriteBytes() ?? 0;
+  }
+
+  /** Bytes in node-pty's write queue; null when its queue cannot be seen (another version). */
+  private queuedWriteBytes(): number | null {
     // node-pty queues writes the kernel refused (EAGAIN) in its write stream; not in its typings.
     const queue = (
       this.pty as unknown as {
         _writeStream?: { _writeQueue?: { buffer: Buffer; offset: number }[] };
       }
     )._writeStream?._writeQueue;
-    if (!queue) return 0;
+    if (!Array.isArray(queue)) return null;
     let n = 0;
     for (const task of queue) n += task.buffer.length - task.offset;
     return n;
@@ -97,9 +102,10 @@ class NodePtyProcess implements PtyProcess {
     // Written here and now when nothing waits before it: node-pty writes through the libuv
     // thread pool, a thread hand-off each way that made up most of a keystroke's tail latency
     // (measured: p99 2.5 ms from input to echo inside the daemon). The master is non-blocking,
-    // so a full PTY answers EAGAIN and the rest goes to node-pty's queue, which retries.
+    // so a full PTY answers EAGAIN and the rest goes to node-pty's queue, which retries. Only
+    // when that queue is known to be empty: nothing may overtake bytes already queued.
     const fd = (this.pty as unknown as { fd?: number }).fd;
-    if (fd !== undefined && this.pendingWriteBytes === 0) {
+    if (typeof fd === 'number' && this.queuedWriteBytes() === 0) {
       try {
         const n = writeSync(fd, bytes);
         if (n === bytes.length) return;

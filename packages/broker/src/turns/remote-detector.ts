@@ -191,19 +191,15 @@ export class RemoteDetector {
 
   /** Removes the first `n` pending bytes (splitting a chunk if needed). */
   private takePending(n: number): Uint8Array[] {
-    const out: Uint8Array[] = [];
+    let k = 0;
     let left = n;
-    while (left > 0) {
+    while (left > 0 && this.pending[k]!.length <= left) left -= this.pending[k++]!.length;
+    // One splice, not a shift per chunk: a backlog is a thousand chunks.
+    const out = this.pending.splice(0, k);
+    if (left > 0) {
       const c = this.pending[0]!;
-      if (c.length <= left) {
-        out.push(c);
-        this.pending.shift();
-        left -= c.length;
-      } else {
-        out.push(c.subarray(0, left));
-        this.pending[0] = c.subarray(left);
-        left = 0;
-      }
+      out.push(c.subarray(0, left));
+      this.pending[0] = c.subarray(left);
     }
     this.pendingBytes -= n;
     return out;
