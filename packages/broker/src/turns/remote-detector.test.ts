@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '@clippy/testkit/until';
 import { BUILTIN_PRESETS } from '@clippy/turns';
 import { DETECTOR_HOLD_BYTES, DETECTOR_RESUME_BYTES } from '../constants.js';
 import { OutputRing } from './output-ring.js';
@@ -49,13 +50,6 @@ function make(worker: FakeWorker, onBacklog = () => {}): RemoteDetector {
 
 const chunk = (n: number, seed: number) =>
   Buffer.from(Array.from({ length: n }, (_, i) => (i + seed) & 0xff));
-const until = async (cond: () => boolean) => {
-  const deadline = Date.now() + 5_000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-};
 
 describe('RemoteDetector', () => {
   it('posts a keystroke and its echo in one message', async () => {

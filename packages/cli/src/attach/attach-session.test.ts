@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '@clippy/testkit/until';
 import { connect, type ClippyClient } from '@clippy/client';
 import { FrameDecoder, PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
 import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
@@ -94,14 +95,6 @@ async function setup(onAttach: Parameters<typeof fakeBroker>[0]) {
   });
   return { broker, client, stdin, out, err, run };
 }
-
-const until = async (cond: () => boolean) => {
-  const deadline = Date.now() + 5_000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe('runAttach', () => {
   it('writes the replay before live output that arrived with it, acks every ACK_INTERVAL_BYTES, detaches on the key', async () => {
