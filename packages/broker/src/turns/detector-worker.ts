@@ -51,9 +51,12 @@ function handle(m: WorkerRequest): void {
       entry.ring = OutputRing.attach(m.ring);
       return;
     case 'ring-out': {
-      // Taken (copied out and freed) before detection runs: the ring never waits on a detector.
-      const data = entry.ring!.take(m.span);
-      run(m.id, entry, () => entry.detector.onOutput(data, m.now));
+      // Read in place: the detector copies what it keeps (turn content) and decodes the rest,
+      // so no view outlives the step; the space is freed right after.
+      const ring = entry.ring!;
+      const views = ring.views(m.span);
+      run(m.id, entry, () => views.flatMap((v) => entry.detector.onOutput(v, m.now)));
+      ring.release(m.span);
       return;
     }
     case 'out':

@@ -70,6 +70,21 @@ export class OutputRing {
     return { at, length };
   }
 
+  /**
+   * Consumer: the span in place (two views when it wraps). Valid until `release(span)`: the
+   * producer may overwrite it after that, so nothing may keep these views.
+   */
+  views(span: RingSpan): Uint8Array[] {
+    const first = Math.min(span.length, this.size - span.at);
+    const head = this.bytes.subarray(span.at, span.at + first);
+    return first < span.length ? [head, this.bytes.subarray(0, span.length - first)] : [head];
+  }
+
+  /** Consumer: frees a span read through `views`. */
+  release(span: RingSpan): void {
+    Atomics.add(this.consumed, 0, span.length);
+  }
+
   /** Consumer: copies a span out (its own memory, safe to keep) and frees it in the ring. */
   take(span: RingSpan): Uint8Array {
     const out = new Uint8Array(span.length);
