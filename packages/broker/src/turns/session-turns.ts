@@ -236,6 +236,8 @@ export class SessionTurns {
 
   /** A wrapper reported its state, or the detector changed it: wake the waits. */
   notify(): void {
+    // Called for every output chunk: nothing to copy when nobody listens (the usual case).
+    if (this.activity.size === 0) return;
     for (const listener of [...this.activity]) listener();
   }
 
