@@ -114,14 +114,6 @@ export const DEFAULT_KILL_SIGNAL = 'SIGHUP';
 export const DEFAULT_PRESET = 'generic';
 
 /**
- * Niceness of the detector thread. Detection is analysis and forwarding is the product: when
- * the cores are busy (a flood), the thread that reads the PTY and the clients that show its
- * output go first, and detection catches up in the time left (measured on 2 cores: a detector
- * at normal priority slowed a 64 MB flood by a third while using only 0.3 s of CPU).
- */
-export const DETECTOR_NICE = 10;
-
-/**
  * Output waiting on the main thread for a detector that fell a whole ring behind: above this
  * the session's PTY is paused (memory stays bounded and no byte skips detection), below
  * DETECTOR_RESUME_BYTES it resumes. A few hundred milliseconds of a flood.

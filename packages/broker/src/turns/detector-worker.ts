@@ -4,8 +4,6 @@
 // session (output and input share this port), and each session has one timer at the detector's
 // next deadline, here as on the main thread.
 import { parentPort } from 'node:worker_threads';
-import { DETECTOR_NICE } from '../constants.js';
-import { lowerThreadPriority } from './thread-priority.js';
 import { TurnDetector, type DetectorEvent } from '@clippy/turns';
 import { OutputRing } from './output-ring.js';
 import type { WorkerRequest, WorkerReply } from './remote-detector.js';
@@ -20,8 +18,6 @@ interface Entry {
 
 const sessions = new Map<number, Entry>();
 const port = parentPort!;
-
-lowerThreadPriority(Number(process.env.CLIPPY_DETECTOR_NICE ?? DETECTOR_NICE));
 
 port.on('message', handle);
 

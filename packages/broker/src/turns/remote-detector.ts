@@ -92,7 +92,7 @@ function sharedWorker(): Worker {
  * are posted in order, events come back asynchronously to `onReply`.
  *
  * Output goes through the session's shared ring once it comes in batches. When the worker falls
- * a whole ring behind (it runs at low priority, see DETECTOR_NICE), output waits here; past
+ * a whole ring behind (a flood on a busy machine), output waits here; past
  * DETECTOR_HOLD_BYTES the session holds its PTY (`onBacklogChanged`) until the worker caught up,
  * so memory stays bounded and no byte skips detection.
  */
