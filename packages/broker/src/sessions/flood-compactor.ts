@@ -40,7 +40,7 @@ const enum Scan {
 }
 
 export class FloodCompactor {
-  /** Held output; only Buffers (node-pty's and our copies), one kind of array for V8. */
+  /** Held output: node-pty's Buffers, views of them and colour prefixes (Buffers all: one kind for V8). */
   private chunks: Buffer[] = [];
   private held = 0;
   private state: Scan = Scan.Ground;
