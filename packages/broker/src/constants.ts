@@ -120,3 +120,11 @@ export const DEFAULT_PRESET = 'generic';
  */
 export const DETECTOR_HOLD_BYTES = 4 * 1024 * 1024;
 export const DETECTOR_RESUME_BYTES = 1024 * 1024;
+
+/**
+ * Longest the PTY is held for a detector that frees no ring space at all: catching up takes
+ * some 100 ms, so a detector without any progress this long is stuck (a bug, a dead thread);
+ * the session's detection is given up (and logged) rather than its output. A slow detector that
+ * still progresses keeps the hold.
+ */
+export const DETECTOR_STALL_MS = 10_000;

@@ -49,6 +49,11 @@ export class OutputRing {
     return this.bytes.length;
   }
 
+  /** The consumer's progress counter (wrapping): it changes whenever the consumer frees space. */
+  get consumedMark(): number {
+    return Atomics.load(this.consumed, 0);
+  }
+
   /** Bytes written and not yet freed by the consumer. */
   get used(): number {
     return (this.written - Atomics.load(this.consumed, 0)) | 0;

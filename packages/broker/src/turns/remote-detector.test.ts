@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until } from '@clippy/testkit/until';
 import { BUILTIN_PRESETS } from '@clippy/turns';
-import { DETECTOR_HOLD_BYTES, DETECTOR_RESUME_BYTES } from '../constants.js';
+import { DETECTOR_HOLD_BYTES, DETECTOR_RESUME_BYTES, DETECTOR_STALL_MS } from '../constants.js';
 import { OutputRing } from './output-ring.js';
 import { RemoteDetector, type DetectorPort, type WorkerRequest } from './remote-detector.js';
 
@@ -118,5 +118,49 @@ describe('RemoteDetector', () => {
     worker.consume();
     expect(worker.output.equals(Buffer.concat(fed))).toBe(true);
     expect(d.overloaded).toBe(false);
+  });
+
+  it('gives up detection, not the output, when the worker takes nothing for a long time', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const worker = new FakeWorker();
+      const errors: string[] = [];
+      let changes = 0;
+      const d = new RemoteDetector(
+        BUILTIN_PRESETS.generic!,
+        1 << 20,
+        (r) => void ('error' in r && errors.push(r.error)),
+        () => changes++,
+        worker,
+      );
+      detectors.push(d);
+      let seed = 0;
+      while (!d.overloaded) d.onOutput(chunk(4096, seed++), 1);
+      // Some progress: the hold stays.
+      vi.advanceTimersByTime(DETECTOR_STALL_MS / 2);
+      worker.consume();
+      vi.advanceTimersByTime(DETECTOR_STALL_MS / 2 + 1);
+      expect(errors).toEqual([]);
+      // Then none at all for a whole interval: detection is given up and the PTY released.
+      vi.advanceTimersByTime(2 * DETECTOR_STALL_MS + 1);
+      expect(d.overloaded).toBe(false);
+      expect(changes).toBe(2);
+      expect(errors[0]).toMatch(/no progress/);
+      d.onOutput(chunk(1 << 20, 1), 2);
+      expect(d.overloaded).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('releases the PTY when the worker dies', () => {
+    const worker = new FakeWorker();
+    let changes = 0;
+    const d = make(worker, () => changes++);
+    let seed = 0;
+    while (!d.overloaded) d.onOutput(chunk(4096, seed++), 1);
+    d.abandon();
+    expect(d.overloaded).toBe(false);
+    expect(changes).toBe(2);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DetectorEvent, Preset } from '@clippy/turns';
-import { DETECTOR_HOLD_BYTES, DETECTOR_RESUME_BYTES } from '../constants.js';
+import { DETECTOR_HOLD_BYTES, DETECTOR_RESUME_BYTES, DETECTOR_STALL_MS } from '../constants.js';
 import { OutputRing, type RingSpan, type SharedRing } from './output-ring.js';
 
 /** Main thread → detector worker. */
@@ -61,6 +61,8 @@ const WORKER_URL = new URL('./detector-worker.js', import.meta.url);
 let worker: Worker | null = null;
 let nextId = 1;
 const listeners = new Map<number, Listener>();
+/** Detectors on the shared worker, told when it dies (their state died with it). */
+const onWorkerLost = new Set<() => void>();
 
 /**
  * Whether line detection can run in the worker: only the built broker ships its script (tests
@@ -82,6 +84,7 @@ function sharedWorker(): Worker {
   });
   w.on('exit', () => {
     if (worker === w) worker = null;
+    for (const lost of [...onWorkerLost]) lost();
   });
   worker = w;
   return w;
@@ -116,13 +119,43 @@ export class RemoteDetector {
   constructor(
     preset: Preset,
     maxTurnBytes: number,
-    onReply: Listener,
+    private readonly onReply: Listener,
     private readonly onBacklogChanged: () => void = () => {},
     port?: DetectorPort,
   ) {
     this.worker = port ?? sharedWorker();
+    if (!port) onWorkerLost.add(this.lostHandler);
     listeners.set(this.id, onReply);
     this.post({ op: 'open', id: this.id, preset, maxTurnBytes });
+  }
+
+  private readonly lostHandler = () => this.abandon();
+  /** Runs while the PTY is held for this detector: a detector that makes no progress is stuck. */
+  private stallTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * Ends this session's detection: the worker died (its error was already reported), or it
+   * stopped taking output (`reason`, reported here). Nothing waits for a ring no one reads any
+   * more: output must never stop for detection.
+   */
+  abandon(reason?: string): void {
+    if (this.closed) return;
+    if (reason) this.onReply({ id: this.id, error: reason });
+    this.closed = true;
+    this.cancelFlush();
+    this.clearStallTimer();
+    if (this.outboxTimer) clearTimeout(this.outboxTimer);
+    this.outboxTimer = null;
+    this.outbox = [];
+    this.outboxTransfer = [];
+    this.pending = [];
+    this.pendingBytes = 0;
+    onWorkerLost.delete(this.lostHandler);
+    listeners.delete(this.id);
+    if (this.holding) {
+      this.holding = false;
+      this.onBacklogChanged();
+    }
   }
 
   /** Whether output waits here beyond the bound: the session keeps its PTY paused meanwhile. */
@@ -224,7 +257,25 @@ export class RemoteDetector {
       : this.pendingBytes > DETECTOR_HOLD_BYTES;
     if (holding === this.holding) return;
     this.holding = holding;
+    if (holding) this.armStallTimer();
+    else this.clearStallTimer();
     this.onBacklogChanged();
+  }
+
+  /** While held: a worker that frees no ring space for DETECTOR_STALL_MS is stuck. */
+  private armStallTimer(): void {
+    const mark = this.ring?.consumedMark;
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = null;
+      if (!this.holding) return;
+      if (this.ring && this.ring.consumedMark !== mark) this.armStallTimer();
+      else this.abandon(`turn detection stopped: no progress for ${DETECTOR_STALL_MS} ms`);
+    }, DETECTOR_STALL_MS);
+  }
+
+  private clearStallTimer(): void {
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = null;
   }
 
   private cancelFlush(): void {
@@ -237,6 +288,7 @@ export class RemoteDetector {
   dispose(): void {
     if (this.closed) return;
     this.cancelFlush();
+    this.clearStallTimer();
     this.sendOutbox();
     this.pending = [];
     this.pendingBytes = 0;
@@ -245,6 +297,7 @@ export class RemoteDetector {
       this.holding = false;
       this.onBacklogChanged();
     }
+    onWorkerLost.delete(this.lostHandler);
     listeners.delete(this.id);
     this.post({ op: 'close', id: this.id });
   }
