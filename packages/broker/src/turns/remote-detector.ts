@@ -115,6 +115,9 @@ export class RemoteDetector {
   private outbox: WorkerRequest[] = [];
   private outboxTransfer: ArrayBuffer[] = [];
   private outboxTimer: NodeJS.Timeout | null = null;
+  /** Runs while the PTY is held for this detector: a detector that makes no progress is stuck. */
+  private stallTimer: NodeJS.Timeout | null = null;
+  private readonly lostHandler = () => this.abandon();
 
   constructor(
     preset: Preset,
@@ -128,10 +131,6 @@ export class RemoteDetector {
     listeners.set(this.id, onReply);
     this.post({ op: 'open', id: this.id, preset, maxTurnBytes });
   }
-
-  private readonly lostHandler = () => this.abandon();
-  /** Runs while the PTY is held for this detector: a detector that makes no progress is stuck. */
-  private stallTimer: NodeJS.Timeout | null = null;
 
   /**
    * Ends this session's detection: the worker died (its error was already reported), or it
@@ -152,6 +151,8 @@ export class RemoteDetector {
     this.pendingBytes = 0;
     onWorkerLost.delete(this.lostHandler);
     listeners.delete(this.id);
+    // A stuck worker drops the session's detector (a dead one ignores the message).
+    this.post({ op: 'close', id: this.id });
     if (this.holding) {
       this.holding = false;
       this.onBacklogChanged();
