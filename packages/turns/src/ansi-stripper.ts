@@ -61,6 +61,17 @@ export class AnsiStripper {
     const len = chunk.length;
     for (let i = 0; i < len; i++) {
       const b = chunk[i]!;
+      if (b < 0x20 && (state === S.Esc || state === S.EscIntermediate || state === S.Csi)) {
+        // C0 controls inside an escape or CSI sequence are executed by terminals, not part of
+        // it; ESC starts a new sequence, CAN and SUB cancel it.
+        if (b === ESC) state = S.Esc;
+        else if (b === CAN || b === SUB) state = S.Ground;
+        else if (keptControl(b)) {
+          if (b === 0x0a) nls.push(i);
+          out[n++] = b;
+        }
+        continue;
+      }
       switch (state) {
         case S.Ground: {
           // A run of text (printable bytes and kept controls) is copied in one go: most output
@@ -92,38 +103,15 @@ export class AnsiStripper {
           else if (b === 0x5d) state = S.Osc;
           else if (b === 0x50 || b === 0x58 || b === 0x5e || b === 0x5f) state = S.Str;
           else if (b >= 0x20 && b <= 0x2f) state = S.EscIntermediate;
-          else if (b === ESC) state = S.Esc;
-          else if (b === CAN || b === SUB) state = S.Ground;
-          else if (b < 0x20) {
-            // C0 controls inside a sequence are executed by terminals, not part of it.
-            if (keptControl(b)) {
-              if (b === 0x0a) nls.push(i);
-              out[n++] = b;
-            }
-          } else state = S.Ground; // final byte of a two-byte escape (ESC 7, ESC M, ESC =, …)
+          else state = S.Ground; // final byte of a two-byte escape (ESC 7, ESC M, ESC =, …)
           break;
         case S.EscIntermediate:
-          if (b >= 0x20 && b <= 0x2f) break;
-          if (b === ESC) state = S.Esc;
-          else if (b === CAN || b === SUB) state = S.Ground;
-          else if (b < 0x20) {
-            if (keptControl(b)) {
-              if (b === 0x0a) nls.push(i);
-              out[n++] = b;
-            }
-          } else state = S.Ground; // ESC ( B, ESC # 8, …
+          if (b > 0x2f) state = S.Ground; // ESC ( B, ESC # 8, …
           break;
         case S.Csi:
           if (b >= 0x40 && b <= 0x7e) state = S.Ground;
           else if (b >= 0x20 && b <= 0x3f) break;
-          else if (b === ESC) state = S.Esc;
-          else if (b === CAN || b === SUB) state = S.Ground;
-          else if (b < 0x20) {
-            if (keptControl(b)) {
-              if (b === 0x0a) nls.push(i);
-              out[n++] = b;
-            }
-          } else {
+          else {
             // A byte that cannot be in a CSI: the sequence was malformed; show the byte as text.
             state = S.Ground;
             i--;
