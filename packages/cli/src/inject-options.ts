@@ -1,6 +1,8 @@
+import type { ClippyClient, RequestFields } from '@clippy/client';
 import type { Argv } from 'yargs';
+import { INJECT_REQUEST_TIMEOUT_MS, turnCall } from './turn-errors.js';
 
-/** The options of every command that injects a turn into a session (`paste`, `relay`). */
+/** The options of every command that injects a turn into a session (`paste`, `relay`, `deliver`). */
 export interface InjectArgs {
   raw?: boolean;
   enter?: boolean;
@@ -26,6 +28,25 @@ export function withInjectOptions<T>(y: Argv<T>): Argv<T & InjectArgs> {
 /** The injection fields of a `paste`/`relay` request, from the options. */
 export function injectFields(argv: InjectArgs): { raw: boolean; enter: boolean; force: boolean } {
   return { raw: argv.raw ?? false, enter: argv.enter ?? true, force: argv.force ?? false };
+}
+
+type InjectingRequest = 'paste' | 'relay' | 'deliver';
+
+/**
+ * Sends a request that may inject into a session, with the injection options of the command
+ * line and the long timeout an injection needs (it waits for the target to be idle).
+ */
+export function requestInjection<T extends InjectingRequest>(
+  client: ClippyClient,
+  argv: InjectArgs,
+  type: T,
+  fields: Omit<RequestFields<T>, 'raw' | 'enter' | 'force'>,
+) {
+  return turnCall(() =>
+    client.request(type, { ...fields, ...injectFields(argv) } as RequestFields<T>, {
+      timeoutMs: INJECT_REQUEST_TIMEOUT_MS,
+    }),
+  );
 }
 
 /** The line a successful injection prints (nothing with --quiet). */

@@ -1,4 +1,5 @@
 import { BrokerError } from '@clippy/protocol';
+import type { Argv } from 'yargs';
 import { CliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 
@@ -42,6 +43,16 @@ export function isTurnId(ref: string): boolean {
 /** Writes a turn's text so the shell prompt starts on a fresh line. */
 export function printText(text: string): void {
   process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+}
+
+/** Adds `--timeout SECONDS` (`-t`) of the commands that wait for a turn (`wait`, `ask`). */
+export function withTurnTimeout<T>(y: Argv<T>): Argv<T & { timeout?: number }> {
+  return y.option('timeout', {
+    alias: 't',
+    type: 'number',
+    requiresArg: true,
+    describe: 'give up after this many seconds (exit 124)',
+  });
 }
 
 /** Seconds from the command line to milliseconds for the broker (undefined: no limit). */

@@ -7,6 +7,7 @@ import {
   printText,
   timeoutMs,
   turnCall,
+  withTurnTimeout,
 } from '../turn-errors.js';
 
 interface AskArgs extends CommonArgs {
@@ -22,15 +23,9 @@ const command: CommandModule<object, AskArgs> = {
   command: 'ask <session> <text>',
   describe: "Send TEXT to a session, wait for the turn it produces, print the answer's text",
   builder: (y) =>
-    withSocket(y)
+    withTurnTimeout(withSocket(y))
       .positional('session', { type: 'string', demandOption: true, describe: 'session name or ID' })
       .positional('text', { type: 'string', demandOption: true, describe: 'the message' })
-      .option('timeout', {
-        alias: 't',
-        type: 'number',
-        requiresArg: true,
-        describe: 'give up after this many seconds (exit 124)',
-      })
       .option('force', {
         type: 'boolean',
         describe: 'do not wait for the session to be idle before sending',

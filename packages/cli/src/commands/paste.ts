@@ -1,12 +1,11 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import {
-  injectFields,
+  requestInjection,
   reportInjected,
   withInjectOptions,
   type InjectArgs,
 } from '../inject-options.js';
-import { INJECT_REQUEST_TIMEOUT_MS, turnCall } from '../turn-errors.js';
 
 interface PasteArgs extends CommonArgs, InjectArgs {
   session: string;
@@ -24,13 +23,7 @@ const command: CommandModule<object, PasteArgs> = {
     }) as never,
   handler: async (argv) => {
     const result = await withClient(argv, (c) =>
-      turnCall(() =>
-        c.request(
-          'paste',
-          { session: argv.session, ...injectFields(argv) },
-          { timeoutMs: INJECT_REQUEST_TIMEOUT_MS },
-        ),
-      ),
+      requestInjection(c, argv, 'paste', { session: argv.session }),
     );
     reportInjected(argv, 'pasted', result, argv.session);
   },

@@ -1,12 +1,11 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import {
-  injectFields,
+  requestInjection,
   reportInjected,
   withInjectOptions,
   type InjectArgs,
 } from '../inject-options.js';
-import { INJECT_REQUEST_TIMEOUT_MS, turnCall } from '../turn-errors.js';
 
 interface RelayArgs extends CommonArgs, InjectArgs {
   from: string;
@@ -31,13 +30,7 @@ const command: CommandModule<object, RelayArgs> = {
       }) as never,
   handler: async (argv) => {
     const result = await withClient(argv, (c) =>
-      turnCall(() =>
-        c.request(
-          'relay',
-          { from: argv.from, to: argv.to, ...injectFields(argv) },
-          { timeoutMs: INJECT_REQUEST_TIMEOUT_MS },
-        ),
-      ),
+      requestInjection(c, argv, 'relay', { from: argv.from, to: argv.to }),
     );
     reportInjected(argv, 'relayed', result, argv.to);
   },

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
-import { printText, timeoutMs, turnCall } from '../turn-errors.js';
+import { printText, timeoutMs, turnCall, withTurnTimeout } from '../turn-errors.js';
 
 interface WaitArgs extends CommonArgs {
   session: string;
@@ -13,14 +13,8 @@ const command: CommandModule<object, WaitArgs> = {
   command: 'wait <session>',
   describe: "Wait for the session's next turn and print its text",
   builder: (y) =>
-    withSocket(y)
+    withTurnTimeout(withSocket(y))
       .positional('session', { type: 'string', demandOption: true, describe: 'session name or ID' })
-      .option('timeout', {
-        alias: 't',
-        type: 'number',
-        requiresArg: true,
-        describe: 'give up after this many seconds (exit 124)',
-      })
       .option('json', {
         type: 'boolean',
         describe: 'print the turn (metadata and text) as JSON',
