@@ -115,7 +115,7 @@ export class FloodCompactor {
     if (cut <= from) return;
     // The colours in force at the cut: the stretch's SGR sequences from its last reset on.
     // Plain loops and one object shape throughout: this runs in every flood, and mixed shapes
-    // sent V8 into a deoptimize/recompile loop (measured: 300 recompilations per 64 MB).
+    // sent V8 into a deoptimize/recompile loop (measured: 319 deoptimizations in three 64 MB floods).
     let first = -1;
     let last = -1;
     for (let k = 0; k < this.sgr.length; k++) {

@@ -47,7 +47,7 @@ const RING_MIN_BATCH_BYTES = 16 * 1024;
 
 /**
  * How long input waits before it is posted, so that its echo goes in the same message: one
- * wake-up of the worker per keystroke instead of two (each costs the machine some 50 µs of CPU,
+ * wake-up of the worker per keystroke instead of two (measured: about 0.1 ms of CPU per wake-up,
  * and on two cores every extra runnable thread lengthens the keystroke's tail latency).
  */
 const INPUT_POST_DELAY_MS = 1;
