@@ -140,6 +140,16 @@ export class GeminiPlanner implements Planner {
       };
     }
     const request = this.request(prompt);
+    // What every model_call event of this step says, whether the call failed or not.
+    const callFields = (started: number) => ({
+      type: 'model_call' as const,
+      step: input.step,
+      started_at: new Date(started).toISOString(),
+      duration_ms: Date.now() - started,
+      model: this.model,
+      prompt_tokens_estimate: est.tokens,
+      estimate_source: est.source,
+    });
     let lastError = '';
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const started = Date.now();
@@ -150,13 +160,7 @@ export class GeminiPlanner implements Planner {
         lastError = errorText(err);
         const retry = isRetryable(err) && attempt < MAX_ATTEMPTS;
         hooks.recordModelCall({
-          type: 'model_call',
-          step: input.step,
-          started_at: new Date(started).toISOString(),
-          duration_ms: Date.now() - started,
-          model: this.model,
-          prompt_tokens_estimate: est.tokens,
-          estimate_source: est.source,
+          ...callFields(started),
           prompt_tokens: 0,
           output_tokens: 0,
           thoughts_tokens: 0,
@@ -184,13 +188,7 @@ export class GeminiPlanner implements Planner {
       const candidate = response.candidates?.[0];
       const finish = candidate?.finishReason ?? null;
       hooks.recordModelCall({
-        type: 'model_call',
-        step: input.step,
-        started_at: new Date(started).toISOString(),
-        duration_ms: Date.now() - started,
-        model: this.model,
-        prompt_tokens_estimate: est.tokens,
-        estimate_source: est.source,
+        ...callFields(started),
         prompt_tokens: promptTokens,
         output_tokens: outputTokens,
         thoughts_tokens: thoughts,
