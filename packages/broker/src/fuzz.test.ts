@@ -5,18 +5,7 @@ import { PROTOCOL_VERSION, REQUEST_SCHEMAS, encodeFrame } from '@clippy/protocol
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { childEnv, startTestBroker, waitUntil, type TestBroker } from './test-support/fixtures.js';
-
-/** A small deterministic PRNG (mulberry32) so a failure can be replayed from its seed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@clippy/testkit/random';
 
 // Requests that would legitimately end the daemon or start real programs are not fuzzed.
 const TYPES = Object.keys(REQUEST_SCHEMAS).filter((t) => t !== 'shutdown');
@@ -174,7 +163,7 @@ describe('fuzz', () => {
     });
     await c.ok('attach', { session: cat.session });
     let frames = 0;
-    const r = rng(20261122);
+    const r = seededRandom(20261122);
     for (let round = 0; round < 6; round++) {
       await Promise.all(
         Array.from({ length: 25 }, () => {

@@ -24,21 +24,35 @@ function nameWeight(name: string, definers: number): number {
   return w;
 }
 
-interface Graph {
+/**
+ * The reference graph in link form: file -> names it refers to -> files defining them. An edge
+ * i -> d (weight w) exists for every name i refers to and d (≠ i) defines. Names defined in many
+ * files would make that explicit graph huge (1.4 million edges for a 10,000-file npm tree), so
+ * PageRank sends rank through the names instead: the same sums, in O(references + definitions)
+ * per iteration.
+ */
+interface Links {
   files: IndexedFile[];
-  /** per file index: (target index -> weight) */
-  edges: Map<number, number>[];
   definers: Map<string, number[]>;
+  /** Linkable (defined) names by slot, and the files defining each. */
+  names: string[];
+  nameDefiners: number[][];
+  /** Per file (CSR): the name slots it refers to, in first-reference order, and how often. */
+  refStart: Int32Array;
+  refSlot: Int32Array;
+  refCount: Float64Array;
+  /** Per reference: whether the referring file defines the name too (no edge to itself). */
+  refSelf: Uint8Array;
 }
 
-const graphCache = new WeakMap<RepoIndex, Graph>();
+const linksCache = new WeakMap<RepoIndex, Links>();
 
-function buildGraph(index: RepoIndex, symbolBoost?: Map<string, number>): Graph {
-  const cached = symbolBoost ? undefined : graphCache.get(index);
+function buildLinks(index: RepoIndex): Links {
+  const cached = linksCache.get(index);
   if (cached) return cached;
   const files = index.files;
   const definers = new Map<string, number[]>();
-  files.forEach((f, i) => {
+  const defined: Set<string>[] = files.map((f, i) => {
     const seen = new Set<string>();
     for (const t of f.tags) {
       if (t.kind !== 'def' || NON_LINKING_DEFS.has(t.type) || seen.has(t.name)) continue;
@@ -47,36 +61,77 @@ function buildGraph(index: RepoIndex, symbolBoost?: Map<string, number>): Graph 
       if (!list) definers.set(t.name, (list = []));
       list.push(i);
     }
+    return seen;
   });
-  const edges = files.map((f, i) => {
-    const counts = new Map<string, number>();
+  const slotOf = new Map<string, number>();
+  const names: string[] = [];
+  const nameDefiners: number[][] = [];
+  const refStart = new Int32Array(files.length + 1);
+  const slots: number[] = [];
+  const counts: number[] = [];
+  const selfs: number[] = [];
+  files.forEach((f, i) => {
+    const perName = new Map<string, number>();
     for (const t of f.tags) {
       if (t.kind === 'ref' || t.type === 'impl') {
-        counts.set(t.name, (counts.get(t.name) ?? 0) + (t.count ?? 1));
+        perName.set(t.name, (perName.get(t.name) ?? 0) + (t.count ?? 1));
       }
     }
-    const out = new Map<number, number>();
-    for (const [name, count] of counts) {
+    for (const [name, count] of perName) {
       const defs = definers.get(name);
       if (!defs) continue;
-      const w = nameWeight(name, defs.length) * Math.sqrt(count) * (symbolBoost?.get(name) ?? 1);
-      for (const d of defs) if (d !== i) out.set(d, (out.get(d) ?? 0) + w);
+      let slot = slotOf.get(name);
+      if (slot === undefined) {
+        slot = names.length;
+        slotOf.set(name, slot);
+        names.push(name);
+        nameDefiners.push(defs);
+      }
+      slots.push(slot);
+      counts.push(count);
+      selfs.push(defined[i]!.has(name) ? 1 : 0);
     }
-    return out;
+    refStart[i + 1] = slots.length;
   });
-  const g = { files, edges, definers };
-  if (!symbolBoost) graphCache.set(index, g);
-  return g;
+  const links: Links = {
+    files,
+    definers,
+    names,
+    nameDefiners,
+    refStart,
+    refSlot: Int32Array.from(slots),
+    refCount: Float64Array.from(counts),
+    refSelf: Uint8Array.from(selfs),
+  };
+  linksCache.set(index, links);
+  return links;
+}
+
+/** Weight of every reference (file i refers to a name), per edge to each other definer. */
+function referenceWeights(g: Links, symbolBoost?: Map<string, number>): Float64Array {
+  const w = new Float64Array(g.refSlot.length);
+  const perSlot = g.names.map(
+    (name, s) => nameWeight(name, g.nameDefiners[s]!.length) * (symbolBoost?.get(name) ?? 1),
+  );
+  for (let k = 0; k < w.length; k++) w[k] = perSlot[g.refSlot[k]!]! * Math.sqrt(g.refCount[k]!);
+  return w;
 }
 
 /** file -> (file it references -> weight), from definition/reference tags. */
 export function referenceGraph(index: RepoIndex): Map<string, Map<string, number>> {
-  const g = buildGraph(index);
+  const g = buildLinks(index);
+  const weights = referenceWeights(g);
   const out = new Map<string, Map<string, number>>();
-  g.edges.forEach((e, i) => {
+  g.files.forEach((f, i) => {
+    const edges = new Map<number, number>();
+    for (let k = g.refStart[i]!; k < g.refStart[i + 1]!; k++) {
+      for (const d of g.nameDefiners[g.refSlot[k]!]!) {
+        if (d !== i) edges.set(d, (edges.get(d) ?? 0) + weights[k]!);
+      }
+    }
     const m = new Map<string, number>();
-    for (const [j, w] of [...e].sort((a, b) => a[0] - b[0])) m.set(g.files[j]!.path, w);
-    out.set(g.files[i]!.path, m);
+    for (const [j, w] of [...edges].sort((a, b) => a[0] - b[0])) m.set(g.files[j]!.path, w);
+    out.set(f.path, m);
   });
   return out;
 }
@@ -104,7 +159,7 @@ export function rankFiles(
   const symbolWeights = new Map<string, number>();
   for (const s of p.symbols ?? [])
     symbolWeights.set(s.name, (symbolWeights.get(s.name) ?? 0) + s.weight);
-  const g = buildGraph(index, symbolWeights.size ? symbolWeights : undefined);
+  const g = buildLinks(index);
   const n = g.files.length;
   if (n === 0) return [];
   const terms = (p.terms ?? []).map((t) => t.toLowerCase()).filter((t) => t.length >= 3);
@@ -121,44 +176,64 @@ export function rankFiles(
   });
   for (const [name, w] of symbolWeights) for (const i of g.definers.get(name) ?? []) focus[i]! += w;
 
-  const maxFocus = Math.max(...focus);
+  let maxFocus = 0;
+  for (const v of focus) if (v > maxFocus) maxFocus = v;
   const pers = new Float64Array(n);
   if (maxFocus > 0) for (let i = 0; i < n; i++) pers[i] = focus[i]! + UNFOCUSED_SHARE * maxFocus;
   else pers.fill(1);
   const persSum = pers.reduce((a, b) => a + b, 0);
   for (let i = 0; i < n; i++) pers[i]! /= persSum;
 
-  // Compressed sparse rows with weights normalised per source: the iterations are tight loops.
-  const start = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) start[i + 1] = start[i]! + g.edges[i]!.size;
-  const target = new Int32Array(start[n]!);
-  const share = new Float64Array(start[n]!);
+  // Each reference's share of its file's outgoing rank: its weight times the edges it makes
+  // (one per other definer), over the file's total. A file with no edges is dangling.
+  const weights = referenceWeights(g, symbolWeights.size ? symbolWeights : undefined);
+  const coef = new Float64Array(weights.length);
+  const dangling = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
+    const a = g.refStart[i]!;
+    const b = g.refStart[i + 1]!;
     let total = 0;
-    for (const w of g.edges[i]!.values()) total += w;
-    let k = start[i]!;
-    for (const [j, w] of g.edges[i]!) {
-      target[k] = j;
-      share[k++] = w / total;
+    for (let k = a; k < b; k++) {
+      total += weights[k]! * (g.nameDefiners[g.refSlot[k]!]!.length - g.refSelf[k]!);
     }
+    if (!(total > 0)) dangling[i] = 1;
+    else for (let k = a; k < b; k++) coef[k] = weights[k]! / total;
   }
+  // Definers of every name as flat arrays: the iterations are tight loops.
+  const names = g.names.length;
+  const defStart = new Int32Array(names + 1);
+  for (let s = 0; s < names; s++) defStart[s + 1] = defStart[s]! + g.nameDefiners[s]!.length;
+  const defFile = new Int32Array(defStart[names]!);
+  for (let s = 0; s < names; s++) defFile.set(g.nameDefiners[s]!, defStart[s]!);
+  const hub = new Float64Array(names);
+
   let pr = Float64Array.from(pers);
   let next = new Float64Array(n);
   for (let it = 0; it < MAX_ITERATIONS; it++) {
+    hub.fill(0);
     next.fill(0);
-    let dangling = 0;
+    let lost = 0;
+    // Rank flows from each file into the names it refers to, then to every definer of the name
+    // but the referring file itself (its own share is taken back).
     for (let i = 0; i < n; i++) {
-      const a = start[i]!;
-      const b = start[i + 1]!;
-      if (a === b) {
-        dangling += pr[i]!;
+      if (dangling[i]) {
+        lost += pr[i]!;
         continue;
       }
       const p = DAMPING * pr[i]!;
-      for (let k = a; k < b; k++) next[target[k]!]! += p * share[k]!;
+      for (let k = g.refStart[i]!, b = g.refStart[i + 1]!; k < b; k++) {
+        const c = p * coef[k]!;
+        hub[g.refSlot[k]!]! += c;
+        if (g.refSelf[k]) next[i]! -= c;
+      }
+    }
+    for (let s = 0; s < names; s++) {
+      const h = hub[s]!;
+      if (h === 0) continue;
+      for (let k = defStart[s]!, b = defStart[s + 1]!; k < b; k++) next[defFile[k]!]! += h;
     }
     let diff = 0;
-    const teleport = DAMPING * dangling + (1 - DAMPING);
+    const teleport = DAMPING * lost + (1 - DAMPING);
     for (let i = 0; i < n; i++) {
       next[i]! += teleport * pers[i]!;
       diff += Math.abs(next[i]! - pr[i]!);

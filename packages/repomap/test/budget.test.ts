@@ -8,6 +8,7 @@ import {
   type RepoIndex,
 } from '../src/index.js';
 import { makeFixtureRepo, removeDir } from './fixture.js';
+import { seededRandom } from '@clippy/testkit/random';
 
 let repo: string;
 let index: RepoIndex;
@@ -20,18 +21,6 @@ beforeAll(async () => {
   ).totalTokens;
 });
 afterAll(() => removeDir(repo));
-
-/** Deterministic PRNG (mulberry32) so a failing random plan can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PATTERNS = [
   'src/**',
@@ -70,7 +59,7 @@ function randomPlan(next: () => number): FlightPlan {
 
 describe('budget', () => {
   it('never exceeds the budget silently over many random plans, and counts exactly', async () => {
-    const next = rng(42);
+    const next = seededRandom(42);
     for (let i = 0; i < 150; i++) {
       const plan = randomPlan(next);
       const format = (['md', 'json', 'xml'] as const)[i % 3];
