@@ -1,16 +1,15 @@
 // Prints, per preset, how many real screens of the corpus (../shared/corpus) it classifies as
 // expected and how many agentapi `format` answers it extracts cleanly.
 // Run: npx tsx --conditions=source scripts/corpus-report.ts [--verbose]
+import { corpusDir, hasCorpus } from '@clippy/testkit/paths';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
   CLAUDE_2_1_29_TRUTH,
   CORPUS_AGENTS,
-  CORPUS_DIR,
   checkFormatCase,
   claudeScreens,
   classifyWith,
-  corpusExists,
   formatCases,
   initScreens,
 } from '../packages/turns/src/test-support/corpus.js';
@@ -26,8 +25,8 @@ interface Row {
 const verbose = process.argv.includes('--verbose');
 
 export async function run(): Promise<void> {
-  if (!corpusExists) {
-    process.stdout.write(`corpus not found at ${CORPUS_DIR}: nothing to report\n`);
+  if (!hasCorpus) {
+    process.stdout.write(`corpus not found at ${corpusDir}: nothing to report\n`);
     return;
   }
   const rows = new Map<string, Row>();
@@ -88,9 +87,9 @@ export async function run(): Promise<void> {
     `| **all** | | ${cell(total((r) => r.init))} | ${cell(total((r) => r.screens))} | ${cell(total((r) => r.format))} |`,
   );
   process.stdout.write(
-    `Corpus: ${path.relative(process.cwd(), CORPUS_DIR) || CORPUS_DIR}\n\n${lines.join('\n')}\n`,
+    `Corpus: ${path.relative(process.cwd(), corpusDir) || corpusDir}\n\n${lines.join('\n')}\n`,
   );
-  const rawStreams = fs.readdirSync(path.join(CORPUS_DIR, 'raw-streams'));
+  const rawStreams = fs.readdirSync(path.join(corpusDir, 'raw-streams'));
   process.stdout.write(
     `\nraw streams (checked by packages/turns/src/corpus.test.ts): ${rawStreams.join(', ')}\n`,
   );

@@ -1,4 +1,5 @@
 // Checks against real agent screens and streams in ../shared/corpus (skipped when absent).
+import { corpusDir, hasCorpus } from '@clippy/testkit/paths';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,11 +10,9 @@ import { TurnDetector } from './detector.js';
 import { echoEnd } from './extract.js';
 import {
   CLAUDE_2_1_29_TRUTH,
-  CORPUS_DIR,
   checkFormatCase,
   claudeScreens,
   classifyWith,
-  corpusExists,
   formatCases,
   initScreens,
 } from './test-support/corpus.js';
@@ -24,7 +23,7 @@ import type { DetectorEvent } from './detector.js';
 /** Output chunks of the raw streams: asciicast v3 (relative times) and base64 PTY captures. */
 function castChunks(): { at: number; data: Uint8Array }[] {
   const lines = fs
-    .readFileSync(path.join(CORPUS_DIR, 'raw-streams', 'claude-code-2.1.105.cast'), 'utf8')
+    .readFileSync(path.join(corpusDir, 'raw-streams', 'claude-code-2.1.105.cast'), 'utf8')
     .trim()
     .split('\n');
   let t = 0;
@@ -38,7 +37,7 @@ function castChunks(): { at: number; data: Uint8Array }[] {
 }
 
 function captureEvents(): { at: number; data: Uint8Array }[] {
-  const file = path.join(CORPUS_DIR, 'raw-streams', 'claude-code-2.0.57.pty-capture.json');
+  const file = path.join(corpusDir, 'raw-streams', 'claude-code-2.0.57.pty-capture.json');
   const json = JSON.parse(fs.readFileSync(file, 'utf8')) as {
     events: { timestampMs: number; data: string }[];
   };
@@ -107,7 +106,7 @@ function rechunk(all: Uint8Array, seed: number): Uint8Array[] {
 
 const concat = (chunks: Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(chunks));
 
-describe.skipIf(!corpusExists)('corpus: real agent screens and streams', () => {
+describe.skipIf(!hasCorpus)('corpus: real agent screens and streams', () => {
   it('classifies every agentapi initialization screen: ready* idle, not_ready not idle', () => {
     const screens = initScreens();
     expect(screens.length).toBeGreaterThanOrEqual(12);
@@ -214,7 +213,7 @@ describe.skipIf(!corpusExists)('corpus: real agent screens and streams', () => {
   });
 
   it('removes the echoed input of agentapi remove-user-input cases (wrapped, multi-line, non-ASCII)', () => {
-    const dir = path.join(CORPUS_DIR, 'agentapi', 'remove-user-input');
+    const dir = path.join(corpusDir, 'agentapi', 'remove-user-input');
     // goose prompts with "( O)> " (no clippy preset); non-ascii-3 expects the echo found inside
     // unrelated emoji, which only agentapi's fuzzy matcher does.
     const skipped = new Set(['goose', 'non-ascii-3']);

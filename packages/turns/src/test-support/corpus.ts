@@ -3,7 +3,7 @@
 // scripts/corpus-report.ts; nothing here is copied from the corpus.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { corpusDir } from '@clippy/testkit/paths';
 import { stripAnsi } from '../ansi-stripper.js';
 import { BUILTIN_PRESETS } from '../builtin-presets.js';
 import { classifyScreen, type ScreenState } from '../classify.js';
@@ -11,16 +11,12 @@ import { echoEnd, extractAnswer } from '../extract.js';
 import { compilePreset } from '../presets.js';
 import { firstMatch } from '../screen-lines.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
-export const CORPUS_DIR = path.resolve(repoRoot, '..', 'shared', 'corpus');
-export const corpusExists = fs.existsSync(CORPUS_DIR);
-
 /** The agents with a screen in agentapi's corpus that clippy has a preset for. */
 export const CORPUS_AGENTS = ['claude', 'codex', 'gemini', 'aider', 'copilot'] as const;
 export type CorpusAgent = (typeof CORPUS_AGENTS)[number];
 
 export function readCorpus(...parts: string[]): string {
-  return fs.readFileSync(path.join(CORPUS_DIR, ...parts), 'utf8');
+  return fs.readFileSync(path.join(corpusDir, ...parts), 'utf8');
 }
 
 export interface InitScreen {
@@ -35,7 +31,7 @@ export function initScreens(): InitScreen[] {
   const out: InitScreen[] = [];
   for (const agent of CORPUS_AGENTS) {
     for (const kase of ['ready', 'not_ready']) {
-      const dir = path.join(CORPUS_DIR, 'agentapi', 'initialization', agent, kase);
+      const dir = path.join(corpusDir, 'agentapi', 'initialization', agent, kase);
       for (const file of fs.readdirSync(dir).sort()) {
         out.push({
           agent,
@@ -130,7 +126,7 @@ export interface ClaudeScreen {
 
 /** Every Claude Code 2.1.29 screen: plain `.tui.txt`/`.tmux.txt`, and `.tui.ansi.txt` stripped. */
 export function claudeScreens(): ClaudeScreen[] {
-  const dir = path.join(CORPUS_DIR, 'claude-code-2.1.29');
+  const dir = path.join(corpusDir, 'claude-code-2.1.29');
   return fs
     .readdirSync(dir)
     .sort()
@@ -252,7 +248,7 @@ export interface FormatCase {
 export function formatCases(): FormatCase[] {
   const out: FormatCase[] = [];
   for (const agent of CORPUS_AGENTS) {
-    const dir = path.join(CORPUS_DIR, 'agentapi', 'format', agent);
+    const dir = path.join(corpusDir, 'agentapi', 'format', agent);
     for (const kase of fs.readdirSync(dir).sort()) {
       const read = (f: string): string => fs.readFileSync(path.join(dir, kase, f), 'utf8');
       out.push({
