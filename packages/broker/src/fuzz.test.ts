@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { PROTOCOL_VERSION, REQUEST_SCHEMAS, encodeFrame } from '@clippy/protocol';
+import { seededRandom } from '@clippy/testkit/random';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { childEnv, startTestBroker, waitUntil, type TestBroker } from './test-support/fixtures.js';
-import { seededRandom } from '@clippy/testkit/random';
 
 // Requests that would legitimately end the daemon or start real programs are not fuzzed.
 const TYPES = Object.keys(REQUEST_SCHEMAS).filter((t) => t !== 'shutdown');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '@clippy/testkit/random';
 import {
   countTokens,
   indexRepository,
@@ -8,7 +9,6 @@ import {
   type RepoIndex,
 } from '../src/index.js';
 import { makeFixtureRepo, removeDir } from './fixture.js';
-import { seededRandom } from '@clippy/testkit/random';
 
 let repo: string;
 let index: RepoIndex;
