@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import type { IndexedFile } from './types.js';
 
 /** Bump when extraction output changes, so old caches are never read as current. */
-export const CACHE_VERSION = 4;
+export const CACHE_VERSION = 5;
 /**
  * A file modified this close to when it was read may change again within the same mtime tick
  * (coarse file-system clocks): such entries also store a content hash and are verified by it.
@@ -22,12 +22,26 @@ export interface CacheEntry {
   file: IndexedFile | null;
 }
 
-interface CacheFile {
+/** A cache entry as stored: the file without its outline, which lies in the outlines part. */
+interface StoredEntry extends Omit<CacheEntry, 'file'> {
+  file: Omit<IndexedFile, 'outline'> | null;
+  /** Offset and length of the file's outline in the outlines part. */
+  outlineAt?: [number, number];
+}
+
+interface CacheIndex {
   version: number;
   root: string;
   maxFileBytes: number;
-  entries: Record<string, CacheEntry>;
+  entries: Record<string, StoredEntry>;
 }
+
+/**
+ * A cache file is [u32 big-endian length of the index][index: v8-serialized CacheIndex][outlines:
+ * every file's packed outline, back to back]. Outlines are kept as bytes, not decoded on load:
+ * most files are never rendered at L2/L3, and decoding them all was most of the load time.
+ */
+const INDEX_LENGTH_BYTES = 4;
 
 /** `$XDG_CACHE_HOME/clippy`, else `~/.cache/clippy`. */
 export function defaultCacheDir(): string {
@@ -47,8 +61,15 @@ export function loadCache(
   root: string,
   maxFileBytes: number,
 ): Map<string, CacheEntry> {
+  let fd: number | undefined;
   try {
-    const data = v8.deserialize(fs.readFileSync(file)) as CacheFile;
+    fd = fs.openSync(file, 'r');
+    const size = fs.fstatSync(fd).size;
+    const indexEnd = INDEX_LENGTH_BYTES + readExactly(fd, INDEX_LENGTH_BYTES, 0).readUInt32BE(0);
+    if (indexEnd > size) return new Map();
+    const data = v8.deserialize(
+      readExactly(fd, indexEnd - INDEX_LENGTH_BYTES, INDEX_LENGTH_BYTES),
+    ) as CacheIndex;
     if (
       data.version !== CACHE_VERSION ||
       data.root !== root ||
@@ -56,9 +77,63 @@ export function loadCache(
     ) {
       return new Map();
     }
-    return new Map(Object.entries(data.entries));
+    // Read apart from the index, so the outlines do not keep the index's bytes alive.
+    const outlines = readExactly(fd, size - indexEnd, indexEnd);
+    const out = new Map<string, CacheEntry>();
+    for (const [p, stored] of Object.entries(data.entries)) {
+      const { outlineAt, ...entry } = stored;
+      if (outlineAt && entry.file) {
+        const [at, length] = outlineAt;
+        if (!(at >= 0 && length > 0 && at + length <= outlines.length)) return new Map();
+        const outline = new Uint8Array(outlines.buffer, outlines.byteOffset + at, length);
+        out.set(p, { ...entry, file: { ...entry.file, outline } });
+      } else out.set(p, entry as CacheEntry);
+    }
+    return out;
   } catch {
     return new Map();
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** `length` bytes of `fd` from `position`; throws if the file is shorter. */
+function readExactly(fd: number, length: number, position: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  for (let done = 0; done < length;) {
+    const n = fs.readSync(fd, buf, done, length - done, position + done);
+    if (n === 0) throw new Error('cache file truncated');
+    done += n;
+  }
+  return buf;
+}
+
+/** Buffers per writev call (Linux accepts at most 1,024). */
+const WRITEV_BUFFERS = 512;
+
+/**
+ * Writes `chunks` in order with writev, without joining them first: joining 50 MB of outlines
+ * cost more than writing them (every page of the joined copy is touched once more).
+ */
+function writeChunks(fd: number, chunks: Uint8Array[]): void {
+  for (let i = 0; i < chunks.length; i += WRITEV_BUFFERS) {
+    let group = chunks.slice(i, i + WRITEV_BUFFERS);
+    let left = group.reduce((n, c) => n + c.byteLength, 0);
+    while (left > 0) {
+      let written = fs.writevSync(fd, group);
+      left -= written;
+      if (left === 0) break;
+      // A short write: drop what was written and go on with the rest.
+      const rest: Uint8Array[] = [];
+      for (const c of group) {
+        if (written >= c.byteLength) written -= c.byteLength;
+        else {
+          rest.push(written ? c.subarray(written) : c);
+          written = 0;
+        }
+      }
+      group = rest;
+    }
   }
 }
 
@@ -71,14 +146,38 @@ export function saveCache(
 ): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const data: CacheFile = {
-    version: CACHE_VERSION,
-    root,
-    maxFileBytes,
-    entries: Object.fromEntries(entries),
-  };
+  const parts: Uint8Array[] = [];
+  // Identical contents share one packed outline: stored once.
+  const offsets = new Map<Uint8Array, number>();
+  let length = 0;
+  const stored: Record<string, StoredEntry> = {};
+  for (const [p, entry] of entries) {
+    const outline = entry.file?.outline;
+    if (!entry.file || !outline) {
+      stored[p] = entry;
+      continue;
+    }
+    let at = offsets.get(outline);
+    if (at === undefined) {
+      at = length;
+      offsets.set(outline, at);
+      parts.push(outline);
+      length += outline.length;
+    }
+    const { outline: _, ...rest } = entry.file;
+    stored[p] = { ...entry, file: rest, outlineAt: [at, outline.length] };
+  }
+  const data: CacheIndex = { version: CACHE_VERSION, root, maxFileBytes, entries: stored };
+  const index = v8.serialize(data);
+  const header = Buffer.alloc(INDEX_LENGTH_BYTES);
+  header.writeUInt32BE(index.length);
   try {
-    fs.writeFileSync(tmp, v8.serialize(data), { mode: 0o600 });
+    const fd = fs.openSync(tmp, 'w', 0o600);
+    try {
+      writeChunks(fd, [header, index, ...parts]);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
   } catch (err) {
     fs.rmSync(tmp, { force: true });

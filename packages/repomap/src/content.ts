@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { nameMatcher } from './globs.js';
 import type { SectionRule } from './plan.js';
-import type { IndexedFile, Level, OutlineEntry, RepoIndex } from './types.js';
+import type { IndexedFile, Level, OutlineEntry, OutlineSize, RepoIndex } from './types.js';
 
 const contents = new WeakMap<IndexedFile, string>();
 const lossy = new TextDecoder('utf-8');
@@ -22,11 +23,42 @@ export function fullText(index: RepoIndex, file: IndexedFile): string {
   return text;
 }
 
+const decodedOutlines = new WeakMap<IndexedFile, OutlineEntry[]>();
+
+/** A file's outline entries (decoded once per index entry). */
+export function outlineOf(file: IndexedFile): OutlineEntry[] {
+  if (!file.outline) return [];
+  let entries = decodedOutlines.get(file);
+  if (!entries) {
+    entries = v8.deserialize(file.outline) as OutlineEntry[];
+    decodedOutlines.set(file, entries);
+  }
+  return entries;
+}
+
+/** An outline as IndexedFile stores it (nothing for an empty one). */
+export function packOutline(entries: OutlineEntry[]): {
+  outline?: Uint8Array;
+  outlineSize?: OutlineSize;
+} {
+  if (entries.length === 0) return {};
+  const packed = v8.serialize(entries);
+  return {
+    // A plain Uint8Array, as it arrives from a worker thread or the cache (not a Buffer).
+    outline: new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength),
+    outlineSize: {
+      entries: entries.length,
+      l2Chars: l2(entries).length,
+      l3Chars: l3(entries).length,
+    },
+  };
+}
+
 /** The levels a file can be shown at. */
 export function allowedLevels(file: IndexedFile, hasSections: boolean): Level[] {
   let levels: Level[];
   if (file.maxLevel === 1) levels = [0, 1];
-  else if (!file.outline || file.outline.length === 0) levels = [0, 1, 4];
+  else if (!file.outline) levels = [0, 1, 4];
   else levels = [0, 1, 2, 3, 4];
   return hasSections ? levels.filter((l) => l !== 0) : levels;
 }
@@ -65,9 +97,10 @@ export function fileBody(
   extra: OutlineEntry[] = [],
 ): string | null {
   if (level <= 1) return null;
+  const own = outlineOf(file);
   const outline = extra.length
-    ? [...(file.outline ?? []), ...extra].sort((a, b) => a.line - b.line || a.depth - b.depth)
-    : (file.outline ?? []);
+    ? [...own, ...extra].sort((a, b) => a.line - b.line || a.depth - b.depth)
+    : own;
   if (sections.length && outline.length) {
     const body = sectionedBody(index, file, level, sections, outline);
     if (body !== undefined) return body;
@@ -75,6 +108,24 @@ export function fileBody(
   if (level === 4) return fullText(index, file);
   if (outline.length === 0) return null;
   return level === 2 ? l2(outline) : l3(outline);
+}
+
+/**
+ * The length of `fileBody` at L2/L3 without building it (or decoding the outline) when no
+ * section rules or custom-query entries change it.
+ */
+export function bodyChars(
+  index: RepoIndex,
+  file: IndexedFile,
+  level: 2 | 3,
+  sections: SectionRule[] = [],
+  extra: OutlineEntry[] = [],
+): number {
+  if (sections.length === 0 && extra.length === 0) {
+    const size = file.outlineSize;
+    return size ? (level === 2 ? size.l2Chars : size.l3Chars) : 0;
+  }
+  return fileBody(index, file, level, sections, extra)?.length ?? 0;
 }
 
 /**

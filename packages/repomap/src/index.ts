@@ -4,6 +4,7 @@ export type {
   IndexOptions,
   Tag,
   OutlineEntry,
+  OutlineSize,
   IndexedFile,
   RepoIndex,
   Personalization,
@@ -25,6 +26,7 @@ export {
 export { indexRepository } from './indexer.js';
 export { rankFiles, referenceGraph } from './rank.js';
 export { renderMap, fileCosts, type RenderOptions } from './render.js';
+export { outlineOf } from './content.js';
 export { generateMap } from './generate.js';
 export { countTokens } from './tokens.js';
 export { LANGUAGES, languageForPath, loadAllGrammars } from './languages.js';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { packOutline } from './content.js';
 import { isBinary, isImportant } from './discovery.js';
 import { extractCode, extractMarkdown, type Extraction } from './extract.js';
 import { languageForPath } from './languages.js';
@@ -14,7 +15,22 @@ const MINIFIED_MIN_BYTES = 10_000;
 
 /** Extractions kept per thread for identical contents (npm trees ship .d.ts twice, etc.). */
 const MAX_MEMO_ENTRIES = 4_096;
-const extractionMemo = new Map<string, Extraction>();
+const extractionMemo = new Map<string, Extracted>();
+
+/** What a file keeps of its extraction: tags, and the outline packed as IndexedFile holds it. */
+interface Extracted extends Pick<IndexedFile, 'tags' | 'outline' | 'outlineSize'> {
+  syntaxErrors?: boolean;
+}
+
+async function extract(text: string, language: string): Promise<Extracted> {
+  const ex: Extraction =
+    language === 'markdown' ? extractMarkdown(text) : await extractCode(text, language);
+  return {
+    tags: ex.tags,
+    ...packOutline(ex.outline),
+    ...(ex.syntaxErrors ? { syntaxErrors: true } : {}),
+  };
+}
 
 export interface FileJob {
   abs: string;
@@ -87,12 +103,15 @@ export async function processFile(job: FileJob, maxFileBytes: number): Promise<P
     const key = `${language}:${hash}`;
     let ex = extractionMemo.get(key);
     if (!ex) {
-      ex = language === 'markdown' ? extractMarkdown(text) : await extractCode(text, language);
+      ex = await extract(text, language);
       if (extractionMemo.size >= MAX_MEMO_ENTRIES) extractionMemo.clear();
       extractionMemo.set(key, ex);
     }
     file.tags = ex.tags;
-    file.outline = ex.outline;
+    if (ex.outline) {
+      file.outline = ex.outline;
+      file.outlineSize = ex.outlineSize;
+    }
     if (ex.syntaxErrors && !file.error) file.error = 'syntax errors: outline may be incomplete';
   } catch (err) {
     file.error = `parse failed: ${(err as Error).message}`;

@@ -1,4 +1,4 @@
-import { allowedLevels, clampLevel, fileBody } from './content.js';
+import { allowedLevels, bodyChars, clampLevel, fileBody } from './content.js';
 import { runCustomQuery } from './extract.js';
 import {
   COST_TABLE_HEAD,
@@ -235,9 +235,11 @@ export async function renderMap(index: RepoIndex, opts: RenderOptions = {}): Pro
     let e = m[level];
     if (e === undefined) {
       const chars =
-        level === 4 && st.sections.length === 0
-          ? st.file.bytes
-          : (fileBody(index, st.file, level, st.sections, st.extra)?.length ?? 0);
+        level === 4
+          ? st.sections.length === 0
+            ? st.file.bytes
+            : (fileBody(index, st.file, level, st.sections, st.extra)?.length ?? 0)
+          : bodyChars(index, st.file, level as 2 | 3, st.sections, st.extra);
       e = cost(st, 1) + estimateTokens(chars) + BLOCK_OVERHEAD_TOKENS;
       m[level] = e;
     }

@@ -50,6 +50,13 @@ export interface OutlineEntry {
   detail: string;
 }
 
+/** An outline's entries, and the characters of the L2 and L3 bodies built from it. */
+export interface OutlineSize {
+  entries: number;
+  l2Chars: number;
+  l3Chars: number;
+}
+
 export interface IndexedFile {
   /** posix, relative to root */
   path: string;
@@ -59,8 +66,14 @@ export interface IndexedFile {
   tags: Tag[];
   /** Why the file is shown at L1 only or partially (too large, minified, parse failure …). */
   error?: string;
-  /** Definitions and headings, in source order (absent for files mapped at L1/L4 only). */
-  outline?: OutlineEntry[];
+  /**
+   * Definitions and headings in source order, v8-serialized (`outlineOf` in content.ts decodes
+   * it). Only files rendered at L2/L3 are ever decoded, so a large cached index loads without
+   * rebuilding every outline. Absent for files without definitions (mapped at L1/L4 only).
+   */
+  outline?: Uint8Array;
+  /** Set with `outline`: its size, which cost estimates read instead of decoding it. */
+  outlineSize?: OutlineSize;
   /** Number of lines (for the full-text cost estimate). */
   lines?: number;
   /** Highest level this file can be shown at (1 for too-large/minified/binary-ish files). */

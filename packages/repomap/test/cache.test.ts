@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cacheFilePath, loadCache } from '../src/cache.js';
+import { cacheFilePath, loadCache, saveCache, type CacheEntry } from '../src/cache.js';
+import { bodyChars, fileBody, outlineOf, packOutline } from '../src/content.js';
 import { generateMap, indexRepository, renderMap } from '../src/index.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../src/process-file.js';
 import { makeFixtureRepo, removeDir } from './fixture.js';
@@ -90,6 +91,80 @@ describe('tag cache', () => {
     } finally {
       if (old === undefined) delete process.env.XDG_CACHE_HOME;
       else process.env.XDG_CACHE_HOME = old;
+    }
+  });
+});
+
+describe('tag cache file', () => {
+  const entryFor = (i: number, shared: ReturnType<typeof packOutline>): CacheEntry => {
+    if (i % 10 === 9) return { size: i, mtimeMs: i, ctimeMs: i, file: null }; // a binary file
+    const own = packOutline([
+      {
+        name: `f${i}`,
+        type: 'function',
+        depth: 0,
+        line: 1,
+        endLine: 2,
+        summary: `export function f${i}() {`,
+        detail: `/** Doc ${i} … */\nexport function f${i}()`,
+      },
+    ]);
+    return {
+      size: i,
+      mtimeMs: i,
+      ctimeMs: i,
+      file: {
+        path: `src/f${i}.ts`,
+        language: 'typescript',
+        bytes: i,
+        important: false,
+        tags: [{ name: `f${i}`, kind: 'def', type: 'function', line: 1, endLine: 2 }],
+        // Every third file shares one outline (identical contents), others have their own.
+        ...(i % 3 === 0 ? shared : i % 3 === 1 ? own : {}),
+      },
+    };
+  };
+
+  it('keeps every entry and outline over a save and a load, with thousands of outlines', () => {
+    const shared = packOutline([
+      { name: 'same', type: 'class', depth: 0, line: 3, endLine: 9, summary: 's', detail: 'd' },
+    ]);
+    const entries = new Map<string, CacheEntry>();
+    for (let i = 0; i < 3_000; i++) entries.set(`src/f${i}.ts`, entryFor(i, shared));
+    const file = path.join(cacheDir, 'tags.bin');
+    saveCache(file, '/repo', 1000, entries);
+    const back = loadCache(file, '/repo', 1000);
+    expect(back.size).toBe(entries.size);
+    for (const [p, e] of entries) {
+      const b = back.get(p)!;
+      expect(b).toEqual(e);
+      if (e.file?.outline) expect(outlineOf(b.file!)).toEqual(outlineOf(e.file));
+    }
+    // A file cut short, or with an outline outside it, is an empty cache, never an error.
+    const bytes = fs.readFileSync(file);
+    fs.writeFileSync(file, bytes.subarray(0, bytes.length - 10));
+    expect(loadCache(file, '/repo', 1000).size).toBe(0);
+    fs.writeFileSync(file, bytes.subarray(0, 6));
+    expect(loadCache(file, '/repo', 1000).size).toBe(0);
+    // Another root or size cap reads as empty too.
+    fs.writeFileSync(file, bytes);
+    expect(loadCache(file, '/other', 1000).size).toBe(0);
+    expect(loadCache(file, '/repo', 999).size).toBe(0);
+  });
+
+  it('renders the same map from cached outlines as from freshly parsed ones', async () => {
+    const plan = { verbosity: [{ pattern: '**', level: 3 as const }] };
+    const fresh = await indexRepository({ root: repo, cacheDir });
+    const cached = await indexRepository({ root: repo, cacheDir });
+    const a = await renderMap(fresh, { budget: 100_000, plan });
+    const b = await renderMap(cached, { budget: 100_000, plan });
+    expect(b.output).toBe(a.output);
+    expect(b.countsByLevel[3]).toBeGreaterThan(5);
+    // The stored sizes the fitter estimates with are those of the bodies themselves.
+    for (const f of cached.files) {
+      for (const level of [2, 3] as const) {
+        expect(bodyChars(cached, f, level)).toBe(fileBody(cached, f, level)?.length ?? 0);
+      }
     }
   });
 });
