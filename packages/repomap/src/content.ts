@@ -30,7 +30,15 @@ export function outlineOf(file: IndexedFile): OutlineEntry[] {
   if (!file.outline) return [];
   let entries = decodedOutlines.get(file);
   if (!entries) {
-    entries = v8.deserialize(file.outline) as OutlineEntry[];
+    try {
+      entries = v8.deserialize(file.outline) as OutlineEntry[];
+    } catch (err) {
+      // Only a tag cache damaged on disk can get here (writes are atomic).
+      throw new Error(
+        `the cached outline of ${file.path} is unreadable (${(err as Error).message}): ` +
+          'run again with --no-cache, or delete the cache directory',
+      );
+    }
     decodedOutlines.set(file, entries);
   }
   return entries;
