@@ -34,9 +34,11 @@ function nameWeight(name: string, definers: number): number {
 interface Links {
   files: IndexedFile[];
   definers: Map<string, number[]>;
-  /** Linkable (defined) names by slot, and the files defining each. */
+  /** Linkable (defined) names by slot. */
   names: string[];
-  nameDefiners: number[][];
+  /** Per name slot (CSR): the files defining it. */
+  defStart: Int32Array;
+  defFile: Int32Array;
   /** Per file (CSR): the name slots it refers to, in first-reference order, and how often. */
   refStart: Int32Array;
   refSlot: Int32Array;
@@ -93,11 +95,16 @@ function buildLinks(index: RepoIndex): Links {
     }
     refStart[i + 1] = slots.length;
   });
+  const defStart = new Int32Array(names.length + 1);
+  nameDefiners.forEach((d, slot) => (defStart[slot + 1] = defStart[slot]! + d.length));
+  const defFile = new Int32Array(defStart[names.length]!);
+  nameDefiners.forEach((d, slot) => defFile.set(d, defStart[slot]!));
   const links: Links = {
     files,
     definers,
     names,
-    nameDefiners,
+    defStart,
+    defFile,
     refStart,
     refSlot: Int32Array.from(slots),
     refCount: Float64Array.from(counts),
@@ -107,11 +114,15 @@ function buildLinks(index: RepoIndex): Links {
   return links;
 }
 
+function definerCount(g: Links, slot: number): number {
+  return g.defStart[slot + 1]! - g.defStart[slot]!;
+}
+
 /** Weight of every reference (file i refers to a name), per edge to each other definer. */
 function referenceWeights(g: Links, symbolBoost?: Map<string, number>): Float64Array {
   const w = new Float64Array(g.refSlot.length);
   const perSlot = g.names.map(
-    (name, s) => nameWeight(name, g.nameDefiners[s]!.length) * (symbolBoost?.get(name) ?? 1),
+    (name, s) => nameWeight(name, definerCount(g, s)) * (symbolBoost?.get(name) ?? 1),
   );
   for (let k = 0; k < w.length; k++) w[k] = perSlot[g.refSlot[k]!]! * Math.sqrt(g.refCount[k]!);
   return w;
@@ -125,7 +136,9 @@ export function referenceGraph(index: RepoIndex): Map<string, Map<string, number
   g.files.forEach((f, i) => {
     const edges = new Map<number, number>();
     for (let k = g.refStart[i]!; k < g.refStart[i + 1]!; k++) {
-      for (const d of g.nameDefiners[g.refSlot[k]!]!) {
+      const slot = g.refSlot[k]!;
+      for (let at = g.defStart[slot]!; at < g.defStart[slot + 1]!; at++) {
+        const d = g.defFile[at]!;
         if (d !== i) edges.set(d, (edges.get(d) ?? 0) + weights[k]!);
       }
     }
@@ -194,17 +207,13 @@ export function rankFiles(
     const b = g.refStart[i + 1]!;
     let total = 0;
     for (let k = a; k < b; k++) {
-      total += weights[k]! * (g.nameDefiners[g.refSlot[k]!]!.length - g.refSelf[k]!);
+      total += weights[k]! * (definerCount(g, g.refSlot[k]!) - g.refSelf[k]!);
     }
     if (!(total > 0)) dangling[i] = 1;
     else for (let k = a; k < b; k++) coef[k] = weights[k]! / total;
   }
-  // Definers of every name as flat arrays: the iterations are tight loops.
   const names = g.names.length;
-  const defStart = new Int32Array(names + 1);
-  for (let s = 0; s < names; s++) defStart[s + 1] = defStart[s]! + g.nameDefiners[s]!.length;
-  const defFile = new Int32Array(defStart[names]!);
-  for (let s = 0; s < names; s++) defFile.set(g.nameDefiners[s]!, defStart[s]!);
+  const { defStart, defFile } = g;
   const hub = new Float64Array(names);
 
   let pr = Float64Array.from(pers);

@@ -140,23 +140,12 @@ export class RemoteDetector {
   abandon(reason?: string): void {
     if (this.closed) return;
     if (reason) this.onReply({ id: this.id, error: reason });
-    this.closed = true;
-    this.cancelFlush();
-    this.clearStallTimer();
+    // Requests held for an echo are dropped: no one will read them.
     if (this.outboxTimer) clearTimeout(this.outboxTimer);
     this.outboxTimer = null;
     this.outbox = [];
     this.outboxTransfer = [];
-    this.pending = [];
-    this.pendingBytes = 0;
-    onWorkerLost.delete(this.lostHandler);
-    listeners.delete(this.id);
-    // A stuck worker drops the session's detector (a dead one ignores the message).
-    this.post({ op: 'close', id: this.id });
-    if (this.holding) {
-      this.holding = false;
-      this.onBacklogChanged();
-    }
+    this.end();
   }
 
   /** Whether output waits here beyond the bound: the session keeps its PTY paused meanwhile. */
@@ -288,9 +277,18 @@ export class RemoteDetector {
 
   dispose(): void {
     if (this.closed) return;
+    this.sendOutbox();
+    this.end();
+  }
+
+  /**
+   * Closes this session's detection (its queued requests already sent or dropped): output
+   * waiting here is dropped, a held PTY released, and the worker told to drop the session (a
+   * dead worker ignores that).
+   */
+  private end(): void {
     this.cancelFlush();
     this.clearStallTimer();
-    this.sendOutbox();
     this.pending = [];
     this.pendingBytes = 0;
     this.closed = true;
