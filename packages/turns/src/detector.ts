@@ -15,6 +15,7 @@ import type { Preset } from './preset-types.js';
 import { compilePreset, type CompiledPreset } from './presets.js';
 import { firstMatch, screenLines } from './screen-lines.js';
 import { TextRenderer } from './text-renderer.js';
+import type { LineRegex } from './user-regex.js';
 
 export type SessionState = 'starting' | 'idle' | 'busy' | 'blocked';
 
@@ -512,7 +513,7 @@ export class TurnDetector {
 }
 
 /** The prompt text if the pattern matches the line, or the part after its last carriage return. */
-function matchPrompt(pattern: RegExp, line: string): string | null {
+function matchPrompt(pattern: LineRegex, line: string): string | null {
   // Trailing CRs dropped by hand: a regex replace here ran once per output line.
   let end = line.length;
   while (end > 0 && line.charCodeAt(end - 1) === 0x0d) end--;

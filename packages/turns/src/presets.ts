@@ -1,4 +1,5 @@
 import { BUILTIN_PRESETS } from './builtin-presets.js';
+import { compileUserRegex, UnsupportedRegexError, type LineRegex } from './user-regex.js';
 import { DEFAULT_BOTTOM_LINES, SCREEN_SETTLE_MS } from './constants.js';
 import { z } from 'zod';
 import {
@@ -19,37 +20,61 @@ export class PresetError extends Error {
 /** A preset with its regexes compiled once (a session's pattern never changes). */
 export interface CompiledPreset {
   readonly preset: Readonly<Preset>;
-  readonly pattern: RegExp | null;
+  readonly pattern: LineRegex | null;
   /**
    * `pattern` in multi-line mode, to find the lines of a block of output that may match in one
-   * scan (null when the pattern has lookarounds: only they can see past a line's ends). Every
+   * scan (null when the pattern has lookarounds: only they can see past a line's ends; null
+   * for a user pattern, tested line by line on the linear-time engine). Every
    * line the pattern matches holds the start of a match of this one; the converse need not
    * hold, so candidates are checked with `pattern`.
    */
   readonly linePrefilter: RegExp | null;
-  readonly idle: RegExp[];
-  readonly busy: RegExp[];
-  readonly blocked: RegExp[];
-  readonly chrome: RegExp[];
-  readonly inputLine: RegExp[];
-  readonly inputTop: RegExp[];
+  readonly idle: LineRegex[];
+  readonly busy: LineRegex[];
+  readonly blocked: LineRegex[];
+  readonly chrome: LineRegex[];
+  readonly inputLine: LineRegex[];
+  readonly inputTop: LineRegex[];
   readonly bottomLines: number;
   readonly settleMs: number;
 }
 
 const REGEX_LIST_FIELDS = ['idle', 'busy', 'blocked', 'chrome', 'inputLine', 'inputTop'] as const;
 
-/** Compiles one regex source, or throws a PresetError naming the field and the engine's message. */
-export function compileRegex(source: string, where: string): RegExp {
+/**
+ * Every regex source of the built-in presets: reviewed (no nested quantifiers), so they keep
+ * JavaScript's engine and its lookarounds. Any other source is the user's.
+ */
+const BUILTIN_SOURCES: ReadonlySet<string> = new Set(
+  Object.values(BUILTIN_PRESETS).flatMap((p) => [
+    ...(p.pattern !== undefined ? [p.pattern] : []),
+    ...REGEX_LIST_FIELDS.flatMap((f) => p[f] ?? []),
+  ]),
+);
+
+/**
+ * Compiles one regex source, or throws a PresetError naming the field and the problem. A
+ * built-in preset's source becomes a RegExp; any other runs on the linear-time engine (see
+ * user-regex.ts), so no user pattern can stall detection.
+ */
+export function compileRegex(source: string, where: string): LineRegex {
   if (/[\n\r]/.test(source)) {
     throw new PresetError(
       `${where} contains a literal newline: prompt patterns are matched one line at a time, so a multi-line pattern can never match`,
     );
   }
+  let native: RegExp;
   try {
-    return new RegExp(source, 'u');
+    native = new RegExp(source, 'u');
   } catch (err) {
     throw new PresetError(`${where} is not a valid regular expression: ${(err as Error).message}`);
+  }
+  if (BUILTIN_SOURCES.has(source)) return native;
+  try {
+    return compileUserRegex(source);
+  } catch (err) {
+    if (!(err instanceof UnsupportedRegexError)) throw err;
+    throw new PresetError(`${where} ${err.message}`);
   }
 }
 
@@ -66,7 +91,7 @@ export function compilePreset(preset: Preset): CompiledPreset {
   if (preset.kind === 'screen' && !(preset.idle && preset.idle.length > 0)) {
     throw new PresetError(`${label} is a screen preset without idle markers`);
   }
-  const lists = {} as Record<(typeof REGEX_LIST_FIELDS)[number], RegExp[]>;
+  const lists = {} as Record<(typeof REGEX_LIST_FIELDS)[number], LineRegex[]>;
   for (const field of REGEX_LIST_FIELDS) {
     lists[field] = (preset[field] ?? []).map((src, i) =>
       compileRegex(src, `${label} ${field}[${i}]`),
@@ -77,8 +102,11 @@ export function compilePreset(preset: Preset): CompiledPreset {
   const compiled: CompiledPreset = {
     preset: frozen,
     pattern,
+    // Only for RegExp patterns: a multi-line scan costs the linear engine more than its per-line tests.
     linePrefilter:
-      pattern && !/\(\?<?[=!]/.test(pattern.source) ? new RegExp(pattern.source, 'gmu') : null,
+      pattern instanceof RegExp && !/\(\?<?[=!]/.test(pattern.source)
+        ? new RegExp(pattern.source, 'gmu')
+        : null,
     ...lists,
     inputLine: lists.inputLine.length > 0 ? lists.inputLine : lists.idle,
     bottomLines: preset.bottomLines ?? (preset.kind === 'line' ? 1 : DEFAULT_BOTTOM_LINES),

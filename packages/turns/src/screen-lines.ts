@@ -1,4 +1,5 @@
 // Helpers shared by the classifier and the answer extractor.
+import type { LineRegex } from './user-regex.js';
 
 /** Splits screen text into right-trimmed lines without the trailing blank ones. */
 export function screenLines(screen: string | readonly string[]): string[] {
@@ -9,14 +10,14 @@ export function screenLines(screen: string | readonly string[]): string[] {
 }
 
 /** Index of the first regex in `res` matching `line`, or -1. */
-export function firstMatch(res: readonly RegExp[], line: string): number {
+export function firstMatch(res: readonly LineRegex[], line: string): number {
   for (let i = 0; i < res.length; i++) if (res[i]!.test(line)) return i;
   return -1;
 }
 
 /** Whether a line-preset prompt regex matches a screen line (screens are right-trimmed, and
  * prompts end with a space, so the line is also tried with one space appended). */
-export function promptMatches(pattern: RegExp, line: string): boolean {
+export function promptMatches(pattern: LineRegex, line: string): boolean {
   return pattern.test(line) || pattern.test(`${line} `);
 }
 
@@ -27,7 +28,7 @@ export function promptMatches(pattern: RegExp, line: string): boolean {
 export function framedInput(
   lines: readonly string[],
   i: number,
-  inputTop: readonly RegExp[],
+  inputTop: readonly LineRegex[],
   screen: boolean,
 ): boolean {
   if (!screen || inputTop.length === 0) return true;
