@@ -143,6 +143,8 @@ export class Session {
       exited_at: this.exitedAt,
       exit_code: this.exitCode,
       exit_signal: this.exitSignal,
+      // Only when it stopped: a session with working detection looks as it always did.
+      ...(this.turns?.detectionStopped ? { detection_stopped: this.turns.detectionStopped } : {}),
     };
   }
 

@@ -3,7 +3,12 @@ import { until } from '@clippy/testkit/until';
 import { BUILTIN_PRESETS } from '@clippy/turns';
 import { DETECTOR_HOLD_BYTES, DETECTOR_STALL_MS } from '../constants.js';
 import { OutputRing } from './output-ring.js';
-import { RemoteDetector, type DetectorPort, type WorkerRequest } from './remote-detector.js';
+import {
+  RemoteDetector,
+  WORKER_EXITED_REASON,
+  type DetectorPort,
+  type WorkerRequest,
+} from './remote-detector.js';
 
 /** Stands in for the detector worker: records requests; `consume` reads the ring like it does. */
 class FakeWorker implements DetectorPort {
@@ -128,7 +133,7 @@ describe('RemoteDetector', () => {
       const d = new RemoteDetector(
         BUILTIN_PRESETS.generic!,
         1 << 20,
-        (r) => void ('error' in r && errors.push(r.error)),
+        (r) => void ('stopped' in r && errors.push(r.stopped)),
         () => changes++,
         worker,
       );
@@ -144,7 +149,9 @@ describe('RemoteDetector', () => {
       vi.advanceTimersByTime(2 * DETECTOR_STALL_MS + 1);
       expect(d.overloaded).toBe(false);
       expect(changes).toBe(2);
-      expect(errors[0]).toMatch(/no progress/);
+      expect(errors).toEqual([
+        `turn detection stopped: the detector took none of this session's output for ${DETECTOR_STALL_MS} ms`,
+      ]);
       d.onOutput(chunk(1 << 20, 1), 2);
       expect(d.overloaded).toBe(false);
     } finally {
@@ -152,14 +159,23 @@ describe('RemoteDetector', () => {
     }
   });
 
-  it('releases the PTY when the worker dies', () => {
+  it('releases the PTY when the worker dies, and says so', () => {
     const worker = new FakeWorker();
     let changes = 0;
-    const d = make(worker, () => changes++);
+    const stopped: string[] = [];
+    const d = new RemoteDetector(
+      BUILTIN_PRESETS.generic!,
+      1 << 20,
+      (r) => void ('stopped' in r && stopped.push(r.stopped)),
+      () => changes++,
+      worker,
+    );
+    detectors.push(d);
     let seed = 0;
     while (!d.overloaded) d.onOutput(chunk(4096, seed++), 1);
     d.abandon();
     expect(d.overloaded).toBe(false);
     expect(changes).toBe(2);
+    expect(stopped).toEqual([WORKER_EXITED_REASON]);
   });
 });

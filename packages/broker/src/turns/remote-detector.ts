@@ -16,8 +16,17 @@ export type WorkerRequest =
   /** Several of the above for one session, in order: one wake-up of the worker. */
   | { op: 'batch'; id: number; items: WorkerRequest[] };
 
-/** Detector worker → main thread: a session's events, or a failure inside its detector. */
-export type WorkerReply = { id: number; events: DetectorEvent[] } | { id: number; error: string };
+/**
+ * Detector worker → main thread: a session's events, a failure inside its detector, or (from
+ * RemoteDetector itself) why the session's detection stopped for good.
+ */
+export type WorkerReply =
+  | { id: number; events: DetectorEvent[] }
+  | { id: number; error: string }
+  | { id: number; stopped: string };
+
+/** Why detection stopped when the worker went away (its own error, if any, was reported first). */
+export const WORKER_EXITED_REASON = 'turn detection stopped: the detector worker exited';
 
 type Listener = (reply: WorkerReply) => void;
 
@@ -134,12 +143,12 @@ export class RemoteDetector {
 
   /**
    * Ends this session's detection: the worker died (its error was already reported), or it
-   * stopped taking output (`reason`, reported here). Nothing waits for a ring no one reads any
-   * more: output must never stop for detection.
+   * stopped taking output. `reason` is reported as `stopped`, so the session can show it.
+   * Nothing waits for a ring no one reads any more: output must never stop for detection.
    */
-  abandon(reason?: string): void {
+  abandon(reason = WORKER_EXITED_REASON): void {
     if (this.closed) return;
-    if (reason) this.onReply({ id: this.id, error: reason });
+    this.onReply({ id: this.id, stopped: reason });
     // Requests held for an echo are dropped: no one will read them.
     if (this.outboxTimer) clearTimeout(this.outboxTimer);
     this.outboxTimer = null;
@@ -259,7 +268,10 @@ export class RemoteDetector {
       this.stallTimer = null;
       if (!this.holding) return;
       if (this.ring && this.ring.consumedMark !== mark) this.armStallTimer();
-      else this.abandon(`turn detection stopped: no progress for ${DETECTOR_STALL_MS} ms`);
+      else
+        this.abandon(
+          `turn detection stopped: the detector took none of this session's output for ${DETECTOR_STALL_MS} ms`,
+        );
     }, DETECTOR_STALL_MS);
   }
 

@@ -88,6 +88,8 @@ export function attachTurns(
         } satisfies Push<'turn_completed'>);
       },
       error: (err) => broker.log.error({ err, session: session.id }, 'turn detection failed'),
+      stopped: (reason) =>
+        broker.log.error({ session: session.id, name: session.name, reason }, reason),
       backlog: () => session.updateFlow(),
     },
   });

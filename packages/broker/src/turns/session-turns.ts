@@ -8,7 +8,12 @@ import {
 } from '@clippy/turns';
 import { TurnError } from './errors.js';
 import { PasteLimiter } from './paste-limiter.js';
-import { RemoteDetector, workerAvailable, type WorkerReply } from './remote-detector.js';
+import {
+  RemoteDetector,
+  workerAvailable,
+  type DetectorPort,
+  type WorkerReply,
+} from './remote-detector.js';
 import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './ring.js';
 
 /**
@@ -34,6 +39,8 @@ export interface SessionTurnsEvents {
   turn(turn: StoredTurn): void;
   /** A failure inside detection: logged, never thrown into the output path. */
   error(err: unknown): void;
+  /** Detection stopped for good (the session goes on without turns): why, for the log. */
+  stopped?(reason: string): void;
   /** `overloaded` changed: the session pauses or resumes its PTY. */
   backlog?(): void;
 }
@@ -45,6 +52,8 @@ export interface SessionTurnsOptions {
   limits: RingLimits;
   screen?: TurnsScreen;
   events: SessionTurnsEvents;
+  /** Where a line preset's detector runs (tests give a recorder); default the shared worker. */
+  detectorPort?: DetectorPort;
 }
 
 interface Waiter {
@@ -78,16 +87,18 @@ export class SessionTurns {
   /** Line presets in the built broker: the detector runs in the detector worker. */
   private remote: RemoteDetector | null = null;
   private readonly pasteLimiter = new PasteLimiter();
+  private _detectionStopped: string | null = null;
 
   constructor(opts: SessionTurnsOptions) {
     this.ring = new TurnRing(opts.sessionId, opts.limits);
     this.detector = null;
-    if (opts.preset?.kind === 'line' && workerAvailable()) {
+    if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {
       this.remote = new RemoteDetector(
         opts.preset,
         opts.limits.maxTurnBytes,
         (r) => this.onRemote(r),
         () => this.events.backlog?.(),
+        opts.detectorPort,
       );
     } else if (opts.preset) {
       this.detector = new TurnDetector({
@@ -97,6 +108,11 @@ export class SessionTurns {
     }
     this.screen = opts.screen;
     this.events = opts.events;
+  }
+
+  /** Why turn detection stopped for this session (shown in its info), or null while it runs. */
+  get detectionStopped(): string | null {
+    return this._detectionStopped;
   }
 
   /** Whether detection is so far behind that the PTY must wait (see RemoteDetector). */
@@ -281,6 +297,14 @@ export class SessionTurns {
   /** Events of a detector running in the worker. */
   private onRemote(reply: WorkerReply): void {
     if (this.ended) return;
+    if ('stopped' in reply) {
+      // The detector ended itself; output goes on without detection.
+      this.remote = null;
+      this._detectionStopped = reply.stopped;
+      this.events.stopped?.(reply.stopped);
+      this.notify();
+      return;
+    }
     if ('error' in reply) {
       this.events.error(new Error(`turn detector worker: ${reply.error}`));
       return;

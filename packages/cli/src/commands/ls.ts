@@ -66,6 +66,9 @@ const command: CommandModule<object, LsArgs> = {
         ]),
       ),
     );
+    // The session runs on without turns: say why, once per session, beside the table.
+    for (const s of shown)
+      if (s.detection_stopped) process.stderr.write(`clippy: ${s.name}: ${s.detection_stopped}\n`);
   },
 };
 

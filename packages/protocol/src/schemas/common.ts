@@ -57,6 +57,13 @@ export const SessionInfoSchema = z.object({
     .nullable()
     .optional()
     .describe('signal name when killed by one, e.g. SIGKILL'),
+  detection_stopped: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'why turn detection stopped for this session (it runs on, without turns); absent while detection runs',
+    ),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
