@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { until } from '@clippy/testkit/until';
+import { childEnv } from '../test-support/fixtures.js';
+import { RawClient } from '../test-support/raw-client.js';
+
+// The built daemon, started as a user's shell would start it: with descriptors of its own
+// that it did not open (a shell's or a service manager's), which no session may see.
+const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'clippyd.js');
+const BUILT = existsSync(resolve(dirname(BIN), '..', 'dist', 'main.js'));
+const HAS_PROC = existsSync('/proc/self/fd');
+/** How long the daemon may take to listen: node start-up on a loaded 2-core CI machine. */
+const DAEMON_READY_MS = 15_000;
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
+
+function descriptors(pid: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      out[fd] = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      // Closed while we looked.
+    }
+  }
+  return out;
+}
+
+function exe(pid: number): string {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return '';
+  }
+}
+
+describe.skipIf(!BUILT || !HAS_PROC)('session processes', () => {
+  it('see only fds 0-2, whatever the daemon holds (other sessions, inherited fds)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'clippy-fd-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(join(dir, 'run'), { mode: 0o700 });
+    // An fd the daemon inherits without close-on-exec, at a number far above the first free one.
+    const inherited = openSync(join(dir, 'inherited.txt'), 'w');
+    cleanups.push(() => closeSync(inherited));
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: dir,
+      XDG_RUNTIME_DIR: join(dir, 'run'),
+      XDG_STATE_HOME: join(dir, 'state'),
+    };
+    const stdio: StdioOptions = [
+      'ignore',
+      'ignore',
+      'pipe',
+      ...Array<'ignore'>(6).fill('ignore'),
+      inherited,
+    ];
+    const daemon: ChildProcess = spawn(process.execPath, [BIN, '--foreground'], { env, stdio });
+    cleanups.push(() => {
+      if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
+    });
+    expect(Object.values(descriptors(daemon.pid!))).toContain(join(dir, 'inherited.txt'));
+
+    const socket = join(dir, 'run', 'clippy', 'broker.sock');
+    const deadline = Date.now() + DAEMON_READY_MS;
+    let client: RawClient | null = null;
+    while (!client) {
+      client = await RawClient.open(socket).catch((err: Error) => {
+        if (Date.now() > deadline || daemon.exitCode !== null) throw err;
+        return null;
+      });
+      if (!client) await new Promise((r) => setTimeout(r, 25));
+    }
+    const c = client;
+    cleanups.push(() => c.close());
+
+    const pids: number[] = [];
+    for (const name of ['victim', 'other', 'third']) {
+      const r = await c.ok('spawn', { command: 'cat', name, env: childEnv() });
+      pids.push(r.pid as number);
+    }
+    for (const pid of pids) {
+      // Between fork and exec the child still is a copy of the daemon: look once it runs cat.
+      await until(() => exe(pid).endsWith('/cat'), `pid ${pid} running cat`, 10_000);
+      const fds = descriptors(pid);
+      expect(Object.keys(fds).sort(), `fds of ${pid}: ${JSON.stringify(fds)}`).toEqual([
+        '0',
+        '1',
+        '2',
+      ]);
+    }
+    daemon.kill('SIGTERM');
+    await until(
+      () => daemon.exitCode !== null || daemon.signalCode !== null,
+      'daemon exit',
+      10_000,
+    );
+  });
+});
