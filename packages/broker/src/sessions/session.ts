@@ -8,7 +8,6 @@ import {
 } from '@clippy/protocol';
 import { Attachment, type AttachMode, type FlowLimits, type FlowSink } from '../flow-control.js';
 import type { PtyExit, PtyProcess } from '../pty/pty-process.js';
-import { SEND_CONFIRM_MS, SEND_ENTER_DELAY_MS } from '../constants.js';
 import type { SessionTurns } from '../turns/session-turns.js';
 import { OutputBatcher } from './output-batcher.js';
 import { Screen } from './screen.js';
@@ -81,7 +80,6 @@ export class Session {
   private paused = false;
   private killTimer: NodeJS.Timeout | null = null;
   private exitWaiters: (() => void)[] = [];
-  private outputWaiters: (() => void)[] = [];
   private disposed = false;
   /** Output on its way to the attached clients (floods go out in large frames). */
   private readonly toClients = new OutputBatcher((chunks, bytes) => this.sendOutput(chunks, bytes));
@@ -256,24 +254,6 @@ export class Session {
     if (this.live) this.pty?.resize(cols, rows);
   }
 
-  /**
-   * Types text and optionally presses Enter as a separate write after a pause (in one write
-   * many TUIs take `\r` as a newline inside a paste). Multi-line text goes in a bracketed paste
-   * when the application enabled it. `submitted`: Enter was sent and output followed it.
-   */
-  async send(text: string, enter: boolean): Promise<boolean> {
-    const multiline = /[\r\n]/.test(text);
-    const data = multiline && this.screen.bracketedPaste ? `\x1b[200~${text}\x1b[201~` : text;
-    if (data.length > 0) this.input(data);
-    if (!enter) return false;
-    await sleep(SEND_ENTER_DELAY_MS);
-    if (!this.live) return false;
-    const before = this.outputBytes;
-    this.input('\r');
-    await this.waitForOutput(SEND_CONFIRM_MS);
-    return this.outputBytes > before;
-  }
-
   // --- process ---
 
   /** Signals the process group; SIGKILL follows after the grace period if it is still running. */
@@ -315,8 +295,6 @@ export class Session {
     this.turns?.dispose();
     this.pty?.dispose();
     this.screen.dispose();
-    for (const w of this.outputWaiters) w();
-    this.outputWaiters = [];
     for (const w of this.exitWaiters) w();
     this.exitWaiters = [];
   }
@@ -327,11 +305,6 @@ export class Session {
     this.outputBytes += chunk.length;
     if (this.attachments.size > 0) this.toClients.push(chunk);
     this.screen.write(chunk);
-    if (this.outputWaiters.length > 0) {
-      const waiters = this.outputWaiters;
-      this.outputWaiters = [];
-      for (const w of waiters) w();
-    }
     this.onOutput(chunk);
   }
 
@@ -385,19 +358,4 @@ export class Session {
       this.pty.resume();
     }
   }
-
-  private waitForOutput(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.outputWaiters.push(done);
-    });
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,5 +1,6 @@
 import type { SessionState } from '@clippy/protocol';
 import { TurnError } from './errors.js';
+import { neutralizeControls } from './injected-text.js';
 
 /**
  * How long an injection waits for the target to become idle before failing with
@@ -64,7 +65,7 @@ export interface InjectResult {
 
 /**
  * Injects text into a session the way that works with real agents (agent-screens.md): wait
- * for the idle prompt (or `target_busy`), wrap the text in a bracketed paste when the target
+ * for the idle prompt (or `target_busy`), replace control characters (injected-text.ts), wrap the text in a bracketed paste when the target
  * enabled it, write it in chunks with backpressure, press Enter as a separate write after a
  * pause, confirm output followed, retry Enter once, else `not_submitted`. A line longer than a
  * canonical-mode reader takes is refused with `input_too_long` instead of being cut.
@@ -88,19 +89,23 @@ export async function inject(
       );
     }
   }
+  // Text, never keys: no control character of the payload may act on the target's input (it
+  // could end the paste early and type the rest as keystrokes). Done here, where the paste is
+  // framed, so no caller can bypass it.
+  const text = neutralizeControls(payload);
   const bracketed = target.bracketedPaste();
   if (
     !bracketed &&
-    longestLine(payload) > MAX_CANONICAL_LINE_BYTES &&
+    longestLine(text) > MAX_CANONICAL_LINE_BYTES &&
     (await target.canonicalMode()) !== false
   ) {
     throw new TurnError(
       'input_too_long',
       `session '${target.name}' reads lines in canonical mode without bracketed paste, and a line of the text is ` +
-        `${longestLine(payload)} bytes: the kernel would cut it at ${MAX_CANONICAL_LINE_BYTES}`,
+        `${longestLine(text)} bytes: the kernel would cut it at ${MAX_CANONICAL_LINE_BYTES}`,
     );
   }
-  const body = bracketed ? Buffer.concat([PASTE_START, payload, PASTE_END]) : Buffer.from(payload);
+  const body = bracketed ? Buffer.concat([PASTE_START, text, PASTE_END]) : text;
   for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
     if (!target.isLive())
       throw new TurnError('session_exited', `session '${target.name}' exited during the paste`);

@@ -4,6 +4,7 @@ import type { Broker } from '../server.js';
 import type { Session } from '../sessions/session.js';
 import { loadTurnConfig, type TurnConfig } from './config.js';
 import { TurnError } from './errors.js';
+import { neutralizeControls } from './injected-text.js';
 import { inject, type InjectResult, type InjectTarget } from './injector.js';
 import { toMeta, type StoredTurn } from './ring.js';
 import { SessionTurns } from './session-turns.js';
@@ -208,8 +209,11 @@ export async function injectInto(
         'session_disconnected',
         `the wrapper of session '${session.name}' is gone`,
       );
-    const text = req.raw ? Buffer.from(payload.content).toString('utf8') : payload.text;
-    const content = req.raw ? payload.content : Buffer.from(payload.text, 'utf8');
+    // The wrapper types this into its own process: the same rule as inject() (injected-text.ts).
+    const content = neutralizeControls(
+      req.raw ? payload.content : Buffer.from(payload.text, 'utf8'),
+    );
+    const text = content.toString('utf8');
     owner.send(
       encodeFrame({
         type: 'inject',
