@@ -5,7 +5,8 @@ export type PresetKind = 'line' | 'screen';
 
 /**
  * A preset is data: every field is a string or a list of regex sources (JavaScript syntax,
- * compiled with the `u` flag), so users can override and extend presets in their config.
+ * `u` flag), so users can override and extend presets in their config. Sources other than the
+ * built-in presets' own run on a linear-time engine (see user-regex.ts).
  */
 export interface Preset {
   name: string;
