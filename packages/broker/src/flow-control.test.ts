@@ -156,6 +156,9 @@ describe('flow control', () => {
     observer.socket.resume();
     const detached = await observer.waitFor((m) => m.type === 'detached', 20_000);
     expect(detached).toMatchObject({ session, reason: 'slow_consumer' });
+    // Clients print "detached from NAME: <message>": the message says why, and only that.
+    expect(detached.message).toMatch(/^the client fell more than 1048576 bytes behind the output/);
+    expect(detached.message).not.toMatch(/detached/);
     // The session kept running at full speed without anyone attached; the daemon's memory did not follow it.
     const produced = tb.broker.table.resolve(session)!.outputBytes;
     await sleep(1_500);

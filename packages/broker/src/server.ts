@@ -216,9 +216,10 @@ export class Broker {
         id: 0,
         session: session.id,
         reason: 'slow_consumer',
+        // The client names the session ("detached from NAME: …"): the message says only why.
         message:
-          `detached from '${session.name}': the client fell more than ${this.config.limits.observerQueueLimit} bytes ` +
-          'behind the output; attach again to resume from the current screen',
+          `the client fell more than ${this.config.limits.observerQueueLimit} bytes behind the output; ` +
+          'attach again to resume from the current screen',
       } satisfies Push<'detached'>),
     );
   }

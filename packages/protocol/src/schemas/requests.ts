@@ -224,7 +224,11 @@ export const PutBufferSchema = message(
       .string()
       .min(1)
       .max(64)
-      .describe('where it came from, e.g. `report`; becomes the buffer’s turn ID'),
+      // It becomes a turn ID, printed and used as a key: no NUL, escapes or other controls.
+      .refine((label) => !/\p{Cc}/u.test(label), 'may not contain NUL or control characters')
+      .describe(
+        'where it came from, e.g. `report`; becomes the buffer’s turn ID (no control characters)',
+      ),
   },
 );
 export const GetTurnSchema = message('get_turn', 'Read one stored turn with its content.', {
