@@ -2,12 +2,23 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { resolveSocketPaths, type SocketPaths } from '@clippy/protocol';
 import { DEFAULT_FLOW_LIMITS, type FlowLimits } from './flow-control.js';
-import { KILL_GRACE_MS, SHUTDOWN_GRACE_MS } from './constants.js';
+import {
+  FRAME_TIMEOUT_MS,
+  HELLO_TIMEOUT_MS,
+  KILL_GRACE_MS,
+  PARTIAL_FRAMES_LIMIT,
+  REQUESTS_PER_TURN,
+  SHUTDOWN_GRACE_MS,
+} from './constants.js';
 import type { Logger } from './log.js';
 
 export interface BrokerLimits extends FlowLimits {
   killGraceMs: number;
   shutdownGraceMs: number;
+  helloTimeoutMs: number;
+  frameTimeoutMs: number;
+  partialFramesLimit: number;
+  requestsPerTurn: number;
 }
 
 export interface BrokerOptions {
@@ -23,6 +34,11 @@ export interface BrokerOptions {
   logger?: Logger;
   /** Whether to listen on the WebSocket socket too (default true). */
   websocket?: boolean;
+  /**
+   * The token a WebSocket upgrade that carries an Origin (a browser's) must present; otherwise
+   * read from `<socket dir>/ws-token` at each such upgrade. None: every Origin is refused.
+   */
+  wsToken?: string;
   /** Overrides of the limits in constants.ts (tests use small values). */
   limits?: Partial<BrokerLimits>;
   /** Called once the broker has stopped because of a `shutdown` request or a signal. */
@@ -37,8 +53,15 @@ export interface BrokerConfig {
   foreground: boolean;
   logLevel: string;
   websocket: boolean;
+  /** An explicit WebSocket token (option), else null: the token file is read instead. */
+  wsToken: string | null;
+  /** Where the WebSocket token is read from when no option gives one. */
+  wsTokenFile: string;
   limits: BrokerLimits;
 }
+
+/** The WebSocket token's file in the socket directory (0700): whoever can read it may connect a browser. */
+export const WS_TOKEN_FILE_NAME = 'ws-token';
 
 /** Where the log goes: $XDG_STATE_HOME/clippy/clippyd.log, else ~/.local/state/clippy/clippyd.log. */
 export function defaultLogFile(env: Record<string, string | undefined>): string {
@@ -58,10 +81,16 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     foreground,
     logLevel: options.logLevel ?? 'info',
     websocket: options.websocket ?? true,
+    wsToken: options.wsToken ?? null,
+    wsTokenFile: join(paths.dir, WS_TOKEN_FILE_NAME),
     limits: {
       ...DEFAULT_FLOW_LIMITS,
       killGraceMs: KILL_GRACE_MS,
       shutdownGraceMs: SHUTDOWN_GRACE_MS,
+      helloTimeoutMs: HELLO_TIMEOUT_MS,
+      frameTimeoutMs: FRAME_TIMEOUT_MS,
+      partialFramesLimit: PARTIAL_FRAMES_LIMIT,
+      requestsPerTurn: REQUESTS_PER_TURN,
       ...options.limits,
     },
   };

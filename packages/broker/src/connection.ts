@@ -1,6 +1,5 @@
 import {
   FATAL_ERROR_CODES,
-  FrameError,
   PROTOCOL_VERSION,
   encodeFrame,
   validateClientMessage,
@@ -12,7 +11,7 @@ import {
   type Role,
 } from '@clippy/protocol';
 import { CONNECTION_QUEUE_LIMIT } from './constants.js';
-import type { Connection } from './transports/transport.js';
+import type { Connection, StreamFailure } from './transports/transport.js';
 import type { Broker } from './server.js';
 import type { Session, SessionClient } from './sessions/session.js';
 import { HANDLERS } from './handlers/index.js';
@@ -52,6 +51,8 @@ export class ClientConnection implements SessionClient {
   private handshaken = false;
   private closing = false;
   private closed = false;
+  /** Closes a connection that does not complete hello in time. */
+  private helloTimer: NodeJS.Timeout | null;
 
   constructor(
     private readonly broker: Broker,
@@ -60,6 +61,16 @@ export class ClientConnection implements SessionClient {
     transport.onMessage((m) => this.handleMessage(m));
     transport.onFrameError((e) => this.handleFrameError(e));
     transport.onClose(() => this.handleClose());
+    const timeoutMs = broker.config.limits.helloTimeoutMs;
+    this.helloTimer = setTimeout(() => {
+      this.helloTimer = null;
+      if (this.handshaken) return;
+      this.handleFrameError({
+        code: 'handshake_timeout',
+        message: `no hello within ${timeoutMs} ms of connecting`,
+      });
+    }, timeoutMs);
+    this.helloTimer.unref();
   }
 
   get isClosed(): boolean {
@@ -162,6 +173,7 @@ export class ClientConnection implements SessionClient {
     }
     const hello = result.message as Request<'hello'>;
     this.handshaken = true;
+    this.clearHelloTimer();
     this.role = hello.role;
     const ack: HelloAck = {
       type: 'hello_ack',
@@ -280,9 +292,17 @@ export class ClientConnection implements SessionClient {
     }
   }
 
-  private handleFrameError(error: FrameError): void {
+  private clearHelloTimer(): void {
+    if (this.helloTimer) clearTimeout(this.helloTimer);
+    this.helloTimer = null;
+  }
+
+  /** The stream failed (bad bytes, a frame too slow or too big for the budget, no hello). */
+  private handleFrameError(error: StreamFailure): void {
     if (this.closed) return;
-    this.broker.log.info(
+    // Hitting the shared memory bound concerns every client: worth a warning.
+    const level = error.code === 'partial_frame_limit' ? 'warn' : 'info';
+    this.broker.log[level](
       { conn: this.number, code: error.code },
       `closing connection: ${error.message}`,
     );
@@ -294,6 +314,7 @@ export class ClientConnection implements SessionClient {
     if (this.closed) return;
     this.closed = true;
     this.closing = true;
+    this.clearHelloTimer();
     for (const fn of this.cleanups) fn();
     this.cleanups.clear();
     for (const session of this.attached) session.detach(this);

@@ -12,7 +12,8 @@ import {
   type SessionObserver,
   type SessionParams,
 } from './sessions/session.js';
-import type { Connection, Transport } from './transports/transport.js';
+import type { Connection, InputLimits, Transport } from './transports/transport.js';
+import { PartialFrameBudget } from './transports/partial-frames.js';
 import { UnixTransport } from './transports/unix.js';
 import { WsTransport } from './transports/ws.js';
 import { CLOSE_FLUSH_MS } from './constants.js';
@@ -110,10 +111,24 @@ export class Broker {
 
   private async listen(): Promise<void> {
     const accept = (c: Connection) => this.accept(c);
-    this.transports.push(await UnixTransport.listen(this.config.paths.socket, accept));
+    const { limits } = this.config;
+    // One budget for every connection of both transports.
+    const inputLimits: InputLimits = {
+      budget: new PartialFrameBudget(limits.partialFramesLimit),
+      frameTimeoutMs: limits.frameTimeoutMs,
+      requestsPerTurn: limits.requestsPerTurn,
+    };
+    this.transports.push(await UnixTransport.listen(this.config.paths.socket, inputLimits, accept));
     if (this.config.websocket) {
+      const wsOptions = {
+        limits: inputLimits,
+        token: () => this.config.wsToken ?? readWsToken(this.config.wsTokenFile),
+        onRefused: (reason: string) => this.log.warn({ reason }, 'WebSocket upgrade refused'),
+      };
       try {
-        this.transports.push(await WsTransport.listen(this.config.paths.wsSocket, accept));
+        this.transports.push(
+          await WsTransport.listen(this.config.paths.wsSocket, wsOptions, accept),
+        );
       } catch (err) {
         await Promise.all(this.transports.map((t) => t.close()));
         throw err;
@@ -341,6 +356,15 @@ function prepareSocketDir(config: BrokerConfig): void {
       );
     }
     if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+  }
+}
+
+/** The web view's token from its file; none (null) when the file is absent or empty. */
+function readWsToken(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8').trim() || null;
+  } catch {
+    return null;
   }
 }
 

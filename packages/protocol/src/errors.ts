@@ -39,6 +39,10 @@ export const ERROR_CODES = {
   not_wrapper: 'Only a connection that registered the session may do this.',
   invalid_argument: 'An argument is out of range or inconsistent with another.',
   internal_error: 'The broker failed unexpectedly; the log has details.',
+  handshake_timeout: 'No `hello` arrived in time after connecting. The connection is closed.',
+  frame_timeout: 'A frame was started and not finished in time. The connection is closed.',
+  partial_frame_limit:
+    'Unfinished frames of all connections together would pass the broker’s memory bound; the connection that would pass it is closed.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -51,6 +55,9 @@ export const FATAL_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'payload_too_large',
   'invalid_hello_id',
   'malformed_frame',
+  'handshake_timeout',
+  'frame_timeout',
+  'partial_frame_limit',
 ]);
 
 /** An error answer from the broker, as a value a client can throw or inspect. */

@@ -1,41 +1,54 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { FrameDecoder } from '@clippy/protocol';
-import { ConnectionListeners, type Connection, type Transport } from './transport.js';
+import {
+  ConnectionListeners,
+  type Connection,
+  type InputLimits,
+  type Transport,
+} from './transport.js';
 import { listenUnix } from './listen.js';
 import { CLOSE_FLUSH_MS } from '../constants.js';
 
 class UnixConnection extends ConnectionListeners implements Connection {
   readonly transport = 'unix' as const;
   private readonly decoder = new FrameDecoder();
-  private failed = false;
   private closed = false;
 
-  constructor(private readonly socket: Socket) {
-    super();
+  constructor(
+    private readonly socket: Socket,
+    limits: InputLimits,
+  ) {
+    super(limits);
     socket.on('data', (chunk: Buffer) => this.handleData(chunk));
     // Errors (EPIPE, ECONNRESET) always end in 'close'; nothing else to do with them.
     socket.on('error', () => {});
     socket.once('close', () => {
       this.closed = true;
+      this.disposeInput();
       this.emitClose();
     });
   }
 
   private handleData(chunk: Buffer): void {
-    if (this.failed) return;
+    if (this.inputFailed || this.closed) return;
     let messages: unknown[];
     try {
       messages = this.decoder.push(chunk);
     } catch (err) {
-      this.failed = true;
-      this.socket.pause();
       this.failFrame(err);
       return;
     }
-    for (const m of messages) {
-      if (this.closed) return;
-      this.emitMessage(m);
-    }
+    // Messages first: a failure of the partial frame is answered after them.
+    this.deliver(messages);
+    this.trackPartial(this.decoder.pendingBytes, messages.length > 0);
+  }
+
+  protected pauseReading(): void {
+    this.socket.pause();
+  }
+
+  protected resumeReading(): void {
+    if (!this.closed) this.socket.resume();
   }
 
   send(frame: Buffer): void {
@@ -68,9 +81,10 @@ export class UnixTransport implements Transport {
 
   static async listen(
     path: string,
+    limits: InputLimits,
     onConnection: (connection: Connection) => void,
   ): Promise<UnixTransport> {
-    const server = createServer((socket) => onConnection(new UnixConnection(socket)));
+    const server = createServer((socket) => onConnection(new UnixConnection(socket, limits)));
     await listenUnix(server, path);
     return new UnixTransport(path, server);
   }

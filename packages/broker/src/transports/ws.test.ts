@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { WebSocket } from 'ws';
 import { PROTOCOL_VERSION, decodePayload, encodeFrame } from '@clippy/protocol';
 import { childEnv, startTestBroker, type TestBroker } from '../test-support/fixtures.js';
@@ -104,5 +105,113 @@ describe('WebSocket transport', () => {
     c.ws.send(Buffer.from([0xc1]));
     expect((await c.waitFor((m) => m.error === 'malformed_frame')).id).toBe(0);
     await closed;
+  });
+});
+
+type Attempt = { ok: true; ws: WebSocket } | { ok: false; status: number; body: string };
+
+/** Tries an upgrade with the real `ws` client; a refusal gives its HTTP status and body. */
+function tryUpgrade(url: string, options: ConstructorParameters<typeof WebSocket>[2] = {}) {
+  return new Promise<Attempt>((resolve, reject) => {
+    const ws = new WebSocket(url, options);
+    sockets.push(ws);
+    ws.once('open', () => resolve({ ok: true, ws }));
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ ok: false, status: res.statusCode ?? 0, body }));
+    });
+    ws.once('error', reject);
+  });
+}
+
+/** A hello over an opened socket is answered: the broker really serves it. */
+async function helloOk(ws: WebSocket): Promise<boolean> {
+  const ack = new Promise<Msg>((r) =>
+    ws.once('message', (d: Buffer) => r(decodePayload(d) as Msg)),
+  );
+  ws.send(
+    encodeFrame({ type: 'hello', id: 0, version: PROTOCOL_VERSION, role: 'client' }).subarray(4),
+  );
+  return (await ack).status === 'ok';
+}
+
+describe('WebSocket upgrade policy', () => {
+  const url = () => `ws+unix://${tb.broker.wsSocketPath!}:/`;
+
+  it('refuses every upgrade that carries an Origin while no token is configured', async () => {
+    for (const origin of ['https://evil.example', 'http://localhost:3000', 'null']) {
+      const a = await tryUpgrade(url(), { origin });
+      expect(a).toMatchObject({ ok: false, status: 403 });
+      expect((a as { body: string }).body).toMatch(/no web view token is configured/);
+    }
+    // Old drafts send the origin as Sec-WebSocket-Origin.
+    const draft = await tryUpgrade(url(), { protocolVersion: 8, origin: 'https://evil.example' });
+    expect(draft).toMatchObject({ ok: false, status: 403 });
+    // Without an Origin (every non-browser client) the upgrade is served.
+    const plain = await tryUpgrade(url());
+    expect(plain.ok && (await helloOk(plain.ws))).toBe(true);
+  });
+
+  it('refuses a Host that is not local; accepts localhost, 127.0.0.1 and [::1]', async () => {
+    for (const host of ['evil.example', 'evil.example:80', 'localhost.evil.example', '10.0.0.1']) {
+      const a = await tryUpgrade(url(), { headers: { host } });
+      expect(a).toMatchObject({ ok: false, status: 403 });
+      expect((a as { body: string }).body).toMatch(/is not local/);
+    }
+    for (const host of ['localhost', 'LOCALHOST:8080', '127.0.0.1:1', '[::1]', '[::1]:443']) {
+      const a = await tryUpgrade(url(), { headers: { host } });
+      expect(a.ok && (await helloOk(a.ws))).toBe(true);
+    }
+  });
+
+  it('accepts an Origin that presents the configured token, refuses a missing or wrong one', async () => {
+    await tb.stop();
+    tb = await startTestBroker({ wsToken: 'web-view-secret' });
+    const origin = 'http://localhost:5173';
+    const missing = await tryUpgrade(url(), { origin });
+    expect(missing).toMatchObject({ ok: false, status: 403 });
+    expect((missing as { body: string }).body).toMatch(/must present the web view token/);
+    const wrong = await tryUpgrade(`${url()}?token=guess`, { origin });
+    expect(wrong).toMatchObject({ ok: false, status: 403 });
+    expect((wrong as { body: string }).body).toMatch(/wrong web view token/);
+    const right = await tryUpgrade(`${url()}?token=web-view-secret`, { origin });
+    expect(right.ok && (await helloOk(right.ws))).toBe(true);
+  });
+
+  it('reads the token from ws-token in the socket directory, at each upgrade', async () => {
+    const origin = 'http://localhost:5173';
+    const tokenUrl = `${url()}?token=from-the-file`;
+    expect(await tryUpgrade(tokenUrl, { origin })).toMatchObject({ ok: false, status: 403 });
+    writeFileSync(join(dirname(tb.broker.socketPath), 'ws-token'), 'from-the-file\n', {
+      mode: 0o600,
+    });
+    const a = await tryUpgrade(tokenUrl, { origin });
+    expect(a.ok && (await helloOk(a.ws))).toBe(true);
+  });
+});
+
+describe('WebSocket frame bounds', () => {
+  it('closes a connection whose message stays unfinished with frame_timeout; pings are whole frames', async () => {
+    await tb.stop();
+    tb = await startTestBroker({ limits: { frameTimeoutMs: 300 } });
+    const pinger = await wsClient(tb.broker.wsSocketPath!);
+    pinger.send({ type: 'hello', id: 0, version: PROTOCOL_VERSION, role: 'client' });
+    await pinger.waitFor((m) => m.type === 'hello_ack');
+    const stalled = await wsClient(tb.broker.wsSocketPath!);
+    // The first fragment of a message whose last fragment never comes.
+    stalled.ws.send(encodeFrame({ type: 'hello', id: 0 }).subarray(4), { fin: false });
+    for (let i = 0; i < 8; i++) {
+      pinger.ws.ping();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await stalled.waitFor((m) => m.type === 'response')).toMatchObject({
+      id: 0,
+      error: 'frame_timeout',
+    });
+    expect(pinger.ws.readyState).toBe(WebSocket.OPEN);
+    pinger.send({ type: 'daemon_status', id: 1 });
+    expect((await pinger.waitFor((m) => m.id === 1)).status).toBe('ok');
   });
 });

@@ -1,9 +1,24 @@
 import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { FRAME_HEADER_SIZE, FrameError, MAX_PAYLOAD_SIZE, decodeMessage } from '@clippy/protocol';
-import { ConnectionListeners, type Connection, type Transport } from './transport.js';
+import {
+  ConnectionListeners,
+  type Connection,
+  type InputLimits,
+  type Transport,
+} from './transport.js';
 import { listenUnix } from './listen.js';
-import { CLOSE_FLUSH_MS } from '../constants.js';
+import { refuseUpgrade } from './upgrade-policy.js';
+import { CLOSE_FLUSH_MS, HELLO_TIMEOUT_MS } from '../constants.js';
+
+export interface WsOptions {
+  limits: InputLimits;
+  /** The web view's token, read at each upgrade (it may be configured while the broker runs). */
+  token: () => string | null;
+  /** An upgrade was refused (logged by the broker). */
+  onRefused: (reason: string) => void;
+}
 
 function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
@@ -19,21 +34,49 @@ function toBuffer(data: RawData): Buffer {
  */
 class WsConnection extends ConnectionListeners implements Connection {
   readonly transport = 'ws' as const;
-  private failed = false;
   private closed = false;
+  /** Bytes read since the last complete message: the unfinished one (within one read). */
+  private pending = 0;
+  private completedInRead = false;
 
-  constructor(private readonly ws: WebSocket) {
-    super();
+  constructor(
+    private readonly ws: WebSocket,
+    socket: Socket,
+    limits: InputLimits,
+  ) {
+    super(limits);
     ws.on('message', (data, isBinary) => this.handleMessage(toBuffer(data), isBinary));
+    // Control frames are whole frames too: a client that only pings is not mid-frame.
+    ws.on('ping', () => (this.completedInRead = true));
+    ws.on('pong', () => (this.completedInRead = true));
+    // Runs after ws's own 'data' listener (added before the connection was handed over), so
+    // the messages this read completed have been seen. What follows the last one in the same
+    // read is not counted: the bound is exact to within one read (64 KiB).
+    socket.on('data', (chunk: Buffer) => {
+      this.pending = this.completedInRead ? 0 : this.pending + chunk.length;
+      const completed = this.completedInRead;
+      this.completedInRead = false;
+      this.trackPartial(this.pending, completed);
+    });
     ws.on('error', () => {});
     ws.once('close', () => {
       this.closed = true;
+      this.disposeInput();
       this.emitClose();
     });
   }
 
+  protected pauseReading(): void {
+    this.ws.pause();
+  }
+
+  protected resumeReading(): void {
+    if (!this.closed) this.ws.resume();
+  }
+
   private handleMessage(data: Buffer, isBinary: boolean): void {
-    if (this.failed || this.closed) return;
+    this.completedInRead = true;
+    if (this.inputFailed || this.closed) return;
     let message: Record<string, unknown>;
     try {
       if (!isBinary)
@@ -57,12 +100,11 @@ class WsConnection extends ConnectionListeners implements Connection {
       }
       message = decodeMessage(payload);
     } catch (err) {
-      this.failed = true;
       this.failFrame(err);
       return;
     }
     // Outside the try: a failing handler is the connection's business, not a bad frame.
-    this.emitMessage(message);
+    this.deliver([message]);
   }
 
   send(frame: Buffer): void {
@@ -99,19 +141,40 @@ export class WsTransport implements Transport {
 
   static async listen(
     path: string,
+    options: WsOptions,
     onConnection: (connection: Connection) => void,
   ): Promise<WsTransport> {
-    const http = createServer((_req, res) => {
-      res.writeHead(426, { 'content-type': 'text/plain' });
-      res.end('clippyd speaks WebSocket here (binary MessagePack messages)\n');
-    });
+    const http = createServer(
+      // The upgrade request itself is bounded like hello: a half-sent request holds nothing long.
+      { headersTimeout: HELLO_TIMEOUT_MS, requestTimeout: HELLO_TIMEOUT_MS },
+      (_req, res) => {
+        res.writeHead(426, { 'content-type': 'text/plain' });
+        res.end('clippyd speaks WebSocket here (binary MessagePack messages)\n');
+      },
+    );
     // A length prefix may accompany the payload (see WsConnection), hence the extra 4 bytes;
     // ws closes a connection that sends more (close code 1009).
     const wss = new WebSocketServer({
-      server: http,
+      noServer: true,
       maxPayload: MAX_PAYLOAD_SIZE + FRAME_HEADER_SIZE,
     });
-    wss.on('connection', (ws) => onConnection(new WsConnection(ws)));
+    http.on('upgrade', (req, socket: Socket, head: Buffer) => {
+      socket.on('error', () => {});
+      const refusal = refuseUpgrade(req, options.token());
+      if (refusal) {
+        options.onRefused(refusal);
+        const body = `${refusal}\n`;
+        socket.end(
+          'HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\n' +
+            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+        setTimeout(() => socket.destroy(), CLOSE_FLUSH_MS).unref();
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) =>
+        onConnection(new WsConnection(ws, socket, options.limits)),
+      );
+    });
     wss.on('error', () => {});
     await listenUnix(http, path);
     return new WsTransport(path, http, wss);
