@@ -51,9 +51,10 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
   python: {
     name: 'python',
     kind: 'line',
-    description: 'Python REPL: ">>> " and the continuation prompt "... ".',
-    checkedOn: ['Python 3.11.7 REPL'],
-    pattern: r`^(?:>>>|\.\.\.) $`,
+    description:
+      'Python REPL: ">>> " (also after output left without a newline) and the continuation prompt "... ".',
+    checkedOn: ['Python 3.11.7 REPL (bracketed paste and typed input, unit fixtures)'],
+    pattern: r`>>> $|^\.\.\. $`,
     model: 'unknown',
     provider: 'unknown',
   },

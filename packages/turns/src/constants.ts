@@ -25,9 +25,18 @@ export const MAX_TYPED_CHARS = 1024 * 1024;
  * bounds the bytes held while the echo is matched. */
 export const MAX_ECHO_PHASE_BYTES = 256 * 1024;
 
-/** Longest typed prefix compared with the idle prompt line to find what was echoed before
- * Enter (quadratic search, so it is capped). */
-export const MAX_PRE_ECHO_COMPARE = 4096;
+/** Raw output kept between turns (the prompt line, the input echoed while it was typed, a REPL's
+ * preview): the echo after Enter redraws that line, so it is rendered on top of it. A prompt
+ * line with its typed input is far smaller; the bound only caps output printed while idle. */
+export const MAX_IDLE_RAW_BYTES = 64 * 1024;
+
+/** Line feeds beyond the input's own lines after which an unfinished echo is given up (a
+ * line editor may redraw a line or add an empty one; more is the answer, not the echo). */
+export const MAX_ECHO_EXTRA_LINES = 2;
+
+/** Raw bytes at the end of the prompt's line examined to find where the prompt begins (so the
+ * output before it on that line is kept): far more than any prompt and its escape sequences. */
+export const PROMPT_SCAN_BYTES = 64 * 1024;
 
 /** Default number of bottom screen lines a screen preset's classifier looks at: enough for an
  * input box, its footer and a dialog, while older markers scrolled higher up never count. */

@@ -148,7 +148,8 @@ describe('TurnDetector (line presets): the turn contract', () => {
       [200, 'i', 'x\r'],
       [201, 'o', 'x\r\nline one\r\npartial\x1b[0m' + PROMPT],
     ]);
-    expect(turns(events).map((t) => decode(t.content))).toEqual(['line one\r\n']);
+    // The prompt's line begins with the rest of the answer (printed without a final newline).
+    expect(turns(events).map((t) => decode(t.content))).toEqual(['line one\r\npartial\x1b[0m']);
   });
 
   it('never completes a turn by time alone: no prompt, no turn, however long the wait', () => {
@@ -332,7 +333,7 @@ describe('TurnDetector (line presets): the turn contract', () => {
       summary(play(new TurnDetector({ preset: BUILTIN_PRESETS.bash! }), BASH_SESSION)),
     ).toEqual([
       ['hi', false],
-      ['a', false], // "b" shares the prompt's line: the contract excludes the whole prompt line
+      ['a\nb', false], // "b" shares the prompt's line, before the prompt: part of the answer
       ['^C', true],
     ]);
     expect(

@@ -3,11 +3,14 @@ import { classifyLines, type Classification } from './classify.js';
 import {
   DEFAULT_BOTTOM_LINES,
   DEFAULT_MAX_TURN_BYTES,
+  ECHO_MIN_PREFIX_CHARS,
+  MAX_ECHO_EXTRA_LINES,
   MAX_ECHO_PHASE_BYTES,
+  MAX_IDLE_RAW_BYTES,
   MAX_LINE_CHARS,
-  MAX_PRE_ECHO_COMPARE,
   NO_REACTION_MS,
   PROMPT_QUIET_MS,
+  PROMPT_SCAN_BYTES,
 } from './constants.js';
 import { echoEnd, extractAnswer } from './extract.js';
 import { InputTracker } from './input-tracker.js';
@@ -60,11 +63,21 @@ interface OpenTurn {
   startAbs: number;
   /** Where content starts (after the echo); known once the echo phase is over. */
   contentStartAbs: number;
-  /** Line presets: still matching the echo of the typed text. */
+  /** Line presets: still reading the echo of the typed text (see followEcho). */
   echoPhase: boolean;
-  echoExpect: string;
-  echoPos: number;
-  /** Offset just after the last output byte that was part of the echo. */
+  /** The input line as the terminal shows it: the prompt line before Enter, then the echo. */
+  echo: TextRenderer | null;
+  /** The typed lines without whitespace (echo lines are compared without it: wraps, indents),
+   * and all of them joined. */
+  echoWantLines: string[];
+  echoWant: string;
+  /** Its first line, and its last characters (a cheap test before the whole is compared). */
+  echoFirst: string;
+  echoTail: string;
+  /** Lines of the typed text, and line feeds seen in the echo so far. */
+  echoLines: number;
+  echoNewlines: number;
+  /** Offset just after the last output byte known to be echo. */
   echoLastEnd: number;
   /** Stored raw bytes, starting at bufBaseAbs, at most bufCap of them. */
   chunks: Uint8Array[];
@@ -102,6 +115,13 @@ export class TurnDetector {
   private lineText = '';
   private lineDirty = false;
   private lineMatchedAt = -1;
+  /** The stripped text of the last prompt (without leading CRs): where the next one begins. */
+  private prevPrompt = '';
+  /** Raw output while no turn is open, from the last prompt's line (bounded): Enter's echo
+   * redraws it. `idleBaseAbs` is the offset of its first byte. */
+  private idleParts: Uint8Array[] = [];
+  private idleBytes = 0;
+  private idleBaseAbs = 0;
 
   // Screen presets: the latest screen and how long it has been unchanged.
   private screenKey: string | null = null;
@@ -140,36 +160,17 @@ export class TurnDetector {
       this.outAbs += chunk.length;
       return events;
     }
-    let pos = 0;
-    while (pos < chunk.length) {
-      const turn = this.turn;
-      if (turn && turn.echoPhase) {
-        // Byte by byte while the echo is matched, to know exactly where content starts.
-        const b = chunk.subarray(pos, pos + 1);
-        const text = this.stripper.push(b);
-        this.store(turn, b, this.outAbs);
-        this.outAbs += 1;
-        pos += 1;
-        turn.outputBytes += 1;
-        for (const ch of text) if (turn.echoPhase) this.echoChar(turn, ch);
-        if (turn.echoPhase && this.outAbs - turn.startAbs > MAX_ECHO_PHASE_BYTES) {
-          this.endEcho(turn, turn.echoLastEnd);
-        }
-        this.lineTextIn(text, now, events, this.stripper.lastNewlines, this.outAbs - 1);
-        continue;
-      }
-      // The rest of the chunk in one go; the stripper says where its line feeds were.
-      const rest = pos === 0 ? chunk : chunk.subarray(pos);
-      const text = this.stripper.push(rest);
-      const base = this.outAbs;
-      if (turn) {
-        this.store(turn, rest, base);
-        turn.outputBytes += rest.length;
-      }
-      this.outAbs += rest.length;
-      pos = chunk.length;
-      this.lineTextIn(text, now, events, this.stripper.lastNewlines, base);
-    }
+    const text = this.stripper.push(chunk);
+    const newlines = this.stripper.lastNewlines;
+    const base = this.outAbs;
+    const turn = this.turn;
+    if (turn) {
+      this.store(turn, chunk, base);
+      turn.outputBytes += chunk.length;
+    } else this.keepIdle(chunk, base);
+    this.outAbs += chunk.length;
+    if (turn?.echoPhase) this.followEcho(turn, chunk, base, newlines);
+    this.lineTextIn(text, now, events, newlines, base);
     return events;
   }
 
@@ -225,6 +226,11 @@ export class TurnDetector {
     const events: DetectorEvent[] = [];
     if (this.lineDirty && now - this.lastOutputAt >= PROMPT_QUIET_MS) {
       this.lineDirty = false;
+      const t = this.turn;
+      // An echo still unfinished when a prompt waits on a later line: it is over.
+      if (t?.echoPhase && this.lineStartAbs > t.startAbs && this.c.pattern) {
+        if (matchPrompt(this.c.pattern, this.lineText) !== null) this.endEcho(t, t.echoLastEnd);
+      }
       this.checkLine(this.lineText, this.lineStartAbs, now, events, false);
     }
     return events;
@@ -238,7 +244,9 @@ export class TurnDetector {
       if (t && t.outputBytes === 0) return t.startedAt + NO_REACTION_MS;
       return this.lastChangeAt + this.c.settleMs;
     }
-    return this.lineDirty && this.lineIsCandidate(this.lineStartAbs)
+    const t = this.turn;
+    const echoOpen = t !== null && t.echoPhase && this.lineStartAbs > t.startAbs;
+    return this.lineDirty && (echoOpen || this.lineIsCandidate(this.lineStartAbs))
       ? this.lastOutputAt + PROMPT_QUIET_MS
       : null;
   }
@@ -324,14 +332,58 @@ export class TurnDetector {
     }
     this.lineMatchedAt = lineStart;
     if (!this.ready) {
+      this.prevPrompt = withoutLeadingCr(line);
+      this.trimIdle(lineStart);
       this.becomeReady(now, events);
       return;
     }
     const turn = this.turn!;
-    const contentEnd = Math.max(lineStart, turn.contentStartAbs);
+    // Output left without a final newline shares the prompt's line: it is part of the answer.
+    const promptAt = terminated ? lineStart : this.promptStart(turn, line, lineStart);
+    const contentEnd = Math.max(promptAt, turn.contentStartAbs);
+    this.seedIdle(turn, lineStart);
     this.closeTurn(turn, contentEnd, prompt, now, events, (content) =>
       this.lineText_(content, turn.typed),
     );
+  }
+
+  /**
+   * Where the prompt begins on its (unterminated) line, as an output offset: the line ends with
+   * the previous prompt's text (prompts rarely change), or else the prompt follows readline's
+   * bracketed-paste switch (`ESC[?2004h`, written just before it is drawn); a missing-newline
+   * mark in front of it (zsh's PROMPT_SP `%`, fish's `⏎`) belongs to it. Without either, the
+   * whole line is the prompt.
+   */
+  private promptStart(turn: OpenTurn, line: string, lineStart: number): number {
+    const from = Math.max(lineStart, this.outAbs - PROMPT_SCAN_BYTES, turn.bufBaseAbs);
+    const raw = storedRange(turn, from, this.outAbs);
+    if (!raw) return lineStart;
+    // ends[b]: characters of stripped text the first b raw bytes make.
+    const stripper = new AnsiStripper();
+    const ends = new Int32Array(raw.length + 1);
+    for (let i = 0; i < raw.length; i++)
+      ends[i + 1] = ends[i]! + stripper.push(raw.subarray(i, i + 1)).length;
+    const total = ends[raw.length]!;
+    let tail = -1;
+    if (this.prevPrompt !== '' && line.endsWith(this.prevPrompt)) tail = this.prevPrompt.length;
+    else {
+      const at = lastIndexOfBytes(raw, BRACKETED_PASTE_ON);
+      if (at >= 0 && total > ends[at]!) tail = total - ends[at]!;
+    }
+    if (tail < 0 || tail > line.length) {
+      this.prevPrompt = withoutLeadingCr(line);
+      return lineStart;
+    }
+    const mark = MISSING_NEWLINE_MARK.exec(line.slice(0, line.length - tail));
+    if (mark) tail = line.length - mark.index;
+    this.prevPrompt = withoutLeadingCr(line.slice(line.length - tail));
+    const target = total - tail;
+    if (target <= 0) return lineStart;
+    let b = 0;
+    while (ends[b]! < target) b++;
+    // A colour reset right after the text ends that text's colour: it goes with it.
+    for (const reset of SGR_RESETS) if (startsWithBytes(raw, b, reset)) b += reset.length;
+    return from + b;
   }
 
   private lineText_(content: Uint8Array, typed: string): string {
@@ -353,27 +405,58 @@ export class TurnDetector {
     return trimBlankEdges(kept).join('\n');
   }
 
-  private echoChar(turn: OpenTurn, ch: string): void {
-    const endAbs = this.outAbs;
-    if (ch === '\r') {
-      turn.echoLastEnd = endAbs;
+  /**
+   * The echo of the submitted input: the line editor redraws the input line after Enter (bash
+   * and zsh repaint a bracketed paste with backspaces or cursor moves, fish and node move the
+   * cursor over it) and ends it with a line feed. The output is rendered on top of the line as
+   * it was before Enter; at each line feed, once the rendered lines hold the whole typed text,
+   * the echo is over and the content starts after that line feed. A first line that shows no
+   * trace of the input means the program does not echo: everything is content.
+   */
+  private followEcho(
+    turn: OpenTurn,
+    chunk: Uint8Array,
+    base: number,
+    newlines: readonly number[],
+  ): void {
+    const echo = turn.echo!;
+    let from = 0;
+    for (const nl of newlines) {
+      echo.write(chunk.subarray(from, nl));
+      from = nl;
+      const verdict = this.echoVerdict(turn, echo);
+      if (verdict === 'more') {
+        // Past the first line, what follows may be output: a give-up keeps it as content.
+        if (turn.echoNewlines === 1) turn.echoLastEnd = base + nl + 1;
+        continue;
+      }
+      this.endEcho(turn, verdict === 'done' ? base + nl + 1 : turn.echoLastEnd);
       return;
     }
-    if (turn.echoExpect.startsWith(ch, turn.echoPos)) {
-      turn.echoPos += ch.length;
-      turn.echoLastEnd = endAbs;
-      return;
+    echo.write(chunk.subarray(from));
+    if (this.outAbs - turn.startAbs > MAX_ECHO_PHASE_BYTES) this.endEcho(turn, turn.echoLastEnd);
+  }
+
+  /** At a line feed of the echo: the echo is complete, may go on, or was not an echo. */
+  private echoVerdict(turn: OpenTurn, echo: TextRenderer): 'done' | 'more' | 'none' {
+    turn.echoNewlines++;
+    let shown: string | null = null;
+    if (compact(echo.currentLine()).includes(turn.echoTail)) {
+      shown = compact(echo.linesToCursor().join(''));
+      if (holdsInOrder(shown, turn.echoWantLines)) return 'done';
     }
-    if (ch === '\n') {
-      // The end of the input line closes the echo (typed text may have been echoed before Enter).
-      this.endEcho(turn, endAbs);
-      return;
+    if (turn.echoNewlines > turn.echoLines + MAX_ECHO_EXTRA_LINES) return 'none';
+    if (turn.echoNewlines === 1) {
+      shown ??= compact(echo.linesToCursor().join(''));
+      // The first input line, or the start of a long one the editor wrapped.
+      if (!shown.includes(turn.echoFirst) && !endsWithStartOf(shown, turn.echoWant)) return 'none';
     }
-    this.endEcho(turn, turn.echoLastEnd);
+    return 'more';
   }
 
   private endEcho(turn: OpenTurn, contentStart: number): void {
     turn.echoPhase = false;
+    turn.echo = null;
     turn.contentStartAbs = contentStart;
     const kept = concat(turn.chunks).subarray(Math.max(0, contentStart - turn.bufBaseAbs));
     turn.chunks = kept.length > 0 ? [kept.slice(0, this.maxTurnBytes)] : [];
@@ -381,14 +464,43 @@ export class TurnDetector {
     turn.bufCap = this.maxTurnBytes;
   }
 
-  /** How much of the typed text the prompt line already shows (echoed as it was typed). */
-  private preEchoed(typed: string): number {
-    if (typed === '' || typed.includes('\n')) return 0;
-    const visible = TextRenderer.render(this.lineText).split('\n').pop() ?? '';
-    for (let k = Math.min(typed.length, MAX_PRE_ECHO_COMPARE); k > 0; k--) {
-      if (visible.endsWith(typed.slice(0, k))) return k;
+  /** Keeps raw output while no turn is open (bounded): the echo after Enter redraws it. */
+  private keepIdle(chunk: Uint8Array, base: number): void {
+    const part =
+      chunk.length > MAX_IDLE_RAW_BYTES ? chunk.slice(-MAX_IDLE_RAW_BYTES) : chunk.slice();
+    if (this.idleParts.length === 0) this.idleBaseAbs = base + chunk.length - part.length;
+    this.idleParts.push(part);
+    this.idleBytes += part.length;
+    while (this.idleBytes - this.idleParts[0]!.length >= MAX_IDLE_RAW_BYTES) {
+      const dropped = this.idleParts.shift()!;
+      this.idleBytes -= dropped.length;
+      this.idleBaseAbs += dropped.length;
     }
-    return 0;
+  }
+
+  /** The prompt's line starts at `lineStart`: idle output before it is no longer needed. */
+  private trimIdle(lineStart: number): void {
+    while (this.idleParts.length > 0 && this.idleBaseAbs + this.idleParts[0]!.length <= lineStart) {
+      const dropped = this.idleParts.shift()!;
+      this.idleBytes -= dropped.length;
+      this.idleBaseAbs += dropped.length;
+    }
+    const first = this.idleParts[0];
+    if (first && this.idleBaseAbs < lineStart) {
+      const cut = lineStart - this.idleBaseAbs;
+      this.idleParts[0] = first.subarray(cut);
+      this.idleBytes -= cut;
+      this.idleBaseAbs = lineStart;
+    }
+  }
+
+  /** A turn ends at the prompt on the line at `lineStart`: that line starts the idle output. */
+  private seedIdle(turn: OpenTurn, lineStart: number): void {
+    const from = Math.max(lineStart, this.outAbs - MAX_IDLE_RAW_BYTES);
+    const raw = storedRange(turn, from, this.outAbs);
+    this.idleParts = raw && raw.length > 0 ? [raw.slice()] : [];
+    this.idleBytes = raw?.length ?? 0;
+    this.idleBaseAbs = raw ? from : this.outAbs;
   }
 
   // ---- screen presets -----------------------------------------------------------------------
@@ -447,7 +559,13 @@ export class TurnDetector {
 
   private openTurn(typed: string, now: number): void {
     const line = !this.needsScreen;
-    const already = line ? this.preEchoed(typed) : 0;
+    let echo: TextRenderer | null = null;
+    if (line) {
+      echo = new TextRenderer();
+      for (const part of this.idleParts) echo.write(part);
+    }
+    const want = compact(typed);
+    const typedLines = typed.split(/\r\n?|\n/u);
     this.turn = {
       typed,
       startedAt: now,
@@ -455,8 +573,13 @@ export class TurnDetector {
       startAbs: this.outAbs,
       contentStartAbs: this.outAbs,
       echoPhase: line,
-      echoExpect: typed.slice(already),
-      echoPos: 0,
+      echo,
+      echoWantLines: typedLines.map(compact).filter((l) => l !== ''),
+      echoWant: want,
+      echoFirst: compact(typedLines[0] ?? ''),
+      echoTail: compact(typedLines.findLast((l) => l.trim() !== '') ?? '').slice(-ECHO_TAIL_CHARS),
+      echoLines: typedLines.length,
+      echoNewlines: 0,
       echoLastEnd: this.outAbs,
       chunks: [],
       bufBaseAbs: this.outAbs,
@@ -527,7 +650,77 @@ function matchPrompt(pattern: LineRegex, line: string): string | null {
   return null;
 }
 
+/** Readline (bash, Python) switches bracketed paste on just before it draws the prompt. */
+const BRACKETED_PASTE_ON = new TextEncoder().encode('\x1b[?2004h');
+/** zsh's PROMPT_SP and fish mark output left without a final newline: a mark (`%`/`#`, `⏎`),
+ * spaces to the end of the row, CR, a blank (or the mark again), CR — then the prompt. */
+const MISSING_NEWLINE_MARK = /[%#⏎]? {8,}\r[%#⏎]? \r*$/u;
+const SGR_RESETS = [new TextEncoder().encode('\x1b[0m'), new TextEncoder().encode('\x1b[m')];
+/** Characters of the typed text's end looked for on the echo's line before the whole is compared. */
+const ECHO_TAIL_CHARS = 16;
+/** Longest start of the typed text compared with the end of a wrapped first echo line. */
+const MAX_WRAPPED_ECHO_COMPARE = 1024;
+
+function compact(s: string): string {
+  return s.replace(/\s+/gu, '');
+}
+
+function withoutLeadingCr(s: string): string {
+  let i = 0;
+  while (i < s.length && s.charCodeAt(i) === 0x0d) i++;
+  return s.slice(i);
+}
+
+/** Whether `shown` holds every line, in order (a continuation prompt may come between two). */
+function holdsInOrder(shown: string, lines: readonly string[]): boolean {
+  let at = 0;
+  for (const line of lines) {
+    const i = shown.indexOf(line, at);
+    if (i < 0) return false;
+    at = i + line.length;
+  }
+  return true;
+}
+
+/** Whether `shown` ends with a start of `want` long enough not to be chance. */
+function endsWithStartOf(shown: string, want: string): boolean {
+  const least = Math.min(want.length, ECHO_MIN_PREFIX_CHARS);
+  for (let k = Math.min(want.length, shown.length, MAX_WRAPPED_ECHO_COMPARE); k >= least; k--) {
+    if (k > 0 && shown.endsWith(want.slice(0, k))) return true;
+  }
+  return false;
+}
+
+/** The stored bytes of a turn between two output offsets, or null when not all are stored. */
+function storedRange(turn: OpenTurn, from: number, to: number): Uint8Array | null {
+  if (from < turn.bufBaseAbs) return null;
+  const parts: Uint8Array[] = [];
+  let end = turn.bufBaseAbs;
+  for (const c of turn.chunks) end += c.length;
+  if (end < to) return null;
+  for (let i = turn.chunks.length - 1; i >= 0 && end > from; i--) {
+    const c = turn.chunks[i]!;
+    const start = end - c.length;
+    parts.unshift(c.subarray(Math.max(0, from - start), Math.min(c.length, to - start)));
+    end = start;
+  }
+  return concat(parts);
+}
+
+function lastIndexOfBytes(hay: Uint8Array, needle: Uint8Array): number {
+  for (let i = hay.length - needle.length; i >= 0; i--)
+    if (startsWithBytes(hay, i, needle)) return i;
+  return -1;
+}
+
+function startsWithBytes(hay: Uint8Array, at: number, needle: Uint8Array): boolean {
+  if (at + needle.length > hay.length) return false;
+  for (let j = 0; j < needle.length; j++) if (hay[at + j] !== needle[j]) return false;
+  return true;
+}
+
 function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 0) return new Uint8Array(0);
   if (chunks.length === 1) return chunks[0]!;
   let n = 0;
   for (const c of chunks) n += c.length;

@@ -42,6 +42,18 @@ export class TextRenderer {
     return all;
   }
 
+  /** The line the cursor is on (not right-trimmed). */
+  currentLine(): string {
+    return this.cur.join('');
+  }
+
+  /** The lines from the first up to and including the cursor's (where an echo can be). */
+  linesToCursor(): string[] {
+    const upper = this.lines.slice(0, this.row);
+    upper.push(this.cur.join(''));
+    return upper;
+  }
+
   toString(): string {
     return this.lineList().join('\n');
   }
