@@ -1,0 +1,163 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClippyClient } from '@clippy/client';
+import { stripAnsi } from '@clippy/turns';
+import { spawnAgent, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
+import { runClippy } from '@clippy/testkit/cli-pty';
+import { TestDaemon } from '@clippy/testkit/daemon';
+import { seededRandom } from '@clippy/testkit/random';
+
+// Text injected into real shells and REPLs (the turn contract, issue 11 items 5 and 6): the
+// echo of the input is never turn content, a command that prints nothing makes no turn, and
+// output left without a final newline is part of the answer, byte for byte.
+
+let d: TestDaemon;
+let c: ClippyClient;
+
+beforeAll(async () => {
+  d = await TestDaemon.start();
+  c = await d.connect();
+});
+afterAll(async () => {
+  await c?.close();
+  await d?.stop();
+});
+
+/** Whether a program is installed (zsh and fish come from apt in CI: .ci/run). */
+function installed(cmd: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function spawnShell(name: string, preset: string, command: string, args: string[]) {
+  await c.request('spawn', {
+    command,
+    args,
+    name,
+    preset,
+    cwd: d.env.root,
+    env: { ...(d.env.env as Record<string, string>), HOME: d.env.root, TERM: 'xterm-256color' },
+  });
+  await waitState(c, name, 'idle', 15_000);
+}
+
+async function send(name: string, text: string): Promise<void> {
+  const sent = await c.request('send', { session: name, text, enter: true });
+  expect(sent.submitted).toBe(true);
+}
+
+async function nextTurn(name: string, after: number) {
+  const { turn } = await c.request(
+    'wait_turn',
+    { session: name, after: `${name}:${after}`, timeout_ms: 20_000 },
+    { timeoutMs: 0 },
+  );
+  return turn;
+}
+
+const decode = (b: Uint8Array): string => new TextDecoder().decode(b);
+
+const SHELLS: [string, string, string[], string | null, string, string][] = [
+  // name, preset, command, args, a command printing nothing, one printing without newline, its answer
+  ['bash', 'bash', ['--norc', '--noprofile', '-i'], 'true', "printf 'NO-NEWLINE'", 'NO-NEWLINE'],
+  ['zsh', 'zsh', ['-f', '-i'], 'true', "printf 'NO-NEWLINE'", 'NO-NEWLINE'],
+  ['fish', 'fish', ['--no-config', '-i'], 'true', "printf 'NO-NEWLINE'", 'NO-NEWLINE'],
+  ['python3', 'python', ['-i', '-q'], 'x = 1', "print('NO-NEWLINE', end='')", 'NO-NEWLINE'],
+  [process.execPath, 'node', ['-i'], null, "process.stdout.write('NO-NEWLINE')", 'NO-NEWLINEtrue'],
+].map(([cmd, preset, args, silent, loud, answer]) => [
+  preset as string,
+  cmd as string,
+  args as string[],
+  silent as string | null,
+  loud as string,
+  answer as string,
+]);
+
+describe('injected text into real shells under the daemon', () => {
+  for (const [preset, cmd, args, silent, loud, answer] of SHELLS) {
+    const name = `sh-${preset}`;
+    it.skipIf(!installed(cmd))(
+      `${preset}: no turn for a silent command, no echo in the turn, the unterminated answer kept`,
+      async () => {
+        await spawnShell(name, preset, cmd, args);
+        if (silent) {
+          await send(name, silent);
+          await waitState(c, name, 'idle');
+        }
+        await send(name, loud);
+        const turn = await nextTurn(name, 0);
+        // Turn 1: the silent command made none.
+        expect(turn.seq).toBe(1);
+        expect(turn.prompt).toBe(loud);
+        expect(turn.text).toBe(answer);
+        expect(stripAnsi(turn.content).trim()).toBe(answer);
+        // fish sets the window title to the command (an OSC string): not shown, not the echo.
+        expect(decode(turn.content).replace(OSC, '')).not.toContain(loud);
+        const { turns } = await c.request('list_turns', { session: name });
+        expect(turns).toHaveLength(1);
+      },
+    );
+  }
+  for (const missing of SHELLS.filter(([, cmd]) => !installed(cmd))) {
+    it.skip(`${missing[0]}: not installed here (.ci/run installs zsh and fish)`, () => {});
+  }
+
+  it('bash through the CLI: send --enter of `true` stores no turn; ask of printf NO-NEWLINE prints exactly it', async () => {
+    await spawnShell('b', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+    const sent = await runClippy(['send', 'b', 'true', '--enter'], d.env.env);
+    expect(sent.code).toBe(0);
+    await waitState(c, 'b', 'idle');
+    const none = await runClippy(['turns', 'b', '--json'], d.env.env);
+    expect(JSON.parse(none.stdout)).toEqual([]);
+    const r = await runClippy(['ask', 'b', "printf 'NO-NEWLINE'", '--timeout', '20'], d.env.env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('NO-NEWLINE\n');
+    const raw = await runClippy(['show', 'b:1', '--raw'], d.env.env);
+    // --raw starts after the echo: the shell's own output (readline's mode switch), then the answer.
+    expect(raw.stdout).not.toContain('printf');
+    expect(stripAnsi(raw.stdout).trim()).toBe('NO-NEWLINE');
+  });
+
+  it('bash: a 1 MiB answer without a final newline is complete, byte for byte', async () => {
+    const rand = seededRandom(11);
+    const lines: string[] = [];
+    let size = 0;
+    while (size < 1024 * 1024) {
+      const n = 20 + Math.floor(rand() * 100);
+      const line = Array.from({ length: n }, () =>
+        String.fromCharCode(33 + Math.floor(rand() * 94)),
+      ).join('');
+      lines.push(line);
+      size += n + 1;
+    }
+    const body = lines.join('\n'); // no final newline
+    writeFileSync(join(d.env.root, 'big.txt'), body);
+    await spawnShell('big', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+    await send('big', 'cat big.txt');
+    const turn = await nextTurn('big', 0);
+    expect(turn.truncated).toBe(false);
+    // The terminal turns each \n into \r\n; the rest is exactly the file.
+    const expected = body.replace(/\n/gu, '\r\n');
+    const content = decode(turn.content);
+    expect(content.endsWith(expected)).toBe(true);
+    expect(stripAnsi(content).replace(/^\r/u, '')).toBe(expected);
+    expect(turn.text).toBe(body);
+  });
+
+  it('TUI fake agent (claude preset): the echo of injected text is not in the answer', async () => {
+    await spawnAgent(d, c, 'tui', 'claude', 'claude');
+    const q = 'what is the echo rule';
+    await send('tui', q);
+    const turn = await nextTurn('tui', 0);
+    expect(turn.text).toBe(tuiAnswerText(q));
+  });
+});
+
+const OSC = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/gu;
