@@ -4,7 +4,7 @@ import { TurnError } from '../turns/errors.js';
 import { injectInto } from '../turns/session-glue.js';
 
 /**
- * Types text into a session with the injection algorithm (wait for idle unless `force`,
+ * Types text into a session with the injection algorithm (wait for idle or blocked unless `force`,
  * bracketed paste when enabled, Enter as a separate write, confirmed); a wrapper session gets
  * an `inject` push. An Enter the session did not react to is `submitted: false`, not an error.
  */
@@ -17,7 +17,7 @@ export const send: Handler<'send'> = (request, context) =>
         context.broker,
         session,
         { text, content: Buffer.from(text, 'utf8') },
-        { enter: request.enter ?? false, force: request.force ?? false },
+        { enter: request.enter ?? false, force: request.force ?? false, answers: true },
       );
       return { submitted: result.submitted };
     } catch (err) {

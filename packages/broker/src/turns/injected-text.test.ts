@@ -17,9 +17,7 @@ describe('neutralizeControls', () => {
   });
 
   it('turns C0 controls and DEL into their control pictures (no signals, no erasing, no EOF)', () => {
-    expect(n('a\x03b\x1ac\x1cd\x04e\x7ff\x15g\x17h\x00i\x08j')).toBe(
-      'a␃b␚c␜d␄e␡f␕g␗h␀i␈j',
-    );
+    expect(n('a\x03b\x1ac\x1cd\x04e\x7ff\x15g\x17h\x00i\x08j')).toBe('a␃b␚c␜d␄e␡f␕g␗h␀i␈j');
   });
 
   it('replaces C1 controls (8-bit CSI) and malformed UTF-8 with U+FFFD', () => {

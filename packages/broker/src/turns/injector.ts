@@ -22,6 +22,10 @@ export const INJECT_CONFIRM_MS = 1_000;
 /** Longest line a canonical-mode reader takes on Linux (4096 with its newline). */
 export const MAX_CANONICAL_LINE_BYTES = 4095;
 
+/** States in which a target takes a text: idle at its prompt, or asking (for an answer). */
+const IDLE_STATES: readonly SessionState[] = ['idle'];
+const ANSWER_STATES: readonly SessionState[] = ['idle', 'blocked'];
+
 const PASTE_START = Buffer.from('\x1b[200~');
 const PASTE_END = Buffer.from('\x1b[201~');
 const ENTER = Buffer.from('\r');
@@ -31,8 +35,8 @@ export interface InjectTarget {
   readonly name: string;
   isLive(): boolean;
   state(): SessionState;
-  /** Resolves true as soon as the state is `idle`, false after `ms` (or when the target exits). */
-  waitIdle(ms: number): Promise<boolean>;
+  /** Resolves true as soon as the state is one of `ready`, false after `ms` (or when the target exits). */
+  waitState(ready: readonly SessionState[], ms: number): Promise<boolean>;
   /** Whether the application enabled bracketed paste (`ESC[?2004h`). */
   bracketedPaste(): boolean;
   /** Output bytes the target produced so far. */
@@ -52,6 +56,11 @@ export interface InjectOptions {
   enter: boolean;
   /** Do not wait for the target to be idle. */
   force: boolean;
+  /**
+   * The text answers the target: a `blocked` target (a question dialog, a program reading input
+   * without a prompt) takes it at once instead of being waited on (`send`, `paste`).
+   */
+  answers?: boolean;
   /** Test seam: the wait for idle (default INJECT_IDLE_WAIT_MS). */
   idleWaitMs?: number;
 }
@@ -77,9 +86,10 @@ export async function inject(
 ): Promise<InjectResult> {
   if (!target.isLive())
     throw new TurnError('session_exited', `session '${target.name}' has exited: it takes no input`);
-  if (!opts.force && target.state() !== 'idle') {
+  const ready: readonly SessionState[] = opts.answers ? ANSWER_STATES : IDLE_STATES;
+  if (!opts.force && !ready.includes(target.state())) {
     const waitMs = opts.idleWaitMs ?? INJECT_IDLE_WAIT_MS;
-    const idle = await target.waitIdle(waitMs);
+    const idle = await target.waitState(ready, waitMs);
     if (!target.isLive())
       throw new TurnError('session_exited', `session '${target.name}' exited while waiting`);
     if (!idle) {

@@ -1,6 +1,7 @@
 import { encodeFrame, type Push } from '@clippy/protocol';
 import { PresetError, resolvePreset, type Preset } from '@clippy/turns';
 import type { Broker } from '../server.js';
+import { InputWaitWatch } from '../sessions/input-wait.js';
 import type { Session } from '../sessions/session.js';
 import { loadTurnConfig, type TurnConfig } from './config.js';
 import { TurnError } from './errors.js';
@@ -72,7 +73,9 @@ export function attachTurns(
           name: session.name,
         } satisfies Push<'session_ready'>),
       state: (state) => {
-        if (session.live) session.setState(state);
+        if (!session.live) return;
+        if (inputWait) inputWait.stateChanged(state);
+        else session.setState(state);
       },
       turn: (turn) => {
         session.turnCount = turns.ring.count;
@@ -94,6 +97,25 @@ export function attachTurns(
       backlog: () => session.updateFlow(),
     },
   });
+  // A line program reading input without a prompt is `blocked`, not busy forever (its own
+  // timer runs only while busy and ends with the session).
+  const inputWait =
+    preset?.kind === 'line'
+      ? new InputWaitWatch({
+          get live() {
+            return session.live;
+          },
+          pid: session.pid,
+          get ptsName() {
+            return session.ptsName;
+          },
+          get outputBytes() {
+            return session.outputBytes;
+          },
+          setState: (state) => session.setState(state),
+          onActivity: (listener) => turns.onActivity(listener),
+        })
+      : null;
   session.turns = turns;
   if (preset?.kind === 'screen') session.screen.onParsed = () => turns.onScreenParsed();
   return turns;
@@ -132,9 +154,9 @@ export function sessionTarget(session: Session): InjectTarget {
     name: session.name,
     isLive: () => session.live,
     state: () => session.state,
-    waitIdle: (ms) =>
-      waitFor(session, () => session.state === 'idle' || !session.live, ms).then(
-        () => session.state === 'idle',
+    waitState: (ready, ms) =>
+      waitFor(session, () => ready.includes(session.state) || !session.live, ms).then(() =>
+        ready.includes(session.state),
       ),
     bracketedPaste: () => session.screen.bracketedPaste,
     outputBytes: () => session.outputBytes,
@@ -183,6 +205,8 @@ export interface InjectRequest {
   raw?: boolean | undefined;
   enter?: boolean | undefined;
   force?: boolean | undefined;
+  /** A `blocked` target (it asks a question) takes the text at once (`send`, `paste`). */
+  answers?: boolean | undefined;
 }
 
 /**
@@ -227,5 +251,9 @@ export async function injectInto(
     return { submitted: enter, bracketed: false };
   }
   const bytes = req.raw ? payload.content : Buffer.from(payload.text, 'utf8');
-  return inject(sessionTarget(session), bytes, { enter, force: req.force ?? false });
+  return inject(sessionTarget(session), bytes, {
+    enter,
+    force: req.force ?? false,
+    answers: req.answers ?? false,
+  });
 }

@@ -88,7 +88,8 @@ class Harness {
       name: 'agent',
       isLive: () => !this.exited,
       state: () => this.state,
-      waitIdle: (ms) => waitFor(() => this.state === 'idle', ms).then(() => this.state === 'idle'),
+      waitState: (ready, ms) =>
+        waitFor(() => ready.includes(this.state), ms).then(() => ready.includes(this.state)),
       bracketedPaste: () => this.term.modes.bracketedPasteMode,
       outputBytes: () => this.outputBytes,
       waitOutput: (after, ms) =>

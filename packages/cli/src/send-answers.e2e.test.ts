@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClippyClient } from '@clippy/client';
+import { waitState } from '@clippy/testkit/agents/harness';
+import { runClippy } from '@clippy/testkit/cli-pty';
+import { TestDaemon } from '@clippy/testkit/daemon';
+
+// Talking to a program that asks (issue 12): a program reading input without a prompt is
+// `blocked` (it waits for you), and `send`/`paste` answer a blocked session at once, without
+// --force. Linux only: the kernel tells whether the program waits in a terminal read.
+
+const LINUX = process.platform === 'linux' && ['x64', 'arm64'].includes(process.arch);
+
+let d: TestDaemon;
+let c: ClippyClient;
+beforeAll(async () => {
+  d = await TestDaemon.start();
+  c = await d.connect();
+});
+afterAll(async () => {
+  await c?.close();
+  await d?.stop();
+});
+
+async function stateOf(name: string): Promise<string | undefined> {
+  const { sessions } = await c.request('list_sessions', {});
+  return sessions.find((s) => s.name === name)?.state;
+}
+
+describe.skipIf(!LINUX)('a program that asks', () => {
+  it('input() without a prompt is blocked, and send answers it without --force', async () => {
+    const made = await runClippy(
+      ['new', '-d', '--name', 'py', '--preset', 'python', '--', 'python3', '-i', '-q'],
+      d.env.env,
+    );
+    expect(made.code).toBe(0);
+    await waitState(c, 'py', 'idle');
+
+    // Busy but not reading: stays busy (nothing may be typed into it unasked).
+    await c.request('send', { session: 'py', text: 'import time; time.sleep(1.5)', enter: true });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await stateOf('py')).toBe('busy');
+    await waitState(c, 'py', 'idle');
+
+    await c.request('send', { session: 'py', text: 'x = input()', enter: true });
+    await waitState(c, 'py', 'blocked');
+    const ls = await runClippy(['ls', '--json'], d.env.env);
+    const listed = (
+      JSON.parse(ls.stdout) as { sessions: { name: string; state: string }[] }
+    ).sessions.find((s) => s.name === 'py');
+    expect(listed?.state).toBe('blocked');
+
+    const answer = await runClippy(['send', 'py', 'hello there', '--enter'], d.env.env);
+    expect(answer.stderr).toBe('');
+    expect(answer.code).toBe(0);
+    await waitState(c, 'py', 'idle');
+    const ask = await runClippy(['ask', 'py', 'print(x.upper())'], d.env.env);
+    expect(ask.stdout.trim()).toBe('HELLO THERE');
+  });
+
+  it('bash `read` is blocked too, and paste answers it', async () => {
+    const made = await runClippy(
+      [
+        'new',
+        '-d',
+        '--name',
+        'sh',
+        '--preset',
+        'bash',
+        '--',
+        'bash',
+        '--norc',
+        '--noprofile',
+        '-i',
+      ],
+      { ...d.env.env, PS1: '$ ' },
+    );
+    expect(made.code).toBe(0);
+    await waitState(c, 'sh', 'idle');
+    await c.request('send', { session: 'sh', text: 'echo from-the-buffer', enter: true });
+    await c.request('wait_turn', { session: 'sh', timeout_ms: 10_000 }, { timeoutMs: 0 });
+    expect((await runClippy(['capture', 'sh'], d.env.env)).code).toBe(0);
+    await c.request('send', { session: 'sh', text: 'read -r line', enter: true });
+    await waitState(c, 'sh', 'blocked');
+    const paste = await runClippy(['paste', 'sh'], d.env.env);
+    expect(paste.stderr).toBe('');
+    expect(paste.code).toBe(0);
+    await waitState(c, 'sh', 'idle');
+    const ask = await runClippy(['ask', 'sh', 'echo "got: $line"'], d.env.env);
+    expect(ask.stdout.trim()).toBe('got: from-the-buffer');
+  });
+});
