@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { NoRuntimeDirError } from '@clippy/protocol';
@@ -9,6 +10,15 @@ const EXIT_OK = 0;
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 const EXIT_ALREADY_RUNNING = 3;
+
+/** Writes to stderr if it can: a closed or full stderr must not become a fault of its own. */
+function writeStderr(text: string): void {
+  try {
+    writeSync(2, text);
+  } catch {
+    // stderr is gone (a closed pipe, or none): the message has nowhere to go
+  }
+}
 
 async function main(): Promise<void> {
   const argv = await yargs(hideBin(process.argv))
@@ -35,7 +45,7 @@ async function main(): Promise<void> {
     .help()
     .version(false)
     .fail((msg, err) => {
-      process.stderr.write(`clippyd: ${err?.message ?? msg}\n`);
+      writeStderr(`clippyd: ${err?.message ?? msg}\n`);
       process.exit(EXIT_USAGE);
     })
     .parseAsync();
@@ -59,13 +69,25 @@ async function main(): Promise<void> {
   );
   // A client's mistake never reaches here (every handler is wrapped); a bug of ours must not take
   // every session down with it either: log and keep serving.
+  // Reporting a fault must never raise one: a handler that throws ends the process (exit 7),
+  // and one that faults again would recurse. Logging drops what it cannot write, but a fault's
+  // own report is guarded too.
+  let reporting = false;
   const fault = (what: string) => (err: unknown) => {
-    if (broker) {
-      broker.log.error({ err }, what);
-      return;
+    if (reporting) return;
+    reporting = true;
+    try {
+      if (broker) {
+        broker.log.error({ err }, what);
+        return;
+      }
+      writeStderr(`clippyd: ${what} while starting: ${String(err)}\n`);
+      process.exit(EXIT_FAILURE);
+    } catch {
+      // nowhere left to report it: keep serving
+    } finally {
+      reporting = false;
     }
-    process.stderr.write(`clippyd: ${what} while starting: ${String(err)}\n`);
-    process.exit(EXIT_FAILURE);
   };
   process.on('uncaughtException', fault('uncaught exception'));
   process.on('unhandledRejection', fault('unhandled rejection'));
@@ -79,14 +101,14 @@ async function main(): Promise<void> {
     });
   } catch (err) {
     if (err instanceof NoRuntimeDirError) {
-      process.stderr.write(`clippyd: ${err.message}\n`);
+      writeStderr(`clippyd: ${err.message}\n`);
       process.exit(EXIT_USAGE);
     }
     if (err instanceof AlreadyRunningError) {
-      process.stderr.write(`clippyd: ${err.message}\n`);
+      writeStderr(`clippyd: ${err.message}\n`);
       process.exit(EXIT_ALREADY_RUNNING);
     }
-    process.stderr.write(`clippyd: could not start: ${(err as Error).message}\n`);
+    writeStderr(`clippyd: could not start: ${(err as Error).message}\n`);
     process.exit(EXIT_FAILURE);
   }
   if (stopRequest) {
@@ -95,7 +117,7 @@ async function main(): Promise<void> {
     return;
   }
   if (argv.foreground) {
-    process.stderr.write(`clippyd: listening on ${broker.socketPath} (pid ${process.pid})\n`);
+    writeStderr(`clippyd: listening on ${broker.socketPath} (pid ${process.pid})\n`);
   }
 }
 

@@ -179,7 +179,8 @@ export class Broker {
         session: session.id,
         name: session.name,
         kind: session.kind,
-        pid: session.pid,
+        // Not `pid`: every line already carries the daemon's own under that key.
+        childPid: session.pid,
         command: session.command,
       },
       'session created',

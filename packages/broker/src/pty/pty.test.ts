@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnPty } from './node-pty-process.js';
@@ -52,31 +54,44 @@ describe('signals', () => {
 
 describe('PTY writes', () => {
   it('delivers a write far larger than the PTY buffer, in order, and a keystroke after it', async () => {
+    // Nothing reads the PTY until both writes are in: the shell goes raw, says READY, then
+    // blocks on a FIFO that the test opens only afterwards. The kernel takes what fits in its
+    // buffers (tens of KB) and the rest must queue, however fast or slow the machine is.
+    const dir = mkdtempSync(join(tmpdir(), 'clippy-'));
+    dirs.push(dir);
+    const gate = join(dir, 'gate');
+    execFileSync('mkfifo', [gate]);
     // Raw mode: no line limit; the reader takes exactly 300,001 bytes (or never ends), then
     // shows the last two.
-    const script = 'stty raw -echo; head -c 300001 | tail -c 2; echo; echo END';
+    const script =
+      'stty raw -echo; echo READY; read go < "$GATE"; head -c 300001 | tail -c 2; echo; echo END';
     const pty = spawnPty({
       file: '/bin/sh',
       args: ['-c', script],
       cwd: tmpdir(),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm' },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm', GATE: gate },
       cols: 80,
       rows: 24,
     });
     try {
       let out = '';
+      let ready!: () => void;
+      const isReady = new Promise<void>((r) => (ready = r));
       const done = new Promise<void>((resolve) =>
         pty.onData((d) => {
           out += d.toString('latin1');
+          if (out.includes('READY')) ready();
           if (out.includes('END')) resolve();
         }),
       );
-      await new Promise((r) => setTimeout(r, 200));
+      await isReady;
       // Most of it does not fit: the rest queues behind what the kernel took at once.
       pty.write(Buffer.alloc(300_000, 'a'));
       expect(pty.pendingWriteBytes).toBeGreaterThan(0);
       // Written while the big one is still queued: it must come last, not jump the queue.
       pty.write('z');
+      // Open the gate: the reader starts and drains the PTY.
+      await writeFile(gate, 'go\n');
       await done;
       expect(out).toContain('az\nEND');
     } finally {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
+import type { Result } from '@clippy/protocol';
 import { resolveSocketPaths } from '@clippy/client';
 import { connectForCommand, daemonPath, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
@@ -87,6 +88,25 @@ async function start(args: DaemonArgs): Promise<void> {
   await client.close();
 }
 
+type DaemonStatus = Result<'daemon_status'>;
+
+/** The log file, or where logging goes instead and why. */
+function logFileLine(s: DaemonStatus): string {
+  const { destination, last_error } = s.log;
+  if (destination === 'stderr') return 'stderr (foreground)';
+  if (destination === 'none') {
+    return `${s.log_file ?? '-'} (cannot be opened, not logging: ${last_error ?? 'unknown error'})`;
+  }
+  return s.log_file ?? '-';
+}
+
+/** "N lines dropped", with the likely cause and the last error. */
+function droppedLine(log: DaemonStatus['log']): string {
+  const full = /ENOSPC|EDQUOT|EFBIG/.test(log.last_error ?? '') ? ' (disk full?)' : '';
+  const n = log.dropped_lines;
+  return `${n} line${n === 1 ? '' : 's'} dropped${full}${log.last_error ? `; last error: ${log.last_error}` : ''}`;
+}
+
 async function status(args: DaemonArgs): Promise<void> {
   const client = await tryConnect(args);
   if (!client) {
@@ -109,7 +129,8 @@ async function status(args: DaemonArgs): Promise<void> {
       ['clients', String(s.clients)],
       ['socket', s.socket],
       ['ws socket', s.ws_socket ?? '-'],
-      ['log file', s.log_file ?? '-'],
+      ['log file', logFileLine(s)],
+      ...(s.log.dropped_lines > 0 ? [['log', droppedLine(s.log)]] : []),
       ['memory', `${(s.rss_bytes / 1024 / 1024).toFixed(1)} MiB RSS`],
       ['version', `${s.package_version} (protocol ${s.version})`],
     ];

@@ -79,6 +79,29 @@ export const RESULT_SCHEMAS = {
     socket: z.string(),
     ws_socket: z.string().nullable(),
     log_file: z.string().nullable(),
+    log: z
+      .object({
+        destination: z
+          .enum(['file', 'stderr', 'none', 'custom'])
+          .describe(
+            'where log lines go now: `log_file`, stderr (`--foreground`), `none` (the file could not be opened; it is tried again now and then) or a logger given by an embedding program',
+          ),
+        dropped_lines: z
+          .number()
+          .int()
+          .describe('lines that could not be written since the daemon started (disk full, …)'),
+        last_error: z
+          .string()
+          .nullable()
+          .describe('the last error opening, writing or rotating the log'),
+        last_error_at: z.number().nullable().describe('when it happened (ms since the epoch)'),
+        max_bytes: z
+          .number()
+          .int()
+          .nullable()
+          .describe('size at which `log_file` is renamed to `<log_file>.1` and a new one begun'),
+      })
+      .describe('how logging fares: a log that cannot be written never stops the daemon'),
     rss_bytes: z.number(),
   }),
   shutdown: z.object({}),
