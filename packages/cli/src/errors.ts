@@ -11,6 +11,15 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * The daemon went away while a request waited for its answer (the client's
+ * ConnectionClosedError): exit 69 like any other "daemon not there". Matched by name so that
+ * this module, loaded by every command, does not load the client.
+ */
+function isDaemonGone(err: unknown): boolean {
+  return err instanceof Error && err.name === 'ConnectionClosedError';
+}
+
 /** Prints an error the way every command does and returns the exit code to use. */
 export function reportError(err: unknown): number {
   if (err instanceof CliError) {
@@ -22,5 +31,5 @@ export function reportError(err: unknown): number {
   if (process.env.CLIPPY_DEBUG && err instanceof Error && err.stack) {
     process.stderr.write(`${err.stack}\n`);
   }
-  return EXIT.failure;
+  return isDaemonGone(err) ? EXIT.noBroker : EXIT.failure;
 }

@@ -1,5 +1,5 @@
 import yargs from 'yargs';
-import { loadCommands } from './commands/index.js';
+import { COMMAND_NAMES, loadCommands } from './commands/index.js';
 import { CliError, reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 
@@ -32,7 +32,13 @@ export async function runCli(argv: string[]): Promise<number> {
     .fail((msg, err) => {
       if (err) throw err;
       // Throwing stops yargs here: the command's handler must not run on a bad command line.
-      const text = msg.startsWith('Did you mean') ? `unknown command '${argv[0]}'. ${msg}` : msg;
+      // A first word that names no command: say so (yargs would call it an unknown argument).
+      const unknown = first !== undefined && !COMMAND_NAMES.includes(first);
+      const text = msg.startsWith('Did you mean')
+        ? `unknown command '${first}'. ${msg}`
+        : unknown
+          ? `unknown command '${first}'`
+          : msg;
       throw new CliError(`${text}\nRun 'clippy --help' for usage.`, EXIT.usage);
     })
     .wrap(Math.min(100, process.stdout.columns ?? 100));

@@ -46,21 +46,23 @@ export function printText(text: string): void {
 }
 
 /** Adds `--timeout SECONDS` (`-t`) of the commands that wait for a turn (`wait`, `ask`). */
-export function withTurnTimeout<T>(y: Argv<T>): Argv<T & { timeout?: number }> {
+export function withTurnTimeout<T>(y: Argv<T>): Argv<T & { timeout?: string }> {
+  // A string, parsed by timeoutMs: yargs turns a non-number into NaN and loses what was typed.
   return y.option('timeout', {
     alias: 't',
-    type: 'number',
+    type: 'string',
     requiresArg: true,
     describe: 'give up after this many seconds (exit 124)',
   });
 }
 
 /** Seconds from the command line to milliseconds for the broker (undefined: no limit). */
-export function timeoutMs(seconds: number | undefined): number | undefined {
-  if (seconds === undefined) return undefined;
+export function timeoutMs(given: string | undefined): number | undefined {
+  if (given === undefined) return undefined;
+  const seconds = given.trim() === '' ? NaN : Number(given);
   if (!Number.isFinite(seconds) || seconds <= 0) {
     throw new CliError(
-      `--timeout must be a positive number of seconds (got ${seconds})`,
+      `--timeout must be a positive number of seconds (got '${given}')`,
       EXIT.usage,
     );
   }

@@ -13,7 +13,7 @@ import {
 interface AskArgs extends CommonArgs {
   session: string;
   text: string;
-  timeout?: number;
+  timeout?: string;
   force?: boolean;
   json?: boolean;
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
+import { BrokerError } from '@clippy/protocol';
 import { resolveDetachKey } from '../attach/config.js';
 import { runAttach } from '../attach/attach-session.js';
 import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
@@ -16,6 +17,20 @@ interface NewArgs extends CommonArgs {
   'detach-key'?: string;
   json?: boolean;
   command?: string[];
+}
+
+/** Broker answers that mean the command line was wrong (docs/cli.md: exit 64). */
+const USAGE_CODES: ReadonlySet<string> = new Set(['unknown_preset', 'invalid_pattern']);
+
+/** Runs the spawn request, turning an unknown preset or a bad pattern into a usage error. */
+async function usageErrors<R>(fn: () => Promise<R>): Promise<R> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof BrokerError && USAGE_CODES.has(err.code))
+      throw new CliError(err.message, EXIT.usage);
+    throw err;
+  }
 }
 
 /** `clippy new`: start a command in a new session owned by the daemon, then attach to it. */
@@ -87,18 +102,20 @@ const command: CommandModule<object, NewArgs> = {
     const { client } = await connectForCommand(argv);
     let attached = false;
     try {
-      const created = await client.request('spawn', {
-        command: cmd!,
-        args,
-        cwd: argv.cwd ? path.resolve(argv.cwd) : process.cwd(),
-        env,
-        ...(argv.name ? { name: argv.name } : {}),
-        ...(cols ? { cols } : {}),
-        ...(rows ? { rows } : {}),
-        ...(argv.preset ? { preset: argv.preset } : {}),
-        ...(argv.pattern ? { pattern: argv.pattern } : {}),
-        ...(argv['session-env'] ? { session_env: true } : {}),
-      });
+      const created = await usageErrors(() =>
+        client.request('spawn', {
+          command: cmd!,
+          args,
+          cwd: argv.cwd ? path.resolve(argv.cwd) : process.cwd(),
+          env,
+          ...(argv.name ? { name: argv.name } : {}),
+          ...(cols ? { cols } : {}),
+          ...(rows ? { rows } : {}),
+          ...(argv.preset ? { preset: argv.preset } : {}),
+          ...(argv.pattern ? { pattern: argv.pattern } : {}),
+          ...(argv['session-env'] ? { session_env: true } : {}),
+        }),
+      );
       if (argv.detach || !detachKey) {
         process.stdout.write(
           argv.json ? `${JSON.stringify(created)}\n` : `${created.name}\t${created.session}\n`,

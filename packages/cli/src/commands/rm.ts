@@ -1,5 +1,7 @@
 import type { CommandModule } from 'yargs';
+import { BrokerError } from '@clippy/protocol';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { CliError } from '../errors.js';
 
 interface RmArgs extends CommonArgs {
   session: string;
@@ -16,7 +18,23 @@ const command: CommandModule<object, RmArgs> = {
       describe: 'session name or ID',
     }) as never,
   handler: async (argv) => {
-    await withClient(argv, (c) => c.request('remove', { session: argv.session }));
+    await withClient(argv, async (c) => {
+      try {
+        await c.request('remove', { session: argv.session });
+      } catch (err) {
+        if (!(err instanceof BrokerError) || err.code !== 'invalid_argument') throw err;
+        // The broker refuses a live session in protocol terms (`kill` with `remove`); a user
+        // of the CLI needs the command that does it.
+        const { sessions } = await c.request('list_sessions', {});
+        const live = sessions.find(
+          (s) => s.state !== 'exited' && (s.session === argv.session || s.name === argv.session),
+        );
+        if (!live) throw err;
+        throw new CliError(
+          `session '${live.name}' is still running: end it with \`clippy kill ${live.name}\` (which also removes it)`,
+        );
+      }
+    });
   },
 };
 

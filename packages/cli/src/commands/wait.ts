@@ -4,7 +4,7 @@ import { printText, timeoutMs, turnCall, withTurnTimeout } from '../turn-errors.
 
 interface WaitArgs extends CommonArgs {
   session: string;
-  timeout?: number;
+  timeout?: string;
   json?: boolean;
 }
 
