@@ -196,21 +196,31 @@ export interface ClippyRun {
 /** Default limit for one non-interactive `clippy` command (daemon start included). */
 export const RUN_TIMEOUT_MS = 15_000;
 
-/** Runs the built `clippy` without a terminal (pipes), collecting its output and exit code. */
+/**
+ * Runs the built `clippy` without a terminal (pipes), collecting its output and exit code.
+ * With `stdin`, that text is piped to it and the pipe closed (as `clippy … < file`); without,
+ * its stdin is /dev/null.
+ */
 export function runClippy(
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = RUN_TIMEOUT_MS,
+  stdin?: string | Uint8Array,
 ): Promise<ClippyRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bins.clippy, ...args], {
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (stdin !== undefined) {
+      // A child that exits without reading all of its input closes the pipe: not our error.
+      child.stdin!.on('error', () => {});
+      child.stdin!.end(stdin);
+    }
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(
