@@ -9,8 +9,15 @@ export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, 'clippy', 'config.json');
 }
 
-/** `detachKey` from the config file, if the file exists and sets it. Bad JSON is an error naming the file. */
-function configuredDetachKey(env: NodeJS.ProcessEnv): string | undefined {
+/**
+ * A string setting of the config file, if the file exists and sets it. Bad JSON or a value of
+ * another type is an error naming the file; `example` shows what the value looks like.
+ */
+export function configuredString(
+  key: string,
+  example: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const file = configFilePath(env);
   let text: string;
   try {
@@ -24,10 +31,10 @@ function configuredDetachKey(env: NodeJS.ProcessEnv): string | undefined {
   } catch (err) {
     throw new Error(`${file} is not valid JSON: ${(err as Error).message}`);
   }
-  const value = (parsed as { detachKey?: unknown } | null)?.detachKey;
+  const value = (parsed as Record<string, unknown> | null)?.[key];
   if (value === undefined) return undefined;
   if (typeof value !== 'string')
-    throw new Error(`${file}: detachKey must be a string like "ctrl-]"`);
+    throw new Error(`${file}: ${key} must be a string like "${example}"`);
   return value;
 }
 
@@ -36,6 +43,10 @@ export function resolveDetachKey(
   flag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): DetachKey {
-  const spec = flag || env.CLIPPY_DETACH_KEY || configuredDetachKey(env) || DEFAULT_DETACH_KEY;
+  const spec =
+    flag ||
+    env.CLIPPY_DETACH_KEY ||
+    configuredString('detachKey', 'ctrl-]', env) ||
+    DEFAULT_DETACH_KEY;
   return parseDetachKey(spec);
 }

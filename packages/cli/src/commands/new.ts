@@ -6,6 +6,7 @@ import { runAttach } from '../attach/attach-session.js';
 import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { DEFAULT_SESSION_TERM, resolveSessionTerm } from '../session-term.js';
 
 interface NewArgs extends CommonArgs {
   name?: string;
@@ -15,6 +16,7 @@ interface NewArgs extends CommonArgs {
   pattern?: string;
   'session-env'?: boolean;
   'detach-key'?: string;
+  term?: string;
   json?: boolean;
   command?: string[];
 }
@@ -79,6 +81,11 @@ const command: CommandModule<object, NewArgs> = {
         requiresArg: true,
         describe: 'key that detaches (default ctrl-])',
       })
+      .option('term', {
+        type: 'string',
+        requiresArg: true,
+        describe: `the session's TERM (default: "term" in the config file, else ${DEFAULT_SESSION_TERM}; never the caller's)`,
+      })
       .option('json', { type: 'boolean', describe: 'with -d: print {session, name, pid} as JSON' })
       .conflicts('preset', 'pattern')
       .parserConfiguration({ 'populate--': true }) as never,
@@ -99,6 +106,8 @@ const command: CommandModule<object, NewArgs> = {
     const rows = process.stdout.isTTY ? process.stdout.rows : undefined;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    // The caller's environment, but TERM: the session outlives this terminal (docs/cli.md).
+    env.TERM = resolveSessionTerm(argv.term);
     const { client } = await connectForCommand(argv);
     let attached = false;
     try {
