@@ -9,3 +9,4 @@ export * from './schemas/responses.js';
 export * from './messages.js';
 export * from './validate.js';
 export * from './paths.js';
+export * from './keys.js';

@@ -17,6 +17,8 @@ export type FromScreenWorker =
       /** Bytes parsed so far (the model holds exactly these). */
       parsed: number;
       bracketedPaste: boolean;
+      /** DECCKM: cursor keys send `ESC O x` (for `send --keys`). */
+      applicationCursor: boolean;
       /** The rendered buffer, sent only to watched screens (screen-preset turn detection). */
       lines?: ScreenSnapshot;
     }

@@ -84,6 +84,7 @@ class Model {
       id: this.id,
       parsed: this.parsed,
       bracketedPaste: this.term.modes.bracketedPasteMode,
+      applicationCursor: this.term.modes.applicationCursorKeysMode,
     };
     const now = Date.now();
     if (this.watched && (this.parsed === this.fed || now - this.linesSentAt >= LINES_INTERVAL_MS)) {

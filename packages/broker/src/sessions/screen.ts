@@ -39,6 +39,7 @@ export class Screen implements ScreenClient {
   private width: number;
   private height: number;
   private bracketed = false;
+  private appCursor = false;
   private latest: ScreenSnapshot;
   private nextReq = 1;
   private readonly replays = new Map<number, (replay: string) => void>();
@@ -88,6 +89,11 @@ export class Screen implements ScreenClient {
   /** Whether the application turned bracketed paste on (`ESC[?2004h`), as parsed so far. */
   get bracketedPaste(): boolean {
     return this.bracketed;
+  }
+
+  /** Whether the application turned application cursor keys on (`ESC[?1h`), as parsed so far. */
+  get applicationCursor(): boolean {
+    return this.appCursor;
   }
 
   /**
@@ -213,6 +219,7 @@ export class Screen implements ScreenClient {
     }
     this.parsed = message.parsed;
     this.bracketed = message.bracketedPaste;
+    this.appCursor = message.applicationCursor;
     this.updateOverload();
     if (message.lines) {
       this.latest = message.lines;

@@ -61,6 +61,11 @@ export interface InjectOptions {
    * without a prompt) takes it at once instead of being waited on (`send`, `paste`).
    */
   answers?: boolean;
+  /**
+   * Single-line text is typed as keys even when the target enabled bracketed paste (`send`:
+   * one digit answers a menu; a paste would not); text with a line break is still pasted.
+   */
+  typed?: boolean;
   /** Test seam: the wait for idle (default INJECT_IDLE_WAIT_MS). */
   idleWaitMs?: number;
 }
@@ -103,7 +108,7 @@ export async function inject(
   // could end the paste early and type the rest as keystrokes). Done here, where the paste is
   // framed, so no caller can bypass it.
   const text = neutralizeControls(payload);
-  const bracketed = target.bracketedPaste();
+  const bracketed = target.bracketedPaste() && !(opts.typed && !hasLineBreak(text));
   if (
     !bracketed &&
     longestLine(text) > MAX_CANONICAL_LINE_BYTES &&
@@ -135,6 +140,10 @@ export async function inject(
     'not_submitted',
     `the text was written to '${target.name}' but it did not react to Enter (tried twice)`,
   );
+}
+
+function hasLineBreak(text: Uint8Array): boolean {
+  return text.includes(0x0a) || text.includes(0x0d);
 }
 
 /** Bytes in the longest line (split at CR or LF) of the payload. */

@@ -207,6 +207,8 @@ export interface InjectRequest {
   force?: boolean | undefined;
   /** A `blocked` target (it asks a question) takes the text at once (`send`, `paste`). */
   answers?: boolean | undefined;
+  /** Single-line text is typed as keys, not pasted (`send`: as if from a keyboard). */
+  typed?: boolean | undefined;
 }
 
 /**
@@ -255,5 +257,6 @@ export async function injectInto(
     enter,
     force: req.force ?? false,
     answers: req.answers ?? false,
+    typed: req.typed ?? false,
   });
 }

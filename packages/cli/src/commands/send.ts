@@ -1,43 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { KEY_NAMES } from '@clippy/protocol';
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 
 /** Exit code of `send --enter` when the text was typed but the session did not react to Enter. */
 export const EXIT_NOT_SUBMITTED = 2;
 
 interface SendArgs extends CommonArgs {
   session: string;
-  text: string;
+  text?: string;
+  keys?: string[];
   enter?: boolean;
   force?: boolean;
   json?: boolean;
 }
 
-/** `clippy send`: type text into a session, as if from a keyboard. */
+/** The text to type: the argument, or standard input for `-` (arguments over ~128 KB fail in the OS). */
+function textOf(argv: SendArgs): string | undefined {
+  if (argv.text === undefined) return undefined;
+  // yargs turns a lone `-` into '' (as it does an empty argument): look at the raw words.
+  const dash = argv.text === '-' || (argv.text === '' && process.argv.slice(2).includes('-'));
+  return dash ? readFileSync(0, 'utf8') : String(argv.text);
+}
+
+/** `clippy send`: type text into a session, as if from a keyboard; or press keys. */
 const command: CommandModule<object, SendArgs> = {
-  command: 'send <session> <text>',
-  describe: 'Type text into a session (optionally pressing Enter)',
+  command: 'send <session> [text]',
+  describe: 'Type text into a session (optionally pressing Enter), or press keys',
   builder: (y) =>
     withSocket(y)
       .positional('session', { type: 'string', demandOption: true, describe: 'session name or ID' })
-      .positional('text', { type: 'string', demandOption: true, describe: 'text to type (as is)' })
+      .positional('text', {
+        type: 'string',
+        describe:
+          'text to type; `-` reads it from stdin. One line is typed as keys, several lines go in as one bracketed paste',
+      })
+      .option('keys', {
+        alias: 'k',
+        type: 'array',
+        string: true,
+        describe: `press these keys at once, in order: ${KEY_NAMES.join(', ')}, C-x (Ctrl), M-x (Alt), or literal text (e.g. --keys Down Down Enter, --keys 1)`,
+      })
       .option('enter', {
         alias: 'e',
         type: 'boolean',
         describe: 'press Enter after the text (a separate write)',
       })
       .option('force', { type: 'boolean', describe: 'do not wait for the session to be idle' })
-      .option('json', { type: 'boolean', describe: 'print the result as JSON' }) as never,
+      .option('json', { type: 'boolean', describe: 'print the result as JSON' })
+      .example('$0 send claude "explain the diff" --enter', 'type a line and submit it')
+      .example('$0 send codex --keys Down Down Enter', 'pick the third entry of a menu')
+      .example(
+        'git diff | $0 send claude - --enter',
+        'paste standard input and submit it',
+      ) as never,
   handler: async (argv) => {
+    const text = textOf(argv);
+    const keys = argv.keys?.map(String);
+    if ((text === undefined) === (keys === undefined))
+      throw new CliError('send takes TEXT (or - for stdin) or --keys KEY..., not both', EXIT.usage);
     const result = await withClient(argv, (c) =>
       c.request('send', {
         session: argv.session,
-        text: String(argv.text),
+        ...(keys ? { keys } : { text }),
         ...(argv.enter ? { enter: true } : {}),
         ...(argv.force ? { force: true } : {}),
       }),
     );
     if (argv.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-    if (argv.enter && !result.submitted) {
+    if (argv.enter && !result.submitted && !keys) {
       process.stderr.write(
         `clippy: the text was typed into ${argv.session} but it did not react to Enter\n`,
       );

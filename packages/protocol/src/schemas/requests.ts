@@ -121,12 +121,27 @@ export const AckSchema = message(
     bytes: z.number().int().min(0).describe('output bytes consumed since the previous ack'),
   },
 );
+/** Keys in one `send`: a menu walk or a word, not a document (text goes in `text`). */
+const MAX_KEYS = 1_000;
+/** Longest single key argument (a literal word typed as keys). */
+const MAX_KEY_LENGTH = 4_096;
 export const SendSchema = message(
   'send',
-  'Type text into a session, optionally pressing Enter as a separate write.',
+  'Type text into a session, optionally pressing Enter as a separate write; or press keys.',
   {
     session: SessionRefSchema,
-    text: z.string(),
+    text: z
+      .string()
+      .optional()
+      .describe('text to type (multi-line text as a bracketed paste); exactly one of text, keys'),
+    keys: z
+      .array(z.string().min(1).max(MAX_KEY_LENGTH))
+      .min(1)
+      .max(MAX_KEYS)
+      .optional()
+      .describe(
+        'keys to press at once, by name (`Enter`, `Down`, `C-c`, `M-x`; see KEY_NAMES) or as literal text',
+      ),
     enter: z.boolean().optional().describe('press Enter after the text'),
     force: z.boolean().optional().describe('do not wait for the session to be idle'),
   },
