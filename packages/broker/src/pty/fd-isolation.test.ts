@@ -7,6 +7,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
 } from 'node:fs';
@@ -42,6 +43,15 @@ function descriptors(pid: number): Record<string, string> {
   return out;
 }
 
+function alive(pid: number): boolean {
+  try {
+    // A zombie has exited: it only waits for a parent that is gone to be reaped by init.
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return false;
+  }
+}
+
 function exe(pid: number): string {
   try {
     return readlinkSync(`/proc/${pid}/exe`);
@@ -51,7 +61,7 @@ function exe(pid: number): string {
 }
 
 describe.skipIf(!BUILT || !HAS_PROC)('session processes', () => {
-  it('see only fds 0-2, whatever the daemon holds (other sessions, inherited fds)', async () => {
+  it('see only fds 0-2, whatever the daemon holds (other sessions, inherited fds), and end with a crashed daemon', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'clippy-fd-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     mkdirSync(join(dir, 'run'), { mode: 0o700 });
@@ -105,11 +115,25 @@ describe.skipIf(!BUILT || !HAS_PROC)('session processes', () => {
         '2',
       ]);
     }
-    daemon.kill('SIGTERM');
-    await until(
-      () => daemon.exitCode !== null || daemon.signalCode !== null,
-      'daemon exit',
-      10_000,
-    );
+    cleanups.push(() => {
+      for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    // A later session that ignores hangups (nohup-style) and so outlives the daemon: were the
+    // masters of earlier sessions leaked into it, they would never be hung up.
+    const sleeper = await c.ok('spawn', {
+      command: 'sh',
+      args: ['-c', 'trap "" HUP; exec sleep 60'],
+      name: 'nohup',
+      env: childEnv(),
+    });
+    const sleeperPid = sleeper.pid as number;
+    cleanups.push(() => {
+      if (alive(sleeperPid)) process.kill(sleeperPid, 'SIGKILL');
+    });
+    await until(() => exe(sleeperPid).endsWith('/sleep'), 'the sleeper runs sleep', 10_000);
+    // A crash: no shutdown. The kernel hangs up every session's terminal as the daemon's
+    // descriptors close, and no session lives on as an orphan.
+    daemon.kill('SIGKILL');
+    for (const pid of pids) await until(() => !alive(pid), `session ${pid} ends`, 10_000);
   });
 });
