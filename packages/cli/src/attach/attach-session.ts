@@ -40,6 +40,17 @@ export interface AttachOptions {
   stderr?: NodeJS.WritableStream;
 }
 
+/** How an attach ends, beside its exit code. */
+interface Ending {
+  /** Printed once the terminal is restored. */
+  message?: string;
+  /** Wait for the terminal to take pending output first (not when it is gone). */
+  flush?: boolean;
+  /** The message goes to stderr (an error), not stdout (the detach notice). */
+  isError?: boolean;
+  /** The session itself ended: leave the cursor where its last output put it. */
+  sessionEnded?: boolean;
+}
 /**
  * Attaches the current terminal to a session until it exits (resolves with its exit status),
  * the user detaches (0), or the daemon goes away (EXIT.noBroker). The terminal is restored on
@@ -86,13 +97,16 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
       });
     });
 
-  const end = async (code: number, message?: string, flush = true, isError = false) => {
+  const end = async (
+    code: number,
+    { message, flush = true, isError = false, sessionEnded = false }: Ending = {},
+  ) => {
     if (ending) return;
     ending = true;
     for (const c of cleanups.splice(0)) c();
     stdin.pause();
     if (flush) await flushStdout();
-    term.restore();
+    term.restore({ leaveScreen: !sessionEnded });
     if (message) (isError ? stderr : stdout).write(`${message}\n`);
     await client.close();
     resolveDone(code);
@@ -105,12 +119,12 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
         if (mine(p)) writeOut(p.data);
         break;
       case 'exit':
-        if (mine(p)) void end(exitStatus(p.exit_code, p.signal));
+        if (mine(p)) void end(exitStatus(p.exit_code, p.signal), { sessionEnded: true });
         break;
       case 'detached':
         if (mine(p)) {
           const code = p.reason === 'daemon_shutdown' ? EXIT.noBroker : EXIT.failure;
-          void end(code, `[detached from ${name}: ${p.message}]`, true, true);
+          void end(code, { message: `[detached from ${name}: ${p.message}]`, isError: true });
         }
         break;
       default:
@@ -125,7 +139,8 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
     }),
   );
   void client.closed.then((info) => {
-    if (info.reason !== 'client') void end(EXIT.noBroker, `clippy: ${info.message}`, false, true);
+    if (info.reason !== 'client')
+      void end(EXIT.noBroker, { message: `clippy: ${info.message}`, flush: false, isError: true });
   });
 
   let result;
@@ -155,7 +170,7 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
   for (const p of early.splice(0)) handlePush(p);
 
   if (result.exited) {
-    void end(exitStatus(result.exit_code, result.exit_signal));
+    void end(exitStatus(result.exit_code, result.exit_signal), { sessionEnded: true });
     return done;
   }
 
@@ -180,7 +195,7 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
         await client
           .request('detach', { session: sessionId }, { timeoutMs: DETACH_TIMEOUT_MS })
           .catch(() => {});
-        await end(EXIT.ok, `[detached from ${name}]`);
+        await end(EXIT.ok, { message: `[detached from ${name}]` });
       })();
     }
   };
@@ -196,12 +211,12 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
   cleanups.push(() => stdout.off('resize', onResize));
 
   for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
-    const handler = () => void end(128 + os.constants.signals[sig], undefined, sig !== 'SIGHUP');
+    const handler = () => void end(128 + os.constants.signals[sig], { flush: sig !== 'SIGHUP' });
     process.on(sig, handler);
     cleanups.push(() => process.off(sig, handler));
   }
   // A terminal that vanished (SIGHUP, closed pty) fails writes with EIO: end instead of crashing.
-  const onStdoutError = () => void end(EXIT.failure, undefined, false);
+  const onStdoutError = () => void end(EXIT.failure, { flush: false });
   stdout.on('error', onStdoutError);
   cleanups.push(() => stdout.off('error', onStdoutError));
 

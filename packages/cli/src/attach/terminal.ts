@@ -43,15 +43,27 @@ export class TerminalGuard {
     }
   }
 
-  /** Undo raw mode and whatever modes the session's output left on. Idempotent. */
-  restore(): void {
+  /**
+   * Undo raw mode and whatever modes the session's output left on. Idempotent. Unless the
+   * session itself ended (`leaveScreen: false`: its last output is where a program run
+   * directly would leave it), the cursor then goes to a fresh line below the session's screen,
+   * as tmux's detach does: what comes next (a notice, the shell's prompt) lands under the
+   * app's footer instead of over its input line. A main-screen TUI leaves its cursor anywhere
+   * and the client keeps no screen model, so "below" is the bottom row, then one line more.
+   */
+  restore(opts: { leaveScreen?: boolean } = {}): void {
     if (this.restored) return;
     this.restored = true;
     process.off('uncaughtException', this.onFatal);
     process.off('unhandledRejection', this.onFatal);
     if (this.stdout.isTTY) {
+      const rows = this.stdout.rows > 0 ? this.stdout.rows : 1;
+      const below = this.raw && opts.leaveScreen !== false ? `\x1b[${rows};1H\r\n` : '';
       try {
-        fs.writeSync((this.stdout as unknown as { fd: number }).fd, this.modes.restoreSequence());
+        fs.writeSync(
+          (this.stdout as unknown as { fd: number }).fd,
+          this.modes.restoreSequence() + below,
+        );
       } catch {
         // The terminal is gone (SIGHUP): nothing left to restore.
       }

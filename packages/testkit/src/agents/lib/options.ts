@@ -16,6 +16,12 @@ export interface AgentOptions {
   log: string | undefined;
   /** Which screen style: `claude` (a redrawing TUI) or `aider` (a line agent). */
   style: 'claude' | 'aider';
+  /**
+   * TUI style: leave the cursor in the input line, with the rule and footer below it, as
+   * Claude Code 2.1 does (seen in raw-streams/claude-code-2.1.105.cast), instead of below the
+   * footer.
+   */
+  cursorInBox: boolean;
 }
 
 /** Think time by default: short, so tests stay fast, but never zero (real agents take time). */
@@ -37,6 +43,7 @@ export function parseAgentOptions(
       crash: { type: 'boolean' },
       log: { type: 'string' },
       style: { type: 'string' },
+      'cursor-in-box': { type: 'boolean' },
     },
     strict: true,
   });
@@ -51,5 +58,6 @@ export function parseAgentOptions(
     crash: values.crash ?? defaults.crash ?? false,
     log: values.log ?? defaults.log,
     style,
+    cursorInBox: values['cursor-in-box'] ?? defaults.cursorInBox ?? false,
   };
 }

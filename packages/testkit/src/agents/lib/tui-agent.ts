@@ -21,6 +21,8 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   let cols = process.stdout.columns || 80;
   let rows = process.stdout.rows || 24;
   let liveHeight = 0;
+  /** Lines the cursor sits above the end of the live region (in the input line). */
+  let parkedUp = 0;
   let input: Buffer[] = [];
   let pasted = false;
   let busy = false;
@@ -63,7 +65,9 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   };
   // Ink's log-update: erase the previous live region line by line, moving up, then rewrite.
   const erase = (): string => {
-    let s = '';
+    // From the input line (--cursor-in-box) back to the end of the live region first.
+    let s = parkedUp ? `\x1b[${parkedUp}B` : '';
+    parkedUp = 0;
     for (let i = 0; i < liveHeight; i++) s += `\x1b[2K${i < liveHeight - 1 ? '\x1b[1A' : ''}`;
     return liveHeight ? `${s}\x1b[G` : '';
   };
@@ -73,8 +77,13 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
       .flatMap(wrap)
       .map((l) => `${l}\n`)
       .join('');
-    const out = `${erase()}${head}${region.join('\n')}\n`;
+    let out = `${erase()}${head}${region.join('\n')}\n`;
     liveHeight = region.length + 1;
+    if (opts.cursorInBox) {
+      // Up past the footer and the rule to the end of the input line: [..., input, rule, footer].
+      parkedUp = 3;
+      out += `\x1b[${parkedUp}A\x1b[${[...region[region.length - 3]!].length + 1}G`;
+    }
     return write(out.replace(/\n/g, '\r\n'));
   };
 
