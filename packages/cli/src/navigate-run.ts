@@ -187,7 +187,8 @@ export async function runNavigate(a: ArgumentsCamelCase<NavigateArgs>): Promise<
   checkNumbers(a);
   const root = path.resolve(a.path);
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) usage(`not a directory: ${a.path}`);
-  if (a.json && a.report) usage('--json and --report both take the final answer: choose one');
+  if (a.json && a.report)
+    usage('--json and --report each give the run an exit code of their own: choose one');
   const { planner, pricing, note } = choosePlanner(a);
   if (note && !a.quiet) process.stderr.write(`clippy: ${note}\n`);
 
@@ -240,12 +241,11 @@ export async function runNavigate(a: ArgumentsCamelCase<NavigateArgs>): Promise<
     fs.writeFileSync(a.flightPlan, flightPlanToYaml(result.state.flight_plan, header));
   }
   if (a.output) fs.writeFileSync(a.output, result.context);
-  if (a.report) process.exitCode = writeReport(a.report, result, a);
-  else {
-    if (a.json) process.stdout.write(`${JSON.stringify(jsonResult(result, code), null, 2)}\n`);
-    else if (!a.output) process.stdout.write(result.context);
-    process.exitCode = code;
-  }
+  // The run report is a file beside the output (like --flight-plan): the context still goes
+  // to stdout (or -o); only the exit code becomes the report's.
+  if (a.json) process.stdout.write(`${JSON.stringify(jsonResult(result, code), null, 2)}\n`);
+  else if (!a.output) process.stdout.write(result.context);
+  process.exitCode = a.report ? writeReport(a.report, result, a) : code;
   await handOverExecutionReport(result, a, a.copy === true);
   // --copy puts the context in the clipboard; the report then goes to the relay buffer only.
   if (a.copy === true) {

@@ -175,13 +175,14 @@ describe('clippy navigate (command module as a process)', () => {
     ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('');
     const json: unknown = JSON.parse(fs.readFileSync(reportFile, 'utf8'));
     expect(validateRunReport(json) ? [] : validateRunReport.errors).toEqual([]);
     const report = RunReportSchema.parse(json);
     expect(report.result.outcome).toBe('success');
     expect(report.result.exit_code).toBe(0);
     expect(report.result.answer).toMatch(/^# Context: fix the token refresh bug in auth/);
+    // The report is written beside the output: the context still goes to stdout.
+    expect(r.stdout).toBe(report.result.answer);
     expect(report.provider).toBe('offline');
     expect(report.settings.max_turns).toBe(20);
     expect(report.settings.clippy).toMatchObject({

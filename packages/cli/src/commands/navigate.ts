@@ -129,7 +129,7 @@ const navigateCommand: CommandModule<object, NavigateArgs> = {
         type: 'string',
         requiresArg: true,
         describe:
-          'write a run report (JSON) to FILE; the context goes into it, not stdout; exit 0 success, 2 exhausted (step/cost limit), 1 error',
+          "write a run report (JSON) to FILE as well (the context still goes to stdout or -o FILE); the exit code is then the report's: 0 success, 2 exhausted (step/cost limit), 1 error",
       })
       .option('session', {
         type: 'string',
