@@ -151,7 +151,8 @@ describe('turn detection under the daemon', () => {
       ['new', '-d', '--name', 'bad', '--preset', 'nosuch', '--', command, ...args],
       d.env.env,
     );
-    expect(bad.code).toBe(1);
+    // A usage error (docs/cli.md): the command line named a preset that does not exist.
+    expect(bad.code).toBe(64);
     expect(bad.stderr).toMatch(/unknown preset "nosuch".*\(unknown_preset\)/);
     await expect(
       c.request('spawn', { command, args, name: 'bad', pattern: 'a\nb' }),
