@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { packageBoundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
   {
@@ -39,4 +40,6 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  // Last: each block holds its rules' whole options for the files it matches.
+  ...packageBoundaries,
 );

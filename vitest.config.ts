@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { conditions: ['source'] },
   test: {
-    projects: ['packages/*'],
+    // `scripts`: checks of the repository itself (e.g. the package boundaries in lint).
+    projects: ['packages/*', { test: { name: 'scripts', include: ['scripts/**/*.test.ts'] } }],
   },
 });

@@ -1,0 +1,113 @@
+// The package boundaries (eslint.boundaries.js) are only worth something if `npm run lint` fails
+// when one is crossed: each case lints a file that does not exist on disk, placed in the package
+// it would break, through the repository's own ESLint config.
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+/** Loading the config and typescript-eslint's parser takes a few seconds on a busy 2-core box. */
+const LINT_TIMEOUT_MS = 60_000;
+
+const eslint = new ESLint({ cwd: repoRoot });
+
+/** The boundary errors ESLint reports for `code` as if it were the file at `path`. */
+async function boundaryErrors(path: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${repoRoot}/${path}` });
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId?.startsWith('no-restricted-'))
+    .map((m) => `${m.line}: ${m.ruleId}: ${m.message}`);
+}
+
+describe('package boundaries in npm run lint', { timeout: LINT_TIMEOUT_MS }, () => {
+  it('refuses a package importing one above it', async () => {
+    expect(
+      await boundaryErrors(
+        'packages/repomap/src/boundary-check.ts',
+        "import { startBroker } from '@clippy/broker';\nexport const a = startBroker;\n",
+      ),
+    ).toEqual([
+      `1: no-restricted-imports: '@clippy/broker' import is restricted from being used by a pattern. repomap may import nothing of ours (DESIGN.md "Packages").`,
+    ]);
+    expect(
+      await boundaryErrors(
+        'packages/navigator/src/boundary-check.ts',
+        "export { Broker } from '@clippy/broker';\n" +
+          "export const p = () => import('@clippy/protocol');\n",
+      ),
+    ).toEqual([
+      `1: no-restricted-imports: '@clippy/broker' import is restricted from being used by a pattern. navigator may import client, repomap, reports (DESIGN.md "Packages").`,
+      `2: no-restricted-syntax: navigator may import client, repomap, reports (DESIGN.md "Packages").`,
+    ]);
+    expect(
+      await boundaryErrors(
+        'packages/protocol/src/boundary-check.ts',
+        "import type { Client } from '@clippy/client';\nexport type C = Client;\n",
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('keeps testkit out of shipped code', async () => {
+    const code = "import { until } from '@clippy/testkit/until';\nexport const u = until;\n";
+    expect(await boundaryErrors('packages/broker/src/boundary-check.ts', code)).toEqual([
+      `1: no-restricted-imports: '@clippy/testkit/until' import is restricted from being used by a pattern. broker may import protocol, turns (DESIGN.md "Packages").`,
+    ]);
+    expect(await boundaryErrors('packages/broker/src/boundary-check.test.ts', code)).toEqual([]);
+  });
+
+  it('refuses node-pty outside broker/src/pty/', async () => {
+    expect(
+      await boundaryErrors(
+        'packages/broker/src/sessions/boundary-check.ts',
+        "import * as pty from 'node-pty';\n" +
+          'export const p = pty;\n' +
+          "export const q = () => import('node-pty');\n",
+      ),
+    ).toEqual([
+      `1: no-restricted-imports: 'node-pty' import is restricted from being used by a pattern. node-pty is imported in broker/src/pty/ only; other code uses PtyProcess.`,
+      `3: no-restricted-syntax: node-pty is imported in broker/src/pty/ only; other code uses PtyProcess.`,
+    ]);
+    expect(
+      await boundaryErrors(
+        'packages/cli/src/boundary-check.ts',
+        "import { createRequire } from 'node:module';\n" +
+          "export const p = createRequire(import.meta.url)('node-pty');\n",
+      ),
+    ).toHaveLength(1);
+    const allowed = "import * as pty from 'node-pty';\nexport const p = pty;\n";
+    expect(await boundaryErrors('packages/broker/src/pty/boundary-check.ts', allowed)).toEqual([]);
+    expect(await boundaryErrors('packages/testkit/src/boundary-check.ts', allowed)).toEqual([]);
+  });
+
+  it('keeps the turn engine free of I/O, timers and clocks', async () => {
+    expect(
+      await boundaryErrors(
+        'packages/turns/src/boundary-check.ts',
+        "import { readFileSync } from 'node:fs';\n" +
+          "import { Socket } from 'net';\n" +
+          'export const read = readFileSync;\n' +
+          'export const sock = Socket;\n' +
+          'export const later = (f: () => void) => setTimeout(f, 10);\n' +
+          'export const now = () => Date.now();\n' +
+          'export const date = () => new Date();\n' +
+          "import { StringDecoder } from 'node:string_decoder';\n" +
+          'export const d = new StringDecoder();\n',
+      ),
+    ).toEqual([
+      `1: no-restricted-imports: 'node:fs' import is restricted from being used by a pattern. turns is pure (DESIGN.md "Packages"): of Node's modules it may import string_decoder only (no I/O).`,
+      `2: no-restricted-imports: 'net' import is restricted from being used by a pattern. turns is pure (DESIGN.md "Packages"): of Node's modules it may import string_decoder only (no I/O).`,
+      `5: no-restricted-globals: Unexpected use of 'setTimeout'. turns is pure: no timers of its own (DESIGN.md "Packages").`,
+      `6: no-restricted-properties: 'Date.now' is restricted from being used. turns is pure: time is passed in, never read (DESIGN.md "Packages").`,
+      `7: no-restricted-syntax: turns is pure: time is passed in, never read (DESIGN.md "Packages").`,
+    ]);
+    // Its tests read recorded screens from disk.
+    expect(
+      await boundaryErrors(
+        'packages/turns/src/boundary-check.test.ts',
+        "import { readFileSync } from 'node:fs';\n" +
+          "import { corpusDir } from '@clippy/testkit/paths';\n" +
+          'export const r = [readFileSync, corpusDir, Date.now()];\n',
+      ),
+    ).toEqual([]);
+  });
+});
