@@ -95,9 +95,13 @@ describe('turn detection under the daemon', () => {
     expect(turn.text).toBe(tuiAnswerText('hello claude'));
     expect(turn.timestamp).toBeGreaterThanOrEqual(promptTimes(log)[1]!);
     expect(turnEvents('cl')).toHaveLength(1);
-    // Typed through a bracketed paste, submitted once.
+    // One line is typed as keys (as from a keyboard), not pasted; submitted once.
     expect(submissions(log)).toEqual([
-      { text: 'hello claude', bytes: Buffer.from('hello claude').toString('base64'), pasted: true },
+      {
+        text: 'hello claude',
+        bytes: Buffer.from('hello claude').toString('base64'),
+        pasted: false,
+      },
     ]);
   });
 
