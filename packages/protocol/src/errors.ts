@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   target_busy: 'The target session is not idle; retry later or force it.',
   not_submitted: 'The text was written but the target did not react to Enter.',
   input_too_long: 'The target reads lines in canonical mode and the text exceeds its line limit.',
+  needs_input:
+    'The target still shows its continuation prompt after the closing Enter: it wants more input than the text gave.',
   timeout: 'The wait ended before the event happened.',
   slow_consumer: 'The client fell too far behind the output and was disconnected from the session.',
   shutting_down: 'The broker is shutting down and takes no new work.',

@@ -116,7 +116,7 @@ describe('TurnDetector (line presets): the turn contract', () => {
       [900, 'i', '\x03'],
       [901, 'o', '^C\r\n' + PROMPT],
     ]);
-    expect(turns(events)).toMatchObject([{ interrupted: true, text: '^C' }]);
+    expect(turns(events)).toMatchObject([{ interrupted: true, text: '' }]);
   });
 
   it('excludes the echo of the typed input, whether it arrives before or after Enter', () => {
@@ -334,7 +334,7 @@ describe('TurnDetector (line presets): the turn contract', () => {
     ).toEqual([
       ['hi', false],
       ['a\nb', false], // "b" shares the prompt's line, before the prompt: part of the answer
-      ['^C', true],
+      ['', true], // the terminal's ^C echo is input, not answer (the raw content keeps it)
     ]);
     expect(
       summary(play(new TurnDetector({ preset: BUILTIN_PRESETS.python! }), PYTHON_SESSION)),
@@ -342,7 +342,7 @@ describe('TurnDetector (line presets): the turn contract', () => {
       ['2', false],
       ['héllo', false],
       [
-        '^CTraceback (most recent call last):\n  File "<stdin>", line 1, in <module>\nKeyboardInterrupt',
+        'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\nKeyboardInterrupt',
         true,
       ],
     ]);

@@ -1,3 +1,4 @@
+import { AltScreenScanner } from './alt-screen.js';
 import { AnsiStripper, stripAnsi } from './ansi-stripper.js';
 import { classifyLines, type Classification } from './classify.js';
 import {
@@ -46,12 +47,17 @@ export type DetectorEvent =
       truncated: boolean;
       startedAt: number;
       endedAt: number;
-    };
+    }
+  /** Line presets: the program shows its continuation prompt (it wants more input for the
+   * open turn, which stays open); the state is `blocked` until input follows. */
+  | { type: 'continuation'; prompt: string; at: number };
 
 export interface TurnDetectorOptions {
   preset: Preset;
   /** Longest content kept per turn (default 4 MiB); longer content is cut and flagged truncated. */
   maxTurnBytes?: number;
+  /** The terminal's width: a long input line wraps on it, and its echo is followed that way. */
+  cols?: number;
 }
 
 /** A turn in progress: from the user's submit to the next prompt. */
@@ -88,6 +94,14 @@ interface OpenTurn {
   screenChanged: boolean;
   /** Screen presets: the viewport's first buffer line at submit (the answer is below it). */
   viewportTopAtSubmit: number | undefined;
+  /** Rows below the prompt line the echo may reach (its lines, wrapped at the width). */
+  echoRows: number;
+  /** Line presets: the program shows its continuation prompt; the line starts here. */
+  moreAt: number | null;
+  /** Output offset when Ctrl-C was first pressed (its `^C` echo follows), or -1. */
+  interruptAbs: number;
+  /** A full-screen program showed the alternate screen during the turn. */
+  usedAlt: boolean;
 }
 
 /**
@@ -101,6 +115,10 @@ export class TurnDetector {
   private readonly maxTurnBytes: number;
   private readonly stripper = new AnsiStripper();
   private readonly input = new InputTracker();
+  private readonly alt = new AltScreenScanner();
+  /** The alternate screen is shown (line presets): nothing on it is a prompt. */
+  private altOn = false;
+  private cols: number | undefined;
   private _state: SessionState = 'starting';
   private ready = false;
   private turn: OpenTurn | null = null;
@@ -136,6 +154,12 @@ export class TurnDetector {
     this.c = compilePreset(opts.preset);
     this.maxTurnBytes = Math.max(0, opts.maxTurnBytes ?? DEFAULT_MAX_TURN_BYTES);
     this.needsScreen = this.c.preset.kind === 'screen';
+    this.cols = opts.cols;
+  }
+
+  /** The terminal was resized (a later input's echo wraps at the new width). */
+  resize(cols: number): void {
+    this.cols = cols > 0 ? cols : undefined;
   }
 
   get state(): SessionState {
@@ -160,6 +184,30 @@ export class TurnDetector {
       this.outAbs += chunk.length;
       return events;
     }
+    const switches = this.alt.scan(chunk);
+    if (switches.length === 0) this.lineOutput(chunk, now, events);
+    else {
+      let from = 0;
+      for (const sw of switches) {
+        this.lineOutput(chunk.subarray(from, sw.end), now, events);
+        from = sw.end;
+        this.altOn = sw.on;
+        if (sw.on && this.turn) this.turn.usedAlt = true;
+        if (!sw.on) {
+          // Keys typed into the full-screen program were its own, not the start of an input.
+          this.input.clear();
+          // Back on the main screen: the line under the cursor starts afresh.
+          this.lineText = '';
+          this.lineDirty = false;
+          this.lineStartAbs = this.outAbs;
+        }
+      }
+      if (from < chunk.length) this.lineOutput(chunk.subarray(from), now, events);
+    }
+    return events;
+  }
+
+  private lineOutput(chunk: Uint8Array, now: number, events: DetectorEvent[]): void {
     const text = this.stripper.push(chunk);
     const newlines = this.stripper.lastNewlines;
     const base = this.outAbs;
@@ -171,14 +219,17 @@ export class TurnDetector {
     this.outAbs += chunk.length;
     if (turn?.echoPhase) this.followEcho(turn, chunk, base, newlines);
     this.lineTextIn(text, now, events, newlines, base);
-    return events;
   }
 
   onInput(data: Uint8Array, now: number): DetectorEvent[] {
     const events: DetectorEvent[] = [];
     for (const ev of this.input.feed(data)) {
       if (ev.type === 'interrupt') {
-        if (this.turn) this.turn.interrupted = true;
+        const t = this.turn;
+        if (t) {
+          if (!t.interrupted) t.interruptAbs = this.outAbs;
+          t.interrupted = true;
+        }
         continue;
       }
       if (ev.type === 'escape') {
@@ -188,12 +239,36 @@ export class TurnDetector {
       }
       // Input typed before the first prompt is not an answer to it: no turn starts.
       if (!this.ready) continue;
-      if (this.turn && this.turn.outputBytes === 0) {
-        // Nothing answered the previous submit yet (Enter on an empty line): this input replaces it.
-        this.openTurn(ev.text, now);
+      const t = this.turn;
+      if (t && t.outputBytes === 0) {
+        // Nothing answered the previous submit yet. Screen presets: Enter on an empty input box,
+        // this input replaces it. Line presets: lines submitted together (a multi-line text
+        // typed into a program without bracketed paste) are one input, echoed line by line.
+        if (this.needsScreen) this.openTurn(ev.text, now);
+        else this.openTurn(`${t.typed}\n${ev.text}`, now, t);
         continue;
       }
-      if (this.turn) {
+      if (t?.moreAt != null) {
+        // More input at the continuation prompt: the same turn goes on, its echo follows.
+        this.continueTurn(t, ev.text);
+        this.setState('busy', now, events);
+        continue;
+      }
+      const shownPrompt = t && !this.needsScreen ? this.typedAfterPrompt(t, ev.text) : null;
+      if (t && shownPrompt !== null) {
+        // The prompt was drawn and typed-ahead text echoed right after it (no pause in which to
+        // see it): the open turn ended at that prompt, and this submit opens the next.
+        const lineStart = this.lineStartAbs;
+        this.lineMatchedAt = lineStart;
+        this.seedIdle(t, lineStart);
+        const end = Math.max(lineStart, t.contentStartAbs);
+        this.closeTurn(t, end, shownPrompt, now, events, (content) => this.lineText_(content, t));
+        this.openTurn(ev.text, now);
+        this.setState('busy', now, events);
+        continue;
+      }
+      if (this.altOn && !t) continue; // keys of a full-screen program are no prompt's input
+      if (t) {
         // Answering a question mid-turn (aider's "(Y)es/(N)o", a dialog): same turn.
         if (this._state === 'blocked') this.setState('busy', now, events);
         continue;
@@ -228,7 +303,12 @@ export class TurnDetector {
       this.lineDirty = false;
       const t = this.turn;
       // An echo still unfinished when a prompt waits on a later line: it is over.
-      if (t?.echoPhase && this.lineStartAbs > t.startAbs && this.c.pattern) {
+      if (
+        t?.echoPhase &&
+        this.lineStartAbs > t.startAbs &&
+        this.c.pattern &&
+        t.echoNewlines >= t.echoLines - 1
+      ) {
         if (matchPrompt(this.c.pattern, this.lineText) !== null) this.endEcho(t, t.echoLastEnd);
       }
       this.checkLine(this.lineText, this.lineStartAbs, now, events, false);
@@ -304,6 +384,8 @@ export class TurnDetector {
 
   /** A line can be a prompt before the first one (ready) or after the content of a turn began. */
   private lineIsCandidate(lineStart: number): boolean {
+    // A full-screen program's screen holds no prompt, whatever its lines end with.
+    if (this.altOn) return false;
     if (!this.ready) return lineStart !== this.lineMatchedAt;
     const t = this.turn;
     return t !== null && !t.echoPhase && lineStart >= t.contentStartAbs;
@@ -318,6 +400,20 @@ export class TurnDetector {
   ): void {
     if (!this.lineIsCandidate(lineStart) || !this.c.pattern) return;
     const prompt = matchPrompt(this.c.pattern, line);
+    const turnNow = this.turn;
+    if (
+      prompt === null &&
+      !terminated &&
+      turnNow &&
+      turnNow.moreAt === null &&
+      this.c.continuation &&
+      matchPrompt(this.c.continuation, line) !== null
+    ) {
+      turnNow.moreAt = lineStart;
+      events.push({ type: 'continuation', prompt: withoutLeadingCr(line), at: now });
+      this.setState('blocked', now, events);
+      return;
+    }
     if (prompt === null) {
       // A question waits on the last, unterminated line; once answered its line ends.
       if (
@@ -343,8 +439,17 @@ export class TurnDetector {
     const contentEnd = Math.max(promptAt, turn.contentStartAbs);
     this.seedIdle(turn, lineStart);
     this.closeTurn(turn, contentEnd, prompt, now, events, (content) =>
-      this.lineText_(content, turn.typed),
+      this.lineText_(content, turn),
     );
+  }
+
+  /** Whether the unterminated line is a prompt followed by the echo of `typed` (typed ahead). */
+  private typedAfterPrompt(turn: OpenTurn, typed: string): string | null {
+    if (typed.trim() === '' || turn.echoPhase || !this.c.pattern) return null;
+    if (!this.lineIsCandidate(this.lineStartAbs)) return null;
+    const line = this.lineText;
+    if (!line.endsWith(typed)) return null;
+    return matchPrompt(this.c.pattern, line.slice(0, line.length - typed.length));
   }
 
   /**
@@ -386,9 +491,10 @@ export class TurnDetector {
     return from + b;
   }
 
-  private lineText_(content: Uint8Array, typed: string): string {
+  private lineText_(content: Uint8Array, turn: OpenTurn): string {
+    const typed = turn.typed;
     const lines = new TextRenderer();
-    lines.write(content);
+    lines.write(withoutInterruptEcho(content, turn.interruptAbs - turn.contentStartAbs));
     const all = lines.lineList();
     const first = all.findIndex((l) => l.trim() !== '');
     const start = first < 0 ? 0 : echoEnd(all, all.length, typed, first);
@@ -441,11 +547,15 @@ export class TurnDetector {
   private echoVerdict(turn: OpenTurn, echo: TextRenderer): 'done' | 'more' | 'none' {
     turn.echoNewlines++;
     let shown: string | null = null;
-    if (compact(echo.currentLine()).includes(turn.echoTail)) {
+    // A REPL echoes each line of the input after its own prompt (`... ` for an empty one).
+    const allLines = this.c.continuation === null || turn.echoNewlines >= turn.echoLines;
+    const tailRows = this.cols ? Math.ceil(ECHO_TAIL_CHARS / this.cols) + 1 : 1;
+    if (allLines && compact(echo.lastRows(tailRows)).includes(turn.echoTail)) {
       shown = compact(echo.linesToCursor().join(''));
       if (holdsInOrder(shown, turn.echoWantLines)) return 'done';
     }
-    if (turn.echoNewlines > turn.echoLines + MAX_ECHO_EXTRA_LINES) return 'none';
+    // Rows, not line feeds: line editors move the cursor down a wrapped line with line feeds.
+    if (echo.maxRow > turn.echoRows + MAX_ECHO_EXTRA_LINES) return 'none';
     if (turn.echoNewlines === 1) {
       shown ??= compact(echo.linesToCursor().join(''));
       // The first input line, or the start of a long one the editor wrapped.
@@ -557,19 +667,19 @@ export class TurnDetector {
     this.setState('idle', now, events);
   }
 
-  private openTurn(typed: string, now: number): void {
+  private openTurn(typed: string, now: number, joined?: OpenTurn): void {
     const line = !this.needsScreen;
     let echo: TextRenderer | null = null;
     if (line) {
-      echo = new TextRenderer();
+      echo = new TextRenderer(this.cols !== undefined ? { cols: this.cols } : {});
       for (const part of this.idleParts) echo.write(part);
     }
     const want = compact(typed);
     const typedLines = typed.split(/\r\n?|\n/u);
     this.turn = {
       typed,
-      startedAt: now,
-      interrupted: false,
+      startedAt: joined?.startedAt ?? now,
+      interrupted: joined?.interrupted ?? false,
       startAbs: this.outAbs,
       contentStartAbs: this.outAbs,
       echoPhase: line,
@@ -587,7 +697,46 @@ export class TurnDetector {
       outputBytes: 0,
       screenChanged: false,
       viewportTopAtSubmit: this.lastViewportTop,
+      echoRows: (echo?.cursorRow ?? 0) + echoRows(typedLines, this.cols, echo?.currentLine() ?? ''),
+      moreAt: null,
+      interruptAbs: joined?.interruptAbs ?? -1,
+      usedAlt: false,
     };
+  }
+
+  /**
+   * Input at the continuation prompt: the turn goes on. When nothing but the prompt was shown
+   * since the echo (the usual case: a REPL runs nothing before the block is complete), the
+   * content restarts after the echo of this line, as at a new prompt.
+   */
+  private continueTurn(turn: OpenTurn, text: string): void {
+    const at = turn.moreAt!;
+    turn.moreAt = null;
+    turn.typed = `${turn.typed}\n${text}`;
+    const before = storedRange(turn, turn.contentStartAbs, at);
+    if (before === null || stripAnsi(before).trim() !== '') return;
+    const promptLine = storedRange(turn, at, this.outAbs) ?? new Uint8Array(0);
+    const echo = new TextRenderer(this.cols !== undefined ? { cols: this.cols } : {});
+    echo.write(promptLine);
+    const lines = text.split(/\r\n?|\n/u);
+    Object.assign(turn, {
+      startAbs: this.outAbs,
+      contentStartAbs: this.outAbs,
+      echoPhase: true,
+      echo,
+      echoWantLines: lines.map(compact).filter((l) => l !== ''),
+      echoWant: compact(text),
+      echoFirst: compact(lines[0] ?? ''),
+      echoTail: compact(lines.findLast((l) => l.trim() !== '') ?? '').slice(-ECHO_TAIL_CHARS),
+      echoLines: lines.length,
+      echoNewlines: 0,
+      echoLastEnd: this.outAbs,
+      chunks: [],
+      bufBaseAbs: this.outAbs,
+      bufCap: MAX_ECHO_PHASE_BYTES + this.maxTurnBytes,
+      outputBytes: 0,
+      echoRows: echoRows(lines, this.cols, echo.currentLine()),
+    } satisfies Partial<OpenTurn>);
   }
 
   private closeTurn(
@@ -604,8 +753,11 @@ export class TurnDetector {
     const content = all.slice(0, Math.min(length, this.maxTurnBytes, all.length));
     const truncated = length > this.maxTurnBytes;
     const text = textOf(content);
-    // No empty turns: a prompt after nothing but the echo (or blank redraws) is not an answer.
-    const visible = this.needsScreen ? text.trim() !== '' : stripAnsi(content).trim() !== '';
+    // No empty turns: a prompt after nothing but the echo (or blank redraws) is not an answer,
+    // nor a full-screen program that left nothing on the main screen (less, vim).
+    const visible = this.needsScreen
+      ? text.trim() !== ''
+      : stripAnsi(content).trim() !== '' && !(turn.usedAlt && text.trim() === '');
     if (visible) {
       events.push({
         type: 'turn',
@@ -660,6 +812,39 @@ const SGR_RESETS = [new TextEncoder().encode('\x1b[0m'), new TextEncoder().encod
 const ECHO_TAIL_CHARS = 16;
 /** Longest start of the typed text compared with the end of a wrapped first echo line. */
 const MAX_WRAPPED_ECHO_COMPARE = 1024;
+
+/**
+ * How many rows below the prompt line the echo of these lines can reach: one per line, plus
+ * the rows a line wraps onto at this width (the first after the prompt's text).
+ */
+function echoRows(lines: readonly string[], cols: number | undefined, promptLine: string): number {
+  let rows = lines.length;
+  if (cols === undefined) return rows;
+  lines.forEach((l, i) => {
+    rows += Math.floor(((i === 0 ? promptLine.length : 0) + l.length) / cols);
+  });
+  return rows;
+}
+
+/** The terminal's `^C` echo of an interrupt is input, not answer: the content without it
+ * (the first one at or after `from`, within INTERRUPT_ECHO_SCAN_BYTES). */
+function withoutInterruptEcho(content: Uint8Array, from: number): Uint8Array {
+  if (from < 0) return content;
+  const end = Math.min(content.length - 1, from + INTERRUPT_ECHO_SCAN_BYTES);
+  for (let i = Math.max(0, from); i < end; i++) {
+    if (content[i] === 0x5e && content[i + 1] === 0x43) {
+      const out = new Uint8Array(content.length - 2);
+      out.set(content.subarray(0, i));
+      out.set(content.subarray(i + 2), i);
+      return out;
+    }
+  }
+  return content;
+}
+
+/** Output bytes after Ctrl-C searched for its `^C` echo: the kernel echoes it at once, after
+ * at most what the program had already written (a terminal line or two). */
+const INTERRUPT_ECHO_SCAN_BYTES = 4096;
 
 function compact(s: string): string {
   return s.replace(/\s+/gu, '');

@@ -31,6 +31,11 @@ export class InputTracker {
   private lastWasCr = false;
   private readonly decoder = new TextDecoder('utf-8');
 
+  /** Forgets what was typed since the last submit (a full-screen program took those keys). */
+  clear(): void {
+    this.typed = '';
+  }
+
   /** What has been typed since the last submit. */
   get pending(): string {
     return this.typed;

@@ -16,6 +16,12 @@ export interface Preset {
   checkedOn: string[];
   /** Line presets: the prompt regex, matched anywhere in each ANSI-stripped line. */
   pattern?: string;
+  /**
+   * Line presets: a REPL's continuation prompt (Python's and Node's `... `). Shown on the last
+   * line while a turn is open, it means the program wants more input for the same turn: the
+   * turn stays open and the session is `blocked` (see docs/turns.md).
+   */
+  continuation?: string;
   /** Screen presets: markers of an agent waiting for input (its input line). */
   idle?: string[];
   /** Markers of an agent working (spinner lines, "esc to interrupt"). */
@@ -48,6 +54,7 @@ export const UserPresetSchema = z
     description: z.string().optional(),
     checkedOn: z.array(z.string()).optional(),
     pattern: z.string().optional(),
+    continuation: z.string().optional(),
     idle: regexList.optional(),
     busy: regexList.optional(),
     blocked: regexList.optional(),

@@ -29,6 +29,8 @@ export interface CompiledPreset {
    * hold, so candidates are checked with `pattern`.
    */
   readonly linePrefilter: RegExp | null;
+  /** Line presets: the continuation prompt (the program wants more input), or null. */
+  readonly continuation: LineRegex | null;
   readonly idle: LineRegex[];
   readonly busy: LineRegex[];
   readonly blocked: LineRegex[];
@@ -48,6 +50,7 @@ const REGEX_LIST_FIELDS = ['idle', 'busy', 'blocked', 'chrome', 'inputLine', 'in
 const BUILTIN_SOURCES: ReadonlySet<string> = new Set(
   Object.values(BUILTIN_PRESETS).flatMap((p) => [
     ...(p.pattern !== undefined ? [p.pattern] : []),
+    ...(p.continuation !== undefined ? [p.continuation] : []),
     ...REGEX_LIST_FIELDS.flatMap((f) => p[f] ?? []),
   ]),
 );
@@ -106,6 +109,10 @@ export function compilePreset(preset: Preset): CompiledPreset {
     linePrefilter:
       pattern instanceof RegExp && !/\(\?<?[=!]/.test(pattern.source)
         ? new RegExp(pattern.source, 'gmu')
+        : null,
+    continuation:
+      preset.continuation !== undefined
+        ? compileRegex(preset.continuation, `${label} continuation`)
         : null,
     ...lists,
     inputLine: lists.inputLine.length > 0 ? lists.inputLine : lists.idle,

@@ -1,9 +1,16 @@
 // A tiny line-oriented terminal: enough to turn raw output into what a person saw, for the
 // `text` of line-preset turns. It resolves carriage returns, backspaces, erase-in-line/display
 // and cursor moves within and between the lines it has seen; it knows no screen size (no
-// wrapping, no absolute rows), so absolute row positioning is ignored.
+// wrapping unless given a width, no absolute rows), so absolute row positioning is ignored.
+// What a full-screen program draws on the alternate screen is dropped when it leaves it: the
+// reader sees the main screen again, as before.
 
 const TAB_WIDTH = 8;
+
+/** Private modes that select the alternate screen (as in alt-screen.ts). */
+const ALT_MODES = new Set(['1049', '1047', '47']);
+/** CSI finals that move the cursor. */
+const CURSOR_MOVES = new Set(['A', 'B', 'C', 'D', 'E', 'F', 'G', '`', 'H', 'f', 'd']);
 
 /** Parser states for escape sequences in decoded text. */
 const enum P {
@@ -27,6 +34,28 @@ export class TextRenderer {
   private state: P = P.Ground;
   private params = '';
   private readonly decoder = new TextDecoder('utf-8');
+  /** The terminal's width, when known: a character written past the last column wraps. */
+  private readonly cols: number | undefined;
+  /** The last column was written: the next character goes to the start of the next row. */
+  private wrapPending = false;
+  /** The main screen while the alternate screen is shown. */
+  private main: { lines: string[]; cur: string[]; row: number; col: number } | null = null;
+  /** Deepest row the cursor reached. */
+  private _maxRow = 0;
+
+  constructor(opts: { cols?: number } = {}) {
+    this.cols = opts.cols !== undefined && opts.cols > 0 ? opts.cols : undefined;
+  }
+
+  /** The cursor's row (0: the first line written). */
+  get cursorRow(): number {
+    return this.row;
+  }
+
+  /** The deepest row the cursor reached so far. */
+  get maxRow(): number {
+    return this._maxRow;
+  }
 
   /** Feeds raw bytes (decoded as UTF-8, split characters kept across calls) or decoded text. */
   write(data: Uint8Array | string): void {
@@ -45,6 +74,13 @@ export class TextRenderer {
   /** The line the cursor is on (not right-trimmed). */
   currentLine(): string {
     return this.cur.join('');
+  }
+
+  /** The last `n` rows up to the cursor's, joined (a wrapped line's end spans rows). */
+  lastRows(n: number): string {
+    return [...this.lines.slice(Math.max(0, this.row - n + 1), this.row), this.cur.join('')].join(
+      '',
+    );
   }
 
   /** The lines from the first up to and including the cursor's (where an echo can be). */
@@ -157,6 +193,8 @@ export class TextRenderer {
   }
 
   private control(c: number): void {
+    if (c === 0x0d || c === 0x0a || c === 0x0b || c === 0x0c || c === 0x08)
+      this.wrapPending = false;
     switch (c) {
       case 0x0d:
         this.col = 0;
@@ -179,6 +217,18 @@ export class TextRenderer {
   }
 
   private csi(params: string, final: string): void {
+    // Cursor moves end a pending wrap; colours and modes do not.
+    if (CURSOR_MOVES.has(final)) this.wrapPending = false;
+    if (params.startsWith('?') && (final === 'h' || final === 'l')) {
+      if (
+        params
+          .slice(1)
+          .split(';')
+          .some((p) => ALT_MODES.has(p))
+      )
+        this.altScreen(final === 'h');
+      return;
+    }
     if (
       params.startsWith('?') ||
       params.startsWith('>') ||
@@ -267,9 +317,33 @@ export class TextRenderer {
   }
 
   private put(ch: string): void {
+    if (this.wrapPending) {
+      this.wrapPending = false;
+      this.moveTo(this.row + 1, 0);
+    }
     while (this.cur.length < this.col) this.cur.push(' ');
     this.cur[this.col] = ch;
     this.col++;
+    if (this.cols !== undefined && this.col >= this.cols) {
+      this.col = this.cols - 1;
+      this.wrapPending = true;
+    }
+  }
+
+  /** Shows (`on`) or leaves the alternate screen: left, it is gone and the main screen is back. */
+  private altScreen(on: boolean): void {
+    if (on && !this.main) {
+      this.lines[this.row] = this.cur.join('');
+      this.main = { lines: this.lines, cur: this.cur, row: this.row, col: this.col };
+      this.lines = [];
+      this.cur = [];
+      this.row = 0;
+      this.col = 0;
+    } else if (!on && this.main) {
+      ({ lines: this.lines, row: this.row, col: this.col } = this.main);
+      this.cur = Array.from(this.lines[this.row] ?? '');
+      this.main = null;
+    }
   }
 
   private moveTo(row: number, col: number): void {
@@ -278,6 +352,7 @@ export class TextRenderer {
       while (this.lines.length <= row) this.lines.push('');
       this.row = row;
       this.cur = Array.from(this.lines[row] ?? '');
+      if (row > this._maxRow) this._maxRow = row;
     }
     this.col = col;
   }

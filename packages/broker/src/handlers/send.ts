@@ -44,6 +44,7 @@ export const send: Handler<'send'> = (request, context) =>
           force: request.force ?? false,
           answers: true,
           typed: true,
+          complete: request.complete ?? false,
         },
       );
       return { submitted: result.submitted };

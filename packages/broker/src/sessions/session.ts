@@ -252,6 +252,7 @@ export class Session {
     if (cols === this.cols && rows === this.rows) return;
     this.screen.resize(cols, rows);
     if (this.live) this.pty?.resize(cols, rows);
+    this.turns?.resize(cols);
   }
 
   // --- process ---

@@ -28,7 +28,11 @@ function handle(m: WorkerRequest): void {
   }
   if (m.op === 'open') {
     sessions.set(m.id, {
-      detector: new TurnDetector({ preset: m.preset, maxTurnBytes: m.maxTurnBytes }),
+      detector: new TurnDetector({
+        preset: m.preset,
+        maxTurnBytes: m.maxTurnBytes,
+        ...(m.cols ? { cols: m.cols } : {}),
+      }),
       ring: null,
       timer: null,
       timerAt: null,
@@ -60,6 +64,9 @@ function handle(m: WorkerRequest): void {
       return;
     case 'in':
       run(m.id, entry, () => entry.detector.onInput(m.data, m.now));
+      return;
+    case 'resize':
+      entry.detector.resize(m.cols);
       return;
   }
 }

@@ -19,6 +19,12 @@ export const INJECT_ENTER_DELAY_MS = 80;
 export const INJECT_SETTLE_MAX_MS = 10_000;
 /** How long output may take to follow an Enter before it counts as not taken (echo is immediate). */
 export const INJECT_CONFIRM_MS = 1_000;
+/**
+ * How long `complete` waits after Enter for a REPL's continuation prompt: it is drawn with the
+ * echo of Enter (nothing runs before a block is complete), so within this even under load;
+ * a turn completing first ends the wait at once.
+ */
+export const CONTINUATION_WAIT_MS = 1_000;
 /** Longest line a canonical-mode reader takes on Linux (4096 with its newline). */
 export const MAX_CANONICAL_LINE_BYTES = 4095;
 
@@ -49,6 +55,11 @@ export interface InjectTarget {
   drain(): Promise<void>;
   /** Canonical-mode line discipline: true/false, or null when it cannot be told. */
   canonicalMode(): Promise<boolean | null>;
+  /** Whether the session's preset knows a continuation prompt (REPLs). */
+  hasContinuation?(): boolean;
+  /** Resolves true once the program shows its continuation prompt, false once a turn
+   * completes, the target exits or `ms` pass. */
+  waitContinuation?(ms: number): Promise<boolean>;
 }
 
 export interface InjectOptions {
@@ -66,6 +77,11 @@ export interface InjectOptions {
    * one digit answers a menu; a paste would not); text with a line break is still pasted.
    */
   typed?: boolean;
+  /**
+   * After Enter, a continuation prompt (a REPL block left open: `for i in x: f(i)`) gets one more
+   * Enter to close it; still one after that fails with `needs_input` (`clippy ask`).
+   */
+  complete?: boolean;
   /** Test seam: the wait for idle (default INJECT_IDLE_WAIT_MS). */
   idleWaitMs?: number;
 }
@@ -134,12 +150,30 @@ export async function inject(
       throw new TurnError('session_exited', `session '${target.name}' exited before Enter`);
     const before = target.outputBytes();
     await target.write(ENTER);
-    if (await target.waitOutput(before, INJECT_CONFIRM_MS)) return { submitted: true, bracketed };
+    if (await target.waitOutput(before, INJECT_CONFIRM_MS)) {
+      if (opts.complete) await closeContinuation(target);
+      return { submitted: true, bracketed };
+    }
   }
   throw new TurnError(
     'not_submitted',
     `the text was written to '${target.name}' but it did not react to Enter (tried twice)`,
   );
+}
+
+/** One Enter closes a block the program still waits on; a second continuation is reported. */
+async function closeContinuation(target: InjectTarget): Promise<void> {
+  if (!target.hasContinuation?.() || !target.waitContinuation) return;
+  if (!(await target.waitContinuation(CONTINUATION_WAIT_MS))) return;
+  const before = target.outputBytes();
+  await target.write(ENTER);
+  await target.waitOutput(before, INJECT_CONFIRM_MS);
+  if (await target.waitContinuation(CONTINUATION_WAIT_MS)) {
+    throw new TurnError(
+      'needs_input',
+      `session '${target.name}' still shows its continuation prompt after a closing Enter: the program wants more input than the text gave (an unclosed bracket, string or block?)`,
+    );
+  }
 }
 
 function hasLineBreak(text: Uint8Array): boolean {

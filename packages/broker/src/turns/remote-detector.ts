@@ -7,7 +7,9 @@ import { OutputRing, type RingSpan, type SharedRing } from './output-ring.js';
 
 /** Main thread → detector worker. */
 export type WorkerRequest =
-  | { op: 'open'; id: number; preset: Preset; maxTurnBytes: number }
+  | { op: 'open'; id: number; preset: Preset; maxTurnBytes: number; cols?: number }
+  /** The terminal's width changed (the echo of a long input wraps on it). */
+  | { op: 'resize'; id: number; cols: number }
   | { op: 'out' | 'in'; id: number; data: Uint8Array; now: number }
   /** Output written to the session's ring (set up once with `ring`). */
   | { op: 'ring-out'; id: number; span: RingSpan; now: number }
@@ -134,11 +136,20 @@ export class RemoteDetector {
     private readonly onReply: Listener,
     private readonly onBacklogChanged: () => void = () => {},
     port?: DetectorPort,
+    cols?: number,
   ) {
     this.worker = port ?? sharedWorker();
     if (!port) onWorkerLost.add(this.lostHandler);
     listeners.set(this.id, onReply);
-    this.post({ op: 'open', id: this.id, preset, maxTurnBytes });
+    this.post({ op: 'open', id: this.id, preset, maxTurnBytes, ...(cols ? { cols } : {}) });
+  }
+
+  /** The session's terminal width changed: posted in order with output and input. */
+  resize(cols: number): void {
+    if (this.closed) return;
+    this.flush();
+    if (this.pendingBytes > 0) this.postCopy(this.takePending(this.pendingBytes));
+    this.post({ op: 'resize', id: this.id, cols });
   }
 
   /**

@@ -63,6 +63,7 @@ export function attachTurns(
     sessionId: session.id,
     preset,
     limits: { depth: config.turnRingDepth, maxTurnBytes: config.maxTurnBytes },
+    cols: session.cols,
     screen: { snapshot: () => session.screen.turnSnapshot() },
     events: {
       ready: () =>
@@ -177,6 +178,17 @@ export function sessionTarget(session: Session): InjectTarget {
     },
     canonicalMode: () =>
       import('./line-discipline.js').then((m) => m.readCanonicalMode(session.ptsName)),
+    hasContinuation: () => session.turns?.hasContinuation ?? false,
+    waitContinuation: (ms) => {
+      const turns = session.turns;
+      const count = turns?.ring.count ?? 0;
+      const more = () => turns?.awaitingMore === true;
+      return waitFor(
+        session,
+        () => more() || (turns?.ring.count ?? 0) > count || !session.live,
+        ms,
+      ).then(more);
+    },
   };
 }
 
@@ -209,6 +221,8 @@ export interface InjectRequest {
   answers?: boolean | undefined;
   /** Single-line text is typed as keys, not pasted (`send`: as if from a keyboard). */
   typed?: boolean | undefined;
+  /** Close a block left open at a continuation prompt with one more Enter (`ask`). */
+  complete?: boolean | undefined;
 }
 
 /**
@@ -258,5 +272,6 @@ export async function injectInto(
     force: req.force ?? false,
     answers: req.answers ?? false,
     typed: req.typed ?? false,
+    complete: req.complete ?? false,
   });
 }

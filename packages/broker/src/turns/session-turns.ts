@@ -23,9 +23,6 @@ import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './ring
  */
 export const SCREEN_SNAPSHOT_INTERVAL_MS = 25;
 
-/** Submits remembered to name the input that opened a turn (a turn opens at one of the last few). */
-const MAX_TRACKED_SUBMITS = 32;
-
 /** The session's rendered screen, read after the terminal model has parsed the output. */
 export interface TurnsScreen {
   snapshot(): ScreenSnapshot;
@@ -54,6 +51,8 @@ export interface SessionTurnsOptions {
   events: SessionTurnsEvents;
   /** Where a line preset's detector runs (tests give a recorder); default the shared worker. */
   detectorPort?: DetectorPort;
+  /** The terminal's width at start (line presets follow a long input's wrapped echo on it). */
+  cols?: number;
 }
 
 interface Waiter {
@@ -70,6 +69,8 @@ interface Waiter {
  */
 export class SessionTurns {
   readonly ring: TurnRing;
+  /** The preset knows a continuation prompt (REPLs): see `awaitingMore`. */
+  readonly hasContinuation: boolean;
   private detector: TurnDetector | null;
   private readonly screen: TurnsScreen | undefined;
   private readonly events: SessionTurnsEvents;
@@ -81,16 +82,17 @@ export class SessionTurns {
   private ready = false;
   private ended = false;
   private readonly activity = new Set<() => void>();
-  /** Recent submits and when (the detector opens a turn at a submit; its `startedAt` is that time). */
+  /** Submits seen on the input path (one answers a continuation prompt at once). */
   private readonly inputs = new InputTracker();
-  private submits: { at: number; text: string }[] = [];
   /** Line presets in the built broker: the detector runs in the detector worker. */
   private remote: RemoteDetector | null = null;
   private readonly pasteLimiter = new PasteLimiter();
   private _detectionStopped: string | null = null;
+  private _awaitingMore = false;
 
   constructor(opts: SessionTurnsOptions) {
     this.ring = new TurnRing(opts.sessionId, opts.limits);
+    this.hasContinuation = opts.preset?.continuation !== undefined;
     this.detector = null;
     if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {
       this.remote = new RemoteDetector(
@@ -99,15 +101,31 @@ export class SessionTurns {
         (r) => this.onRemote(r),
         () => this.events.backlog?.(),
         opts.detectorPort,
+        opts.cols,
       );
     } else if (opts.preset) {
       this.detector = new TurnDetector({
         preset: opts.preset,
         maxTurnBytes: opts.limits.maxTurnBytes,
+        ...(opts.cols ? { cols: opts.cols } : {}),
       });
     }
     this.screen = opts.screen;
     this.events = opts.events;
+  }
+
+  /**
+   * The program shows its continuation prompt (Python's, Node's `... `): it wants more input
+   * for the open turn. Cleared by the next state change or turn.
+   */
+  get awaitingMore(): boolean {
+    return this._awaitingMore;
+  }
+
+  /** The terminal was resized. */
+  resize(cols: number): void {
+    this.remote?.resize(cols);
+    this.detector?.resize(cols);
   }
 
   /** Why turn detection stopped for this session (shown in its info), or null while it runs. */
@@ -151,11 +169,9 @@ export class SessionTurns {
       const now = Date.now();
       data = this.pasteLimiter.filter(data);
       for (const ev of this.inputs.feed(data)) {
-        if (ev.type === 'submit') this.submits.push({ at: now, text: ev.text });
+        // Input answers a continuation prompt (the detector, maybe in the worker, follows).
+        if (ev.type === 'submit') this._awaitingMore = false;
       }
-      // Bounded: only the submit that opened a turn is ever looked up, and turns are few.
-      if (this.submits.length > MAX_TRACKED_SUBMITS)
-        this.submits.splice(0, this.submits.length - MAX_TRACKED_SUBMITS);
       if (this.remote) {
         this.remote.onInput(data, now);
         return;
@@ -269,14 +285,21 @@ export class SessionTurns {
           this.ready = true;
           this.events.ready();
         }
+      } else if (e.type === 'continuation') {
+        this._awaitingMore = true;
       } else if (e.type === 'state') {
+        // A continuation event comes with its `blocked` state; any other state ends the wait.
+        if (e.state !== 'blocked') this._awaitingMore = false;
         this.events.state(e.state);
         this.notify();
       } else if (e.type === 'turn') {
+        this._awaitingMore = false;
         this.store({
           content: e.content,
           text: e.text,
-          prompt: this.promptOf(e.startedAt),
+          // What was submitted, as the detector followed it: all lines of a multi-line input,
+          // never keys typed into a full-screen program.
+          prompt: e.input,
           interrupted: e.interrupted,
           truncated: e.truncated,
           startedAt: e.startedAt,
@@ -284,14 +307,6 @@ export class SessionTurns {
         });
       }
     }
-  }
-
-  /** The submitted input that opened a turn: the first submit at its start time. */
-  private promptOf(startedAt: number): string {
-    const exact = this.submits.find((s) => s.at === startedAt);
-    if (exact) return exact.text;
-    const before = this.submits.filter((s) => s.at <= startedAt).at(-1);
-    return before?.text ?? '';
   }
 
   /** Events of a detector running in the worker. */

@@ -144,6 +144,12 @@ export const SendSchema = message(
       ),
     enter: z.boolean().optional().describe('press Enter after the text'),
     force: z.boolean().optional().describe('do not wait for the session to be idle'),
+    complete: z
+      .boolean()
+      .optional()
+      .describe(
+        'with `enter` (`clippy ask`): when the program answers Enter with its continuation prompt (a REPL block left open), press Enter once more to close it; `needs_input` if it still wants more',
+      ),
   },
 );
 export const SubscribeSchema = message('subscribe', 'Receive session events as pushes.', {
