@@ -4,7 +4,7 @@ import { CliError } from '../errors.js';
 import {
   INJECT_REQUEST_TIMEOUT_MS,
   TURN_EXIT,
-  printText,
+  printTurn,
   timeoutMs,
   turnCall,
   withTurnTimeout,
@@ -52,6 +52,8 @@ const command: CommandModule<object, AskArgs> = {
             session: argv.session,
             text: String(argv.text),
             enter: true,
+            // A REPL block left open (`for i in x: f(i)`) gets its closing Enter.
+            complete: true,
             ...(argv.force ? { force: true } : {}),
           },
           { timeoutMs: INJECT_REQUEST_TIMEOUT_MS },
@@ -77,10 +79,7 @@ const command: CommandModule<object, AskArgs> = {
       );
       return result.turn;
     });
-    if (argv.json) {
-      const { content: _content, ...rest } = turn;
-      process.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
-    } else printText(turn.text);
+    printTurn(turn, argv.json, argv.session);
   },
 };
 

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
-import { printText, timeoutMs, turnCall, withTurnTimeout } from '../turn-errors.js';
+import { printTurn, timeoutMs, turnCall, withTurnTimeout } from '../turn-errors.js';
 
 interface WaitArgs extends CommonArgs {
   session: string;
@@ -30,10 +30,7 @@ const command: CommandModule<object, WaitArgs> = {
         ),
       ),
     );
-    if (argv.json) {
-      const { content: _content, ...rest } = turn;
-      process.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
-    } else printText(turn.text);
+    printTurn(turn, argv.json, argv.session);
   },
 };
 
