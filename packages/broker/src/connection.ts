@@ -2,6 +2,7 @@ import {
   FATAL_ERROR_CODES,
   PROTOCOL_VERSION,
   encodeFrame,
+  isRequestId,
   validateClientMessage,
   type ErrorCode,
   type EventName,
@@ -138,13 +139,7 @@ export class ClientConnection implements SessionClient {
   private handleBeforeHandshake(value: unknown): void {
     const obj = value as Record<string, unknown>;
     if (obj.type !== 'hello') {
-      const id =
-        typeof obj.id === 'number' &&
-        Number.isInteger(obj.id) &&
-        obj.id >= 0 &&
-        obj.id <= 0xffff_ffff
-          ? obj.id
-          : 0;
+      const id = isRequestId(obj.id) ? obj.id : 0;
       this.sendError(
         id,
         'handshake_required',

@@ -3,6 +3,7 @@ import { validateClientMessage } from './validate.js';
 import { REQUEST_SCHEMAS } from './messages.js';
 import { resolveSocketPaths, NoRuntimeDirError } from './paths.js';
 import { ERROR_CODES, FATAL_ERROR_CODES } from './errors.js';
+import { IdSchema, isRequestId } from './schemas/common.js';
 
 describe('validateClientMessage', () => {
   it('accepts a well-formed request and applies defaults', () => {
@@ -93,5 +94,13 @@ describe('resolveSocketPaths', () => {
     expect(resolveSocketPaths({ CLIPPY_SOCKET: '/tmp/y/c.sock' })).toMatchObject({
       wsSocket: '/tmp/y/c.ws.sock',
     });
+  });
+});
+
+describe('isRequestId', () => {
+  it('accepts exactly what IdSchema accepts', () => {
+    for (const value of [0, 1, 0xffff_ffff, 0x1_0000_0000, -1, 1.5, NaN, '3', null, undefined]) {
+      expect(isRequestId(value), String(value)).toBe(IdSchema.safeParse(value).success);
+    }
   });
 });

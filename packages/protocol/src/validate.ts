@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ErrorCode } from './errors.js';
+import { isRequestId } from './schemas/common.js';
 import { REQUEST_SCHEMAS, isRequestType, type Request, type RequestType } from './messages.js';
 
 export type ValidationResult =
@@ -13,10 +14,7 @@ export type ValidationResult =
 export function validateClientMessage(value: unknown): ValidationResult {
   const obj = (value ?? {}) as Record<string, unknown>;
   const rawId = obj.id;
-  const id =
-    typeof rawId === 'number' && Number.isInteger(rawId) && rawId >= 0 && rawId <= 0xffff_ffff
-      ? rawId
-      : 0;
+  const id = isRequestId(rawId) ? rawId : 0;
   if (typeof obj.type !== 'string') {
     return { ok: false, id, error: 'invalid_message', message: 'message has no string `type`' };
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_REQUEST_ID } from '../constants.js';
 
 /** Raw bytes on the wire (MessagePack bin). Decoded values may share memory with the frame. */
 export const BytesSchema = z
@@ -10,8 +11,18 @@ export const IdSchema = z
   .number()
   .int()
   .min(0)
-  .max(0xffff_ffff)
+  .max(MAX_REQUEST_ID)
   .describe('u32 request id, echoed in the response');
+
+/**
+ * Whether a value is a request id (what IdSchema accepts), checked without zod: an answer to a
+ * message that failed validation echoes its id only when it is one, else 0.
+ */
+export function isRequestId(value: unknown): value is number {
+  return (
+    typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_REQUEST_ID
+  );
+}
 
 /** A session's ID or its name: every message that names a session accepts either. */
 export const SessionRefSchema = z.string().min(1).describe('session ID or name');
