@@ -10,3 +10,4 @@ export * from './messages.js';
 export * from './validate.js';
 export * from './paths.js';
 export * from './keys.js';
+export * from './turn-id.js';

@@ -86,7 +86,8 @@ describe('turn requests', () => {
     expect(await err('capture', { session: 'sh' })).toBe('no_turn');
     expect(await err('capture', { session: 'nosuch' })).toBe('session_not_found');
     expect(await err('capture_by_id', { turn_id: 'sh:9' })).toBe('turn_not_found');
-    expect(await err('capture_by_id', { turn_id: 'nope' })).toBe('turn_not_found');
+    // Not a turn ID at all: the schema refuses it, naming the field.
+    expect(await err('capture_by_id', { turn_id: 'nope' })).toBe('invalid_message');
     expect(await err('get_turn', {})).toBe('missing_field');
     expect(await err('paste', { session: 'sh' })).toBe('buffer_empty');
     expect(await err('deliver', { sink: 'file', path: '/tmp/x' })).toBe('buffer_empty');

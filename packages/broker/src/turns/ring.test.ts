@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TurnRing, type NewTurn } from './ring.js';
 import { relayEntryOf } from './relay-buffer.js';
-import { formatTurnId, parseTurnId } from './turn-id.js';
 
 const turn = (text: string, extra: Partial<NewTurn> = {}): NewTurn => ({
   content: Buffer.from(`\x1b[1m${text}\x1b[0m`),
@@ -68,27 +67,6 @@ describe('TurnRing', () => {
     const stored = ring.add({ ...turn('h'), content: source });
     source.fill(0);
     expect(Buffer.from(stored.content).toString()).toBe('hello');
-  });
-});
-
-describe('turn IDs', () => {
-  it('round-trips and splits at the last colon', () => {
-    expect(parseTurnId(formatTurnId('abc', 7))).toEqual({ session: 'abc', seq: 7 });
-    expect(parseTurnId('claude:3')).toEqual({ session: 'claude', seq: 3 });
-  });
-
-  it('rejects what is not a turn ID', () => {
-    for (const bad of [
-      'claude',
-      ':3',
-      'claude:',
-      'claude:0',
-      'claude:03',
-      'claude:x',
-      'claude:-1',
-    ]) {
-      expect(parseTurnId(bad), bad).toBeNull();
-    }
   });
 });
 

@@ -1,5 +1,4 @@
-import type { TurnMeta } from '@clippy/protocol';
-import { formatTurnId } from './turn-id.js';
+import { formatTurnId, type TurnMeta } from '@clippy/protocol';
 
 /** A turn as stored: its metadata plus the exact content and the readable text. */
 export interface StoredTurn extends TurnMeta {

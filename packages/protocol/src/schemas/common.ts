@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_REQUEST_ID } from '../constants.js';
+import { parseTurnId, parseTurnPosition } from '../turn-id.js';
 
 /** Raw bytes on the wire (MessagePack bin). Decoded values may share memory with the frame. */
 export const BytesSchema = z
@@ -28,7 +29,19 @@ export function isRequestId(value: unknown): value is number {
 export const SessionRefSchema = z.string().min(1).describe('session ID or name');
 
 /** A turn ID `<session>:<seq>` (the session part may also be the session name). */
-export const TurnIdSchema = z.string().min(3).describe('turn ID `<session>:<seq>`');
+export const TurnIdSchema = z
+  .string()
+  .refine((text) => parseTurnId(text) !== null, 'is not a turn ID <session>:<seq> (seq from 1)')
+  .describe('turn ID `<session>:<seq>`');
+
+/** A position in a session's turns: a turn ID, or `<session>:0` for before the first turn. */
+export const TurnPositionSchema = z
+  .string()
+  .refine(
+    (text) => parseTurnPosition(text) !== null,
+    'is not a turn ID <session>:<seq> (or <session>:0)',
+  )
+  .describe('turn ID `<session>:<seq>`, or `<session>:0` for before the first turn');
 
 export const SessionStateSchema = z
   .enum(['starting', 'idle', 'busy', 'blocked', 'exited'])

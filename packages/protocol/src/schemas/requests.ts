@@ -9,6 +9,7 @@ import {
   SessionStateSchema,
   SinkSchema,
   TurnIdSchema,
+  TurnPositionSchema,
 } from './common.js';
 
 /** Builds a client→broker message schema: `{ type, id, ...fields }`, unknown keys rejected. */
@@ -286,7 +287,7 @@ export const WaitTurnSchema = message(
       .min(1)
       .optional()
       .describe('give up with `timeout` after this long'),
-    after: TurnIdSchema.optional().describe(
+    after: TurnPositionSchema.optional().describe(
       'return the first turn newer than this one (may already exist)',
     ),
   },
