@@ -1,4 +1,4 @@
-import { BrokerError } from '@clippy/protocol';
+import { BrokerError, parseTurnId } from '@clippy/protocol';
 import type { Argv } from 'yargs';
 import { CliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
@@ -50,7 +50,7 @@ export async function turnCall<R>(fn: () => Promise<R>): Promise<R> {
 
 /** Whether a reference is a turn ID (`<session>:<seq>`) rather than a session. */
 export function isTurnId(ref: string): boolean {
-  return /:[1-9][0-9]*$/.test(ref);
+  return parseTurnId(ref) !== null;
 }
 
 /** Writes a turn's text so the shell prompt starts on a fresh line. */
