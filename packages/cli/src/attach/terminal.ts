@@ -1,6 +1,26 @@
 import fs from 'node:fs';
 import { ModeTracker } from './modes.js';
 
+/** The terminal's size as the session gets it: the classic 80x24 when stdout is no terminal. */
+export function terminalSize(stdout: NodeJS.WriteStream): { cols: number; rows: number } {
+  const cols = stdout.isTTY ? stdout.columns : 0;
+  const rows = stdout.isTTY ? stdout.rows : 0;
+  return { cols: cols > 0 ? cols : 80, rows: rows > 0 ? rows : 24 };
+}
+
+/**
+ * The bytes that give the user's terminal back: whatever modes the session's output left on are
+ * turned off, and with `moveBelow` the cursor then goes to a fresh line below the session's
+ * screen (the bottom row of a terminal `rows` high, then one line more).
+ */
+export function terminalRestoreBytes(
+  modes: ModeTracker,
+  opts: { rows: number; moveBelow: boolean },
+): string {
+  const rows = opts.rows > 0 ? opts.rows : 1;
+  return modes.restoreSequence() + (opts.moveBelow ? `\x1b[${rows};1H\r\n` : '');
+}
+
 /**
  * Owns the user's terminal while attached: raw mode in, and a restore that runs exactly once
  * on every way out (detach, exit, daemon death, signals, exceptions), synchronously so it
@@ -29,9 +49,7 @@ export class TerminalGuard {
 
   /** Terminal size to give the session (the classic default when stdout is no terminal). */
   size(): { cols: number; rows: number } {
-    const cols = this.stdout.isTTY ? this.stdout.columns : 0;
-    const rows = this.stdout.isTTY ? this.stdout.rows : 0;
-    return { cols: cols > 0 ? cols : 80, rows: rows > 0 ? rows : 24 };
+    return terminalSize(this.stdout);
   }
 
   enterRaw(): void {
@@ -57,13 +75,12 @@ export class TerminalGuard {
     process.off('uncaughtException', this.onFatal);
     process.off('unhandledRejection', this.onFatal);
     if (this.stdout.isTTY) {
-      const rows = this.stdout.rows > 0 ? this.stdout.rows : 1;
-      const below = this.raw && opts.leaveScreen !== false ? `\x1b[${rows};1H\r\n` : '';
+      const bytes = terminalRestoreBytes(this.modes, {
+        rows: this.stdout.rows,
+        moveBelow: this.raw && opts.leaveScreen !== false,
+      });
       try {
-        fs.writeSync(
-          (this.stdout as unknown as { fd: number }).fd,
-          this.modes.restoreSequence() + below,
-        );
+        fs.writeSync((this.stdout as unknown as { fd: number }).fd, bytes);
       } catch {
         // The terminal is gone (SIGHUP): nothing left to restore.
       }
@@ -76,5 +93,10 @@ export class TerminalGuard {
       }
       this.raw = false;
     }
+  }
+
+  /** Gives the terminal back (as restore(), leaving the cursor below the session's screen). */
+  dispose(): void {
+    this.restore();
   }
 }
