@@ -13,19 +13,25 @@ import { parseDetachKey } from './detach-key.js';
 
 type Msg = Record<string, unknown> & { type: string; id: number };
 
-/** A minimal broker for one attach: answers hello and attach, records everything it gets. */
+/**
+ * A minimal broker for one attach: answers hello and attach, records everything it gets. With
+ * `holdDetach`, its answer to a detach waits for that promise.
+ */
 async function fakeBroker(
   onAttach: (m: Msg, send: (o: object) => void, socket: net.Socket) => void,
+  holdDetach?: Promise<void>,
 ) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-attach-'));
   const socketPath = path.join(dir, 'b.sock');
   const received: Msg[] = [];
   const sockets: net.Socket[] = [];
+  let closedSockets = 0;
   const server = net.createServer((socket) => {
     sockets.push(socket);
     const dec = new FrameDecoder();
     const send = (o: object) => socket.write(encodeFrame(o));
     socket.on('error', () => {});
+    socket.on('close', () => closedSockets++);
     socket.on('data', (chunk) => {
       for (const raw of dec.push(chunk)) {
         const m = raw as Msg;
@@ -33,6 +39,8 @@ async function fakeBroker(
         if (m.type === 'hello')
           send({ type: 'hello_ack', id: 0, status: 'ok', version: PROTOCOL_VERSION });
         else if (m.type === 'attach') onAttach(m, send, socket);
+        else if (m.type === 'detach' && holdDetach)
+          void holdDetach.then(() => send({ type: 'response', id: m.id, status: 'ok' }));
         else if (m.id !== 0) send({ type: 'response', id: m.id, status: 'ok' });
       }
     });
@@ -41,6 +49,8 @@ async function fakeBroker(
   return {
     socketPath,
     received,
+    /** How many client connections have closed (all they sent has arrived). */
+    closed: () => closedSockets,
     async stop() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
@@ -78,8 +88,8 @@ afterEach(async () => {
   for (const s of stops.splice(0)) await s();
 });
 
-async function setup(onAttach: Parameters<typeof fakeBroker>[0]) {
-  const broker = await fakeBroker(onAttach);
+async function setup(onAttach: Parameters<typeof fakeBroker>[0], holdDetach?: Promise<void>) {
+  const broker = await fakeBroker(onAttach, holdDetach);
   stops.push(() => broker.stop());
   const client: ClippyClient = await connect({ socket: broker.socketPath, env: {} });
   stops.push(async () => void (await client.close()));
@@ -126,6 +136,25 @@ describe('runAttach', () => {
     // Keystrokes are notifications (id 0): no response per key.
     expect(inputs.every((m) => m.id === 0)).toBe(true);
     expect(broker.received.some((m) => m.type === 'detach' && m.session === 'id1')).toBe(true);
+    expect(out.text().endsWith('[detached from demo]\n')).toBe(true);
+  });
+
+  it('sends nothing typed after the detach key, even in a later read while the detach is under way', async () => {
+    let answerDetach!: () => void;
+    const held = new Promise<void>((r) => (answerDetach = r));
+    const { broker, stdin, out, run } = await setup((m, send) => send(attachResult(m, '')), held);
+    stdin.write(Buffer.from('ab\x1dcd'));
+    await until(() => broker.received.some((m) => m.type === 'detach'));
+    // Typed after the detach key; the broker has not answered the detach yet.
+    stdin.write(Buffer.from('ef'));
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    answerDetach();
+    expect(await run).toBe(0);
+    await until(() => broker.closed() === 1);
+    const inputs = broker.received.filter((m) => m.type === 'input');
+    expect(inputs.map((m) => Buffer.from(m.data as Uint8Array).toString())).toEqual(['ab']);
+    expect(broker.received.filter((m) => m.type === 'detach')).toHaveLength(1);
     expect(out.text().endsWith('[detached from demo]\n')).toBe(true);
   });
 

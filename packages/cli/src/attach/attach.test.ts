@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findDetachKey, parseDetachKey } from './detach-key.js';
 import { ModeTracker } from './modes.js';
-import { exitStatus } from './attach-session.js';
+import { exitStatus } from './ending.js';
 
 describe('detach key', () => {
   it('parses the usual spellings into the control byte', () => {

@@ -1,4 +1,5 @@
-export { runAttach, exitStatus } from './attach-session.js';
+export { runAttach } from './attach-session.js';
+export { exitStatus } from './ending.js';
 export { DEFAULT_DETACH_KEY, parseDetachKey, findDetachKey, type DetachKey } from './detach-key.js';
 export { resolveDetachKey, configFilePath } from './config.js';
 export { ModeTracker } from './modes.js';
