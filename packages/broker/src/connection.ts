@@ -5,7 +5,6 @@ import {
   isRequestId,
   validateClientMessage,
   type ErrorCode,
-  type EventName,
   type HelloAck,
   type Request,
   type ResultType,
@@ -13,10 +12,17 @@ import {
 } from '@clippy/protocol';
 import { CONNECTION_QUEUE_LIMIT } from './constants.js';
 import type { Connection, StreamFailure } from './transports/transport.js';
-import type { Broker } from './server.js';
-import type { Session, SessionClient } from './sessions/session.js';
+import type { Logger } from './log.js';
+import type { Session } from './sessions/session.js';
 import { HANDLERS } from './handlers/index.js';
-import { HandlerError, type Handler, type HandlerContext } from './handlers/context.js';
+import {
+  HandlerError,
+  type BrokerPorts,
+  type Caller,
+  type Handler,
+  type HandlerContext,
+  type Subscription,
+} from './handlers/context.js';
 
 /** Requests still answered while the broker shuts down (everything else gets `shutting_down`). */
 const ALLOWED_WHILE_STOPPING = new Set<string>([
@@ -27,9 +33,15 @@ const ALLOWED_WHILE_STOPPING = new Set<string>([
   'shutdown',
 ]);
 
-export interface Subscription {
-  events: Set<EventName> | null;
-  sessions: string[] | null;
+/** What a connection needs of the broker: its log and limits, its ports for handlers, its bookkeeping. */
+export interface ConnectionHost {
+  readonly log: Logger;
+  readonly helloTimeoutMs: number;
+  /** The broker is shutting down: only ALLOWED_WHILE_STOPPING requests are answered. */
+  readonly stopping: boolean;
+  readonly ports: BrokerPorts;
+  /** The connection is gone (after it detached and ended what it registered). */
+  closed(connection: ClientConnection): void;
 }
 
 let nextConnectionNumber = 1;
@@ -39,7 +51,7 @@ let nextConnectionNumber = 1;
  * and the per-connection state (attachments, subscription, registered sessions). Nothing a
  * client sends can throw out of here: every failure becomes an error response.
  */
-export class ClientConnection implements SessionClient {
+export class ClientConnection implements Caller {
   readonly number = nextConnectionNumber++;
   role: Role | null = null;
   subscription: Subscription | null = null;
@@ -56,13 +68,13 @@ export class ClientConnection implements SessionClient {
   private helloTimer: NodeJS.Timeout | null;
 
   constructor(
-    private readonly broker: Broker,
+    private readonly host: ConnectionHost,
     private readonly transport: Connection,
   ) {
     transport.onMessage((m) => this.handleMessage(m));
     transport.onFrameError((e) => this.handleFrameError(e));
     transport.onClose(() => this.handleClose());
-    const timeoutMs = broker.config.limits.helloTimeoutMs;
+    const timeoutMs = host.helloTimeoutMs;
     this.helloTimer = setTimeout(() => {
       this.helloTimer = null;
       if (this.handshaken) return;
@@ -91,7 +103,7 @@ export class ClientConnection implements SessionClient {
     if (this.closed) return;
     this.transport.send(frame);
     if (this.transport.bufferedAmount > CONNECTION_QUEUE_LIMIT) {
-      this.broker.log.warn(
+      this.host.log.warn(
         { conn: this.number, queued: this.transport.bufferedAmount },
         'client is not reading: connection dropped',
       );
@@ -127,7 +139,7 @@ export class ClientConnection implements SessionClient {
       else this.dispatch(value);
     } catch (err) {
       // Only reachable through a bug in this file: keep the daemon and the connection alive.
-      this.broker.log.error({ err, conn: this.number }, 'unexpected error handling a message');
+      this.host.log.error({ err, conn: this.number }, 'unexpected error handling a message');
       this.safeSendError(
         0,
         'internal_error',
@@ -206,13 +218,13 @@ export class ClientConnection implements SessionClient {
       return;
     }
     const notification = request.id === 0;
-    if (this.broker.stopping && !ALLOWED_WHILE_STOPPING.has(request.type)) {
+    if (this.host.stopping && !ALLOWED_WHILE_STOPPING.has(request.type)) {
       if (!notification) this.sendError(request.id, 'shutting_down', 'the broker is shutting down');
       return;
     }
     const after: (() => void)[] = [];
     const context: HandlerContext = {
-      broker: this.broker,
+      ...this.host.ports,
       connection: this,
       afterResponse: (fn) => after.push(fn),
     };
@@ -229,7 +241,7 @@ export class ClientConnection implements SessionClient {
         if (!notification)
           this.safeSendError(request.id, outcome.error.code, outcome.error.message);
       } else {
-        this.broker.log.error(
+        this.host.log.error(
           { err: outcome.error, conn: this.number, type: request.type },
           'handler failed',
         );
@@ -245,7 +257,7 @@ export class ClientConnection implements SessionClient {
         try {
           fn();
         } catch (err) {
-          this.broker.log.error({ err, conn: this.number }, 'after-response step failed');
+          this.host.log.error({ err, conn: this.number }, 'after-response step failed');
         }
       }
     };
@@ -270,7 +282,7 @@ export class ClientConnection implements SessionClient {
     try {
       this.sendMessage(message);
     } catch (err) {
-      this.broker.log.error({ err, conn: this.number }, 'could not encode a response');
+      this.host.log.error({ err, conn: this.number }, 'could not encode a response');
       this.safeSendError(
         id,
         'internal_error',
@@ -297,7 +309,7 @@ export class ClientConnection implements SessionClient {
     if (this.closed) return;
     // Hitting the shared memory bound concerns every client: worth a warning.
     const level = error.code === 'partial_frame_limit' ? 'warn' : 'info';
-    this.broker.log[level](
+    this.host.log[level](
       { conn: this.number, code: error.code },
       `closing connection: ${error.message}`,
     );
@@ -314,8 +326,8 @@ export class ClientConnection implements SessionClient {
     this.cleanups.clear();
     for (const session of this.attached) session.detach(this);
     this.attached.clear();
-    for (const session of this.registered) this.broker.endWrapperSession(session);
+    for (const session of this.registered) this.host.ports.sessions.endWrapper(session);
     this.registered.clear();
-    this.broker.connectionClosed(this);
+    this.host.closed(this);
   }
 }

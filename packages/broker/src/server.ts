@@ -4,14 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { encodeFrame, type EventName, type Push } from '@clippy/protocol';
 import { resolveConfig, type BrokerConfig, type BrokerOptions } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { ClientConnection } from './connection.js';
+import { ClientConnection, type ConnectionHost } from './connection.js';
+import type { BrokerPorts, NewSessionParams } from './handlers/context.js';
 import { SessionTable } from './sessions/session-table.js';
-import {
-  Session,
-  type SessionClient,
-  type SessionObserver,
-  type SessionParams,
-} from './sessions/session.js';
+import { Session, type SessionClient, type SessionObserver } from './sessions/session.js';
+import type { RelayEntry } from './turns/relay-buffer.js';
 import type { Connection, InputLimits, Transport } from './transports/transport.js';
 import { PartialFrameBudget } from './transports/partial-frames.js';
 import { UnixTransport } from './transports/unix.js';
@@ -28,35 +25,25 @@ function readPackageVersion(): string {
   }
 }
 
-/** The global relay buffer (clippy's): what the last capture or put_buffer stored. */
-export interface RelayBufferEntry {
-  turnId: string;
-  text: string;
-  content: Buffer;
-}
-
-/** What a handler gives to create a session; the broker adds its limits and itself as observer. */
-export type NewSessionParams = Omit<
-  SessionParams,
-  'id' | 'flowLimits' | 'killGraceMs' | 'observer'
-> & {
-  id?: string;
-};
+/** The session table as seen from outside the broker (tests, status): lookups only. */
+export type SessionLookup = Pick<SessionTable, 'resolve' | 'all' | 'live' | 'size'>;
 
 /**
- * The broker: owns the transports, the connections and the session table, broadcasts events,
- * and runs the shutdown sequence. Created by `startBroker`.
+ * The broker: owns the transports, the connections, the session table and the relay buffer,
+ * broadcasts events, and runs the shutdown sequence. Handlers reach it through the narrow ports
+ * it hands each connection (handlers/context.ts). Created by `startBroker`.
  */
 export class Broker {
-  readonly table = new SessionTable();
-  readonly connections = new Set<ClientConnection>();
   readonly startedAt = Date.now();
   readonly packageVersion = readPackageVersion();
+  private readonly sessions = new SessionTable();
+  private readonly clients = new Set<ClientConnection>();
   /** Survives pastes; replaced only by the next capture/put_buffer (or broker exit). */
-  relayBuffer: RelayBufferEntry | null = null;
+  private relayEntry: RelayEntry | null = null;
   private transports: Transport[] = [];
   private closing: Promise<void> | null = null;
   private readonly sessionObserver: SessionObserver;
+  private readonly connectionHost: ConnectionHost;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -94,6 +81,81 @@ export class Broker {
       },
       slowConsumer: (session, client) => this.detachSlowConsumer(session, client),
     };
+    this.connectionHost = this.makeConnectionHost();
+  }
+
+  /** What connections and their handlers may reach: the ports, and the connection's own bookkeeping. */
+  private makeConnectionHost(): ConnectionHost {
+    const { sessions, clients } = this;
+    const ports: BrokerPorts = {
+      sessions: {
+        resolve: (ref) => sessions.resolve(ref),
+        all: () => sessions.all(),
+        live: () => sessions.live(),
+        get size() {
+          return sessions.size;
+        },
+        nameTaken: (name) => sessions.nameTaken(name),
+        uniqueName: (base) => sessions.uniqueName(base),
+        newId: () => sessions.newId(),
+        create: (params) => this.createSession(params),
+        remove: (session) => this.removeSession(session),
+        endWrapper: (session) => session.markExited(),
+        wrapperOf: (session) => [...this.clients].find((c) => c.registered.has(session)),
+        attachedClients: () => {
+          const map = new Map<SessionClient, Session[]>();
+          for (const c of this.clients) if (c.attached.size > 0) map.set(c, [...c.attached]);
+          return map;
+        },
+      },
+      relayBuffer: {
+        get: () => this.relayEntry,
+        set: (entry) => {
+          this.relayEntry = entry;
+        },
+      },
+      events: { emit: (event, session, push) => this.emitEvent(event, session, push) },
+      daemon: {
+        log: this.log,
+        packageVersion: this.packageVersion,
+        startedAt: this.startedAt,
+        socketPath: this.socketPath,
+        wsSocketPath: this.wsSocketPath,
+        logFile: this.config.logFile,
+        get clientCount() {
+          return clients.size;
+        },
+        close: (reason) => this.close(reason),
+      },
+    };
+    const isStopping = () => this.stopping;
+    return {
+      log: this.log,
+      helloTimeoutMs: this.config.limits.helloTimeoutMs,
+      get stopping() {
+        return isStopping();
+      },
+      ports,
+      closed: (connection) => {
+        this.clients.delete(connection);
+        this.log.debug({ conn: connection.number }, 'client disconnected');
+      },
+    };
+  }
+
+  /** The sessions, for lookups (tests, status); changed only through the handlers' ports. */
+  get table(): SessionLookup {
+    return this.sessions;
+  }
+
+  /** The connected clients, in the order they were accepted. */
+  get connections(): ReadonlySet<ClientConnection> {
+    return this.clients;
+  }
+
+  /** What the last capture or put_buffer stored. */
+  get relayBuffer(): RelayEntry | null {
+    return this.relayEntry;
   }
 
   static async start(options: BrokerOptions = {}): Promise<Broker> {
@@ -153,27 +215,22 @@ export class Broker {
       transport.destroy();
       return;
     }
-    const connection = new ClientConnection(this, transport);
-    this.connections.add(connection);
+    const connection = new ClientConnection(this.connectionHost, transport);
+    this.clients.add(connection);
     this.log.debug({ conn: connection.number, transport: transport.transport }, 'client connected');
-  }
-
-  connectionClosed(connection: ClientConnection): void {
-    this.connections.delete(connection);
-    this.log.debug({ conn: connection.number }, 'client disconnected');
   }
 
   // --- sessions ---
 
-  createSession(params: NewSessionParams): Session {
+  private createSession(params: NewSessionParams): Session {
     const session = new Session({
       ...params,
-      id: params.id ?? this.table.newId(),
+      id: params.id ?? this.sessions.newId(),
       flowLimits: this.config.limits,
       killGraceMs: this.config.limits.killGraceMs,
       observer: this.sessionObserver,
     });
-    this.table.add(session);
+    this.sessions.add(session);
     this.log.info(
       {
         session: session.id,
@@ -194,7 +251,7 @@ export class Broker {
   }
 
   /** Removes an exited session: its attached clients are told, its screen is freed. */
-  removeSession(session: Session): void {
+  private removeSession(session: Session): void {
     const frame = encodeFrame({
       type: 'detached',
       id: 0,
@@ -206,7 +263,7 @@ export class Broker {
       client.send(frame);
       if (client instanceof ClientConnection) client.attached.delete(session);
     }
-    this.table.delete(session);
+    this.sessions.delete(session);
     session.dispose();
     this.log.info({ session: session.id, name: session.name }, 'session removed');
     this.emitEvent('session_removed', session, {
@@ -215,11 +272,6 @@ export class Broker {
       session: session.id,
       name: session.name,
     });
-  }
-
-  /** A wrapper's session ends with its connection or its deregister. */
-  endWrapperSession(session: Session): void {
-    session.markExited();
   }
 
   private detachSlowConsumer(session: Session, client: SessionClient): void {
@@ -242,9 +294,9 @@ export class Broker {
 
   // --- events ---
 
-  emitEvent(event: EventName, session: Session, push: Push): void {
+  private emitEvent(event: EventName, session: Session, push: Push): void {
     let frame: Buffer | null = null;
-    for (const c of this.connections) {
+    for (const c of this.clients) {
       const sub = c.subscription;
       if (!sub) continue;
       if (sub.events && !sub.events.has(event)) continue;
@@ -283,7 +335,7 @@ export class Broker {
       id: 0,
       reason,
     } satisfies Push<'daemon_shutdown'>);
-    for (const c of this.connections) {
+    for (const c of this.clients) {
       for (const session of c.attached) {
         c.send(
           encodeFrame({
@@ -298,7 +350,7 @@ export class Broker {
       c.send(shutdownFrame);
     }
 
-    const live = this.table.live().filter((s) => s.kind === 'pty');
+    const live = this.sessions.live().filter((s) => s.kind === 'pty');
     for (const s of live) s.kill('SIGHUP');
     await waitAll(
       live.map((s) => s.waitExit()),
@@ -317,9 +369,9 @@ export class Broker {
       );
     }
 
-    for (const c of this.connections) c.close();
+    for (const c of this.clients) c.close();
     await waitAll(
-      [...this.connections].map(
+      [...this.clients].map(
         (c) =>
           new Promise<void>((resolve) => {
             const check = setInterval(() => {
@@ -333,11 +385,11 @@ export class Broker {
       ),
       CLOSE_FLUSH_MS,
     );
-    for (const c of this.connections) c.destroy();
+    for (const c of this.clients) c.destroy();
     await transportsClosed;
     for (const path of [this.config.paths.socket, this.config.paths.wsSocket])
       removeSocketFile(path);
-    for (const s of this.table.all()) s.dispose();
+    for (const s of this.sessions.all()) s.dispose();
     this.log.info('stopped');
     this.log.flush?.();
     this.options.onStopped?.();

@@ -13,7 +13,7 @@ export const captureById: Handler<'capture_by_id'> = (request, context) =>
         `'${request.turn_id}' is not a turn ID (<session>:<seq>)`,
       );
     }
-    const turn = findTurn(context.broker, request.turn_id);
-    context.broker.relayBuffer = relayEntryOf(turn);
+    const turn = findTurn(context.sessions, request.turn_id);
+    context.relayBuffer.set(relayEntryOf(turn));
     return { size: turn.byte_length, turn_id: turn.turn_id };
   });

@@ -7,7 +7,7 @@ import { findTurn } from '../turns/session-glue.js';
 export const capture: Handler<'capture'> = (request, context) =>
   turnOp(() => {
     const session = findSession(context, request.session);
-    const turn = findTurn(context.broker, session.id);
-    context.broker.relayBuffer = relayEntryOf(turn);
+    const turn = findTurn(context.sessions, session.id);
+    context.relayBuffer.set(relayEntryOf(turn));
     return { size: turn.byte_length, turn_id: turn.turn_id };
   });

@@ -1,7 +1,15 @@
-import type { ErrorCode, Request, Result, ResultType } from '@clippy/protocol';
-import type { Broker } from '../server.js';
-import type { ClientConnection } from '../connection.js';
-import type { Session } from '../sessions/session.js';
+import type {
+  ErrorCode,
+  EventName,
+  Push,
+  Request,
+  Result,
+  ResultType,
+  Role,
+} from '@clippy/protocol';
+import type { Logger } from '../log.js';
+import type { Session, SessionClient, SessionParams } from '../sessions/session.js';
+import type { RelayEntry } from '../turns/relay-buffer.js';
 
 /** An expected failure: answered as `{status: 'error', error: code, message}`; never logged as a fault. */
 export class HandlerError extends Error {
@@ -14,9 +22,93 @@ export class HandlerError extends Error {
   }
 }
 
-export interface HandlerContext {
-  readonly broker: Broker;
-  readonly connection: ClientConnection;
+/** Which events a connection asked for (null: all), and about which sessions (null: all). */
+export interface Subscription {
+  events: Set<EventName> | null;
+  sessions: string[] | null;
+}
+
+/** What a handler gives to create a session; the broker adds its limits and itself as observer. */
+export type NewSessionParams = Omit<
+  SessionParams,
+  'id' | 'flowLimits' | 'killGraceMs' | 'observer'
+> & {
+  id?: string;
+};
+
+// The ports below are what handlers may reach of the broker: narrow interfaces, so handlers
+// depend on neither the Broker class nor the connection class (and neither imports them back).
+
+/** The session table: lookup, naming, and the only way sessions are made and removed. */
+export interface SessionsPort {
+  /** By ID, else by name (a live session, else the newest exited one). */
+  resolve(ref: string): Session | undefined;
+  all(): Session[];
+  live(): Session[];
+  readonly size: number;
+  nameTaken(name: string): boolean;
+  uniqueName(base: string): string;
+  /** A fresh ID, for a session whose ID must be known before it is created (its environment). */
+  newId(): string;
+  /** Builds a session, lists it, and announces it (`session_created`). */
+  create(params: NewSessionParams): Session;
+  /** Removes an exited session: its attached clients are told, its screen is freed. */
+  remove(session: Session): void;
+  /** Ends a wrapper's session (its connection deregistered it or went away). */
+  endWrapper(session: Session): void;
+  /** The connection that registered a wrapper session, while it is connected. */
+  wrapperOf(session: Session): SessionClient | undefined;
+  /** Every attached client with the sessions it is attached to (oldest session first). */
+  attachedClients(): Map<SessionClient, Session[]>;
+}
+
+/** The global relay buffer (clippy's): what the last capture or put_buffer stored. */
+export interface RelayBufferPort {
+  get(): RelayEntry | null;
+  /** Replaces the entry: it survives pastes and lasts until the next capture or put_buffer. */
+  set(entry: RelayEntry): void;
+}
+
+/** Broker events to the connections subscribed to them. */
+export interface EventsPort {
+  emit(event: EventName, session: Session, push: Push): void;
+}
+
+/** The daemon as a whole: its status and its end. */
+export interface DaemonPort {
+  readonly log: Logger;
+  readonly packageVersion: string;
+  readonly startedAt: number;
+  readonly socketPath: string;
+  readonly wsSocketPath: string | null;
+  /** Null: the log goes to stderr (foreground) or to a logger given to startBroker. */
+  readonly logFile: string | null;
+  readonly clientCount: number;
+  close(reason: string): Promise<void>;
+}
+
+/** The connection that sent the request. Its attachments are recorded by the sessions. */
+export interface Caller extends SessionClient {
+  readonly role: Role | null;
+  subscription: Subscription | null;
+  /** Sessions this connection is attached to. */
+  readonly attached: Set<Session>;
+  /** Sessions this connection registered (role wrapper): they end when it disconnects. */
+  readonly registered: Set<Session>;
+  /** Cancels outstanding waits (wait_turn) when the connection goes away. */
+  readonly cleanups: Set<() => void>;
+}
+
+/** What the broker gives every handler; the connection adds itself as `connection`. */
+export interface BrokerPorts {
+  readonly sessions: SessionsPort;
+  readonly relayBuffer: RelayBufferPort;
+  readonly events: EventsPort;
+  readonly daemon: DaemonPort;
+}
+
+export interface HandlerContext extends BrokerPorts {
+  readonly connection: Caller;
   /** Runs `fn` right after the response was sent (e.g. attach: live output after the replay). */
   afterResponse(fn: () => void): void;
 }
@@ -30,7 +122,7 @@ export type HandlerTable = { [T in ResultType]: Handler<T> };
 
 /** The session a request names (ID or name), or a `session_not_found` answer. */
 export function findSession(context: HandlerContext, ref: string): Session {
-  const session = context.broker.table.resolve(ref);
+  const session = context.sessions.resolve(ref);
   if (!session)
     throw new HandlerError('session_not_found', `no session has the ID or name '${ref}'`);
   return session;

@@ -2,21 +2,21 @@ import { PROTOCOL_VERSION } from '@clippy/protocol';
 import { logHealth } from '../log.js';
 import type { Handler } from './context.js';
 
-export const daemonStatus: Handler<'daemon_status'> = (_request, { broker }) => {
+export const daemonStatus: Handler<'daemon_status'> = (_request, { sessions, daemon }) => {
   const now = Date.now();
-  const log = logHealth(broker.log);
+  const log = logHealth(daemon.log);
   return {
     pid: process.pid,
     version: PROTOCOL_VERSION,
-    package_version: broker.packageVersion,
-    started_at: broker.startedAt,
-    uptime_ms: now - broker.startedAt,
-    sessions: broker.table.size,
-    live_sessions: broker.table.live().length,
-    clients: broker.connections.size,
-    socket: broker.socketPath,
-    ws_socket: broker.wsSocketPath,
-    log_file: broker.config.logFile,
+    package_version: daemon.packageVersion,
+    started_at: daemon.startedAt,
+    uptime_ms: now - daemon.startedAt,
+    sessions: sessions.size,
+    live_sessions: sessions.live().length,
+    clients: daemon.clientCount,
+    socket: daemon.socketPath,
+    ws_socket: daemon.wsSocketPath,
+    log_file: daemon.logFile,
     log: log
       ? {
           destination: log.destination,

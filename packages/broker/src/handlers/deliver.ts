@@ -1,8 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { encodeFrame, type Push } from '@clippy/protocol';
-import { HandlerError, findSession, type Handler } from './context.js';
+import { HandlerError, findSession, type Handler, type SessionsPort } from './context.js';
 import { turnOp } from './turn-common.js';
-import type { Broker } from '../server.js';
 import { copyToClipboard } from '../turns/clipboard.js';
 import { writeFileSink } from '../turns/file-sink.js';
 import { injectInto } from '../turns/session-glue.js';
@@ -13,7 +12,7 @@ const OSC52_MAX_BYTES = 74_994;
 /** Delivers the relay buffer to a sink: `inject` (a session, = paste), `file` (overwrite), `clipboard`. */
 export const deliver: Handler<'deliver'> = (request, context) =>
   turnOp(async () => {
-    const { broker } = context;
+    const { sessions, relayBuffer, daemon } = context;
     const sink = request.sink;
     if (sink !== 'inject' && sink !== 'file' && sink !== 'clipboard') {
       throw new HandlerError(
@@ -25,13 +24,13 @@ export const deliver: Handler<'deliver'> = (request, context) =>
       throw new HandlerError('missing_field', 'sink inject needs `session`');
     if (sink === 'file' && !request.path)
       throw new HandlerError('missing_field', 'sink file needs `path`');
-    const entry = broker.relayBuffer;
+    const entry = relayBuffer.get();
     if (!entry)
       throw new HandlerError('buffer_empty', 'the relay buffer is empty: capture a turn first');
     const data = request.raw ? entry.content : Buffer.from(entry.text, 'utf8');
     if (sink === 'inject') {
       const session = findSession(context, request.session!);
-      const result = await injectInto(broker, session, entry, request);
+      const result = await injectInto(sessions, session, entry, request);
       return { size: data.length, turn_id: entry.turnId, submitted: result.submitted };
     }
     if (sink === 'file') {
@@ -46,9 +45,9 @@ export const deliver: Handler<'deliver'> = (request, context) =>
     }
     const provider = await copyToClipboard(data, {
       env: process.env,
-      osc52: data.length <= OSC52_MAX_BYTES ? (seq) => sendOsc52(broker, seq) : undefined,
+      osc52: data.length <= OSC52_MAX_BYTES ? (seq) => sendOsc52(sessions, seq) : undefined,
     });
-    broker.log.info({ provider, bytes: data.length }, 'relay buffer copied to the clipboard');
+    daemon.log.info({ provider, bytes: data.length }, 'relay buffer copied to the clipboard');
     return { size: data.length, turn_id: entry.turnId };
   });
 
@@ -56,12 +55,11 @@ export const deliver: Handler<'deliver'> = (request, context) =>
  * Writes an OSC 52 sequence to attached clients' terminals as `output` of the session they
  * show (never into the session's screen or replay): their terminal sets the clipboard.
  */
-function sendOsc52(broker: Broker, seq: Uint8Array): boolean {
+function sendOsc52(sessions: SessionsPort, seq: Uint8Array): boolean {
   let sent = false;
-  for (const c of broker.connections) {
-    const [session] = c.attached;
+  for (const [client, [session]] of sessions.attachedClients()) {
     if (!session) continue;
-    c.send(
+    client.send(
       encodeFrame({
         type: 'output',
         id: 0,

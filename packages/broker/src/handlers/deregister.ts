@@ -1,11 +1,11 @@
 import type { Handler } from './context.js';
 
 /** Always ok (clippy's contract); ends the session if this connection registered it. */
-export const deregister: Handler<'deregister'> = (request, { broker, connection }) => {
-  const session = broker.table.resolve(request.session);
+export const deregister: Handler<'deregister'> = (request, { sessions, connection }) => {
+  const session = sessions.resolve(request.session);
   if (session && connection.registered.has(session)) {
     connection.registered.delete(session);
-    broker.endWrapperSession(session);
+    sessions.endWrapper(session);
   }
   return {};
 };

@@ -13,8 +13,8 @@ export const getTurn: Handler<'get_turn'> = (request, context) =>
           `'${request.turn_id}' is not a turn ID (<session>:<seq>)`,
         );
       }
-      return { turn: findTurn(context.broker, request.turn_id) };
+      return { turn: findTurn(context.sessions, request.turn_id) };
     }
-    if (request.session !== undefined) return { turn: findTurn(context.broker, request.session) };
+    if (request.session !== undefined) return { turn: findTurn(context.sessions, request.session) };
     throw new HandlerError('missing_field', 'get_turn needs `turn_id` or `session`');
   });

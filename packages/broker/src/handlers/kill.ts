@@ -3,7 +3,6 @@ import { parseSignal } from '../pty/signals.js';
 import { HandlerError, findSession, type Handler } from './context.js';
 
 export const kill: Handler<'kill'> = async (request, context) => {
-  const { broker } = context;
   const session = findSession(context, request.session);
   const signal = parseSignal(request.signal ?? DEFAULT_KILL_SIGNAL);
   if (!signal) throw new HandlerError('invalid_argument', `unknown signal '${request.signal}'`);
@@ -16,7 +15,7 @@ export const kill: Handler<'kill'> = async (request, context) => {
   if (session.live) session.kill(signal);
   if (request.remove) {
     await session.waitExit();
-    if (broker.table.resolve(session.id) === session) broker.removeSession(session);
+    if (context.sessions.resolve(session.id) === session) context.sessions.remove(session);
   }
   return {};
 };

@@ -1,5 +1,5 @@
 import type { Handler } from './context.js';
 
-export const listSessions: Handler<'list_sessions'> = (_request, { broker }) => ({
-  sessions: broker.table.all().map((s) => s.info()),
+export const listSessions: Handler<'list_sessions'> = (_request, { sessions }) => ({
+  sessions: sessions.all().map((s) => s.info()),
 });

@@ -6,11 +6,14 @@ import { injectInto } from '../turns/session-glue.js';
 export const paste: Handler<'paste'> = (request, context) =>
   turnOp(async () => {
     const session = findSession(context, request.session);
-    const entry = context.broker.relayBuffer;
+    const entry = context.relayBuffer.get();
     if (!entry)
       throw new HandlerError('buffer_empty', 'the relay buffer is empty: capture a turn first');
     // A person pastes into what they see: a blocked agent (a question) takes it at once.
-    const result = await injectInto(context.broker, session, entry, { ...request, answers: true });
+    const result = await injectInto(context.sessions, session, entry, {
+      ...request,
+      answers: true,
+    });
     return {
       size: request.raw ? entry.content.length : Buffer.byteLength(entry.text),
       turn_id: entry.turnId,

@@ -4,20 +4,20 @@ import { attachTurns, currentTurnConfig } from '../turns/session-glue.js';
 
 /** A wrapper registers a session it runs itself (clippy's v0 model); it ends with the connection. */
 export const register: Handler<'register'> = (request, context) => {
-  const { broker, connection } = context;
+  const { sessions, connection } = context;
   if (connection.role !== 'wrapper') {
     throw new HandlerError(
       'not_wrapper',
       'only connections with role wrapper may register sessions',
     );
   }
-  if (broker.table.nameTaken(request.session)) {
+  if (sessions.nameTaken(request.session)) {
     throw new HandlerError(
       'duplicate_session',
       `a live session is already named '${request.session}'`,
     );
   }
-  const session = broker.createSession({
+  const session = sessions.create({
     name: request.session,
     kind: request.kind ?? 'wrapper',
     command: request.command ?? '',
@@ -31,7 +31,12 @@ export const register: Handler<'register'> = (request, context) => {
     pid: request.pid,
   });
   // Its turns come from the wrapper (turn_completed): a ring, no detector.
-  attachTurns(broker, session, null, currentTurnConfig(broker));
+  attachTurns(
+    { events: context.events, log: context.daemon.log },
+    session,
+    null,
+    currentTurnConfig(context.daemon.log),
+  );
   connection.registered.add(session);
   return { session: session.id, name: session.name };
 };

@@ -7,10 +7,10 @@ import { findTurn, injectInto } from '../turns/session-glue.js';
 export const relay: Handler<'relay'> = (request, context) =>
   turnOp(async () => {
     const target = findSession(context, request.to);
-    const turn = findTurn(context.broker, request.from);
+    const turn = findTurn(context.sessions, request.from);
     const entry = relayEntryOf(turn);
-    context.broker.relayBuffer = entry;
-    const result = await injectInto(context.broker, target, entry, request);
+    context.relayBuffer.set(entry);
+    const result = await injectInto(context.sessions, target, entry, request);
     return {
       size: request.raw ? entry.content.length : Buffer.byteLength(entry.text),
       turn_id: entry.turnId,

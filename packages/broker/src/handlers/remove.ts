@@ -8,6 +8,6 @@ export const remove: Handler<'remove'> = (request, context) => {
       `session '${session.name}' is still running; kill it first (kill with remove: true does both)`,
     );
   }
-  context.broker.removeSession(session);
+  context.sessions.remove(session);
   return {};
 };

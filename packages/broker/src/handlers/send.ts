@@ -36,7 +36,7 @@ export const send: Handler<'send'> = (request, context) =>
     const text = request.text!;
     try {
       const result = await injectInto(
-        context.broker,
+        context.sessions,
         session,
         { text, content: Buffer.from(text, 'utf8') },
         {

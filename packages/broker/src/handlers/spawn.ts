@@ -17,7 +17,8 @@ function ownEnvironment(): Record<string, string> {
   return env;
 }
 
-export const spawn: Handler<'spawn'> = (request, { broker }) => {
+export const spawn: Handler<'spawn'> = (request, context) => {
+  const { sessions, daemon } = context;
   const cwd = request.cwd ?? process.cwd();
   if (!isAbsolute(cwd)) {
     throw new HandlerError('invalid_argument', `cwd must be an absolute path (got '${cwd}')`);
@@ -42,7 +43,7 @@ export const spawn: Handler<'spawn'> = (request, { broker }) => {
         `session name '${request.name}' may not contain ':', spaces or control characters`,
       );
     }
-    if (broker.table.nameTaken(request.name)) {
+    if (sessions.nameTaken(request.name)) {
       throw new HandlerError(
         'duplicate_session',
         `a live session is already named '${request.name}'`,
@@ -54,7 +55,7 @@ export const spawn: Handler<'spawn'> = (request, { broker }) => {
       basename(request.command)
         .replace(/[:\s\p{Cc}]/gu, '_')
         .slice(0, 48) || 'session';
-    name = broker.table.uniqueName(base);
+    name = sessions.uniqueName(base);
   }
 
   // The child's environment is exactly the caller's (or the broker's own), unchanged.
@@ -63,7 +64,7 @@ export const spawn: Handler<'spawn'> = (request, { broker }) => {
   if (!resolved.ok) throw new HandlerError('spawn_failed', resolved.message);
 
   // The preset is checked before anything starts: a bad one is an error, not a session.
-  const turnConfig = currentTurnConfig(broker);
+  const turnConfig = currentTurnConfig(daemon.log);
   let preset;
   try {
     preset = resolveSessionPreset(request.preset, request.pattern, turnConfig);
@@ -72,7 +73,7 @@ export const spawn: Handler<'spawn'> = (request, { broker }) => {
     throw err;
   }
 
-  const id = broker.table.newId();
+  const id = sessions.newId();
   if (request.session_env) env.CLIPPY_SESSION_ID = id;
   const cols = request.cols ?? DEFAULT_COLS;
   const rows = request.rows ?? DEFAULT_ROWS;
@@ -85,7 +86,7 @@ export const spawn: Handler<'spawn'> = (request, { broker }) => {
       `could not start '${request.command}': ${(err as Error).message}`,
     );
   }
-  const session = broker.createSession({
+  const session = sessions.create({
     id,
     name,
     kind: 'pty',
@@ -99,6 +100,6 @@ export const spawn: Handler<'spawn'> = (request, { broker }) => {
     pty,
     pid: pty.pid,
   });
-  attachTurns(broker, session, preset, turnConfig);
+  attachTurns({ events: context.events, log: daemon.log }, session, preset, turnConfig);
   return { session: session.id, name: session.name, pid: session.pid };
 };

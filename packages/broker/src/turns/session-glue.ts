@@ -1,8 +1,9 @@
-import { encodeFrame, type Push } from '@clippy/protocol';
+import { encodeFrame, type EventName, type Push } from '@clippy/protocol';
 import { PresetError, resolvePreset, type Preset } from '@clippy/turns';
-import type { Broker } from '../server.js';
+import type { Logger } from '../log.js';
 import { InputWaitWatch } from '../sessions/input-wait.js';
-import type { Session } from '../sessions/session.js';
+import type { Session, SessionClient } from '../sessions/session.js';
+import type { SessionTable } from '../sessions/session-table.js';
 import { loadTurnConfig, type TurnConfig } from './config.js';
 import { TurnError } from './errors.js';
 import { neutralizeControls } from './injected-text.js';
@@ -16,11 +17,17 @@ const INPUT_HIGH_WATER_BYTES = 64 * 1024;
 /** Poll period while waiting for the PTY to take queued input. */
 const INPUT_DRAIN_POLL_MS = 2;
 
+/** Where a session's turns are reported: broker events and the log. */
+export interface TurnsHost {
+  readonly events: { emit(event: EventName, session: Session, push: Push): void };
+  readonly log: Logger;
+}
+
 /** The turn settings, read at each spawn so edits to config.json/presets.json apply to new sessions. */
-export function currentTurnConfig(broker: Broker): TurnConfig {
+export function currentTurnConfig(log: Logger): TurnConfig {
   const config = loadTurnConfig(process.env);
   for (const problem of config.problems)
-    broker.log.warn({ problem }, 'ignoring a broken clippy config file');
+    log.warn({ problem }, 'ignoring a broken clippy config file');
   return config;
 }
 
@@ -52,7 +59,7 @@ export function resolveSessionPreset(
  * client publishes turns), the ring, and the events it raises as broker events.
  */
 export function attachTurns(
-  broker: Broker,
+  { events, log }: TurnsHost,
   session: Session,
   preset: Preset | null,
   config: TurnConfig,
@@ -67,7 +74,7 @@ export function attachTurns(
     screen: { snapshot: () => session.screen.turnSnapshot() },
     events: {
       ready: () =>
-        broker.emitEvent('session_ready', session, {
+        events.emit('session_ready', session, {
           type: 'session_ready',
           id: 0,
           session: session.id,
@@ -80,11 +87,11 @@ export function attachTurns(
       },
       turn: (turn) => {
         session.turnCount = turns.ring.count;
-        broker.log.debug(
+        log.debug(
           { session: session.id, turn: turn.turn_id, bytes: turn.byte_length },
           'turn completed',
         );
-        broker.emitEvent('turn_completed', session, {
+        events.emit('turn_completed', session, {
           type: 'turn_completed',
           id: 0,
           session: session.id,
@@ -92,9 +99,8 @@ export function attachTurns(
           turn: toMeta(turn),
         } satisfies Push<'turn_completed'>);
       },
-      error: (err) => broker.log.error({ err, session: session.id }, 'turn detection failed'),
-      stopped: (reason) =>
-        broker.log.error({ session: session.id, name: session.name, reason }, reason),
+      error: (err) => log.error({ err, session: session.id }, 'turn detection failed'),
+      stopped: (reason) => log.error({ session: session.id, name: session.name, reason }, reason),
       backlog: () => session.updateFlow(),
     },
   });
@@ -123,13 +129,13 @@ export function attachTurns(
 }
 
 /** A stored turn by reference: a turn ID (`<session>:<seq>`, session by ID or name), else a session's latest. */
-export function findTurn(broker: Broker, ref: string): StoredTurn {
+export function findTurn(sessions: Pick<SessionTable, 'resolve'>, ref: string): StoredTurn {
   const asId = parseTurnId(ref);
   if (asId) {
-    const session = broker.table.resolve(asId.session);
+    const session = sessions.resolve(asId.session);
     const turn = session?.turns?.ring.get(asId.seq);
     if (turn) return turn;
-    if (!session && !broker.table.resolve(ref)) {
+    if (!session && !sessions.resolve(ref)) {
       throw new TurnError(
         'turn_not_found',
         `no stored turn has the ID '${ref}' (no session '${asId.session}')`,
@@ -141,7 +147,7 @@ export function findTurn(broker: Broker, ref: string): StoredTurn {
         `no stored turn has the ID '${ref}' (never existed, or evicted)`,
       );
   }
-  const session = broker.table.resolve(ref);
+  const session = sessions.resolve(ref);
   if (!session) throw new TurnError('session_not_found', `no session has the ID or name '${ref}'`);
   const latest = session.turns?.ring.latest();
   if (!latest)
@@ -231,7 +237,7 @@ export interface InjectRequest {
  * registered it (the wrapper types it into its own process).
  */
 export async function injectInto(
-  broker: Broker,
+  wrappers: { wrapperOf(session: Session): SessionClient | undefined },
   session: Session,
   payload: InjectPayload,
   req: InjectRequest,
@@ -243,7 +249,7 @@ export async function injectInto(
     );
   const enter = req.enter ?? true;
   if (session.kind !== 'pty') {
-    const owner = [...broker.connections].find((c) => c.registered.has(session));
+    const owner = wrappers.wrapperOf(session);
     if (!owner)
       throw new TurnError(
         'session_disconnected',
