@@ -1,4 +1,4 @@
-import { configuredString } from './attach/config.js';
+import { readConfigFile } from './config-files.js';
 import { CliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 
@@ -31,7 +31,7 @@ export function resolveSessionTerm(
   }
   let configured;
   try {
-    configured = configuredString('term', DEFAULT_SESSION_TERM, env);
+    configured = readConfigFile(env).term;
   } catch (err) {
     throw new CliError((err as Error).message, EXIT.usage);
   }

@@ -11,3 +11,4 @@ export * from './validate.js';
 export * from './paths.js';
 export * from './keys.js';
 export * from './turn-id.js';
+export * from './config-file.js';

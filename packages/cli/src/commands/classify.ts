@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { ConfigFileError } from '@clippy/protocol';
 import type { CommandModule } from 'yargs';
 import {
   classifyScreen,
-  parseUserPresets,
   PresetError,
   resolvePreset,
   stripAnsi,
   type UserPresets,
 } from '@clippy/turns';
+import { readPresetsFile } from '../config-files.js';
 import { CliError } from '../errors.js';
 
 /** Exit code of `classify` for an unusable preset: unknown name, bad pattern, broken presets.json. */
@@ -22,32 +21,13 @@ export interface ClassifyArgs {
   json?: boolean;
 }
 
-/** `$XDG_CONFIG_HOME/clippy/presets.json` (default `~/.config/clippy/presets.json`). */
-function presetsFile(): string {
-  const base = process.env.XDG_CONFIG_HOME || join(process.env.HOME || homedir(), '.config');
-  return join(base, 'clippy', 'presets.json');
-}
-
 /** The user's presets, so `classify` judges a screen the way the broker will. */
 export function loadUserPresets(): UserPresets {
-  const file = presetsFile();
-  let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    return readPresetsFile();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new CliError(`${file}: ${(err as Error).message}`, EXIT_BAD_PRESET);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new CliError(`${file} is not valid JSON: ${(err as Error).message}`, EXIT_BAD_PRESET);
-  }
-  try {
-    return parseUserPresets(json, file);
-  } catch (err) {
-    throw new CliError((err as Error).message, EXIT_BAD_PRESET);
+    if (err instanceof ConfigFileError) throw new CliError(err.message, EXIT_BAD_PRESET);
+    throw err;
   }
 }
 

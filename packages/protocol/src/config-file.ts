@@ -1,0 +1,150 @@
+import {
+  findNodeAtLocation,
+  parse,
+  parseTree,
+  printParseErrorCode,
+  type ParseError,
+} from 'jsonc-parser';
+import { z } from 'zod';
+
+/**
+ * The user's settings files (`$XDG_CONFIG_HOME/clippy/config.json`, `presets.json`): where they
+ * are and how they are read, written once for the broker and the CLI. This package does no I/O,
+ * so the caller passes the read; everything else (location, JSON, schema, the error naming
+ * file and line) happens here, so a broken file reads the same wherever it is loaded.
+ */
+
+export const CONFIG_DIR_NAME = 'clippy';
+export const CONFIG_FILE_NAME = 'config.json';
+export const PRESETS_FILE_NAME = 'presets.json';
+
+/** Largest accepted ring depth: bounds memory at depth × per-turn cap per session. */
+export const MAX_TURN_RING_DEPTH = 1024;
+/** Smallest accepted per-turn cap: below this a turn is a fragment, not an answer. */
+export const MIN_TURN_BYTES = 1024;
+/** Largest accepted per-turn cap: a turn must fit in one 16 MiB frame with room to spare. */
+export const MAX_TURN_BYTES_LIMIT = 12 * 1024 * 1024;
+
+/** `config.json`: every key any part of clippy reads; keys of newer versions are let through. */
+export const ConfigFileSchema = z
+  .object({
+    turnRingDepth: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TURN_RING_DEPTH)
+      .optional()
+      .describe('turns kept per session (broker)'),
+    maxTurnBytes: z
+      .number()
+      .int()
+      .min(MIN_TURN_BYTES)
+      .max(MAX_TURN_BYTES_LIMIT)
+      .optional()
+      .describe('content bytes kept per turn (broker)'),
+    detachKey: z
+      .string({ error: 'must be a string like "ctrl-]"' })
+      .optional()
+      .describe('key that detaches `clippy attach` (cli)'),
+    term: z
+      .string({ error: 'must be a string like "xterm-256color"' })
+      .optional()
+      .describe('TERM of new sessions (cli)'),
+  })
+  .loose();
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+/** A settings file that cannot be used: the message is `<file>:<line>: <reason>`. */
+export class ConfigFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    readonly reason: string,
+  ) {
+    super(line === undefined ? `${file}: ${reason}` : `${file}:${line}: ${reason}`);
+    this.name = 'ConfigFileError';
+  }
+}
+
+/** What the loader needs from its caller: the home directory and a file read (throws ENOENT). */
+export interface ConfigIo {
+  home: string;
+  readFile(path: string): string;
+}
+
+/** `$XDG_CONFIG_HOME/clippy` (default `$HOME/.config/clippy`; `home` when HOME is unset). */
+export function configDir(env: Record<string, string | undefined>, home: string): string {
+  const base = env.XDG_CONFIG_HOME || `${(env.HOME || home).replace(/\/+$/, '')}/.config`;
+  return `${base.replace(/\/+$/, '')}/${CONFIG_DIR_NAME}`;
+}
+
+/**
+ * Parses a settings file's text and checks it against `schema`. Throws ConfigFileError naming
+ * the file and the line of the first problem: a JSON syntax error, or the value a schema check
+ * refused (its key path in the reason).
+ */
+export function parseConfigText<S extends z.ZodType>(
+  schema: S,
+  text: string,
+  file: string,
+): z.output<S> {
+  const errors: ParseError[] = [];
+  const json: unknown = parse(text, errors, {
+    disallowComments: true,
+    allowTrailingComma: false,
+    allowEmptyContent: false,
+  });
+  const syntax = errors[0];
+  if (syntax) {
+    throw new ConfigFileError(
+      file,
+      lineAt(text, syntax.offset),
+      `not valid JSON (${describeSyntaxError(printParseErrorCode(syntax.error))})`,
+    );
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  const tree = parseTree(text);
+  // The refused value's line; a missing key's object when the value is absent.
+  let node = tree && findNodeAtLocation(tree, path);
+  for (let n = path.length - 1; !node && tree && n >= 0; n--)
+    node = findNodeAtLocation(tree, path.slice(0, n));
+  const where = path.length > 0 ? `${path.join('.')}: ` : '';
+  throw new ConfigFileError(file, lineAt(text, node?.offset ?? 0), `${where}${issue.message}`);
+}
+
+/**
+ * The one loader of a settings file in the config directory: its checked content, or
+ * undefined when the file does not exist. Anything else wrong (unreadable, not JSON, a value
+ * the schema refuses) throws ConfigFileError.
+ */
+export function loadConfigFile<S extends z.ZodType>(
+  name: string,
+  schema: S,
+  env: Record<string, string | undefined>,
+  io: ConfigIo,
+): z.output<S> | undefined {
+  const file = `${configDir(env, io.home)}/${name}`;
+  let text: string;
+  try {
+    text = io.readFile(file);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'ENOENT') return undefined;
+    throw new ConfigFileError(file, undefined, (err as Error).message);
+  }
+  return parseConfigText(schema, text, file);
+}
+
+/** 1-based line of a character offset. */
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/** jsonc-parser's codes (`PropertyNameExpected`) as words (`property name expected`). */
+function describeSyntaxError(code: string): string {
+  return code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
