@@ -1,13 +1,11 @@
 import { findSession, type Handler } from './context.js';
-import { turnOp } from './turn-common.js';
 import { relayEntryOf } from '../turns/relay-buffer.js';
 import { findTurn } from '../turns/session-glue.js';
 
 /** Copies the session's latest turn into the global relay buffer (clippy's `capture`). */
-export const capture: Handler<'capture'> = (request, context) =>
-  turnOp(() => {
-    const session = findSession(context, request.session);
-    const turn = findTurn(context.sessions, session.id);
-    context.relayBuffer.set(relayEntryOf(turn));
-    return { size: turn.byte_length, turn_id: turn.turn_id };
-  });
+export const capture: Handler<'capture'> = (request, context) => {
+  const session = findSession(context, request.session);
+  const turn = findTurn(context.sessions, session.id);
+  context.relayBuffer.set(relayEntryOf(turn));
+  return { size: turn.byte_length, turn_id: turn.turn_id };
+};

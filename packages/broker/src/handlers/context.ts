@@ -1,26 +1,11 @@
-import type {
-  ErrorCode,
-  EventName,
-  Push,
-  Request,
-  Result,
-  ResultType,
-  Role,
-} from '@clippy/protocol';
+import type { EventName, Push, Request, Result, ResultType, Role } from '@clippy/protocol';
 import type { Logger } from '../log.js';
 import type { Session, SessionClient, SessionParams } from '../sessions/session.js';
 import type { RelayEntry } from '../turns/relay-buffer.js';
+import { HandlerError } from '../errors.js';
 
-/** An expected failure: answered as `{status: 'error', error: code, message}`; never logged as a fault. */
-export class HandlerError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'HandlerError';
-  }
-}
+// Handlers and the code they call throw the same expected-failure class.
+export { HandlerError };
 
 /** Which events a connection asked for (null: all), and about which sessions (null: all). */
 export interface Subscription {

@@ -1,22 +1,20 @@
 import { HandlerError, findSession, type Handler } from './context.js';
-import { turnOp } from './turn-common.js';
 import { injectInto } from '../turns/session-glue.js';
 
 /** Injects the relay buffer into a session's input (waits for idle or blocked, bracketed paste, Enter confirmed). */
-export const paste: Handler<'paste'> = (request, context) =>
-  turnOp(async () => {
-    const session = findSession(context, request.session);
-    const entry = context.relayBuffer.get();
-    if (!entry)
-      throw new HandlerError('buffer_empty', 'the relay buffer is empty: capture a turn first');
-    // A person pastes into what they see: a blocked agent (a question) takes it at once.
-    const result = await injectInto(context.sessions, session, entry, {
-      ...request,
-      answers: true,
-    });
-    return {
-      size: request.raw ? entry.content.length : Buffer.byteLength(entry.text),
-      turn_id: entry.turnId,
-      submitted: result.submitted,
-    };
+export const paste: Handler<'paste'> = async (request, context) => {
+  const session = findSession(context, request.session);
+  const entry = context.relayBuffer.get();
+  if (!entry)
+    throw new HandlerError('buffer_empty', 'the relay buffer is empty: capture a turn first');
+  // A person pastes into what they see: a blocked agent (a question) takes it at once.
+  const result = await injectInto(context.sessions, session, entry, {
+    ...request,
+    answers: true,
   });
+  return {
+    size: request.raw ? entry.content.length : Buffer.byteLength(entry.text),
+    turn_id: entry.turnId,
+    submitted: result.submitted,
+  };
+};

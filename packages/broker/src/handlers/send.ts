@@ -1,7 +1,5 @@
 import { KeyError, encodeKeys } from '@clippy/protocol';
 import { HandlerError, findLiveSession, type Handler } from './context.js';
-import { turnOp } from './turn-common.js';
-import { TurnError } from '../turns/errors.js';
 import { injectInto } from '../turns/session-glue.js';
 
 /**
@@ -11,45 +9,44 @@ import { injectInto } from '../turns/session-glue.js';
  * Enter the session did not react to is `submitted: false`, not an error. With `keys`, presses
  * them at once, as a keyboard would (no waiting: keys are for menus and interrupts).
  */
-export const send: Handler<'send'> = (request, context) =>
-  turnOp(async () => {
-    const session = findLiveSession(context, request.session);
-    if ((request.text === undefined) === (request.keys === undefined))
-      throw new HandlerError('invalid_argument', 'send takes exactly one of text and keys');
-    if (request.keys) {
-      if (session.kind !== 'pty')
-        throw new HandlerError(
-          'invalid_argument',
-          `session '${session.name}' is a wrapper: it takes text, not keys`,
-        );
-      let bytes: string;
-      try {
-        const keys = request.enter ? [...request.keys, 'Enter'] : request.keys;
-        bytes = encodeKeys(keys, { applicationCursor: session.screen.applicationCursor });
-      } catch (err) {
-        if (err instanceof KeyError) throw new HandlerError('invalid_argument', err.message);
-        throw err;
-      }
-      session.input(Buffer.from(bytes, 'utf8'));
-      return { submitted: request.enter ?? false };
-    }
-    const text = request.text!;
-    try {
-      const result = await injectInto(
-        context.sessions,
-        session,
-        { text, content: Buffer.from(text, 'utf8') },
-        {
-          enter: request.enter ?? false,
-          force: request.force ?? false,
-          answers: true,
-          typed: true,
-          complete: request.complete ?? false,
-        },
+export const send: Handler<'send'> = async (request, context) => {
+  const session = findLiveSession(context, request.session);
+  if ((request.text === undefined) === (request.keys === undefined))
+    throw new HandlerError('invalid_argument', 'send takes exactly one of text and keys');
+  if (request.keys) {
+    if (session.kind !== 'pty')
+      throw new HandlerError(
+        'invalid_argument',
+        `session '${session.name}' is a wrapper: it takes text, not keys`,
       );
-      return { submitted: result.submitted };
+    let bytes: string;
+    try {
+      const keys = request.enter ? [...request.keys, 'Enter'] : request.keys;
+      bytes = encodeKeys(keys, { applicationCursor: session.screen.applicationCursor });
     } catch (err) {
-      if (err instanceof TurnError && err.code === 'not_submitted') return { submitted: false };
+      if (err instanceof KeyError) throw new HandlerError('invalid_argument', err.message);
       throw err;
     }
-  });
+    session.input(Buffer.from(bytes, 'utf8'));
+    return { submitted: request.enter ?? false };
+  }
+  const text = request.text!;
+  try {
+    const result = await injectInto(
+      context.sessions,
+      session,
+      { text, content: Buffer.from(text, 'utf8') },
+      {
+        enter: request.enter ?? false,
+        force: request.force ?? false,
+        answers: true,
+        typed: true,
+        complete: request.complete ?? false,
+      },
+    );
+    return { submitted: result.submitted };
+  } catch (err) {
+    if (err instanceof HandlerError && err.code === 'not_submitted') return { submitted: false };
+    throw err;
+  }
+};

@@ -4,7 +4,6 @@ import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
 import { spawnPty } from '../pty/node-pty-process.js';
 import { resolveCommand } from '../pty/resolve-command.js';
 import { HandlerError, type Handler } from './context.js';
-import { TurnError } from '../turns/errors.js';
 import { attachTurns, currentTurnConfig, resolveSessionPreset } from '../turns/session-glue.js';
 
 /** Characters a session name may not hold: `:` separates session and seq in turn IDs. */
@@ -65,13 +64,7 @@ export const spawn: Handler<'spawn'> = (request, context) => {
 
   // The preset is checked before anything starts: a bad one is an error, not a session.
   const turnConfig = currentTurnConfig(daemon.log);
-  let preset;
-  try {
-    preset = resolveSessionPreset(request.preset, request.pattern, turnConfig);
-  } catch (err) {
-    if (err instanceof TurnError) throw new HandlerError(err.code, err.message);
-    throw err;
-  }
+  const preset = resolveSessionPreset(request.preset, request.pattern, turnConfig);
 
   const id = sessions.newId();
   if (request.session_env) env.CLIPPY_SESSION_ID = id;

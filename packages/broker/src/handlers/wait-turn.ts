@@ -1,32 +1,30 @@
 import { HandlerError, findSession, type Handler } from './context.js';
-import { turnOp } from './turn-common.js';
 
 /**
  * Waits for the session's next turn: the first turn after `after` (which may already be
  * stored; `<session>:0` means any), else the first to complete after this request.
  */
-export const waitTurn: Handler<'wait_turn'> = (request, context) =>
-  turnOp(async () => {
-    const session = findSession(context, request.session);
-    const turns = session.turns;
-    let after = turns?.ring.count ?? 0;
-    if (request.after !== undefined) {
-      const m = /:(0|[1-9][0-9]*)$/.exec(request.after);
-      if (!m)
-        throw new HandlerError(
-          'invalid_argument',
-          `'after' must be a turn ID <session>:<seq> (got '${request.after}')`,
-        );
-      after = Number(m[1]);
-    }
-    if (!turns)
-      throw new HandlerError('session_exited', `session '${session.name}' has no turn detection`);
-    const abort = new AbortController();
-    const cancel = () => abort.abort();
-    context.connection.cleanups.add(cancel);
-    try {
-      return { turn: await turns.waitTurn(after, request.timeout_ms, abort.signal) };
-    } finally {
-      context.connection.cleanups.delete(cancel);
-    }
-  });
+export const waitTurn: Handler<'wait_turn'> = async (request, context) => {
+  const session = findSession(context, request.session);
+  const turns = session.turns;
+  let after = turns?.ring.count ?? 0;
+  if (request.after !== undefined) {
+    const m = /:(0|[1-9][0-9]*)$/.exec(request.after);
+    if (!m)
+      throw new HandlerError(
+        'invalid_argument',
+        `'after' must be a turn ID <session>:<seq> (got '${request.after}')`,
+      );
+    after = Number(m[1]);
+  }
+  if (!turns)
+    throw new HandlerError('session_exited', `session '${session.name}' has no turn detection`);
+  const abort = new AbortController();
+  const cancel = () => abort.abort();
+  context.connection.cleanups.add(cancel);
+  try {
+    return { turn: await turns.waitTurn(after, request.timeout_ms, abort.signal) };
+  } finally {
+    context.connection.cleanups.delete(cancel);
+  }
+};

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { TurnError } from './errors.js';
+import { HandlerError } from '../errors.js';
 
 /** How long a clipboard tool may take before it counts as failed (they return at once). */
 export const CLIPBOARD_TIMEOUT_MS = 3_000;
@@ -73,7 +73,7 @@ export async function copyToClipboard(
   const detail = tried.length
     ? tried.join('; ')
     : 'none of wl-copy (Wayland), xclip or xsel (X11), pbcopy (macOS), clip.exe (WSL) is available, and no client is attached for OSC 52';
-  throw new TurnError('clipboard_failed', `could not set the clipboard: ${detail}`);
+  throw new HandlerError('clipboard_failed', `could not set the clipboard: ${detail}`);
 }
 
 /** The first executable file called `name` on PATH, or null. */

@@ -1,6 +1,6 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { TurnError } from './errors.js';
+import { HandlerError } from '../errors.js';
 
 /**
  * The `file` sink: overwrites `path` with the data. Written to a temporary file beside it and
@@ -13,6 +13,9 @@ export async function writeFileSink(path: string, data: Uint8Array): Promise<voi
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => {});
-    throw new TurnError('file_write_failed', `could not write ${path}: ${(err as Error).message}`);
+    throw new HandlerError(
+      'file_write_failed',
+      `could not write ${path}: ${(err as Error).message}`,
+    );
   }
 }

@@ -1,5 +1,5 @@
 import type { SessionState } from '@clippy/protocol';
-import { TurnError } from './errors.js';
+import { HandlerError } from '../errors.js';
 import { neutralizeControls } from './injected-text.js';
 
 /**
@@ -106,15 +106,18 @@ export async function inject(
   opts: InjectOptions,
 ): Promise<InjectResult> {
   if (!target.isLive())
-    throw new TurnError('session_exited', `session '${target.name}' has exited: it takes no input`);
+    throw new HandlerError(
+      'session_exited',
+      `session '${target.name}' has exited: it takes no input`,
+    );
   const ready: readonly SessionState[] = opts.answers ? ANSWER_STATES : IDLE_STATES;
   if (!opts.force && !ready.includes(target.state())) {
     const waitMs = opts.idleWaitMs ?? INJECT_IDLE_WAIT_MS;
     const idle = await target.waitState(ready, waitMs);
     if (!target.isLive())
-      throw new TurnError('session_exited', `session '${target.name}' exited while waiting`);
+      throw new HandlerError('session_exited', `session '${target.name}' exited while waiting`);
     if (!idle) {
-      throw new TurnError(
+      throw new HandlerError(
         'target_busy',
         `session '${target.name}' is ${target.state()}, not idle, after waiting ${waitMs} ms; retry later or use --force`,
       );
@@ -130,7 +133,7 @@ export async function inject(
     longestLine(text) > MAX_CANONICAL_LINE_BYTES &&
     (await target.canonicalMode()) !== false
   ) {
-    throw new TurnError(
+    throw new HandlerError(
       'input_too_long',
       `session '${target.name}' reads lines in canonical mode without bracketed paste, and a line of the text is ` +
         `${longestLine(text)} bytes: the kernel would cut it at ${MAX_CANONICAL_LINE_BYTES}`,
@@ -139,7 +142,7 @@ export async function inject(
   const body = bracketed ? Buffer.concat([PASTE_START, text, PASTE_END]) : text;
   for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
     if (!target.isLive())
-      throw new TurnError('session_exited', `session '${target.name}' exited during the paste`);
+      throw new HandlerError('session_exited', `session '${target.name}' exited during the paste`);
     await target.write(body.subarray(at, at + INJECT_CHUNK_BYTES));
   }
   await target.drain();
@@ -147,7 +150,7 @@ export async function inject(
   await settle(target);
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!target.isLive())
-      throw new TurnError('session_exited', `session '${target.name}' exited before Enter`);
+      throw new HandlerError('session_exited', `session '${target.name}' exited before Enter`);
     const before = target.outputBytes();
     await target.write(ENTER);
     if (await target.waitOutput(before, INJECT_CONFIRM_MS)) {
@@ -155,7 +158,7 @@ export async function inject(
       return { submitted: true, bracketed };
     }
   }
-  throw new TurnError(
+  throw new HandlerError(
     'not_submitted',
     `the text was written to '${target.name}' but it did not react to Enter (tried twice)`,
   );
@@ -169,7 +172,7 @@ async function closeContinuation(target: InjectTarget): Promise<void> {
   await target.write(ENTER);
   await target.waitOutput(before, INJECT_CONFIRM_MS);
   if (await target.waitContinuation(CONTINUATION_WAIT_MS)) {
-    throw new TurnError(
+    throw new HandlerError(
       'needs_input',
       `session '${target.name}' still shows its continuation prompt after a closing Enter: the program wants more input than the text gave (an unclosed bracket, string or block?)`,
     );

@@ -5,7 +5,7 @@ import { InputWaitWatch } from '../sessions/input-wait.js';
 import type { Session, SessionClient } from '../sessions/session.js';
 import type { SessionTable } from '../sessions/session-table.js';
 import { loadTurnConfig, type TurnConfig } from './config.js';
-import { TurnError } from './errors.js';
+import { HandlerError } from '../errors.js';
 import { neutralizeControls } from './injected-text.js';
 import { inject, type InjectResult, type InjectTarget } from './injector.js';
 import { toMeta, type StoredTurn } from './ring.js';
@@ -50,7 +50,7 @@ export function resolveSessionPreset(
     if (!(err instanceof PresetError)) throw err;
     const unknown = /^unknown preset/.test(err.message);
     const hint = unknown && config.problems.length ? ` (note: ${config.problems.join('; ')})` : '';
-    throw new TurnError(unknown ? 'unknown_preset' : 'invalid_pattern', `${err.message}${hint}`);
+    throw new HandlerError(unknown ? 'unknown_preset' : 'invalid_pattern', `${err.message}${hint}`);
   }
 }
 
@@ -136,22 +136,23 @@ export function findTurn(sessions: Pick<SessionTable, 'resolve'>, ref: string): 
     const turn = session?.turns?.ring.get(asId.seq);
     if (turn) return turn;
     if (!session && !sessions.resolve(ref)) {
-      throw new TurnError(
+      throw new HandlerError(
         'turn_not_found',
         `no stored turn has the ID '${ref}' (no session '${asId.session}')`,
       );
     }
     if (session)
-      throw new TurnError(
+      throw new HandlerError(
         'turn_not_found',
         `no stored turn has the ID '${ref}' (never existed, or evicted)`,
       );
   }
   const session = sessions.resolve(ref);
-  if (!session) throw new TurnError('session_not_found', `no session has the ID or name '${ref}'`);
+  if (!session)
+    throw new HandlerError('session_not_found', `no session has the ID or name '${ref}'`);
   const latest = session.turns?.ring.latest();
   if (!latest)
-    throw new TurnError('no_turn', `session '${session.name}' has no completed turn yet`);
+    throw new HandlerError('no_turn', `session '${session.name}' has no completed turn yet`);
   return latest;
 }
 
@@ -243,7 +244,7 @@ export async function injectInto(
   req: InjectRequest,
 ): Promise<InjectResult> {
   if (!session.live)
-    throw new TurnError(
+    throw new HandlerError(
       'session_exited',
       `session '${session.name}' has exited: it takes no input`,
     );
@@ -251,7 +252,7 @@ export async function injectInto(
   if (session.kind !== 'pty') {
     const owner = wrappers.wrapperOf(session);
     if (!owner)
-      throw new TurnError(
+      throw new HandlerError(
         'session_disconnected',
         `the wrapper of session '${session.name}' is gone`,
       );

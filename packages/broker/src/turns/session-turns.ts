@@ -6,7 +6,7 @@ import {
   type Preset,
   type ScreenSnapshot,
 } from '@clippy/turns';
-import { TurnError } from './errors.js';
+import { HandlerError } from '../errors.js';
 import { PasteLimiter } from './paste-limiter.js';
 import {
   RemoteDetector,
@@ -216,7 +216,7 @@ export class SessionTurns {
     if (existing) return Promise.resolve(existing);
     if (this.ended)
       return Promise.reject(
-        new TurnError('session_exited', 'the session has exited: no further turn will come'),
+        new HandlerError('session_exited', 'the session has exited: no further turn will come'),
       );
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | null = null;
@@ -235,14 +235,15 @@ export class SessionTurns {
       };
       signal?.addEventListener(
         'abort',
-        () => waiter.reject(new TurnError('timeout', 'the wait was cancelled')),
+        () => waiter.reject(new HandlerError('timeout', 'the wait was cancelled')),
         {
           once: true,
         },
       );
       if (timeoutMs !== undefined) {
         timer = setTimeout(
-          () => waiter.reject(new TurnError('timeout', `no turn completed within ${timeoutMs} ms`)),
+          () =>
+            waiter.reject(new HandlerError('timeout', `no turn completed within ${timeoutMs} ms`)),
           timeoutMs,
         );
       }
@@ -260,7 +261,7 @@ export class SessionTurns {
     this.clearTimer();
     for (const w of [...this.waiters]) {
       w.reject(
-        new TurnError('session_exited', 'the session exited before its next turn completed'),
+        new HandlerError('session_exited', 'the session exited before its next turn completed'),
       );
     }
     this.notify();

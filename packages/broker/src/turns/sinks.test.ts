@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyToClipboard, findExecutable } from './clipboard.js';
-import { TurnError } from './errors.js';
+import { HandlerError } from '../errors.js';
 import { writeFileSink } from './file-sink.js';
 import { longestLine } from './injector.js';
 
@@ -67,15 +67,15 @@ describe('clipboard sink', () => {
       env: { PATH: bin, DISPLAY: ':0' },
       osc52: () => false,
     }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(TurnError);
-    expect((err as TurnError).code).toBe('clipboard_failed');
-    expect((err as TurnError).message).toMatch(/xclip: cannot open display/);
-    expect((err as TurnError).message).toMatch(/osc52: no client/);
+    expect(err).toBeInstanceOf(HandlerError);
+    expect((err as HandlerError).code).toBe('clipboard_failed');
+    expect((err as HandlerError).message).toMatch(/xclip: cannot open display/);
+    expect((err as HandlerError).message).toMatch(/osc52: no client/);
     const none = await copyToClipboard(Buffer.from('x'), { env: { PATH: '' } }).catch(
       (e: unknown) => e,
     );
-    expect((none as TurnError).code).toBe('clipboard_failed');
-    expect((none as TurnError).message).toMatch(/wl-copy.*xclip.*pbcopy.*clip\.exe/);
+    expect((none as HandlerError).code).toBe('clipboard_failed');
+    expect((none as HandlerError).message).toMatch(/wl-copy.*xclip.*pbcopy.*clip\.exe/);
   });
 
   it('finds executables on PATH only', () => {
@@ -99,8 +99,8 @@ describe('file sink', () => {
     const err = await writeFileSink(join(dir, 'missing', 'out.txt'), Buffer.from('x')).catch(
       (e: unknown) => e,
     );
-    expect((err as TurnError).code).toBe('file_write_failed');
-    expect((err as TurnError).message).toMatch(/missing\/out\.txt/);
+    expect((err as HandlerError).code).toBe('file_write_failed');
+    expect((err as HandlerError).message).toMatch(/missing\/out\.txt/);
   });
 });
 
