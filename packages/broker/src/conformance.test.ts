@@ -30,9 +30,11 @@ describe('conformance', () => {
       results.push([type, r]);
       return r;
     };
+    // Lives long enough to take the input below while the broker, run from sources, starts its
+    // screen and detector workers (tsx compiles them) on a busy machine.
     const s = await call('spawn', {
       command: 'sh',
-      args: ['-c', 'sleep 0.2; echo hi; sleep 0.2'],
+      args: ['-c', 'sleep 0.2; echo hi; sleep 2'],
       env: childEnv(),
       cwd: tmpdir(),
     });

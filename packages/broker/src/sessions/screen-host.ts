@@ -1,28 +1,15 @@
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../worker-start.js';
 import type { FromScreenWorker, ToScreenWorker } from './screen-protocol.js';
+
+/** The screen worker's module beside this file (`.js` built, `.ts` in sources). */
+const SCREEN_WORKER = new URL('./screen-worker', import.meta.url);
 
 /** What the host routes worker messages to: one per session screen. */
 export interface ScreenClient {
   onWorkerMessage(message: FromScreenWorker): void;
   /** The worker died: pending replays resolve empty, the screen goes inert. */
   onWorkerLost(): void;
-}
-
-/**
- * The worker: compiled JS beside this file; when running from TypeScript sources (tests), a
- * bootstrap registers tsx in the thread first (Node 20 does not pass loader hooks to workers).
- */
-function startWorker(): Worker {
-  const js = new URL('./screen-worker.js', import.meta.url);
-  if (fs.existsSync(fileURLToPath(js))) return new Worker(js);
-  const require = createRequire(import.meta.url);
-  const tsxApi = pathToFileURL(require.resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  const ts = new URL('./screen-worker.ts', import.meta.url).href;
-  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(ts)}); });`;
-  return new Worker(boot, { eval: true });
 }
 
 /**
@@ -59,7 +46,7 @@ class ScreenHost {
 
   private ensureWorker(): void {
     if (this.worker) return;
-    const worker = startWorker();
+    const worker = startWorker(SCREEN_WORKER);
     worker.unref();
     worker.on('message', (m: FromScreenWorker) => this.clients.get(m.id)?.onWorkerMessage(m));
     const lost = () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until } from '@clippy/testkit/until';
 import { BUILTIN_PRESETS } from '@clippy/turns';
 import { DETECTOR_HOLD_BYTES, DETECTOR_STALL_MS } from '../constants.js';
-import { OutputRing } from './output-ring.js';
+import { DetectorHost } from './detector-host.js';
 import {
   RemoteDetector,
   WORKER_EXITED_REASON,
@@ -10,13 +10,28 @@ import {
   type WorkerRequest,
 } from './remote-detector.js';
 
-/** Stands in for the detector worker: records requests; `consume` reads the ring like it does. */
+/**
+ * The detector worker without its thread: records requests and, on `consume`, hands them to a
+ * real DetectorHost (the worker's code), whose detectors record the output they are given.
+ */
 class FakeWorker implements DetectorPort {
   readonly requests: WorkerRequest[] = [];
-  private ring: OutputRing | null = null;
-  /** Output bytes as the worker received them, in order. */
+  /** Output bytes as the worker's detectors received them, in order. */
   private received: Buffer[] = [];
   private taken = 0;
+  private readonly host = new DetectorHost(
+    () => {},
+    () => ({
+      onOutput: (data: Uint8Array) => {
+        this.received.push(Buffer.from(data));
+        return [];
+      },
+      onInput: () => [],
+      tick: () => [],
+      resize: () => {},
+      nextDeadline: () => null,
+    }),
+  );
 
   postMessage(m: WorkerRequest): void {
     this.posts++;
@@ -29,11 +44,7 @@ class FakeWorker implements DetectorPort {
 
   /** Handles every request posted so far, in order, as the worker does (frees the ring). */
   consume(): void {
-    for (const m of this.requests.slice(this.taken)) {
-      if (m.op === 'ring') this.ring = OutputRing.attach(m.ring);
-      else if (m.op === 'out') this.received.push(Buffer.from(m.data));
-      else if (m.op === 'ring-out') this.received.push(Buffer.from(this.ring!.take(m.span)));
-    }
+    for (const m of this.requests.slice(this.taken)) this.host.handle(m);
     this.taken = this.requests.length;
   }
 

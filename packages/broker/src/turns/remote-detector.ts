@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { DetectorEvent, Preset } from '@clippy/turns';
 import { DETECTOR_HOLD_BYTES, DETECTOR_RESUME_BYTES, DETECTOR_STALL_MS } from '../constants.js';
 import { OutputRing, type RingSpan, type SharedRing } from './output-ring.js';
+import { startWorker } from '../worker-start.js';
 
 /** Main thread → detector worker. */
 export type WorkerRequest =
@@ -66,8 +65,8 @@ const INPUT_POST_DELAY_MS = 1;
 /** Shared memory per busy session: four full batches, room for the worker to fall behind. */
 const RING_BYTES = 4 * OUTPUT_BATCH_BYTES;
 
-/** The worker script beside this file: present in the built broker (dist), absent in src. */
-const WORKER_URL = new URL('./detector-worker.js', import.meta.url);
+/** The worker's module beside this file (`.js` built, `.ts` in sources: see startWorker). */
+const WORKER_MODULE = new URL('./detector-worker', import.meta.url);
 
 let worker: Worker | null = null;
 let nextId = 1;
@@ -76,17 +75,16 @@ const listeners = new Map<number, Listener>();
 const onWorkerLost = new Set<() => void>();
 
 /**
- * Whether line detection can run in the worker: only the built broker ships its script (tests
- * that run the broker from source detect on the main thread), and CLIPPY_DETECTOR_WORKER=off
- * turns it off.
+ * Whether line detection runs in the worker: always (built or from sources, so tests take the
+ * production path), unless CLIPPY_DETECTOR_WORKER=off keeps it on the main thread.
  */
 export function workerAvailable(): boolean {
-  return process.env.CLIPPY_DETECTOR_WORKER !== 'off' && existsSync(fileURLToPath(WORKER_URL));
+  return process.env.CLIPPY_DETECTOR_WORKER !== 'off';
 }
 
 function sharedWorker(): Worker {
   if (worker) return worker;
-  const w = new Worker(WORKER_URL);
+  const w = startWorker(WORKER_MODULE);
   // The daemon's life is its sockets and sessions; an idle detector worker never keeps it up.
   w.unref();
   w.on('message', (reply: WorkerReply) => listeners.get(reply.id)?.(reply));

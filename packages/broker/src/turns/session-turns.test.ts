@@ -6,6 +6,7 @@ import * as nodePty from 'node-pty';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePreset, type ScreenSnapshot } from '@clippy/turns';
 import { agentCommand, type AgentName } from '@clippy/testkit/agents/index';
+import { until } from '@clippy/testkit/until';
 import type { SessionState } from '@clippy/protocol';
 import { inject, type InjectTarget } from './injector.js';
 import { readCanonicalMode } from './line-discipline.js';
@@ -237,6 +238,8 @@ describe('SessionTurns with the real engine and fake agents in real PTYs', () =>
   it('injection waits for the idle prompt, or fails with target_busy', async () => {
     const h = start('slow', 'aider', ['--pause', '600']);
     await h.ask('one');
+    // Detection runs in the detector worker, as in the daemon: the input reaches it a moment later.
+    await until(() => h.state === 'busy');
     expect(h.state).toBe('busy');
     await expect(
       inject(h.target(), Buffer.from('two'), { enter: true, force: false, idleWaitMs: 200 }),
