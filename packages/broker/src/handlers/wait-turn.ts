@@ -1,3 +1,4 @@
+import { parseTurnPosition } from '@clippy/protocol';
 import { HandlerError, findSession, type Handler } from './context.js';
 
 /**
@@ -8,15 +9,8 @@ export const waitTurn: Handler<'wait_turn'> = async (request, context) => {
   const session = findSession(context, request.session);
   const turns = session.turns;
   let after = turns?.ring.count ?? 0;
-  if (request.after !== undefined) {
-    const m = /:(0|[1-9][0-9]*)$/.exec(request.after);
-    if (!m)
-      throw new HandlerError(
-        'invalid_argument',
-        `'after' must be a turn ID <session>:<seq> (got '${request.after}')`,
-      );
-    after = Number(m[1]);
-  }
+  // The schema checked the format (protocol's TurnPositionSchema).
+  if (request.after !== undefined) after = parseTurnPosition(request.after)?.seq ?? after;
   if (!turns)
     throw new HandlerError('session_exited', `session '${session.name}' has no turn detection`);
   const abort = new AbortController();

@@ -1,4 +1,4 @@
-import { encodeFrame, type EventName, type Push } from '@clippy/protocol';
+import { encodeFrame, parseTurnId, type EventName, type Push } from '@clippy/protocol';
 import { PresetError, resolvePreset, type Preset } from '@clippy/turns';
 import type { Logger } from '../log.js';
 import { InputWaitWatch } from '../sessions/input-wait.js';
@@ -10,7 +10,6 @@ import { neutralizeControls } from './injected-text.js';
 import { inject, type InjectResult, type InjectTarget } from './injector.js';
 import { toMeta, type StoredTurn } from './ring.js';
 import { SessionTurns } from './session-turns.js';
-import { parseTurnId } from './turn-id.js';
 
 /** Unsent input bytes above which an injection waits before writing more (PTY backpressure). */
 const INPUT_HIGH_WATER_BYTES = 64 * 1024;
