@@ -40,7 +40,7 @@ export interface ConnectionHost {
   /** The broker is shutting down: only ALLOWED_WHILE_STOPPING requests are answered. */
   readonly stopping: boolean;
   readonly ports: BrokerPorts;
-  /** The connection is gone (after it detached and ended what it registered). */
+  /** The connection is gone: the broker detaches it from every session and forgets it. */
   closed(connection: ClientConnection): void;
 }
 
@@ -48,15 +48,14 @@ let nextConnectionNumber = 1;
 
 /**
  * One client, on whichever transport: the handshake, dispatch of each request to its handler,
- * and the per-connection state (attachments, subscription, registered sessions). Nothing a
- * client sends can throw out of here: every failure becomes an error response.
+ * and the per-connection state (subscription, registered sessions; its attachments are
+ * recorded by the sessions). Nothing a client sends can throw out of here: every failure
+ * becomes an error response.
  */
 export class ClientConnection implements Caller {
   readonly number = nextConnectionNumber++;
   role: Role | null = null;
   subscription: Subscription | null = null;
-  /** Sessions this connection is attached to. */
-  readonly attached = new Set<Session>();
   /** Sessions this connection registered (role wrapper): they end when it disconnects. */
   readonly registered = new Set<Session>();
   /** Cancels outstanding waits (wait_turn) when the connection goes away. */
@@ -324,10 +323,9 @@ export class ClientConnection implements Caller {
     this.clearHelloTimer();
     for (const fn of this.cleanups) fn();
     this.cleanups.clear();
-    for (const session of this.attached) session.detach(this);
-    this.attached.clear();
+    // Detached from every session and forgotten by the broker; then what it registered ends.
+    this.host.closed(this);
     for (const session of this.registered) this.host.ports.sessions.endWrapper(session);
     this.registered.clear();
-    this.host.closed(this);
   }
 }

@@ -104,7 +104,13 @@ export class Broker {
         wrapperOf: (session) => [...this.clients].find((c) => c.registered.has(session)),
         attachedClients: () => {
           const map = new Map<SessionClient, Session[]>();
-          for (const c of this.clients) if (c.attached.size > 0) map.set(c, [...c.attached]);
+          for (const session of sessions.all()) {
+            for (const client of session.clients()) {
+              const list = map.get(client);
+              if (list) list.push(session);
+              else map.set(client, [session]);
+            }
+          }
           return map;
         },
       },
@@ -137,6 +143,7 @@ export class Broker {
       },
       ports,
       closed: (connection) => {
+        for (const session of sessions.all()) session.detach(connection);
         this.clients.delete(connection);
         this.log.debug({ conn: connection.number }, 'client disconnected');
       },
@@ -259,10 +266,7 @@ export class Broker {
       reason: 'session_removed',
       message: `session '${session.name}' was removed`,
     } satisfies Push<'detached'>);
-    for (const client of session.detachAll()) {
-      client.send(frame);
-      if (client instanceof ClientConnection) client.attached.delete(session);
-    }
+    for (const client of session.detachAll()) client.send(frame);
     this.sessions.delete(session);
     session.dispose();
     this.log.info({ session: session.id, name: session.name }, 'session removed');
@@ -276,7 +280,6 @@ export class Broker {
 
   private detachSlowConsumer(session: Session, client: SessionClient): void {
     if (!session.detach(client)) return;
-    if (client instanceof ClientConnection) client.attached.delete(session);
     this.log.warn({ session: session.id, queued: client.bufferedAmount }, 'slow consumer detached');
     client.send(
       encodeFrame({
@@ -335,20 +338,20 @@ export class Broker {
       id: 0,
       reason,
     } satisfies Push<'daemon_shutdown'>);
-    for (const c of this.clients) {
-      for (const session of c.attached) {
-        c.send(
-          encodeFrame({
-            type: 'detached',
-            id: 0,
-            session: session.id,
-            reason: 'daemon_shutdown',
-            message: `the broker is shutting down: ${reason}`,
-          } satisfies Push<'detached'>),
-        );
-      }
-      c.send(shutdownFrame);
+    // Each client hears of every session it shows before it hears that the daemon stops.
+    for (const session of this.sessions.all()) {
+      const clients = session.clients();
+      if (clients.length === 0) continue;
+      const frame = encodeFrame({
+        type: 'detached',
+        id: 0,
+        session: session.id,
+        reason: 'daemon_shutdown',
+        message: `the broker is shutting down: ${reason}`,
+      } satisfies Push<'detached'>);
+      for (const c of clients) c.send(frame);
     }
+    for (const c of this.clients) c.send(shutdownFrame);
 
     const live = this.sessions.live().filter((s) => s.kind === 'pty');
     for (const s of live) s.kill('SIGHUP');

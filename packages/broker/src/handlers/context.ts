@@ -72,12 +72,10 @@ export interface DaemonPort {
   close(reason: string): Promise<void>;
 }
 
-/** The connection that sent the request. Its attachments are recorded by the sessions. */
+/** The connection that sent the request. Its attachments are recorded by the sessions alone. */
 export interface Caller extends SessionClient {
   readonly role: Role | null;
   subscription: Subscription | null;
-  /** Sessions this connection is attached to. */
-  readonly attached: Set<Session>;
   /** Sessions this connection registered (role wrapper): they end when it disconnects. */
   readonly registered: Set<Session>;
   /** Cancels outstanding waits (wait_turn) when the connection goes away. */

@@ -8,6 +8,5 @@ export const detach: Handler<'detach'> = (request, context) => {
       `this connection is not attached to session '${session.name}'`,
     );
   }
-  context.connection.attached.delete(session);
   return {};
 };

@@ -72,6 +72,7 @@ export class Session {
   /** Completed turns seen since the session started (kept in step with the ring). */
   turnCount = 0;
 
+  /** Who is attached, and their flow control: the broker's one record of attachments. */
   private readonly attachments = new Map<SessionClient, Attachment>();
   private readonly pty: PtyProcess | null;
   private readonly flowLimits: FlowLimits;
@@ -204,6 +205,11 @@ export class Session {
 
   isAttached(client: SessionClient): boolean {
     return this.attachments.has(client);
+  }
+
+  /** The attached clients, in the order they attached. */
+  clients(): SessionClient[] {
+    return [...this.attachments.keys()];
   }
 
   /** Detaches a client; returns false if it was not attached. */
