@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   session_exited: 'The session has exited: it takes no input.',
   invalid_pattern: 'The prompt pattern is not a valid regular expression or contains a newline.',
   unknown_preset: 'No preset has that name.',
+  invalid_config:
+    'The user’s config.json or presets.json cannot be used; `message` names the file and line.',
   not_attached: 'This connection is not attached to that session.',
   target_busy: 'The target session is not idle; retry later or force it.',
   not_submitted: 'The text was written but the target did not react to Enter.',

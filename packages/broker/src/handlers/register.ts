@@ -35,7 +35,7 @@ export const register: Handler<'register'> = (request, context) => {
     { events: context.events, log: context.daemon.log },
     session,
     null,
-    currentTurnConfig(context.daemon.log),
+    currentTurnConfig(),
   );
   connection.registered.add(session);
   return { session: session.id, name: session.name };

@@ -63,7 +63,7 @@ export const spawn: Handler<'spawn'> = (request, context) => {
   if (!resolved.ok) throw new HandlerError('spawn_failed', resolved.message);
 
   // The preset is checked before anything starts: a bad one is an error, not a session.
-  const turnConfig = currentTurnConfig(daemon.log);
+  const turnConfig = currentTurnConfig();
   const preset = resolveSessionPreset(request.preset, request.pattern, turnConfig);
 
   const id = sessions.newId();

@@ -22,12 +22,12 @@ export interface TurnsHost {
   readonly log: Logger;
 }
 
-/** The turn settings, read at each spawn so edits to config.json/presets.json apply to new sessions. */
-export function currentTurnConfig(log: Logger): TurnConfig {
-  const config = loadTurnConfig(process.env);
-  for (const problem of config.problems)
-    log.warn({ problem }, 'ignoring a broken clippy config file');
-  return config;
+/**
+ * The turn settings, read at each spawn so edits to config.json/presets.json apply to new
+ * sessions; a broken file is an `invalid_config` answer naming it and the line.
+ */
+export function currentTurnConfig(): TurnConfig {
+  return loadTurnConfig(process.env);
 }
 
 /**
@@ -48,8 +48,7 @@ export function resolveSessionPreset(
   } catch (err) {
     if (!(err instanceof PresetError)) throw err;
     const unknown = /^unknown preset/.test(err.message);
-    const hint = unknown && config.problems.length ? ` (note: ${config.problems.join('; ')})` : '';
-    throw new HandlerError(unknown ? 'unknown_preset' : 'invalid_pattern', `${err.message}${hint}`);
+    throw new HandlerError(unknown ? 'unknown_preset' : 'invalid_pattern', err.message);
   }
 }
 

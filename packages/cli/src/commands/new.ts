@@ -22,7 +22,11 @@ interface NewArgs extends CommonArgs {
 }
 
 /** Broker answers that mean the command line was wrong (docs/cli.md: exit 64). */
-const USAGE_CODES: ReadonlySet<string> = new Set(['unknown_preset', 'invalid_pattern']);
+const USAGE_CODES: ReadonlySet<string> = new Set([
+  'unknown_preset',
+  'invalid_pattern',
+  'invalid_config',
+]);
 
 /** Runs the spawn request, turning an unknown preset or a bad pattern into a usage error. */
 async function usageErrors<R>(fn: () => Promise<R>): Promise<R> {
