@@ -1,6 +1,7 @@
 import type { ClippyClient, RequestFields } from '@clippy/client';
 import type { Argv } from 'yargs';
-import { INJECT_REQUEST_TIMEOUT_MS, turnCall } from './turn-errors.js';
+import { turnCall } from './turn-exits.js';
+import { INJECT_REQUEST_TIMEOUT_MS } from './turn-timeout.js';
 
 /** The options of every command that injects a turn into a session (`paste`, `relay`, `deliver`). */
 export interface InjectArgs {

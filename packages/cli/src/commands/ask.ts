@@ -1,14 +1,9 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
-import {
-  INJECT_REQUEST_TIMEOUT_MS,
-  TURN_EXIT,
-  printTurn,
-  timeoutMs,
-  turnCall,
-  withTurnTimeout,
-} from '../turn-errors.js';
+import { TURN_EXIT, turnCall } from '../turn-exits.js';
+import { printTurn } from '../turn-output.js';
+import { INJECT_REQUEST_TIMEOUT_MS, timeoutMs, withTurnTimeout } from '../turn-timeout.js';
 
 interface AskArgs extends CommonArgs {
   session: string;

@@ -1,6 +1,7 @@
+import { parseTurnId } from '@clippy/protocol';
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
-import { isTurnId, turnCall } from '../turn-errors.js';
+import { turnCall } from '../turn-exits.js';
 
 interface CaptureArgs extends CommonArgs {
   ref: string;
@@ -22,7 +23,7 @@ const command: CommandModule<object, CaptureArgs> = {
   handler: async (argv) => {
     const result = await withClient(argv, (c) =>
       turnCall(() =>
-        isTurnId(argv.ref)
+        parseTurnId(argv.ref) !== null
           ? c.request('capture_by_id', { turn_id: argv.ref })
           : c.request('capture', { session: argv.ref }),
       ),

@@ -13,7 +13,7 @@ import { BUILTIN_PRESETS } from '@clippy/turns';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { deliverReport } from '../report-delivery.js';
-import { turnCall } from '../turn-errors.js';
+import { turnCall } from '../turn-exits.js';
 
 interface ReportArgs extends CommonArgs {
   session: string;

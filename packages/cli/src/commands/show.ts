@@ -1,6 +1,8 @@
+import { parseTurnId } from '@clippy/protocol';
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
-import { isTurnId, printText, turnCall } from '../turn-errors.js';
+import { turnCall } from '../turn-exits.js';
+import { printText } from '../turn-output.js';
 
 interface ShowArgs extends CommonArgs {
   ref: string;
@@ -32,7 +34,10 @@ const command: CommandModule<object, ShowArgs> = {
   handler: async (argv) => {
     const { turn } = await withClient(argv, (c) =>
       turnCall(() =>
-        c.request('get_turn', isTurnId(argv.ref) ? { turn_id: argv.ref } : { session: argv.ref }),
+        c.request(
+          'get_turn',
+          parseTurnId(argv.ref) !== null ? { turn_id: argv.ref } : { session: argv.ref },
+        ),
       ),
     );
     const { content, text, ...meta } = turn;

@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { renderTable } from '../table.js';
-import { turnCall } from '../turn-errors.js';
+import { turnCall } from '../turn-exits.js';
 
 interface TurnsArgs extends CommonArgs {
   session: string;

@@ -1,6 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
-import { printTurn, timeoutMs, turnCall, withTurnTimeout } from '../turn-errors.js';
+import { turnCall } from '../turn-exits.js';
+import { printTurn } from '../turn-output.js';
+import { timeoutMs, withTurnTimeout } from '../turn-timeout.js';
 
 interface WaitArgs extends CommonArgs {
   session: string;

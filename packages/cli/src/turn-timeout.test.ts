@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from './errors.js';
-import { DEFAULT_TURN_TIMEOUT_S, timeoutMs } from './turn-errors.js';
+import { DEFAULT_TURN_TIMEOUT_S, timeoutMs } from './turn-timeout.js';
 
 describe('--timeout of wait and ask', () => {
   it('defaults to DEFAULT_TURN_TIMEOUT_S: a wait never runs for ever unless asked to', () => {
