@@ -9,6 +9,7 @@ import type { BrokerPorts, NewSessionParams } from './handlers/context.js';
 import { SessionTable } from './sessions/session-table.js';
 import { Session, type SessionClient, type SessionObserver } from './sessions/session.js';
 import type { RelayEntry } from './turns/relay-buffer.js';
+import { createSessionTurns, type TurnsHost } from './turns/session-glue.js';
 import type { Connection, InputLimits, Transport } from './transports/transport.js';
 import { PartialFrameBudget } from './transports/partial-frames.js';
 import { UnixTransport } from './transports/unix.js';
@@ -44,6 +45,8 @@ export class Broker {
   private closing: Promise<void> | null = null;
   private readonly sessionObserver: SessionObserver;
   private readonly connectionHost: ConnectionHost;
+  /** Where sessions' turns report: broker events and the log. */
+  private readonly turnsHost: TurnsHost;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -80,6 +83,10 @@ export class Broker {
         });
       },
       slowConsumer: (session, client) => this.detachSlowConsumer(session, client),
+    };
+    this.turnsHost = {
+      events: { emit: (event, session, push) => this.emitEvent(event, session, push) },
+      log: this.log,
     };
     this.connectionHost = this.makeConnectionHost();
   }
@@ -120,7 +127,6 @@ export class Broker {
           this.relayEntry = entry;
         },
       },
-      events: { emit: (event, session, push) => this.emitEvent(event, session, push) },
       daemon: {
         log: this.log,
         packageVersion: this.packageVersion,
@@ -229,9 +235,11 @@ export class Broker {
 
   // --- sessions ---
 
-  private createSession(params: NewSessionParams): Session {
+  /** Builds a session whole (its turns with it), lists it, and only then announces it. */
+  private createSession({ turns, ...params }: NewSessionParams): Session {
     const session = new Session({
       ...params,
+      turns: (s) => createSessionTurns(this.turnsHost, s, turns.preset, turns.config),
       id: params.id ?? this.sessions.newId(),
       flowLimits: this.config.limits,
       killGraceMs: this.config.limits.killGraceMs,

@@ -1,6 +1,8 @@
-import type { EventName, Push, Request, Result, ResultType, Role } from '@clippy/protocol';
+import type { EventName, Request, Result, ResultType, Role } from '@clippy/protocol';
+import type { Preset } from '@clippy/turns';
 import type { Logger } from '../log.js';
 import type { Session, SessionClient, SessionParams } from '../sessions/session.js';
+import type { TurnConfig } from '../turns/config.js';
 import type { RelayEntry } from '../turns/relay-buffer.js';
 import { HandlerError } from '../errors.js';
 
@@ -16,9 +18,11 @@ export interface Subscription {
 /** What a handler gives to create a session; the broker adds its limits and itself as observer. */
 export type NewSessionParams = Omit<
   SessionParams,
-  'id' | 'flowLimits' | 'killGraceMs' | 'observer'
+  'id' | 'flowLimits' | 'killGraceMs' | 'observer' | 'turns'
 > & {
   id?: string;
+  /** How its turns are found: the preset (null: its wrapper publishes them) and the settings. */
+  turns: { preset: Preset | null; config: TurnConfig };
 };
 
 // The ports below are what handlers may reach of the broker: narrow interfaces, so handlers
@@ -35,7 +39,7 @@ export interface SessionsPort {
   uniqueName(base: string): string;
   /** A fresh ID, for a session whose ID must be known before it is created (its environment). */
   newId(): string;
-  /** Builds a session, lists it, and announces it (`session_created`). */
+  /** Builds a session whole (with its turns), lists it, then announces it (`session_created`). */
   create(params: NewSessionParams): Session;
   /** Removes an exited session: its attached clients are told, its screen is freed. */
   remove(session: Session): void;
@@ -52,11 +56,6 @@ export interface RelayBufferPort {
   get(): RelayEntry | null;
   /** Replaces the entry: it survives pastes and lasts until the next capture or put_buffer. */
   set(entry: RelayEntry): void;
-}
-
-/** Broker events to the connections subscribed to them. */
-export interface EventsPort {
-  emit(event: EventName, session: Session, push: Push): void;
 }
 
 /** The daemon as a whole: its status and its end. */
@@ -86,7 +85,6 @@ export interface Caller extends SessionClient {
 export interface BrokerPorts {
   readonly sessions: SessionsPort;
   readonly relayBuffer: RelayBufferPort;
-  readonly events: EventsPort;
   readonly daemon: DaemonPort;
 }
 

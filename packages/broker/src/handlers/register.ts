@@ -1,6 +1,6 @@
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../constants.js';
 import { HandlerError, type Handler } from './context.js';
-import { attachTurns, currentTurnConfig } from '../turns/session-glue.js';
+import { currentTurnConfig } from '../turns/session-glue.js';
 
 /** A wrapper registers a session it runs itself (clippy's v0 model); it ends with the connection. */
 export const register: Handler<'register'> = (request, context) => {
@@ -17,6 +17,8 @@ export const register: Handler<'register'> = (request, context) => {
       `a live session is already named '${request.session}'`,
     );
   }
+  // Read before the session exists: a broken settings file leaves nothing half-made.
+  const config = currentTurnConfig();
   const session = sessions.create({
     name: request.session,
     kind: request.kind ?? 'wrapper',
@@ -29,14 +31,9 @@ export const register: Handler<'register'> = (request, context) => {
     pattern: undefined,
     pty: null,
     pid: request.pid,
+    // Its turns come from the wrapper (turn_completed): a ring, no detector.
+    turns: { preset: null, config },
   });
-  // Its turns come from the wrapper (turn_completed): a ring, no detector.
-  attachTurns(
-    { events: context.events, log: context.daemon.log },
-    session,
-    null,
-    currentTurnConfig(),
-  );
   connection.registered.add(session);
   return { session: session.id, name: session.name };
 };

@@ -4,7 +4,7 @@ import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
 import { spawnPty } from '../pty/node-pty-process.js';
 import { resolveCommand } from '../pty/resolve-command.js';
 import { HandlerError, type Handler } from './context.js';
-import { attachTurns, currentTurnConfig, resolveSessionPreset } from '../turns/session-glue.js';
+import { currentTurnConfig, resolveSessionPreset } from '../turns/session-glue.js';
 
 /** Characters a session name may not hold: `:` separates session and seq in turn IDs. */
 const BAD_NAME = /[:\s\p{Cc}]/u;
@@ -16,8 +16,7 @@ function ownEnvironment(): Record<string, string> {
   return env;
 }
 
-export const spawn: Handler<'spawn'> = (request, context) => {
-  const { sessions, daemon } = context;
+export const spawn: Handler<'spawn'> = (request, { sessions }) => {
   const cwd = request.cwd ?? process.cwd();
   if (!isAbsolute(cwd)) {
     throw new HandlerError('invalid_argument', `cwd must be an absolute path (got '${cwd}')`);
@@ -92,7 +91,7 @@ export const spawn: Handler<'spawn'> = (request, context) => {
     pattern: request.pattern,
     pty,
     pid: pty.pid,
+    turns: { preset, config: turnConfig },
   });
-  attachTurns({ events: context.events, log: daemon.log }, session, preset, turnConfig);
   return { session: session.id, name: session.name, pid: session.pid };
 };

@@ -40,6 +40,11 @@ export interface SessionParams {
   flowLimits: FlowLimits;
   killGraceMs: number;
   observer: SessionObserver;
+  /**
+   * Builds the session's turns (detector and ring) while the session is built, before any
+   * output: null for none. Called once, with the session's screen and process in place.
+   */
+  turns(session: Session): SessionTurns | null;
 }
 
 /**
@@ -67,10 +72,8 @@ export class Session {
   outputBytes = 0;
 
   // --- turn detection seam ---
-  /** The session's detector and turn ring (set by the turns integration); null without detection. */
-  turns: SessionTurns | null = null;
-  /** Completed turns seen since the session started (kept in step with the ring). */
-  turnCount = 0;
+  /** The session's detector and turn ring, built with it; null without detection. */
+  readonly turns: SessionTurns | null;
 
   /** Who is attached, and their flow control: the broker's one record of attachments. */
   private readonly attachments = new Map<SessionClient, Attachment>();
@@ -100,6 +103,7 @@ export class Session {
     this.killGraceMs = params.killGraceMs;
     this.observer = params.observer;
     this.screen = new Screen(params.cols, params.rows, () => this.updateFlow());
+    this.turns = params.turns(this);
     if (this.pty) {
       this.pty.onData((chunk) => this.handleOutput(chunk));
       this.pty.onExit((exit) => this.handleExit(exit));
@@ -116,6 +120,11 @@ export class Session {
 
   get rows(): number {
     return this.screen.rows;
+  }
+
+  /** Completed turns seen since the session started (evicted ones included). */
+  get turnCount(): number {
+    return this.turns?.ring.count ?? 0;
   }
 
   get clientCount(): number {

@@ -53,10 +53,11 @@ export function resolveSessionPreset(
 }
 
 /**
- * Gives a session its turns: a detector with the preset (null for wrapper sessions, whose
- * client publishes turns), the ring, and the events it raises as broker events.
+ * A session's turns, built as part of the session (SessionParams.turns): a detector with the
+ * preset (null for wrapper sessions, whose client publishes turns), the ring, and the events
+ * it raises as broker events.
  */
-export function attachTurns(
+export function createSessionTurns(
   { events, log }: TurnsHost,
   session: Session,
   preset: Preset | null,
@@ -84,7 +85,6 @@ export function attachTurns(
         else session.setState(state);
       },
       turn: (turn) => {
-        session.turnCount = turns.ring.count;
         log.debug(
           { session: session.id, turn: turn.turn_id, bytes: turn.byte_length },
           'turn completed',
@@ -121,7 +121,6 @@ export function attachTurns(
           onActivity: (listener) => turns.onActivity(listener),
         })
       : null;
-  session.turns = turns;
   if (preset?.kind === 'screen') session.screen.onParsed = () => turns.onScreenParsed();
   return turns;
 }
