@@ -10,7 +10,7 @@
 // - node-pty belongs to broker/src/pty/ alone in shipped code (the session code sees PtyProcess).
 //   Test code may use node-pty directly: it plays the person at a terminal (testkit's cli-pty
 //   driver, navigator's interactive test, repomap's progress-bar test) or feeds a PTY to the turn
-//   machinery without a daemon (broker/src/turns/session-turns.test.ts);
+//   machinery without a daemon (broker/src/detection/session-turns.test.ts);
 // - turns is pure ("no I/O, no timers of its own: time is passed in"): its shipped code may import
 //   no Node built-in but the ones in PURE_BUILTINS, use no timers and read no clock. Its tests
 //   read recorded screens from disk.

@@ -1,6 +1,6 @@
 import { findSession, type Handler } from './context.js';
-import { relayEntryOf } from '../turns/relay-buffer.js';
-import { findTurn } from '../turns/session-glue.js';
+import { relayEntryOf } from '../relay/relay-buffer.js';
+import { findTurn } from '../detection/find-turn.js';
 
 /** Copies the session's latest turn into the global relay buffer (clippy's `capture`). */
 export const capture: Handler<'capture'> = (request, context) => {

@@ -2,8 +2,8 @@ import type { EventName, Request, Result, ResultType, Role } from '@clippy/proto
 import type { Preset } from '@clippy/turns';
 import type { Logger } from '../log.js';
 import type { Session, SessionClient, SessionParams } from '../sessions/session.js';
-import type { TurnConfig } from '../turns/config.js';
-import type { RelayEntry } from '../turns/relay-buffer.js';
+import type { TurnConfig } from '../detection/turn-config.js';
+import type { RelayEntry } from '../relay/relay-buffer.js';
 import { HandlerError } from '../errors.js';
 
 // Handlers and the code they call throw the same expected-failure class.

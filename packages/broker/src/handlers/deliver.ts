@@ -1,9 +1,9 @@
 import { isAbsolute } from 'node:path';
 import { encodeFrame, type Push } from '@clippy/protocol';
 import { HandlerError, findSession, type Handler, type SessionsPort } from './context.js';
-import { copyToClipboard } from '../turns/clipboard.js';
-import { writeFileSink } from '../turns/file-sink.js';
-import { injectInto } from '../turns/session-glue.js';
+import { copyToClipboard } from '../relay/clipboard.js';
+import { writeFileSink } from '../relay/file-sink.js';
+import { injectInto } from '../relay/inject-into-session.js';
 
 /** Largest text sent as OSC 52: terminals that support it cap the sequence around 100 kB. */
 const OSC52_MAX_BYTES = 74_994;

@@ -1,5 +1,5 @@
 import { HandlerError, type Handler } from './context.js';
-import { findTurn } from '../turns/session-glue.js';
+import { findTurn } from '../detection/find-turn.js';
 
 /** One stored turn with its content: by `turn_id`, or a session's latest. */
 export const getTurn: Handler<'get_turn'> = (request, context) => {

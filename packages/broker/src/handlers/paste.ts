@@ -1,5 +1,5 @@
 import { HandlerError, findSession, type Handler } from './context.js';
-import { injectInto } from '../turns/session-glue.js';
+import { injectInto } from '../relay/inject-into-session.js';
 
 /** Injects the relay buffer into a session's input (waits for idle or blocked, bracketed paste, Enter confirmed). */
 export const paste: Handler<'paste'> = async (request, context) => {

@@ -1,6 +1,7 @@
 import { findSession, type Handler } from './context.js';
-import { relayEntryOf } from '../turns/relay-buffer.js';
-import { findTurn, injectInto } from '../turns/session-glue.js';
+import { relayEntryOf } from '../relay/relay-buffer.js';
+import { findTurn } from '../detection/find-turn.js';
+import { injectInto } from '../relay/inject-into-session.js';
 
 /** Capture (into the relay buffer) and paste in one step: FROM's latest turn or a turn ID, into TO. */
 export const relay: Handler<'relay'> = async (request, context) => {

@@ -1,6 +1,6 @@
 import { KeyError, encodeKeys } from '@clippy/protocol';
 import { HandlerError, findLiveSession, type Handler } from './context.js';
-import { injectInto } from '../turns/session-glue.js';
+import { injectInto } from '../relay/inject-into-session.js';
 
 /**
  * Types text into a session with the injection algorithm (wait for idle or blocked unless

@@ -4,7 +4,7 @@ import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
 import { spawnPty } from '../pty/node-pty-process.js';
 import { resolveCommand } from '../pty/resolve-command.js';
 import { HandlerError, type Handler } from './context.js';
-import { currentTurnConfig, resolveSessionPreset } from '../turns/session-glue.js';
+import { currentTurnConfig, resolveSessionPreset } from '../detection/session-preset.js';
 
 /** Characters a session name may not hold: `:` separates session and seq in turn IDs. */
 const BAD_NAME = /[:\s\p{Cc}]/u;

@@ -8,7 +8,7 @@ import {
 } from '@clippy/protocol';
 import { Attachment, type AttachMode, type FlowLimits, type FlowSink } from '../flow-control.js';
 import type { PtyExit, PtyProcess } from '../pty/pty-process.js';
-import type { SessionTurns } from '../turns/session-turns.js';
+import type { SessionTurns } from '../detection/session-turns.js';
 import { OutputBatcher } from './output-batcher.js';
 import { Screen } from './screen.js';
 

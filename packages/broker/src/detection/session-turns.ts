@@ -14,7 +14,7 @@ import {
   type DetectorPort,
   type WorkerReply,
 } from './remote-detector.js';
-import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './ring.js';
+import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './turn-ring.js';
 
 /**
  * Least time between two screen snapshots fed to a screen preset's detector: TUIs redraw in

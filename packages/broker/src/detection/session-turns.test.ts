@@ -8,9 +8,9 @@ import { resolvePreset, type ScreenSnapshot } from '@clippy/turns';
 import { agentCommand, type AgentName } from '@clippy/testkit/agents/index';
 import { until } from '@clippy/testkit/until';
 import type { SessionState } from '@clippy/protocol';
-import { inject, type InjectTarget } from './injector.js';
-import { readCanonicalMode } from './line-discipline.js';
-import type { StoredTurn } from './ring.js';
+import { inject, type InjectTarget } from '../relay/injector.js';
+import { readCanonicalMode } from '../relay/line-discipline.js';
+import type { StoredTurn } from './turn-ring.js';
 import { SessionTurns } from './session-turns.js';
 
 const { Terminal } = headless;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HandlerError } from '../errors.js';
-import { DEFAULT_MAX_TURN_BYTES, DEFAULT_TURN_RING_DEPTH, loadTurnConfig } from './config.js';
+import { DEFAULT_MAX_TURN_BYTES, DEFAULT_TURN_RING_DEPTH, loadTurnConfig } from './turn-config.js';
 
 let dir: string;
 beforeEach(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TurnRing, type NewTurn } from './ring.js';
-import { relayEntryOf } from './relay-buffer.js';
+import { TurnRing, type NewTurn } from './turn-ring.js';
+import { relayEntryOf } from '../relay/relay-buffer.js';
 
 const turn = (text: string, extra: Partial<NewTurn> = {}): NewTurn => ({
   content: Buffer.from(`\x1b[1m${text}\x1b[0m`),

@@ -1,0 +1,87 @@
+import type { EventName, Push } from '@clippy/protocol';
+import type { Preset } from '@clippy/turns';
+import type { Logger } from '../log.js';
+import { InputWaitWatch } from '../sessions/input-wait.js';
+import type { Session } from '../sessions/session.js';
+import { SessionTurns } from './session-turns.js';
+import type { TurnConfig } from './turn-config.js';
+import { toMeta } from './turn-ring.js';
+
+/** Where a session's turns are reported: broker events and the log. */
+export interface TurnsHost {
+  readonly events: { emit(event: EventName, session: Session, push: Push): void };
+  readonly log: Logger;
+}
+
+/**
+ * A session's turns, built as part of the session (SessionParams.turns): a detector with the
+ * preset (null for wrapper sessions, whose client publishes turns), the ring, and the events
+ * it raises as broker events.
+ */
+export function createSessionTurns(
+  { events, log }: TurnsHost,
+  session: Session,
+  preset: Preset | null,
+  config: TurnConfig,
+): SessionTurns {
+  // Benchmarks only: measures output throughput without detection (the ring stays, empty).
+  if (process.env.CLIPPY_TURN_DETECTION === 'off') preset = null;
+  const turns = new SessionTurns({
+    sessionId: session.id,
+    preset,
+    limits: { depth: config.turnRingDepth, maxTurnBytes: config.maxTurnBytes },
+    cols: session.cols,
+    screen: { snapshot: () => session.screen.turnSnapshot() },
+    events: {
+      ready: () =>
+        events.emit('session_ready', session, {
+          type: 'session_ready',
+          id: 0,
+          session: session.id,
+          name: session.name,
+        } satisfies Push<'session_ready'>),
+      state: (state) => {
+        if (!session.live) return;
+        if (inputWait) inputWait.stateChanged(state);
+        else session.setState(state);
+      },
+      turn: (turn) => {
+        log.debug(
+          { session: session.id, turn: turn.turn_id, bytes: turn.byte_length },
+          'turn completed',
+        );
+        events.emit('turn_completed', session, {
+          type: 'turn_completed',
+          id: 0,
+          session: session.id,
+          name: session.name,
+          turn: toMeta(turn),
+        } satisfies Push<'turn_completed'>);
+      },
+      error: (err) => log.error({ err, session: session.id }, 'turn detection failed'),
+      stopped: (reason) => log.error({ session: session.id, name: session.name, reason }, reason),
+      backlog: () => session.updateFlow(),
+    },
+  });
+  // A line program reading input without a prompt is `blocked`, not busy forever (its own
+  // timer runs only while busy and ends with the session).
+  const inputWait =
+    preset?.kind === 'line'
+      ? new InputWaitWatch({
+          get live() {
+            return session.live;
+          },
+          pid: session.pid,
+          get ptsName() {
+            return session.ptsName;
+          },
+          get outputBytes() {
+            return session.outputBytes;
+          },
+          setState: (state) => session.setState(state),
+          onActivity: (listener) => turns.onActivity(listener),
+        })
+      : null;
+  if (preset?.kind === 'screen') session.screen.onParsed = () => turns.onScreenParsed();
+  return turns;
+}

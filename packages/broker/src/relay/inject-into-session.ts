@@ -1,0 +1,137 @@
+import { encodeFrame, type Push } from '@clippy/protocol';
+import { HandlerError } from '../errors.js';
+import type { Session, SessionClient } from '../sessions/session.js';
+import { neutralizeControls } from './injected-text.js';
+import { inject, type InjectResult, type InjectTarget } from './injector.js';
+
+/** Unsent input bytes above which an injection waits before writing more (PTY backpressure). */
+const INPUT_HIGH_WATER_BYTES = 64 * 1024;
+/** Poll period while waiting for the PTY to take queued input. */
+const INPUT_DRAIN_POLL_MS = 2;
+
+/** The injector's view of a broker-owned PTY session. */
+export function sessionTarget(session: Session): InjectTarget {
+  return {
+    name: session.name,
+    isLive: () => session.live,
+    state: () => session.state,
+    waitState: (ready, ms) =>
+      waitFor(session, () => ready.includes(session.state) || !session.live, ms).then(() =>
+        ready.includes(session.state),
+      ),
+    bracketedPaste: () => session.screen.bracketedPaste,
+    outputBytes: () => session.outputBytes,
+    waitOutput: (after, ms) =>
+      waitFor(session, () => session.outputBytes > after || !session.live, ms).then(
+        () => session.outputBytes > after,
+      ),
+    write: async (data) => {
+      session.input(data);
+      while (session.live && session.pendingInputBytes > INPUT_HIGH_WATER_BYTES) {
+        await new Promise((r) => setTimeout(r, INPUT_DRAIN_POLL_MS));
+      }
+    },
+    drain: async () => {
+      while (session.live && session.pendingInputBytes > 0) {
+        await new Promise((r) => setTimeout(r, INPUT_DRAIN_POLL_MS));
+      }
+    },
+    canonicalMode: () =>
+      import('./line-discipline.js').then((m) => m.readCanonicalMode(session.ptsName)),
+    hasContinuation: () => session.turns?.hasContinuation ?? false,
+    waitContinuation: (ms) => {
+      const turns = session.turns;
+      const count = turns?.ring.count ?? 0;
+      const more = () => turns?.awaitingMore === true;
+      return waitFor(
+        session,
+        () => more() || (turns?.ring.count ?? 0) > count || !session.live,
+        ms,
+      ).then(more);
+    },
+  };
+}
+
+/** Checks `done` on every output chunk and state change of the session, up to `ms`. */
+function waitFor(session: Session, done: () => boolean, ms: number): Promise<void> {
+  if (done()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(finish, ms);
+    const off = session.turns?.onActivity(() => {
+      if (done()) finish();
+    });
+    function finish() {
+      clearTimeout(timer);
+      off?.();
+      resolve();
+    }
+  });
+}
+
+export interface InjectPayload {
+  content: Uint8Array;
+  text: string;
+}
+
+export interface InjectRequest {
+  raw?: boolean | undefined;
+  enter?: boolean | undefined;
+  force?: boolean | undefined;
+  /** A `blocked` target (it asks a question) takes the text at once (`send`, `paste`). */
+  answers?: boolean | undefined;
+  /** Single-line text is typed as keys, not pasted (`send`: as if from a keyboard). */
+  typed?: boolean | undefined;
+  /** Close a block left open at a continuation prompt with one more Enter (`ask`). */
+  complete?: boolean | undefined;
+}
+
+/**
+ * Injects a turn's text (or with `raw` its exact bytes) into a session: a broker-owned PTY
+ * goes through the injector; a wrapper session gets an `inject` push on the connection that
+ * registered it (the wrapper types it into its own process).
+ */
+export async function injectInto(
+  wrappers: { wrapperOf(session: Session): SessionClient | undefined },
+  session: Session,
+  payload: InjectPayload,
+  req: InjectRequest,
+): Promise<InjectResult> {
+  if (!session.live)
+    throw new HandlerError(
+      'session_exited',
+      `session '${session.name}' has exited: it takes no input`,
+    );
+  const enter = req.enter ?? true;
+  if (session.kind !== 'pty') {
+    const owner = wrappers.wrapperOf(session);
+    if (!owner)
+      throw new HandlerError(
+        'session_disconnected',
+        `the wrapper of session '${session.name}' is gone`,
+      );
+    // The wrapper types this into its own process: the same rule as inject() (injected-text.ts).
+    const content = neutralizeControls(
+      req.raw ? payload.content : Buffer.from(payload.text, 'utf8'),
+    );
+    const text = content.toString('utf8');
+    owner.send(
+      encodeFrame({
+        type: 'inject',
+        id: 0,
+        session: session.id,
+        content,
+        text,
+        enter,
+      } satisfies Push<'inject'>),
+    );
+    return { submitted: enter, bracketed: false };
+  }
+  const bytes = req.raw ? payload.content : Buffer.from(payload.text, 'utf8');
+  return inject(sessionTarget(session), bytes, {
+    enter,
+    force: req.force ?? false,
+    answers: req.answers ?? false,
+    typed: req.typed ?? false,
+    complete: req.complete ?? false,
+  });
+}
