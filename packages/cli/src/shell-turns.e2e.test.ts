@@ -52,6 +52,27 @@ async function send(name: string, text: string): Promise<void> {
   expect(sent.submitted).toBe(true);
 }
 
+/** Resolves once the session has gone busy and then idle again, after this call. */
+async function backToIdle(name: string): Promise<void> {
+  await c.request('subscribe', { events: ['state_changed'], sessions: [name] });
+  let busy = false;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`${name} did not go busy and back to idle`));
+    }, 15_000);
+    const off = c.on('state_changed', (e) => {
+      if (e.name !== name) return;
+      if (e.state === 'busy') busy = true;
+      else if (e.state === 'idle' && busy) {
+        clearTimeout(timer);
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
 async function nextTurn(name: string, after: number) {
   const { turn } = await c.request(
     'wait_turn',
@@ -87,8 +108,11 @@ describe('injected text into real shells under the daemon', () => {
       async () => {
         await spawnShell(name, preset, cmd, args);
         if (silent) {
+          // Detection runs in a worker: wait until it has seen the command run and the prompt
+          // come back (busy, then idle), not merely a state that is still idle from before.
+          const back = backToIdle(name);
           await send(name, silent);
-          await waitState(c, name, 'idle');
+          await back;
         }
         await send(name, loud);
         const turn = await nextTurn(name, 0);
