@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import type { ClippyClient } from '@clippy/client';
 import { waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { installed } from '@clippy/testkit/installed';
 
 // Answers hold only the answer (issue 12 item 4), through the real CLI against real python3,
 // node, bash, fish and less: multi-line input to a REPL, a command longer than the terminal
@@ -22,16 +22,6 @@ afterAll(async () => {
   await c?.close();
   await d?.stop();
 });
-
-/** Whether a program is installed (fish and less come from apt in CI: .ci/run). */
-function installed(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A session of 80 columns, as a terminal of the usual width. */
 async function spawn(name: string, preset: string, command: string, args: string[]) {

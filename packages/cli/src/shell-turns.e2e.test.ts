@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { stripAnsi } from '@clippy/turns';
 import { spawnAgent, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { installed } from '@clippy/testkit/installed';
 import { seededRandom } from '@clippy/testkit/random';
 
 // Text injected into real shells and REPLs (the turn contract, issue 11 items 5 and 6): the
@@ -24,16 +24,6 @@ afterAll(async () => {
   await c?.close();
   await d?.stop();
 });
-
-/** Whether a program is installed (zsh and fish come from apt in CI: .ci/run). */
-function installed(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function spawnShell(name: string, preset: string, command: string, args: string[]) {
   await c.request('spawn', {
