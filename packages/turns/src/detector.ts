@@ -705,6 +705,25 @@ export class TurnDetector {
   }
 
   /**
+   * Whether `text` shows nothing but blank lines and continuation prompts: the REPL ran nothing
+   * yet. Earlier Enters at the continuation prompt (`ask`'s closing Enter, or more lines typed
+   * before the detector saw the prompt) leave such lines behind.
+   */
+  private onlyContinuationPrompts(text: string): boolean {
+    const more = this.c.continuation;
+    for (const raw of text.split('\n')) {
+      const line = raw.replace(/\r+$/u, '');
+      if (line.trim() === '') continue;
+      if (
+        !more ||
+        (matchPrompt(more, line) === null && matchPrompt(more, `${line.trimEnd()} `) === null)
+      )
+        return false;
+    }
+    return true;
+  }
+
+  /**
    * Input at the continuation prompt: the turn goes on. When nothing but the prompt was shown
    * since the echo (the usual case: a REPL runs nothing before the block is complete), the
    * content restarts after the echo of this line, as at a new prompt.
@@ -714,7 +733,7 @@ export class TurnDetector {
     turn.moreAt = null;
     turn.typed = `${turn.typed}\n${text}`;
     const before = storedRange(turn, turn.contentStartAbs, at);
-    if (before === null || stripAnsi(before).trim() !== '') return;
+    if (before === null || !this.onlyContinuationPrompts(stripAnsi(before))) return;
     const promptLine = storedRange(turn, at, this.outAbs) ?? new Uint8Array(0);
     const echo = new TextRenderer(this.cols !== undefined ? { cols: this.cols } : {});
     echo.write(promptLine);
