@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
-import { waitState } from '@clippy/testkit/agents/harness';
+import { spawnProgram, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { installed } from '@clippy/testkit/installed';
@@ -23,21 +23,6 @@ afterAll(async () => {
   await d?.stop();
 });
 
-/** A session of 80 columns, as a terminal of the usual width. */
-async function spawn(name: string, preset: string, command: string, args: string[]) {
-  await c.request('spawn', {
-    command,
-    args,
-    name,
-    preset,
-    cols: 80,
-    rows: 24,
-    cwd: d.env.root,
-    env: { ...(d.env.env as Record<string, string>), HOME: d.env.root, TERM: 'xterm-256color' },
-  });
-  await waitState(c, name, 'idle', 15_000);
-}
-
 const ask = (session: string, text: string, ...more: string[]) =>
   runClippy(['ask', session, text, '--timeout', '20', ...more], d.env.env);
 
@@ -48,7 +33,7 @@ const LONG_TAIL = Array.from({ length: 600 }, (_, i) => `c${i}`)
 
 describe('answers hold only the answer', () => {
   it('python: a multi-line block and a call after it answer with the call’s output alone', async () => {
-    await spawn('py', 'python', 'python3', ['-i', '-q']);
+    await spawnProgram(d, c, 'py', 'python', 'python3', ['-i', '-q']);
     const r = await ask('py', 'def f(x):\n    return x*3\n\nprint(f(2))');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -59,7 +44,7 @@ describe('answers hold only the answer', () => {
   });
 
   it('node: a multi-line function and a call answer with the call’s value alone', async () => {
-    await spawn('nd', 'node', process.execPath, ['-i']);
+    await spawnProgram(d, c, 'nd', 'node', process.execPath, ['-i']);
     const r = await ask('nd', 'function f(x) {\n  return x*3\n}\nf(2)\n');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -88,7 +73,7 @@ describe('answers hold only the answer', () => {
   it.skipIf(!installed('fish'))(
     'fish: a typed command of 2,000 characters on 80 columns answers with its output alone',
     async () => {
-      await spawn('f', 'fish', 'fish', ['--no-config', '-i']);
+      await spawnProgram(d, c, 'f', 'fish', 'fish', ['--no-config', '-i']);
       const words = Array.from({ length: 500 }, (_, i) => `w${i}`)
         .join(' ')
         .slice(0, 1995)
@@ -102,7 +87,7 @@ describe('answers hold only the answer', () => {
   it.skipIf(installed('fish'))('fish: not installed here (.ci/run installs it)', () => {});
 
   it('an interrupted ask says so and exits 130; its text holds neither the command nor ^C', async () => {
-    await spawn('int', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+    await spawnProgram(d, c, 'int', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
     const asked = ask('int', 'sleep 30');
     await waitState(c, 'int', 'busy');
     const keys = await runClippy(['send', 'int', '--keys', 'C-c'], d.env.env);
@@ -123,7 +108,7 @@ describe('answers hold only the answer', () => {
       // end the turn inside it and take the next keys for a new command.
       const lines = Array.from({ length: 200 }, (_, i) => `line ${i} $ `).join('\n');
       writeFileSync(join(d.env.root, 'dollars.txt'), `${lines}\n`);
-      await spawn('lb', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+      await spawnProgram(d, c, 'lb', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
       const sent = await runClippy(['send', 'lb', 'less dollars.txt', '--enter'], d.env.env);
       expect(sent.code).toBe(0);
       const busyOrWaiting = async () => {

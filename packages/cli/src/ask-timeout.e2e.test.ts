@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
-import { waitState } from '@clippy/testkit/agents/harness';
+import { spawnProgram, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
 
@@ -20,18 +20,6 @@ afterAll(async () => {
   await d?.stop();
 });
 
-async function spawn(name: string, preset: string, command: string, args: string[]) {
-  await c.request('spawn', {
-    command,
-    args,
-    name,
-    preset,
-    cwd: d.env.root,
-    env: { ...(d.env.env as Record<string, string>), HOME: d.env.root, TERM: 'xterm-256color' },
-  });
-  await waitState(c, name, 'idle', 15_000);
-}
-
 async function stateOf(name: string): Promise<string> {
   const { sessions } = await c.request('list_sessions', {});
   return sessions.find((s) => s.name === name)!.state;
@@ -39,7 +27,7 @@ async function stateOf(name: string): Promise<string> {
 
 describe('ask never hangs forever', () => {
   it('python: a one-line for loop waiting at "... " gets the closing Enter and answers', async () => {
-    await spawn('py', 'python', 'python3', ['-i', '-q']);
+    await spawnProgram(d, c, 'py', 'python', 'python3', ['-i', '-q']);
     const r = await runClippy(
       ['ask', 'py', 'for i in range(3): print(i)', '--timeout', '20'],
       d.env.env,
@@ -51,7 +39,7 @@ describe('ask never hangs forever', () => {
   });
 
   it('python: input that still wants more after the closing Enter fails at once with exit 5', async () => {
-    await spawn('py2', 'python', 'python3', ['-i', '-q']);
+    await spawnProgram(d, c, 'py2', 'python', 'python3', ['-i', '-q']);
     const started = Date.now();
     const r = await runClippy(['ask', 'py2', 'print((1,', '--timeout', '20'], d.env.env);
     expect(r.code).toBe(5);
@@ -69,7 +57,7 @@ describe('ask never hangs forever', () => {
   });
 
   it('node: an open block gets its closing Enter the same way', async () => {
-    await spawn('nd', 'node', process.execPath, ['-i']);
+    await spawnProgram(d, c, 'nd', 'node', process.execPath, ['-i']);
     const r = await runClippy(
       ['ask', 'nd', '[1, 2, 3].map((x) => {', '--timeout', '20'],
       d.env.env,
@@ -83,7 +71,7 @@ describe('ask never hangs forever', () => {
   });
 
   it('wait --timeout 0 waits without a limit (and a bad value is refused, naming it)', async () => {
-    await spawn('w', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+    await spawnProgram(d, c, 'w', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
     const waiting = runClippy(['wait', 'w', '--timeout', '0'], d.env.env);
     // The wait is registered before the turn is made (a turn before it would not count).
     await new Promise((r) => setTimeout(r, 500));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { stripAnsi } from '@clippy/turns';
-import { spawnAgent, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
+import { spawnAgent, spawnProgram, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { installed } from '@clippy/testkit/installed';
@@ -24,18 +24,6 @@ afterAll(async () => {
   await c?.close();
   await d?.stop();
 });
-
-async function spawnShell(name: string, preset: string, command: string, args: string[]) {
-  await c.request('spawn', {
-    command,
-    args,
-    name,
-    preset,
-    cwd: d.env.root,
-    env: { ...(d.env.env as Record<string, string>), HOME: d.env.root, TERM: 'xterm-256color' },
-  });
-  await waitState(c, name, 'idle', 15_000);
-}
 
 async function send(name: string, text: string): Promise<void> {
   const sent = await c.request('send', { session: name, text, enter: true });
@@ -96,7 +84,7 @@ describe('injected text into real shells under the daemon', () => {
     it.skipIf(!installed(cmd))(
       `${preset}: no turn for a silent command, no echo in the turn, the unterminated answer kept`,
       async () => {
-        await spawnShell(name, preset, cmd, args);
+        await spawnProgram(d, c, name, preset, cmd, args);
         if (silent) {
           // Detection runs in a worker: wait until it has seen the command run and the prompt
           // come back (busy, then idle), not merely a state that is still idle from before.
@@ -123,7 +111,7 @@ describe('injected text into real shells under the daemon', () => {
   }
 
   it('bash through the CLI: send --enter of `true` stores no turn; ask of printf NO-NEWLINE prints exactly it', async () => {
-    await spawnShell('b', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+    await spawnProgram(d, c, 'b', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
     const sent = await runClippy(['send', 'b', 'true', '--enter'], d.env.env);
     expect(sent.code).toBe(0);
     await waitState(c, 'b', 'idle');
@@ -153,7 +141,7 @@ describe('injected text into real shells under the daemon', () => {
     }
     const body = lines.join('\n'); // no final newline
     writeFileSync(join(d.env.root, 'big.txt'), body);
-    await spawnShell('big', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+    await spawnProgram(d, c, 'big', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
     await send('big', 'cat big.txt');
     const turn = await nextTurn('big', 0);
     expect(turn.truncated).toBe(false);

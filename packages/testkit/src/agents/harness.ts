@@ -39,6 +39,32 @@ export async function spawnAgent(
   return log;
 }
 
+/**
+ * Starts a real program (a shell, a REPL) as a session with a preset, in the daemon's private
+ * home, and waits for its first prompt. `cols` sets the width (80 by default, a usual terminal).
+ */
+export async function spawnProgram(
+  d: TestDaemon,
+  c: ClippyClient,
+  name: string,
+  preset: string,
+  command: string,
+  args: string[],
+  cols = 80,
+): Promise<void> {
+  await c.request('spawn', {
+    command,
+    args,
+    name,
+    preset,
+    cols,
+    rows: 24,
+    cwd: d.env.root,
+    env: { ...(d.env.env as Record<string, string>), HOME: d.env.root, TERM: 'xterm-256color' },
+  });
+  await waitState(c, name, 'idle', 15_000);
+}
+
 export async function waitState(
   c: ClippyClient,
   name: string,
