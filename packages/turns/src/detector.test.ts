@@ -529,3 +529,62 @@ describe('TurnDetector (screen presets)', () => {
     ]);
   });
 });
+
+describe('TurnDetector (line presets): a block continued at the continuation prompt', () => {
+  // `clippy ask py 'print((1,'` leaves Python at "... " (its closing Enter included); the next
+  // ask types "))". Whatever order the prompt's output and the typed-ahead line reach the
+  // detector in (a loaded machine reorders nothing but delays output), the answer is alone.
+  const opened: Step[] = [
+    [200, 'i', 'print((1,'],
+    [201, 'o', 'print((1,'],
+    [300, 'i', '\r'],
+    [301, 'o', '\r\n... '],
+    [400, 'i', '\r'],
+  ];
+  const orders: [string, Step[]][] = [
+    [
+      'each prompt seen before the next line',
+      [
+        [401, 'o', '\r\n... '],
+        [500, 'i', '))'],
+        [501, 'o', '))'],
+        [600, 'i', '\r'],
+      ],
+    ],
+    [
+      'the line typed onto the prompt before a quiet moment',
+      [
+        [500, 'i', '))'],
+        [501, 'o', '\r\n... '],
+        [502, 'o', '))'],
+        [600, 'i', '\r'],
+      ],
+    ],
+    [
+      'all output after all input',
+      [
+        [500, 'i', '))'],
+        [600, 'i', '\r'],
+        [601, 'o', '\r\n... ))'],
+      ],
+    ],
+    [
+      'the closing prompt split across chunks',
+      [
+        [401, 'o', '\r\n'],
+        [402, 'o', '... '],
+        [500, 'i', '))'],
+        [501, 'o', '))'],
+        [600, 'i', '\r'],
+      ],
+    ],
+  ];
+  for (const [order, steps] of orders) {
+    it(`answers with the result alone: ${order}`, () => {
+      const d = new TurnDetector({ preset: BUILTIN_PRESETS.python! });
+      play(d, [[0, 'o', '>>> ']], 100);
+      const events = play(d, [...opened, ...steps, [700, 'o', '\r\n(1,)\r\n>>> ']], 2000);
+      expect(turns(events).map((t) => t.text)).toEqual(['(1,)']);
+    });
+  }
+});

@@ -248,6 +248,11 @@ export class TurnDetector {
         else this.openTurn(`${t.typed}\n${ev.text}`, now, t);
         continue;
       }
+      // The continuation prompt was drawn and this line typed ahead onto it before a quiet
+      // moment let the line be checked (`... ))` under load): the same as seeing it first.
+      if (t && t.moreAt === null && this.typedAfterContinuation(t, ev.text)) {
+        t.moreAt = this.lineStartAbs;
+      }
       if (t?.moreAt != null) {
         // More input at the continuation prompt: the same turn goes on, its echo follows.
         this.continueTurn(t, ev.text);
@@ -452,6 +457,17 @@ export class TurnDetector {
     return matchPrompt(this.c.pattern, line.slice(0, line.length - typed.length));
   }
 
+  /** Whether the current line is the continuation prompt with `typed` echoed after it. */
+  private typedAfterContinuation(turn: OpenTurn, typed: string): boolean {
+    const more = this.c.continuation;
+    if (!more || this.needsScreen || turn.echoPhase) return false;
+    if (!this.lineIsCandidate(this.lineStartAbs)) return false;
+    const line = this.lineText;
+    if (!line.endsWith(typed)) return false;
+    const before = line.slice(0, line.length - typed.length);
+    return matchPrompt(more, before) !== null || matchPrompt(more, `${before.trimEnd()} `) !== null;
+  }
+
   /**
    * Where the prompt begins on its (unterminated) line, as an output offset: the line ends with
    * the previous prompt's text (prompts rarely change), or else the prompt follows readline's
@@ -497,7 +513,11 @@ export class TurnDetector {
     lines.write(withoutInterruptEcho(content, turn.interruptAbs - turn.contentStartAbs));
     const all = lines.lineList();
     const first = all.findIndex((l) => l.trim() !== '');
-    const start = first < 0 ? 0 : echoEnd(all, all.length, typed, first);
+    const start = this.afterContinuationEchoes(
+      all,
+      first < 0 ? 0 : echoEnd(all, all.length, typed, first),
+      typed,
+    );
     // What follows the input box's top border (aider's rule, then the files in the chat) is
     // part of the prompt area, not of the answer.
     let end = all.length;
@@ -509,6 +529,34 @@ export class TurnDetector {
     }
     const kept = all.slice(start, end).filter((l) => firstMatch(this.c.chrome, l) < 0);
     return trimBlankEdges(kept).join('\n');
+  }
+
+  /**
+   * Lines a REPL echoed at its continuation prompt (`... ))`) for lines typed into this turn are
+   * input, not answer. continueTurn restarts the content after them when the detector saw the
+   * prompt before the next line was typed; when that line was typed ahead (before the prompt's
+   * output arrived, as under load) its echo is still at the top of the content.
+   */
+  private afterContinuationEchoes(all: string[], start: number, typed: string): number {
+    const more = this.c.continuation;
+    if (!more || !typed.includes('\n')) return start;
+    const typedLines = new Set(
+      typed
+        .split(/\r\n?|\n/u)
+        .map(compact)
+        .filter((l) => l !== ''),
+    );
+    const isEcho = (line: string): boolean => {
+      for (let k = 1; k < line.length; k++) {
+        if (matchPrompt(more, line.slice(0, k)) === null) continue;
+        const rest = compact(line.slice(k));
+        if (rest === '' || typedLines.has(rest)) return true;
+      }
+      return false;
+    };
+    let i = start;
+    while (i < all.length && (all[i]!.trim() === '' || isEcho(all[i]!))) i++;
+    return i === all.length ? start : i;
   }
 
   /**
