@@ -36,12 +36,18 @@ const TRUTH: Record<string, ScreenState> = {
   'claude-login-method': 'blocked',
   'claude-idle': 'idle',
   'claude-no-network': 'unknown', // Claude printed why it cannot start and exited
+  // Approval dialogs, reached with a local fake model server asking for a tool call.
+  'gemini-approve-shell': 'blocked',
+  'gemini-approve-edit': 'blocked',
+  'gemini-answered-after-approval': 'idle',
+  'codex-approve-command': 'blocked',
+  'codex-answered-after-approval': 'idle',
 };
 
 const read = (file: string): string => fs.readFileSync(path.join(SCREENS_DIR, file), 'utf8');
 const presetOf = (name: string) => BUILTIN_PRESETS[name.split('-')[0]!]!;
 
-describe('first-run screens of the real agents', () => {
+describe('first-run and approval screens of the real agents', () => {
   it('has a truth for every captured screen, and a screen for every truth', () => {
     const names = fs
       .readdirSync(SCREENS_DIR)
@@ -69,6 +75,19 @@ describe('first-run screens of the real agents', () => {
       const text = stripAnsi(new TextEncoder().encode(read(file)));
       expect([name, classifyScreen(text, presetOf(name)).state]).toEqual([name, TRUTH[name]]);
     }
+  });
+
+  it("keeps Gemini's approved tool call and its answer as the turn, without the prompt's echo", () => {
+    const lines = read('gemini-answered-after-approval.txt').split('\n');
+    const answer = extractAnswer(
+      lines,
+      'rebuild the project from scratch',
+      BUILTIN_PRESETS.gemini!,
+    );
+    expect(answer.split('\n')[1]).toMatch(/^│ ✓ {2}Shell rm -rf build && make +│$/u);
+    expect(answer).toContain('make: *** No targets specified and no makefile found.  Stop.');
+    expect(answer.endsWith('\n✦ Done. The build finished.')).toBe(true);
+    expect(answer).not.toContain('> rebuild the project');
   });
 
   it("cuts an answer above Gemini 0.61's borderless input band, without the rule and mode line", () => {
