@@ -9,6 +9,7 @@ import type { BrokerPorts, NewSessionParams } from './handlers/context.js';
 import { SessionTable } from './sessions/session-table.js';
 import { Session, type SessionClient, type SessionObserver } from './sessions/session.js';
 import type { RelayEntry } from './relay/relay-buffer.js';
+import { FocusState } from './focus/focus-state.js';
 import { createSessionTurns, type TurnsHost } from './detection/create-session-turns.js';
 import type { Connection, InputLimits, Transport } from './transports/transport.js';
 import { PartialFrameBudget } from './transports/partial-frames.js';
@@ -41,6 +42,8 @@ export class Broker {
   private readonly clients = new Set<ClientConnection>();
   /** Survives pastes; replaced only by the next capture/put_buffer (or broker exit). */
   private relayEntry: RelayEntry | null = null;
+  /** Which attached terminal the user looks at (focus reports), and attach clients' PIDs. */
+  private readonly focus = new FocusState();
   private transports: Transport[] = [];
   private closing: Promise<void> | null = null;
   private readonly sessionObserver: SessionObserver;
@@ -121,6 +124,7 @@ export class Broker {
           return map;
         },
       },
+      focus: this.focus,
       relayBuffer: {
         get: () => this.relayEntry,
         set: (entry) => {

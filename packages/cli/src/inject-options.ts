@@ -50,14 +50,12 @@ export function requestInjection<T extends InjectingRequest>(
   );
 }
 
-/** The line a successful injection prints (nothing with --quiet). */
-export function reportInjected(
-  argv: InjectArgs,
+/** The line a successful injection prints (unless --quiet). */
+export function injectedLine(
   verb: string,
   result: { turn_id: string; size: number; submitted: boolean },
   target: string,
-): void {
-  if (argv.quiet) return;
+): string {
   const note = result.submitted ? '' : ' (not submitted)';
-  process.stdout.write(`${verb} ${result.turn_id} (${result.size} bytes) into ${target}${note}\n`);
+  return `${verb} ${result.turn_id} (${result.size} bytes) into ${target}${note}`;
 }

@@ -50,6 +50,26 @@ export const ConfigFileSchema = z
       .string({ error: 'must be a string like "xterm-256color"' })
       .optional()
       .describe('TERM of new sessions (cli)'),
+    hotkeys: z
+      .object({
+        capture: z
+          .string({ error: 'must be a string like "super+shift+c"' })
+          .optional()
+          .describe('key that captures the focused session’s last turn'),
+        paste: z
+          .string({ error: 'must be a string like "super+shift+v"' })
+          .optional()
+          .describe('key that pastes the relay buffer into the focused session'),
+        feedback: z
+          .enum(['auto', 'desktop', 'terminal'])
+          .optional()
+          .describe(
+            'where success and errors show: a desktop notification or the focused terminal',
+          ),
+      })
+      .strict()
+      .optional()
+      .describe('`clippy hotkeys` keys and feedback (cli)'),
   })
   .loose();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

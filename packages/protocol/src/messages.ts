@@ -33,6 +33,10 @@ export const REQUEST_SCHEMAS = {
   list_turns: Q.ListTurnsSchema,
   relay: Q.RelaySchema,
   wait_turn: Q.WaitTurnSchema,
+  focus: Q.FocusSchema,
+  focused: Q.FocusedSchema,
+  list_clients: Q.ListClientsSchema,
+  notice: Q.NoticeSchema,
 } as const;
 
 /** Every message the broker may push unasked (`id` 0), keyed by `type`. */
@@ -42,6 +46,7 @@ export const PUSH_SCHEMAS = {
   detached: P.DetachedPushSchema,
   inject: P.InjectPushSchema,
   daemon_shutdown: P.DaemonShutdownPushSchema,
+  notice: P.NoticePushSchema,
   session_created: P.SessionCreatedEventSchema,
   session_ready: P.SessionReadyEventSchema,
   state_changed: P.StateChangedEventSchema,

@@ -11,6 +11,7 @@ export const attach: Handler<'attach'> = async (request, context) => {
     request.cols,
     request.rows,
   );
+  if (request.pid !== undefined) context.focus.setPid(connection, request.pid);
   // Live output held since the snapshot point goes out right after the response with the replay.
   context.afterResponse(() => attachment.flushPending());
   return {

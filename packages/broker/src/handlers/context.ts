@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { Session, SessionClient, SessionParams } from '../sessions/session.js';
 import type { TurnConfig } from '../detection/turn-config.js';
 import type { RelayEntry } from '../relay/relay-buffer.js';
+import type { FocusState } from '../focus/focus-state.js';
 import { HandlerError } from '../errors.js';
 
 // Handlers and the code they call throw the same expected-failure class.
@@ -86,6 +87,8 @@ export interface BrokerPorts {
   readonly sessions: SessionsPort;
   readonly relayBuffer: RelayBufferPort;
   readonly daemon: DaemonPort;
+  /** Which attached terminal has the user's focus, and the attach clients' process IDs. */
+  readonly focus: FocusState;
 }
 
 export interface HandlerContext extends BrokerPorts {

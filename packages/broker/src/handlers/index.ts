@@ -7,11 +7,15 @@ import { daemonStatus } from './daemon-status.js';
 import { deliver } from './deliver.js';
 import { deregister } from './deregister.js';
 import { detach } from './detach.js';
+import { focus } from './focus.js';
+import { focused } from './focused.js';
 import { getTurn } from './get-turn.js';
 import { input } from './input.js';
 import { kill } from './kill.js';
 import { listSessions } from './list-sessions.js';
+import { listClients } from './list-clients.js';
 import { listTurns } from './list-turns.js';
+import { notice } from './notice.js';
 import { paste } from './paste.js';
 import { putBuffer } from './put-buffer.js';
 import { register } from './register.js';
@@ -56,4 +60,8 @@ export const HANDLERS: HandlerTable = {
   list_turns: listTurns,
   relay,
   wait_turn: waitTurn,
+  focus,
+  focused,
+  list_clients: listClients,
+  notice,
 };

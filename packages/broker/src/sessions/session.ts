@@ -216,6 +216,11 @@ export class Session {
     return this.attachments.has(client);
   }
 
+  /** How a client is attached (undefined: it is not). */
+  attachMode(client: SessionClient): AttachMode | undefined {
+    return this.attachments.get(client)?.mode;
+  }
+
   /** The attached clients, in the order they attached. */
   clients(): SessionClient[] {
     return [...this.attachments.keys()];

@@ -9,6 +9,8 @@ import {
 } from './ending.js';
 import { EndingTriggers } from './ending-triggers.js';
 import { InputForwarder } from './input-forwarder.js';
+import { FOCUS_REPORTS_ON } from './focus-reports.js';
+import { noticeLineBytes } from './notice-line.js';
 import { flushOutput, OutputWriter } from './output-writer.js';
 import { ResizeForwarder } from './resize-forwarder.js';
 import { SessionPushes, type SessionPush } from './session-pushes.js';
@@ -61,7 +63,9 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
   const onPush = (p: SessionPush) => {
     if (ending) return;
     if (p.type === 'output') output.write(p.data);
-    else if (p.type === 'exit') void end(sessionExited(p.exit_code, p.signal));
+    else if (p.type === 'notice') {
+      if (stdout.isTTY) stdout.write(noticeLineBytes(p.text, term.size().cols, term.size().rows));
+    } else if (p.type === 'exit') void end(sessionExited(p.exit_code, p.signal));
     else void end(brokerDetached(name, p.reason, p.message));
   };
   const pushes = new SessionPushes(client, onPush);
@@ -76,6 +80,7 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
       session: opts.session,
       mode: interactive ? 'interactive' : 'observer',
       ...term.size(),
+      pid: process.pid,
     });
   } catch (err) {
     // The daemon died while we asked: that ending (exit 69, message) is already under way.
@@ -88,6 +93,17 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
 
   term.enterRaw();
   output.start(session, Buffer.from(result.replay));
+  // Focus reports tell the daemon which session the user looks at (`clippy focused`); the
+  // terminal's restore turns them off again. A program that turns them off is overruled.
+  const focusReports = stdout.isTTY && !result.exited;
+  if (focusReports) {
+    stdout.write(FOCUS_REPORTS_ON);
+    // The tracker sees output before it is written: turn them on again right after it.
+    term.modes.onFocusReportsOff = () =>
+      queueMicrotask(() => {
+        if (!ending) stdout.write(FOCUS_REPORTS_ON);
+      });
+  }
   pushes.open([opts.session, session, name]);
 
   if (result.exited) {
@@ -107,6 +123,12 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
       detachKey: opts.detachKey,
       interactive,
       onDetach: () => void detach(),
+      ...(focusReports
+        ? {
+            onFocus: (focused: boolean) => client.notify('focus', { session, focused }),
+            programWantsFocus: () => term.modes.isOn(1004),
+          }
+        : {}),
     }),
     new ResizeForwarder(stdout, client, session, interactive),
     new EndingTriggers(stdout, (how) => void end(how)),

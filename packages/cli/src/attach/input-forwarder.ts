@@ -1,5 +1,6 @@
 import type { ClippyClient } from '@clippy/client';
 import { DetachScanner } from './detach-scanner.js';
+import { splitFocusReports } from './focus-reports.js';
 import type { DetachKey } from './detach-key.js';
 
 export interface InputForwarderOptions {
@@ -12,6 +13,12 @@ export interface InputForwarderOptions {
   interactive: boolean;
   /** Called once, when the user types the detach key. */
   onDetach: () => void;
+  /**
+   * The terminal reported focus in (true) or out (false). Set: focus reports are taken out of
+   * the input, and reach the program only when `programWantsFocus()` (it turned them on itself).
+   */
+  onFocus?: (focused: boolean) => void;
+  programWantsFocus?: () => boolean;
 }
 
 /**
@@ -30,6 +37,12 @@ export class InputForwarder {
 
   private forward(chunk: Buffer): void {
     if (this.scanner.detached) return;
+    const split = this.opts.onFocus ? splitFocusReports(chunk) : null;
+    if (split) {
+      for (const focused of split.changes) this.opts.onFocus!(focused);
+      if (!this.opts.programWantsFocus?.()) chunk = split.data;
+      if (chunk.length === 0) return;
+    }
     const n = this.scanner.scan(chunk);
     // A notification, not a request: a response per keystroke would wake this process (and
     // the daemon) once more per key, next to the echo it waits for. Nothing is lost without

@@ -7,6 +7,8 @@ export class ModeTracker {
   private readonly on = new Set<number>();
   /** Bytes of an escape sequence cut by a chunk boundary. */
   private tail = '';
+  /** Called when the output turns focus reports off (`CSI ? 1004 l`): the attach wants them on. */
+  onFocusReportsOff: (() => void) | null = null;
 
   /** Private modes (`CSI ? n h`) we reset on exit. */
   static readonly TRACKED = new Set([
@@ -37,6 +39,7 @@ export class ModeTracker {
         if (!ModeTracker.TRACKED.has(n)) continue;
         if (set) this.on.add(n);
         else this.on.delete(n);
+        if (n === 1004 && !set) this.onFocusReportsOff?.();
       }
     }
     // Keep an unfinished `ESC [ ? digits` at the very end for the next chunk.

@@ -2,7 +2,7 @@ import type { ClippyClient } from '@clippy/client';
 import type { Push } from '@clippy/protocol';
 
 /** The pushes an attach acts on; all of them name their session. */
-export type SessionPush = Extract<Push, { type: 'output' | 'exit' | 'detached' }>;
+export type SessionPush = Extract<Push, { type: 'output' | 'exit' | 'detached' | 'notice' }>;
 
 /**
  * The pushes about the attached session, in order. Those that arrive before open() (live output
@@ -37,6 +37,7 @@ export class SessionPushes {
       case 'output':
       case 'exit':
       case 'detached':
+      case 'notice':
         if (this.names.has(p.session)) this.deliver(p);
         break;
       default:

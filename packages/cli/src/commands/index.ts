@@ -21,6 +21,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['capture'], () => import('./capture.js')],
   [['paste'], () => import('./paste.js')],
   [['relay'], () => import('./relay.js')],
+  [['focused'], () => import('./focused.js')],
   [['wait'], () => import('./wait.js')],
   [['ask'], () => import('./ask.js')],
   [['deliver'], () => import('./deliver.js')],

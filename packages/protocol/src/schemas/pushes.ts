@@ -46,6 +46,15 @@ export const DaemonShutdownPushSchema = push(
   },
 );
 
+export const NoticePushSchema = push(
+  'notice',
+  'A one-line message for the user of an attached terminal (e.g. hotkey feedback).',
+  {
+    session: z.string(),
+    text: z.string(),
+  },
+);
+
 // --- events (after `subscribe`) ---
 export const SessionCreatedEventSchema = push(
   'session_created',

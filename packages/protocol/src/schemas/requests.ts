@@ -97,6 +97,14 @@ export const AttachSchema = message(
       ),
     cols: Size.cols.optional(),
     rows: Size.rows.optional(),
+    pid: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'the attaching process’s ID: lets resolvers (tmux, X11) find the session shown in a pane or window from its process tree',
+      ),
   },
 );
 export const DetachSchema = message(
@@ -290,6 +298,38 @@ export const WaitTurnSchema = message(
     after: TurnPositionSchema.optional().describe(
       'return the first turn newer than this one (may already exist)',
     ),
+  },
+);
+
+// --- focus (which session the user is looking at) ---
+export const FocusSchema = message(
+  'focus',
+  'Notification (id 0) from an attach client: its terminal gained or lost focus (focus reports, CSI ? 1004 h).',
+  {
+    session: SessionRefSchema,
+    focused: z.boolean().describe('true: focus in; false: focus out'),
+  },
+);
+export const FocusedSchema = message(
+  'focused',
+  'The attached session whose terminal reported focus last (and has not lost it since).',
+  {},
+);
+export const ListClientsSchema = message(
+  'list_clients',
+  'List the attached clients: their process IDs and the session each shows.',
+  {},
+);
+export const NoticeSchema = message(
+  'notice',
+  'Show a one-line message in the terminals attached to a session (hotkey feedback).',
+  {
+    session: SessionRefSchema,
+    text: z
+      .string()
+      .min(1)
+      .max(512)
+      .describe('one line; control characters are replaced before it is shown'),
   },
 );
 

@@ -122,4 +122,29 @@ export const RESULT_SCHEMAS = {
   list_turns: z.object({ turns: z.array(TurnMetaSchema) }),
   relay: z.object({ size: z.number().int(), turn_id: z.string(), submitted: z.boolean() }),
   wait_turn: z.object({ turn: TurnSchema }),
+  focus: z.object({}),
+  focused: z.object({
+    session: z.string().nullable().describe('the focused session’s ID, or null: none is focused'),
+    name: z.string().nullable(),
+    since: z.number().nullable().describe('when its terminal reported focus (ms since the epoch)'),
+    pid: z.number().int().nullable().describe('process ID of the attach client that reported it'),
+  }),
+  list_clients: z.object({
+    clients: z.array(
+      z.object({
+        session: z.string().describe('ID of the session the client is attached to'),
+        name: z.string(),
+        pid: z
+          .number()
+          .int()
+          .nullable()
+          .describe('the client’s process ID, when it told one at attach'),
+        mode: z.enum(['interactive', 'observer']),
+        focused: z.boolean().describe('its terminal reported focus last'),
+      }),
+    ),
+  }),
+  notice: z.object({
+    delivered: z.number().int().describe('attached clients the notice was sent to'),
+  }),
 } as const;

@@ -1,0 +1,133 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
+import { TestDaemon } from '@clippy/testkit/daemon';
+import { installed } from '@clippy/testkit/installed';
+import { bins } from '@clippy/testkit/paths';
+import { until } from '@clippy/testkit/until';
+
+const run = promisify(execFile);
+
+/** Per test: a daemon, a tmux server with two windows, a tmux client in a PTY. */
+const E2E_TIMEOUT_MS = 90_000;
+/** Waits for a file written by a tmux `run-shell` job. */
+const JOB_TIMEOUT_MS = 15_000;
+
+// End-to-end: a real tmux server (apt `tmux`, installed by .ci/run) whose two windows each run
+// the real `clippy attach` against the real clippyd; a real tmux client shows them in a PTY.
+
+const PROMPT = 'PROMPT$ ';
+const hasTmux = installed('tmux');
+let daemon: TestDaemon;
+let env: NodeJS.ProcessEnv;
+let tmpdir: string;
+let serverPid = 0;
+const ptys: CliPty[] = [];
+const clippy = `${process.execPath} ${bins.clippy}`;
+
+const tmux = (...args: string[]) => run('tmux', args, { env });
+
+async function newBash(name: string): Promise<void> {
+  const r = await runClippy(
+    ['new', '-d', '--name', name, '--', 'bash', '--norc', '--noprofile'],
+    env,
+  );
+  expect(r.code).toBe(0);
+}
+
+/** Runs a shell line as a tmux key binding would (`run-shell`) and returns what it printed. */
+async function fromTmuxBinding(line: string): Promise<string> {
+  const out = path.join(tmpdir, `job-${Date.now()}-${Math.random()}.out`);
+  await tmux('run-shell', `${line} > ${out} 2>&1; echo "exit=$?" >> ${out}`);
+  await until(
+    () => fs.existsSync(out) && fs.readFileSync(out, 'utf8').includes('exit='),
+    'job',
+    JOB_TIMEOUT_MS,
+  );
+  return fs.readFileSync(out, 'utf8');
+}
+
+beforeEach(async () => {
+  if (!hasTmux) return;
+  daemon = await TestDaemon.start();
+  tmpdir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-tmux-'));
+  env = { ...daemon.env.env, PS1: PROMPT, TMUX_TMPDIR: tmpdir, TERM: 'xterm-256color' };
+  for (const key of [
+    'TMUX',
+    'TMUX_PANE',
+    'DISPLAY',
+    'WAYLAND_DISPLAY',
+    'DBUS_SESSION_BUS_ADDRESS',
+  ]) {
+    delete env[key];
+  }
+  await newBash('one');
+  await newBash('two');
+  await tmux(
+    '-f',
+    '/dev/null',
+    'new-session',
+    '-d',
+    '-s',
+    'w',
+    '-x',
+    '100',
+    '-y',
+    '30',
+    `${clippy} attach one`,
+  );
+  await tmux('new-window', '-t', 'w', `${clippy} attach two`);
+  serverPid = Number((await tmux('display-message', '-p', '-t', 'w', '#{pid}')).stdout.trim());
+  const client = CliPty.shell('exec tmux attach -t w', { env, cols: 100, rows: 30 });
+  ptys.push(client);
+  await client.waitFor(PROMPT);
+}, E2E_TIMEOUT_MS);
+
+afterEach(async () => {
+  if (!hasTmux) return;
+  for (const p of ptys.splice(0)) await p.dispose();
+  if (serverPid > 0) {
+    try {
+      process.kill(serverPid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
+  serverPid = 0;
+  await daemon.stop();
+  fs.rmSync(tmpdir, { recursive: true, force: true });
+}, E2E_TIMEOUT_MS);
+
+describe('the focused session from tmux', { timeout: E2E_TIMEOUT_MS }, () => {
+  it.skipIf(!hasTmux)('names the session shown in the active pane of the tmux client', async () => {
+    // Outside tmux ($TMUX unset) the tmux resolver has no answer: a tmux client elsewhere says
+    // nothing about the window the user looks at.
+    const outside = await runClippy(['focused', '--via', 'tmux'], env);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toMatch(/tmux: not inside tmux/);
+
+    await tmux('select-window', '-t', 'w:0');
+    let out = await fromTmuxBinding(`${clippy} focused --json --via tmux`);
+    expect(out).toContain('exit=0');
+    expect(JSON.parse(out.split('\n')[0]!)).toMatchObject({ name: 'one', via: 'tmux' });
+
+    await tmux('select-window', '-t', 'w:1');
+    out = await fromTmuxBinding(`${clippy} focused --via tmux`);
+    expect(out).toBe('two\nexit=0\n');
+    // Without --via the answer is the same, whichever resolver gives it.
+    out = await fromTmuxBinding(`${clippy} focused`);
+    expect(out).toBe('two\nexit=0\n');
+
+    // A pane without clippy attach: a clear "no" rather than a guess.
+    await tmux('new-window', '-t', 'w', 'bash --norc --noprofile');
+    out = await fromTmuxBinding(`${clippy} focused --via tmux`);
+    expect(out).toMatch(/no focused session \(tmux: no clippy attach runs in the active tmux pane/);
+    expect(out).toContain('exit=1');
+  });
+
+  it.skipIf(hasTmux)('tmux: not installed here (.ci/run installs it)', () => {});
+});
