@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Argv } from 'yargs';
 import {
+  BrokerError,
   DaemonNotRunningError,
   DaemonStartError,
   NoRuntimeDirError,
@@ -10,19 +11,29 @@ import {
 } from '@clippy/client';
 import { CliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
+import { LOCAL, commandHost, hostLabel, type Host } from './remote/host-ref.js';
+import { openForward } from './remote/ssh-forward.js';
 
 /** Options every command takes. */
 export interface CommonArgs {
   socket?: string;
+  host?: string;
 }
 
-/** Adds `--socket PATH` (every command has it). */
+/** Adds `--socket PATH` and `--host HOST` (every command has them). */
 export function withSocket<T>(y: Argv<T>): Argv<T & CommonArgs> {
-  return y.option('socket', {
-    type: 'string',
-    describe: 'broker socket (default: $CLIPPY_SOCKET, else $XDG_RUNTIME_DIR/clippy/broker.sock)',
-    requiresArg: true,
-  }) as Argv<T & CommonArgs>;
+  return y
+    .option('socket', {
+      type: 'string',
+      describe: 'broker socket (default: $CLIPPY_SOCKET, else $XDG_RUNTIME_DIR/clippy/broker.sock)',
+      requiresArg: true,
+    })
+    .option('host', {
+      type: 'string',
+      describe:
+        'run against the daemon on HOST through SSH ([user@]host or a name from the config file; default: $CLIPPY_HOST)',
+      requiresArg: true,
+    }) as Argv<T & CommonArgs>;
 }
 
 /**
@@ -45,6 +56,51 @@ export async function connectForCommand(
   args: CommonArgs,
   opts: CliConnectOptions = {},
 ): Promise<ConnectResult> {
+  const host = commandHost(args.host, process.env);
+  if (host.kind === 'ssh') {
+    if (args.socket) throw new CliError('--socket and --host cannot be used together', EXIT.usage);
+    return connectToHost(host, opts);
+  }
+  return connectLocal(args, opts);
+}
+
+/** Connects to the daemon of `host`: the local one, or a remote one through its SSH forwarding. */
+export async function connectToHost(
+  host: Host,
+  opts: CliConnectOptions = {},
+): Promise<ConnectResult> {
+  if (host.kind === 'local') return connectLocal({}, opts);
+  const attempt = async (fresh: boolean) => {
+    const f = await openForward(host.destination, process.env, fresh);
+    return connectLocal({ socket: f.socket }, { ...opts, autoStart: false });
+  };
+  try {
+    return await attempt(false);
+  } catch (err) {
+    // The daemon answered and refused (a protocol version mismatch): retrying cannot help.
+    if (err instanceof BrokerError) throw onHost(host, err);
+    // A forwarding kept from before can point at a daemon that has gone since: once more, fresh.
+    try {
+      return await attempt(true);
+    } catch (again) {
+      throw onHost(host, again);
+    }
+  }
+}
+
+/** An error of talking to `host`, saying which host (once). */
+function onHost(host: Host, err: unknown): unknown {
+  const label = host.kind === 'ssh' ? host.destination : hostLabel(host);
+  if (err instanceof BrokerError) {
+    return new CliError(`host ${hostLabel(host)}: ${err.message} (${err.code})`, EXIT.noBroker);
+  }
+  if (err instanceof CliError && !err.message.startsWith(`${label}:`)) {
+    return new CliError(`host ${hostLabel(host)}: ${err.message}`, err.exitCode);
+  }
+  return err;
+}
+
+async function connectLocal(args: CommonArgs, opts: CliConnectOptions): Promise<ConnectResult> {
   try {
     return await connectDetailed({
       ...(args.socket ? { socket: args.socket } : {}),
@@ -70,6 +126,9 @@ export async function connectForCommand(
     throw err;
   }
 }
+
+/** The local machine (for commands that name hosts per argument). */
+export { LOCAL };
 
 /** Connects (starting the daemon if needed) and runs `fn`, closing the connection after. */
 export async function withClient<R>(

@@ -9,6 +9,7 @@ import { EXIT } from './exit-codes.js';
  * errors map to EXIT.usage.
  */
 export async function runCli(argv: string[]): Promise<number> {
+  argv = hostAfterCommand(argv);
   const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
   let commands;
   try {
@@ -48,4 +49,16 @@ export async function runCli(argv: string[]): Promise<number> {
     return reportError(err);
   }
   return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+}
+
+/**
+ * `clippy --host H <command> …` (ssh's order: the machine first) is the command's own `--host`
+ * option: moved behind the command's name, so that name is found and only its module loads.
+ */
+export function hostAfterCommand(argv: string[]): string[] {
+  const a = argv[0];
+  if (a === undefined) return argv;
+  const taken = a === '--host' ? 2 : a.startsWith('--host=') ? 1 : 0;
+  if (taken === 0 || argv.length <= taken || argv[taken]!.startsWith('-')) return argv;
+  return [argv[taken]!, ...argv.slice(0, taken), ...argv.slice(taken + 1)];
 }

@@ -70,6 +70,15 @@ export const ConfigFileSchema = z
       .strict()
       .optional()
       .describe('`clippy hotkeys` keys and feedback (cli)'),
+    hosts: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/u, {
+          error: 'host names are letters, digits, ".", "_" and "-"',
+        }),
+        z.string({ error: 'must be an ssh destination like "me@build.example" or "local"' }).min(1),
+      )
+      .optional()
+      .describe('machines for `--host NAME` and `NAME:session`: ssh destinations (cli)'),
   })
   .loose();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

@@ -26,6 +26,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['ask'], () => import('./ask.js')],
   [['deliver'], () => import('./deliver.js')],
   [['daemon'], () => import('./daemon.js')],
+  [['hosts'], () => import('./hosts.js')],
   [['map'], () => import('./map.js')],
   [['navigate'], () => import('./navigate.js')],
   [['report'], () => import('./report.js')],

@@ -1,11 +1,14 @@
 import type { CommandModule } from 'yargs';
 import type { SessionInfo } from '@clippy/protocol';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { EXIT } from '../exit-codes.js';
+import { allHosts, onEachHost } from '../remote/each-host.js';
 import { formatAge, renderTable } from '../table.js';
 
 interface LsArgs extends CommonArgs {
   json?: boolean;
   all?: boolean;
+  'all-hosts'?: boolean;
 }
 
 /** What STATE shows: the detector's state, or `exited(code)` / `exited(SIGNAL)`. */
@@ -25,8 +28,13 @@ const command: CommandModule<object, LsArgs> = {
         type: 'boolean',
         describe: 'print {"sessions": [...]} as JSON (protocol fields)',
       })
-      .option('all', { alias: 'a', type: 'boolean', describe: 'include exited sessions' }) as never,
+      .option('all', { alias: 'a', type: 'boolean', describe: 'include exited sessions' })
+      .option('all-hosts', {
+        type: 'boolean',
+        describe: "every host's sessions in one table: this machine and the config file's hosts",
+      }) as never,
   handler: async (argv) => {
+    if (argv['all-hosts']) return listAllHosts(argv);
     const { sessions } = await withClient(argv, (c) => c.request('list_sessions', {}));
     const shown = argv.all ? sessions : sessions.filter((s) => s.state !== 'exited');
     if (argv.json) {
@@ -71,5 +79,60 @@ const command: CommandModule<object, LsArgs> = {
       if (s.detection_stopped) process.stderr.write(`clippy: ${s.name}: ${s.detection_stopped}\n`);
   },
 };
+
+/**
+ * `ls --all-hosts`: one table with a HOST column. A host that cannot be reached is named on
+ * stderr with its reason, the others are still listed, and the exit status says it (69).
+ */
+async function listAllHosts(argv: LsArgs): Promise<void> {
+  const outcomes = await onEachHost(allHosts(process.env), async (c) => {
+    const { sessions } = await c.request('list_sessions', {});
+    return argv.all ? sessions : sessions.filter((s) => s.state !== 'exited');
+  });
+  const failed = outcomes.filter((o) => !o.ok);
+  if (failed.length > 0) process.exitCode = EXIT.noBroker;
+  if (argv.json) {
+    const hosts = outcomes.map((o) =>
+      o.ok ? { host: o.label, sessions: o.value } : { host: o.label, error: o.error },
+    );
+    process.stdout.write(`${JSON.stringify({ hosts }, null, 2)}\n`);
+    return;
+  }
+  for (const o of failed) if (!o.ok) process.stderr.write(`clippy: host ${o.label}: ${o.error}\n`);
+  const now = Date.now();
+  const rows = outcomes.flatMap((o) =>
+    o.ok
+      ? o.value.map((s) => [
+          o.label,
+          s.name,
+          s.session,
+          stateLabel(s),
+          String(s.turn_count),
+          String(s.pid),
+          formatAge(now - s.created_at),
+          [s.command, ...s.args].join(' '),
+        ])
+      : [],
+  );
+  if (rows.length === 0) {
+    process.stderr.write('no sessions on any host\n');
+    return;
+  }
+  process.stdout.write(
+    renderTable(
+      [
+        { header: 'HOST' },
+        { header: 'NAME' },
+        { header: 'ID' },
+        { header: 'STATE' },
+        { header: 'TURNS', right: true },
+        { header: 'PID', right: true },
+        { header: 'AGE', right: true },
+        { header: 'COMMAND', max: 40 },
+      ],
+      rows,
+    ),
+  );
+}
 
 export default command;

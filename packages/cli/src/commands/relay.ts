@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { connectToHost, withClient, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { onFocused, withFocusedOptions, type FocusedArgs } from '../focus/focused-options.js';
@@ -9,6 +9,8 @@ import {
   withInjectOptions,
   type InjectArgs,
 } from '../inject-options.js';
+import { relayAcrossHosts } from '../remote/cross-host-relay.js';
+import { commandHost, sameHost, splitHostRef } from '../remote/host-ref.js';
 
 interface RelayArgs extends CommonArgs, InjectArgs, FocusedArgs {
   from?: string;
@@ -24,11 +26,11 @@ const command: CommandModule<object, RelayArgs> = {
     withFocusedOptions(withInjectOptions(withSocket(y)))
       .positional('from', {
         type: 'string',
-        describe: 'session (its latest turn) or turn ID',
+        describe: 'session (its latest turn) or turn ID; HOST:NAME for another machine',
       })
       .positional('to', {
         type: 'string',
-        describe: 'target session name or ID',
+        describe: 'target session name or ID; HOST:NAME for another machine',
       })
       .option('focused-to', {
         type: 'string',
@@ -42,6 +44,13 @@ const command: CommandModule<object, RelayArgs> = {
     }
     if (focusedTo === undefined && (argv.from === undefined || argv.to === undefined)) {
       throw new CliError('give FROM and TO, or --focused-to TO', EXIT.usage);
+    }
+    if (focusedTo === undefined) {
+      const acrossHosts = await relayWithHosts(argv, argv.from!, argv.to!);
+      if (acrossHosts !== null) {
+        if (!argv.quiet) process.stdout.write(`${acrossHosts}\n`);
+        return;
+      }
     }
     const line = await withClient(argv, async (c) => {
       if (focusedTo !== undefined) {
@@ -62,5 +71,29 @@ const command: CommandModule<object, RelayArgs> = {
     if (!argv.quiet) process.stdout.write(`${line}\n`);
   },
 };
+
+/**
+ * `build:claude local:aider`: names that carry their machine (see docs/remote.md). Null when
+ * neither does (the command's own daemon relays, as always).
+ */
+async function relayWithHosts(argv: RelayArgs, fromText: string, toText: string) {
+  const from = splitHostRef(fromText, process.env);
+  const to = splitHostRef(toText, process.env);
+  if (!from.host && !to.host) return null;
+  const here = commandHost(argv.host, process.env);
+  const src = { host: from.host ?? here, ref: from.ref };
+  const dst = { host: to.host ?? here, ref: to.ref };
+  if (!sameHost(src.host, dst.host)) {
+    return injectedLine('relayed', await relayAcrossHosts(src, dst, argv), toText);
+  }
+  // One daemon holds both: its own relay, as without hosts.
+  const { client } = await connectToHost(src.host);
+  try {
+    const result = await requestInjection(client, argv, 'relay', { from: src.ref, to: dst.ref });
+    return injectedLine('relayed', result, toText);
+  } finally {
+    await client.close();
+  }
+}
 
 export default command;

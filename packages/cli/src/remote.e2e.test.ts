@@ -1,0 +1,209 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
+import { DaemonEnv } from '@clippy/testkit/daemon';
+import { TestSshd, sshdUnavailable } from '@clippy/testkit/sshd';
+
+// Remote hosts through SSH (issue 22), with a real OpenSSH server on 127.0.0.1: the "remote"
+// side is a second XDG_RUNTIME_DIR whose daemon the CLI starts over SSH and reaches through a
+// forwarded Unix socket. Everything runs through the real CLI.
+
+/** Bounds one remote command (an SSH login, then a command on a loaded machine). */
+const REMOTE_TIMEOUT_MS = 30_000;
+const E2E_TIMEOUT_MS = 120_000;
+
+const why = sshdUnavailable();
+if (why) console.warn(`remote tests skipped: ${why}`);
+
+let sshd: TestSshd;
+let local: DaemonEnv;
+let remote: DaemonEnv;
+let env: NodeJS.ProcessEnv;
+
+const clippy = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+  runClippy(args, { ...env, ...extra }, REMOTE_TIMEOUT_MS);
+
+/** The PIDs of the SSH masters the CLI left running under a runtime dir (each holds a forwarding). */
+function masterPids(runtimeDir: string): number[] {
+  const dir = path.join(runtimeDir, 'clippy', 'ssh');
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.ctl'))
+    .flatMap((f) => {
+      const r = spawnSync(
+        'ssh',
+        [
+          '-F',
+          path.join(sshd.dir, 'ssh_config'),
+          '-S',
+          path.join(dir, f),
+          '-O',
+          'check',
+          sshd.alias,
+        ],
+        { encoding: 'utf8' },
+      );
+      const m = /pid=(\d+)/u.exec(r.stderr);
+      return m ? [Number(m[1])] : [];
+    });
+}
+
+beforeAll(async () => {
+  if (why) return;
+  remote = new DaemonEnv();
+  sshd = await TestSshd.start({
+    XDG_RUNTIME_DIR: remote.runtimeDir,
+    XDG_STATE_HOME: remote.env.XDG_STATE_HOME!,
+    XDG_CONFIG_HOME: remote.env.XDG_CONFIG_HOME!,
+  });
+  local = new DaemonEnv({ CLIPPY_SSH_COMMAND: sshd.sshCommand });
+  env = local.env;
+  const configDir = path.join(env.XDG_CONFIG_HOME!, 'clippy');
+  fs.mkdirSync(configDir, { recursive: true });
+  fs.writeFileSync(
+    path.join(configDir, 'config.json'),
+    JSON.stringify({ hosts: { build: sshd.alias, here: 'local' } }),
+  );
+}, E2E_TIMEOUT_MS);
+
+afterAll(async () => {
+  if (why) return;
+  for (const pid of [...masterPids(local.runtimeDir), ...masterPids(remote.runtimeDir)]) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  await local?.dispose();
+  await remote?.dispose();
+  await sshd?.stop();
+}, E2E_TIMEOUT_MS);
+
+describe.skipIf(why !== null)('clippy --host through SSH', { timeout: E2E_TIMEOUT_MS }, () => {
+  it('starts the remote daemon on first use and runs new, ls and ask there', async () => {
+    const made = await clippy([
+      '--host',
+      'build',
+      'new',
+      '-d',
+      '--name',
+      'rsh',
+      '--',
+      'bash',
+      '--norc',
+      '--noprofile',
+    ]);
+    expect(made.stderr).toBe('');
+    expect(made.code).toBe(0);
+    // The session lives in the remote daemon, not in a local one.
+    const rc = await remote.connect();
+    try {
+      const { sessions } = await rc.request('list_sessions', {});
+      expect(sessions.map((s) => s.name)).toEqual(['rsh']);
+    } finally {
+      await rc.close();
+    }
+    expect(fs.existsSync(local.socket)).toBe(false);
+
+    const ls = await clippy(['--host', 'build', 'ls']);
+    expect(ls.code).toBe(0);
+    expect(ls.stdout).toMatch(/^rsh\s/mu);
+
+    // CLIPPY_HOST does what --host does; the forwarding from before is reused.
+    const ask = await clippy(['ask', 'rsh', 'echo remote-$((40+2))'], { CLIPPY_HOST: 'build' });
+    expect(ask.stderr).toBe('');
+    expect(ask.stdout).toBe('remote-42\n');
+  });
+
+  it('attaches over SSH: the screen is replayed, typing reaches the remote session', async () => {
+    const a = CliPty.clippy(['--host', 'build', 'attach', 'rsh'], { env, cols: 100, rows: 30 });
+    try {
+      await a.waitFor('remote-42');
+      a.write('echo typed-$((2*3))\r');
+      await a.waitFor('typed-6');
+      a.write('\x1d');
+      await a.waitFor('[detached from rsh]');
+      expect(await a.waitExit()).toBe(0);
+    } finally {
+      await a.dispose();
+    }
+  });
+
+  it('relays a turn from one machine into a session on another, and lists both in one table', async () => {
+    const loc = await clippy(['new', '-d', '--name', 'loc', '--', 'bash', '--norc', '--noprofile']);
+    expect(loc.code).toBe(0);
+    local.track(Number(JSON.parse((await clippy(['daemon', 'status', '--json'])).stdout).pid));
+    await clippy(['--host', 'build', 'ask', 'rsh', "printf 'echo relayed-%s\\n' $((7*6))"]);
+
+    const r = await clippy(['relay', 'build:rsh', 'local:loc']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^relayed build:\w+:\d+ \(\d+ bytes\) into local:loc\n$/u);
+    // bash ran the remote turn's text: its next turn is the relayed command's own answer.
+    const lc = await local.connect();
+    try {
+      const deadline = Date.now() + REMOTE_TIMEOUT_MS;
+      let text = '';
+      while (text !== 'relayed-42' && Date.now() < deadline) {
+        const { turns } = await lc.request('list_turns', { session: 'loc' });
+        if (turns.length > 0) text = (await lc.request('get_turn', { session: 'loc' })).turn.text;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(text).toBe('relayed-42');
+    } finally {
+      await lc.close();
+    }
+
+    const all = await clippy(['ls', '--all-hosts']);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/^HOST\s+NAME/u);
+    expect(all.stdout).toMatch(/^local\s+loc\s/mu);
+    expect(all.stdout).toMatch(/^build\s+rsh\s/mu);
+    const hosts = JSON.parse((await clippy(['hosts', '--json'])).stdout) as {
+      hosts: { host: string; reachable: boolean; sessions?: number }[];
+    };
+    expect(hosts.hosts.map((h) => [h.host, h.reachable, h.sessions])).toEqual([
+      ['local', true, 1],
+      ['build', true, 1],
+    ]);
+  });
+
+  it('says what failed: authentication, no clippy on the remote PATH, an unknown host', async () => {
+    // A key the server does not know.
+    const cfg = path.join(sshd.dir, 'ssh_config_wrong_key');
+    execFileSync('ssh-keygen', [
+      '-q',
+      '-t',
+      'ed25519',
+      '-N',
+      '',
+      '-f',
+      path.join(sshd.dir, 'stranger'),
+    ]);
+    fs.writeFileSync(
+      cfg,
+      fs
+        .readFileSync(path.join(sshd.dir, 'ssh_config'), 'utf8')
+        .replace(/IdentityFile .*/u, `IdentityFile ${path.join(sshd.dir, 'stranger')}`),
+    );
+    const auth = await clippy(['--host', 'build', 'ls'], { CLIPPY_SSH_COMMAND: `ssh -F ${cfg}` });
+    expect(auth.code).toBe(69);
+    expect(auth.stderr).toMatch(/SSH authentication failed: .*Permission denied/u);
+
+    const noClippy = await clippy(['--host', 'build', 'daemon', 'status'], {
+      CLIPPY_REMOTE_CLIPPY: 'clippy-not-installed',
+      // A fresh forwarding directory, so the remote side is asked again.
+      XDG_RUNTIME_DIR: remote.runtimeDir,
+    });
+    expect(noClippy.code).toBe(69);
+    expect(noClippy.stderr).toMatch(/no 'clippy-not-installed' on the remote PATH/u);
+
+    const unknown = await clippy(['--host', 'nosuchhost.invalid', 'ls']);
+    expect(unknown.code).toBe(69);
+    expect(unknown.stderr).toMatch(/nosuchhost\.invalid: cannot reach the host/u);
+  });
+});
