@@ -129,5 +129,41 @@ describe('the focused session from tmux', { timeout: E2E_TIMEOUT_MS }, () => {
     expect(out).toContain('exit=1');
   });
 
+  it.skipIf(!hasTmux)(
+    'hotkeys install --tmux --write adds bindings once; Alt+Shift+C / Alt+Shift+V in tmux capture and paste',
+    async () => {
+      const ask = await runClippy(['ask', 'one', 'echo echo relayed-$((4*5))'], env, 30_000);
+      expect(ask.stdout).toContain('echo relayed-20');
+      const home = path.join(tmpdir, 'home');
+      fs.mkdirSync(home);
+      const installEnv = { ...env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+      const first = await runClippy(['hotkeys', 'install', '--tmux', '--write'], installEnv);
+      expect(first.code).toBe(0);
+      const conf = path.join(home, '.tmux.conf');
+      expect(first.stdout).toContain(`added clippy's bindings to ${conf}`);
+      const again = await runClippy(['hotkeys', 'install', '--tmux', '--write'], installEnv);
+      expect(again.stdout).toContain('nothing changed');
+      const text = fs.readFileSync(conf, 'utf8');
+      expect(text.match(/bind-key/g)).toHaveLength(2);
+
+      await tmux('source-file', conf);
+      const client = ptys[0]!;
+      await tmux('select-window', '-t', 'w:0');
+      client.write('\x1bC'); // Alt+Shift+C, as a terminal sends it
+      await until(
+        () => client.screenText().includes('clippy: captured'),
+        'tmux shows the capture',
+        JOB_TIMEOUT_MS,
+      );
+      await tmux('select-window', '-t', 'w:1');
+      client.write('\x1bV'); // Alt+Shift+V
+      await until(
+        () => client.screen().includes('relayed-20'),
+        'the paste ran in two',
+        JOB_TIMEOUT_MS,
+      );
+    },
+  );
+
   it.skipIf(hasTmux)('tmux: not installed here (.ci/run installs it)', () => {});
 });

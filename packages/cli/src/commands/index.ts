@@ -22,6 +22,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['paste'], () => import('./paste.js')],
   [['relay'], () => import('./relay.js')],
   [['focused'], () => import('./focused.js')],
+  [['hotkeys'], () => import('./hotkeys.js')],
   [['wait'], () => import('./wait.js')],
   [['ask'], () => import('./ask.js')],
   [['deliver'], () => import('./deliver.js')],

@@ -126,6 +126,11 @@ export class XDisplay {
     await this.call((cb) => this.client.GetInputFocus(cb));
   }
 
+  /** X protocol errors of requests that have no reply (a GrabKey another client holds). */
+  onError(listener: (err: Error & { error?: number }) => void): void {
+    this.client.on('error', listener);
+  }
+
   onClose(listener: () => void): void {
     this.client.on('end', listener);
   }
