@@ -7,7 +7,12 @@ import { createLogger, type Logger } from './log.js';
 import { ClientConnection, type ConnectionHost } from './connection.js';
 import type { BrokerPorts, NewSessionParams } from './handlers/context.js';
 import { SessionTable } from './sessions/session-table.js';
-import { Session, type SessionClient, type SessionObserver } from './sessions/session.js';
+import {
+  Session,
+  type SessionClient,
+  type SessionObserver,
+  type SessionParams,
+} from './sessions/session.js';
 import type { RelayEntry } from './relay/relay-buffer.js';
 import { FocusState } from './focus/focus-state.js';
 import { createSessionTurns, type TurnsHost } from './detection/create-session-turns.js';
@@ -16,6 +21,13 @@ import { PartialFrameBudget } from './transports/partial-frames.js';
 import { UnixTransport } from './transports/unix.js';
 import { WsTransport } from './transports/ws.js';
 import { CLOSE_FLUSH_MS } from './constants.js';
+import {
+  openHistory,
+  restoreSessions,
+  persistExit,
+  EXIT_RECORD_WAIT_MS,
+} from './store/broker-history.js';
+import type { TurnStore } from './store/turn-store.js';
 
 function readPackageVersion(): string {
   try {
@@ -50,11 +62,15 @@ export class Broker {
   private readonly connectionHost: ConnectionHost;
   /** Where sessions' turns report: broker events and the log. */
   private readonly turnsHost: TurnsHost;
+  /** Exit records being written (shutdown waits for them). */
+  private readonly pendingExits = new Set<Promise<void>>();
 
   private constructor(
     readonly config: BrokerConfig,
     readonly log: Logger,
     private readonly options: BrokerOptions,
+    /** The opt-in turn history; null when it could not be opened (the daemon runs without). */
+    readonly history: TurnStore | null,
   ) {
     this.sessionObserver = {
       stateChanged: (session, previous) =>
@@ -67,6 +83,11 @@ export class Broker {
           previous,
         }),
       exited: (session) => {
+        if (session.persisted && this.history) {
+          const written = persistExit(this.history, session, this.log);
+          this.pendingExits.add(written);
+          void written.finally(() => this.pendingExits.delete(written));
+        }
         this.log.info(
           {
             session: session.id,
@@ -90,6 +111,7 @@ export class Broker {
     this.turnsHost = {
       events: { emit: (event, session, push) => this.emitEvent(event, session, push) },
       log: this.log,
+      history: this.history,
     };
     this.connectionHost = this.makeConnectionHost();
   }
@@ -125,6 +147,7 @@ export class Broker {
         },
       },
       focus: this.focus,
+      history: this.history,
       relayBuffer: {
         get: () => this.relayEntry,
         set: (entry) => {
@@ -179,7 +202,16 @@ export class Broker {
     const config = resolveConfig(options);
     prepareSocketDir(config);
     const log = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
-    const broker = new Broker(config, log, options);
+    const history = openHistory(options.env ?? process.env, log);
+    const broker = new Broker(config, log, options, history);
+    if (history)
+      restoreSessions(
+        history,
+        broker.sessions,
+        (p) => broker.restoredSession(p),
+        log,
+        options.env ?? process.env,
+      );
     await broker.listen();
     log.info(
       { socket: config.paths.socket, ws_socket: config.websocket ? config.paths.wsSocket : null },
@@ -243,6 +275,8 @@ export class Broker {
   private createSession({ turns, ...params }: NewSessionParams): Session {
     const session = new Session({
       ...params,
+      // Without a usable history nothing is persisted (status says why).
+      persisted: Boolean(params.persisted && this.history),
       turns: (s) => createSessionTurns(this.turnsHost, s, turns.preset, turns.config),
       id: params.id ?? this.sessions.newId(),
       flowLimits: this.config.limits,
@@ -250,6 +284,19 @@ export class Broker {
       observer: this.sessionObserver,
     });
     this.sessions.add(session);
+    if (session.persisted) {
+      void this.history?.persistSession({
+        id: session.id,
+        name: session.name,
+        command: session.command,
+        args: session.args,
+        cwd: session.cwd,
+        preset: session.preset,
+        created_at: session.createdAt,
+        cols: session.cols,
+        rows: session.rows,
+      });
+    }
     this.log.info(
       {
         session: session.id,
@@ -269,8 +316,31 @@ export class Broker {
     return session;
   }
 
+  /** A session read back from the history (exited, listed, not announced: nobody listens yet). */
+  private restoredSession(
+    params: Omit<NewSessionParams, 'turns'> & {
+      turns: NewSessionParams['turns'] | null;
+      restored: NonNullable<SessionParams['restored']>;
+    },
+  ): Session {
+    const session = new Session({
+      ...params,
+      id: params.id ?? this.sessions.newId(),
+      turns: (s) =>
+        params.turns
+          ? createSessionTurns(this.turnsHost, s, params.turns.preset, params.turns.config)
+          : null,
+      flowLimits: this.config.limits,
+      killGraceMs: this.config.limits.killGraceMs,
+      observer: this.sessionObserver,
+    });
+    this.sessions.add(session);
+    return session;
+  }
+
   /** Removes an exited session: its attached clients are told, its screen is freed. */
   private removeSession(session: Session): void {
+    if (session.persisted) void this.history?.persistRemove(session.id);
     const frame = encodeFrame({
       type: 'detached',
       id: 0,
@@ -404,7 +474,10 @@ export class Broker {
     await transportsClosed;
     for (const path of [this.config.paths.socket, this.config.paths.wsSocket])
       removeSocketFile(path);
+    // Exit records of the sessions just ended, then everything queued, reach the disk.
+    await waitAll([...this.pendingExits], EXIT_RECORD_WAIT_MS);
     for (const s of this.sessions.all()) s.dispose();
+    await this.history?.close();
     this.log.info('stopped');
     this.log.flush?.();
     this.options.onStopped?.();

@@ -25,6 +25,9 @@ export const MIN_TURN_BYTES = 1024;
 /** Largest accepted per-turn cap: a turn must fit in one 16 MiB frame with room to spare. */
 export const MAX_TURN_BYTES_LIMIT = 12 * 1024 * 1024;
 
+/** Smallest accepted history size limit: below it a single segment could not be kept. */
+export const MIN_HISTORY_BYTES = 1024 * 1024;
+
 /** `config.json`: every key any part of clippy reads; keys of newer versions are let through. */
 export const ConfigFileSchema = z
   .object({
@@ -42,6 +45,23 @@ export const ConfigFileSchema = z
       .max(MAX_TURN_BYTES_LIMIT)
       .optional()
       .describe('content bytes kept per turn (broker)'),
+    persist: z
+      .union([z.boolean(), z.array(z.string().min(1))], {
+        error: 'must be true, false or a list of preset names',
+      })
+      .optional()
+      .describe('keep turns on disk: true for every session, or the presets listed (broker)'),
+    historyMaxBytes: z
+      .number()
+      .int()
+      .min(MIN_HISTORY_BYTES)
+      .optional()
+      .describe('turn history size limit in bytes, oldest dropped first (broker)'),
+    historyMaxAgeDays: z
+      .number()
+      .positive()
+      .optional()
+      .describe('turn history age limit in days (broker)'),
     detachKey: z
       .string({ error: 'must be a string like "ctrl-]"' })
       .optional()

@@ -43,6 +43,8 @@ export const ERROR_CODES = {
   not_wrapper: 'Only a connection that registered the session may do this.',
   invalid_argument: 'An argument is out of range or inconsistent with another.',
   internal_error: 'The broker failed unexpectedly; the log has details.',
+  history_unavailable:
+    'The turn history (persistence) could not be opened at start; the daemon log says why.',
   handshake_timeout: 'No `hello` arrived in time after connecting. The connection is closed.',
   frame_timeout: 'A frame was started and not finished in time. The connection is closed.',
   partial_frame_limit:

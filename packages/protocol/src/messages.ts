@@ -37,6 +37,9 @@ export const REQUEST_SCHEMAS = {
   focused: Q.FocusedSchema,
   list_clients: Q.ListClientsSchema,
   notice: Q.NoticeSchema,
+  history_search: Q.HistorySearchSchema,
+  snapshot: Q.SnapshotSchema,
+  replay: Q.ReplaySchema,
 } as const;
 
 /** Every message the broker may push unasked (`id` 0), keyed by `type`. */

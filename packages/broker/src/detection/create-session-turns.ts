@@ -6,11 +6,14 @@ import type { Session } from '../sessions/session.js';
 import { SessionTurns } from './session-turns.js';
 import type { TurnConfig } from './turn-config.js';
 import { toMeta } from './turn-ring.js';
+import type { TurnStore } from '../store/turn-store.js';
 
 /** Where a session's turns are reported: broker events and the log. */
 export interface TurnsHost {
   readonly events: { emit(event: EventName, session: Session, push: Push): void };
   readonly log: Logger;
+  /** The turn history: a persisted session's turns are written there before they are announced. */
+  readonly history: TurnStore | null;
 }
 
 /**
@@ -19,7 +22,7 @@ export interface TurnsHost {
  * it raises as broker events.
  */
 export function createSessionTurns(
-  { events, log }: TurnsHost,
+  { events, log, history }: TurnsHost,
   session: Session,
   preset: Preset | null,
   config: TurnConfig,
@@ -50,13 +53,19 @@ export function createSessionTurns(
           { session: session.id, turn: turn.turn_id, bytes: turn.byte_length },
           'turn completed',
         );
-        events.emit('turn_completed', session, {
-          type: 'turn_completed',
-          id: 0,
-          session: session.id,
-          name: session.name,
-          turn: toMeta(turn),
-        } satisfies Push<'turn_completed'>);
+        const announce = () =>
+          events.emit('turn_completed', session, {
+            type: 'turn_completed',
+            id: 0,
+            session: session.id,
+            name: session.name,
+            turn: toMeta(turn),
+          } satisfies Push<'turn_completed'>);
+        // A persisted turn is announced once it is written (in order: the writer is FIFO), so
+        // every turn reported complete survives a crash of the daemon. A paused history still
+        // announces it: sessions go on without persistence.
+        if (session.persisted && history) void history.persistTurn(turn).then(announce, announce);
+        else announce();
       },
       error: (err) => log.error({ err, session: session.id }, 'turn detection failed'),
       stopped: (reason) => log.error({ session: session.id, name: session.name, reason }, reason),

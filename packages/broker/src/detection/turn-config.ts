@@ -21,7 +21,19 @@ export interface TurnConfig {
   maxTurnBytes: number;
   /** User presets from `presets.json`, by name (they may override built-in ones). */
   userPresets: UserPresets;
+  /** config.json `persist`: every session (true), none (false), or those with these presets. */
+  persist: boolean | string[];
+  /** Retention of the history (config.json), undefined: the defaults. */
+  historyMaxBytes: number | undefined;
+  historyMaxAgeMs: number | undefined;
 }
+
+/** Whether a new session with this preset is persisted when `spawn` does not say. */
+export function persistByDefault(config: TurnConfig, preset: string): boolean {
+  return Array.isArray(config.persist) ? config.persist.includes(preset) : config.persist;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The broker's side of protocol's settings loader: only the file read is ours. */
 function io(): ConfigIo {
@@ -42,6 +54,10 @@ export function loadTurnConfig(env: Record<string, string | undefined>): TurnCon
       turnRingDepth: file.turnRingDepth ?? DEFAULT_TURN_RING_DEPTH,
       maxTurnBytes: file.maxTurnBytes ?? DEFAULT_MAX_TURN_BYTES,
       userPresets,
+      persist: file.persist ?? false,
+      historyMaxBytes: file.historyMaxBytes,
+      historyMaxAgeMs:
+        file.historyMaxAgeDays === undefined ? undefined : file.historyMaxAgeDays * DAY_MS,
     };
   } catch (err) {
     if (err instanceof ConfigFileError) throw new HandlerError('invalid_config', err.message);

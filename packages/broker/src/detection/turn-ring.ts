@@ -88,6 +88,12 @@ export class TurnRing {
     return stored;
   }
 
+  /** Refills the ring from the history after a restart: numbering goes on after `lastSeq`. */
+  restore(turns: StoredTurn[], lastSeq: number): void {
+    this.turns.push(...turns.slice(-this.limits.depth));
+    this.seq = Math.max(this.seq, lastSeq);
+  }
+
   get(seq: number): StoredTurn | undefined {
     const oldest = this.turns[0];
     if (!oldest) return undefined;

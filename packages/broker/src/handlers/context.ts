@@ -6,6 +6,7 @@ import type { TurnConfig } from '../detection/turn-config.js';
 import type { RelayEntry } from '../relay/relay-buffer.js';
 import type { FocusState } from '../focus/focus-state.js';
 import { HandlerError } from '../errors.js';
+import type { TurnStore } from '../store/turn-store.js';
 
 // Handlers and the code they call throw the same expected-failure class.
 export { HandlerError };
@@ -85,6 +86,8 @@ export interface Caller extends SessionClient {
 /** What the broker gives every handler; the connection adds itself as `connection`. */
 export interface BrokerPorts {
   readonly sessions: SessionsPort;
+  /** The opt-in turn history; null when it could not be opened. */
+  readonly history: TurnStore | null;
   readonly relayBuffer: RelayBufferPort;
   readonly daemon: DaemonPort;
   /** Which attached terminal has the user's focus, and the attach clients' process IDs. */

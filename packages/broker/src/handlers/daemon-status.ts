@@ -2,7 +2,7 @@ import { PROTOCOL_VERSION } from '@clippy/protocol';
 import { logHealth } from '../log.js';
 import type { Handler } from './context.js';
 
-export const daemonStatus: Handler<'daemon_status'> = (_request, { sessions, daemon }) => {
+export const daemonStatus: Handler<'daemon_status'> = (_request, { sessions, daemon, history }) => {
   const now = Date.now();
   const log = logHealth(daemon.log);
   return {
@@ -33,5 +33,6 @@ export const daemonStatus: Handler<'daemon_status'> = (_request, { sessions, dae
           max_bytes: null,
         },
     rss_bytes: process.memoryUsage.rss(),
+    store: history ? history.status() : null,
   };
 };

@@ -1,10 +1,27 @@
+import { parseTurnId } from '@clippy/protocol';
 import { HandlerError, type Handler } from './context.js';
 import { findTurn } from '../detection/find-turn.js';
+import { historyTurn } from '../store/history-turn.js';
 
 /** One stored turn with its content: by `turn_id`, or a session's latest. */
-export const getTurn: Handler<'get_turn'> = (request, context) => {
+export const getTurn: Handler<'get_turn'> = async (request, context) => {
   // The schema checked that turn_id is one (protocol's TurnIdSchema).
-  if (request.turn_id !== undefined) return { turn: findTurn(context.sessions, request.turn_id) };
+  if (request.turn_id !== undefined) {
+    try {
+      return { turn: findTurn(context.sessions, request.turn_id) };
+    } catch (err) {
+      // Evicted from the ring: a persisted session's history still has it.
+      if (!(err instanceof HandlerError) || err.code !== 'turn_not_found') throw err;
+      const id = parseTurnId(request.turn_id)!;
+      const kept = await historyTurn(
+        context.history,
+        context.sessions.resolve(id.session),
+        request.turn_id,
+      );
+      if (kept) return { turn: kept };
+      throw err;
+    }
+  }
   if (request.session !== undefined) return { turn: findTurn(context.sessions, request.session) };
   throw new HandlerError('missing_field', 'get_turn needs `turn_id` or `session`');
 };

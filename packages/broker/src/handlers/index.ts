@@ -30,6 +30,9 @@ import { subscribe } from './subscribe.js';
 import { turnCompleted } from './turn-completed.js';
 import { unsubscribe } from './unsubscribe.js';
 import { waitTurn } from './wait-turn.js';
+import { historySearch } from './history-search.js';
+import { snapshot } from './snapshot.js';
+import { replay } from './replay.js';
 
 /** One handler per request type (tmux's cmd-*.c table); `hello` is handled by the connection. */
 export const HANDLERS: HandlerTable = {
@@ -64,4 +67,7 @@ export const HANDLERS: HandlerTable = {
   focused,
   list_clients: listClients,
   notice,
+  history_search: historySearch,
+  snapshot,
+  replay,
 };

@@ -5,6 +5,7 @@ import { spawnPty } from '../pty/node-pty-process.js';
 import { resolveCommand } from '../pty/resolve-command.js';
 import { HandlerError, type Handler } from './context.js';
 import { currentTurnConfig, resolveSessionPreset } from '../detection/session-preset.js';
+import { persistByDefault } from '../detection/turn-config.js';
 
 /** Characters a session name may not hold: `:` separates session and seq in turn IDs. */
 const BAD_NAME = /[:\s\p{Cc}]/u;
@@ -78,6 +79,7 @@ export const spawn: Handler<'spawn'> = (request, { sessions }) => {
       `could not start '${request.command}': ${(err as Error).message}`,
     );
   }
+  const presetName = request.pattern !== undefined ? 'custom' : (request.preset ?? DEFAULT_PRESET);
   const session = sessions.create({
     id,
     name,
@@ -87,8 +89,10 @@ export const spawn: Handler<'spawn'> = (request, { sessions }) => {
     cwd,
     cols,
     rows,
-    preset: request.pattern !== undefined ? 'custom' : (request.preset ?? DEFAULT_PRESET),
+    preset: presetName,
     pattern: request.pattern,
+    // Off unless asked for (an agent's output may hold secrets): the flag, else config.json.
+    persisted: request.persist ?? persistByDefault(turnConfig, presetName),
     pty,
     pid: pty.pid,
     turns: { preset, config: turnConfig },

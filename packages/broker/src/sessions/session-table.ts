@@ -27,6 +27,8 @@ export class SessionTable {
   }
 
   add(session: Session): void {
+    // Restored sessions' IDs are taken too: never reused.
+    this.issued.add(session.id);
     this.sessions.set(session.id, session);
   }
 

@@ -40,6 +40,15 @@ export interface SessionParams {
   flowLimits: FlowLimits;
   killGraceMs: number;
   observer: SessionObserver;
+  /** Its turns go to the on-disk history (`--persist`). */
+  persisted?: boolean;
+  /** A session read back from the history after a restart: exited, no process. */
+  restored?: {
+    createdAt: number;
+    exitedAt: number;
+    exitCode: number | null;
+    exitSignal: string | null;
+  };
   /**
    * Builds the session's turns (detector and ring) while the session is built, before any
    * output: null for none. Called once, with the session's screen and process in place.
@@ -62,7 +71,11 @@ export class Session {
   readonly preset: string;
   readonly pattern: string | undefined;
   readonly pid: number;
-  readonly createdAt = Date.now();
+  readonly createdAt: number;
+  /** Its turns go to the on-disk history. */
+  readonly persisted: boolean;
+  /** Read back from the history after a daemon restart (its process is not re-attached). */
+  readonly restored: boolean;
   readonly screen: Screen;
   state: SessionState = 'starting';
   exitedAt: number | null = null;
@@ -102,6 +115,15 @@ export class Session {
     this.flowLimits = params.flowLimits;
     this.killGraceMs = params.killGraceMs;
     this.observer = params.observer;
+    this.persisted = params.persisted ?? false;
+    this.restored = params.restored !== undefined;
+    this.createdAt = params.restored?.createdAt ?? Date.now();
+    if (params.restored) {
+      this.exitedAt = params.restored.exitedAt;
+      this.exitCode = params.restored.exitCode;
+      this.exitSignal = params.restored.exitSignal;
+      this.state = 'exited';
+    }
     this.screen = new Screen(params.cols, params.rows, () => this.updateFlow());
     this.turns = params.turns(this);
     if (this.pty) {
@@ -153,6 +175,8 @@ export class Session {
       exit_signal: this.exitSignal,
       // Only when it stopped: a session with working detection looks as it always did.
       ...(this.turns?.detectionStopped ? { detection_stopped: this.turns.detectionStopped } : {}),
+      ...(this.persisted ? { persisted: true } : {}),
+      ...(this.restored ? { restored: true } : {}),
     };
   }
 

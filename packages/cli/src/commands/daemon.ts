@@ -107,6 +107,16 @@ function droppedLine(log: DaemonStatus['log']): string {
   return `${n} line${n === 1 ? '' : 's'} dropped${full}${log.last_error ? `; last error: ${log.last_error}` : ''}`;
 }
 
+/** The turn history: what it holds and where, or why there is none. */
+function historyLine(s: DaemonStatus): string {
+  const h = s.store;
+  if (h === undefined) return '-';
+  if (h === null) return 'unavailable (could not be opened; see the log)';
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  const state = h.paused ? 'PAUSED, ' : '';
+  return `${state}${h.turns} turns of ${h.sessions} persisted sessions, ${mib(h.bytes)} of ${mib(h.max_bytes)} (${h.dir})`;
+}
+
 async function status(args: DaemonArgs): Promise<void> {
   const client = await tryConnect(args);
   if (!client) {
@@ -131,6 +141,8 @@ async function status(args: DaemonArgs): Promise<void> {
       ['ws socket', s.ws_socket ?? '-'],
       ['log file', logFileLine(s)],
       ...(s.log.dropped_lines > 0 ? [['log', droppedLine(s.log)]] : []),
+      ['history', historyLine(s)],
+      ...(s.store?.warning ? [['WARNING', s.store.warning]] : []),
       ['memory', `${(s.rss_bytes / 1024 / 1024).toFixed(1)} MiB RSS`],
       ['version', `${s.package_version} (protocol ${s.version})`],
     ];

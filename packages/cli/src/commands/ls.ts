@@ -14,7 +14,9 @@ interface LsArgs extends CommonArgs {
 /** What STATE shows: the detector's state, or `exited(code)` / `exited(SIGNAL)`. */
 export function stateLabel(s: SessionInfo): string {
   if (s.state !== 'exited') return s.state;
-  return `exited(${s.exit_code ?? s.exit_signal ?? '?'})`;
+  // Restored from the history after a daemon restart: its process was not re-attached.
+  const restored = s.restored ? ' restored' : '';
+  return `exited(${s.exit_code ?? s.exit_signal ?? '?'})${restored}`;
 }
 
 /** `clippy ls`: the session table. */

@@ -17,6 +17,7 @@ interface NewArgs extends CommonArgs {
   'session-env'?: boolean;
   'detach-key'?: string;
   term?: string;
+  persist?: boolean;
   json?: boolean;
   command?: string[];
 }
@@ -90,6 +91,11 @@ const command: CommandModule<object, NewArgs> = {
         requiresArg: true,
         describe: `the session's TERM (default: "term" in the config file, else ${DEFAULT_SESSION_TERM}; never the caller's)`,
       })
+      .option('persist', {
+        type: 'boolean',
+        describe:
+          'keep its turns on disk across daemon restarts (default: "persist" in the config file, else off; --no-persist overrides it)',
+      })
       .option('json', { type: 'boolean', describe: 'with -d: print {session, name, pid} as JSON' })
       .conflicts('preset', 'pattern')
       .parserConfiguration({ 'populate--': true }) as never,
@@ -127,6 +133,7 @@ const command: CommandModule<object, NewArgs> = {
           ...(argv.preset ? { preset: argv.preset } : {}),
           ...(argv.pattern ? { pattern: argv.pattern } : {}),
           ...(argv['session-env'] ? { session_env: true } : {}),
+          ...(argv.persist !== undefined ? { persist: argv.persist } : {}),
         }),
       );
       if (argv.detach || !detachKey) {

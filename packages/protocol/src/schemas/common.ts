@@ -88,6 +88,16 @@ export const SessionInfoSchema = z.object({
     .describe(
       'why turn detection stopped for this session (it runs on, without turns); absent while detection runs',
     ),
+  persisted: z
+    .boolean()
+    .optional()
+    .describe('its turns are kept in the on-disk history (`--persist`); absent when not'),
+  restored: z
+    .boolean()
+    .optional()
+    .describe(
+      'read back from the history after a daemon restart: exited, its process is not re-attached',
+    ),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 

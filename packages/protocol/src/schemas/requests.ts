@@ -61,6 +61,12 @@ export const SpawnSchema = message(
       .boolean()
       .optional()
       .describe('opt in to CLIPPY_SESSION_ID in the child environment'),
+    persist: z
+      .boolean()
+      .optional()
+      .describe(
+        'keep this session’s turns in the on-disk history (default: config.json `persist`, else off)',
+      ),
   },
 );
 export const ListSessionsSchema = message(
@@ -330,6 +336,38 @@ export const NoticeSchema = message(
       .min(1)
       .max(512)
       .describe('one line; control characters are replaced before it is shown'),
+  },
+);
+
+// --- history (persisted turns) ---
+export const HistorySearchSchema = message(
+  'history_search',
+  'Full-text search over persisted turns, newest first.',
+  {
+    query: z
+      .string()
+      .min(1)
+      .max(1024)
+      .describe('text to find (case-insensitive, from a word start)'),
+    session: SessionRefSchema.optional().describe('only this session (ID or name)'),
+    since: z.number().optional().describe('only turns completed at or after this epoch ms'),
+    limit: z.number().int().min(1).max(1000).optional().describe('most results (default 20)'),
+  },
+);
+export const SnapshotSchema = message(
+  'snapshot',
+  'A session’s screen, scrollback and turns (persisted ones included) in one document.',
+  { session: SessionRefSchema },
+);
+export const ReplaySchema = message(
+  'replay',
+  'Inject the last N turns of a session, as one message, into another session.',
+  {
+    session: SessionRefSchema.describe('where the turns come from (may have exited)'),
+    last: z.number().int().min(1).max(1000).describe('how many of its newest turns'),
+    into: SessionRefSchema.describe('the live session that receives them'),
+    enter: z.boolean().optional(),
+    force: z.boolean().optional(),
   },
 );
 

@@ -9,6 +9,49 @@ import {
   TurnSchema,
 } from './common.js';
 
+/** The turn history as `daemon_status` reports it. */
+export const StoreStatusSchema = z.object({
+  dir: z.string().describe('where it lives ($XDG_STATE_HOME/clippy/history)'),
+  paused: z.boolean().describe('writes stopped (disk full, write error); sessions go on'),
+  warning: z.string().nullable().describe('why it paused, or what was damaged at start'),
+  sessions: z.number().int().describe('persisted sessions held'),
+  turns: z.number().int().describe('persisted turns held'),
+  bytes: z.number().int().describe('size on disk'),
+  max_bytes: z.number().int().describe('retention: oldest segments go above this size'),
+  max_age_ms: z.number().describe('retention: segments older than this go'),
+});
+
+/** `clippy snapshot`'s document (format version 1; see docs/persistence.md). */
+export const SnapshotDocSchema = z.object({
+  format: z.literal('clippy-snapshot'),
+  version: z.literal(1),
+  taken_at: z.number().describe('epoch ms'),
+  session: SessionInfoSchema,
+  screen: z
+    .object({
+      cols: z.number().int(),
+      rows: z.number().int(),
+      ansi: z
+        .string()
+        .describe('scrollback then screen, as terminal bytes (write into a terminal of this size)'),
+    })
+    .nullable()
+    .describe('null when unknown (a session restored after a daemon crash)'),
+  turns: z
+    .array(
+      TurnMetaSchema.extend({
+        content_base64: z.string().describe('the raw bytes, base64'),
+        text: z.string(),
+      }),
+    )
+    .describe('oldest first'),
+  omitted_turns: z
+    .number()
+    .int()
+    .describe('older turns left out so the document fits in one message (12 MiB of turns)'),
+});
+export type SnapshotDoc = z.infer<typeof SnapshotDocSchema>;
+
 export const StatusSchema = z
   .enum(['ok', 'error'])
   .describe('`ok`, or `error` with `error` and `message` set');
@@ -103,6 +146,9 @@ export const RESULT_SCHEMAS = {
       })
       .describe('how logging fares: a log that cannot be written never stops the daemon'),
     rss_bytes: z.number(),
+    store: StoreStatusSchema.nullable()
+      .optional()
+      .describe('the turn history (persistence); null when it could not be opened'),
   }),
   shutdown: z.object({}),
   register: z.object({ session: z.string(), name: z.string() }),
@@ -146,5 +192,20 @@ export const RESULT_SCHEMAS = {
   }),
   notice: z.object({
     delivered: z.number().int().describe('attached clients the notice was sent to'),
+  }),
+  history_search: z.object({
+    results: z.array(
+      z.object({
+        turn: TurnMetaSchema,
+        name: z.string().describe('the session’s name'),
+        lines: z.array(z.string()).describe('the lines of the turn’s text that match'),
+      }),
+    ),
+  }),
+  snapshot: z.object({ snapshot: SnapshotDocSchema }),
+  replay: z.object({
+    turns: z.array(z.string()).describe('the turn IDs sent, oldest first'),
+    size: z.number().int().describe('bytes of text injected'),
+    submitted: z.boolean(),
   }),
 } as const;

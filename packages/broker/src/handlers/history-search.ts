@@ -1,0 +1,42 @@
+import { HandlerError, type Handler } from './context.js';
+import { toMeta } from '../detection/turn-ring.js';
+
+/** Full-text search over the persisted turns, newest first. */
+export const historySearch: Handler<'history_search'> = async (request, { history, sessions }) => {
+  if (!history)
+    throw new HandlerError('history_unavailable', 'the turn history could not be opened at start');
+  let session: string | undefined;
+  if (request.session !== undefined) {
+    const s = sessions.resolve(request.session);
+    session = s?.id ?? (history.session(request.session) ? request.session : undefined);
+    if (!session)
+      throw new HandlerError(
+        'session_not_found',
+        `no session has the ID or name '${request.session}'`,
+      );
+  }
+  const hits = await history.search(request.query, {
+    ...(session !== undefined ? { session } : {}),
+    ...(request.since !== undefined ? { since: request.since } : {}),
+    ...(request.limit !== undefined ? { limit: request.limit } : {}),
+  });
+  return {
+    results: hits.map((h) => ({
+      turn: toMeta({
+        turn_id: `${h.ref.meta.session}:${h.ref.meta.seq}`,
+        session: h.ref.meta.session,
+        seq: h.ref.meta.seq,
+        timestamp: h.ref.meta.timestamp,
+        byte_length: h.ref.meta.cl,
+        interrupted: h.ref.meta.interrupted,
+        truncated: h.ref.meta.truncated,
+        duration_ms: h.ref.meta.duration_ms,
+        prompt: h.ref.meta.prompt,
+        content: Buffer.alloc(0),
+        text: '',
+      }),
+      name: h.name,
+      lines: h.lines,
+    })),
+  };
+};

@@ -1,0 +1,172 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '../log.js';
+import type { Session, SessionParams } from '../sessions/session.js';
+import type { SessionTable } from '../sessions/session-table.js';
+import type { NewSessionParams } from '../handlers/context.js';
+import { loadTurnConfig } from '../detection/turn-config.js';
+import type { StoredTurn } from '../detection/turn-ring.js';
+import { TurnStore, type PersistedSession } from './turn-store.js';
+
+/** Longest shutdown waits for the exit records of the sessions it ended (final screen included). */
+export const EXIT_RECORD_WAIT_MS = 1_000;
+
+/** `$XDG_STATE_HOME/clippy/history` (default `~/.local/state/clippy/history`). */
+export function historyDir(env: Record<string, string | undefined>): string {
+  const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
+  return join(state, 'clippy', 'history');
+}
+
+/**
+ * Opens the turn history at start. Retention comes from config.json (a broken file: defaults,
+ * logged). A history that cannot be read at all leaves the daemon without persistence: it
+ * starts anyway, and says so in the log.
+ */
+export function openHistory(
+  env: Record<string, string | undefined>,
+  log: Logger,
+): TurnStore | null {
+  let maxBytes: number | undefined;
+  let maxAgeMs: number | undefined;
+  try {
+    const config = loadTurnConfig(env);
+    maxBytes = config.historyMaxBytes;
+    maxAgeMs = config.historyMaxAgeMs;
+  } catch (err) {
+    log.warn({ err }, 'history: config.json unusable, default retention');
+  }
+  const dir = historyDir(env);
+  const started = performance.now();
+  try {
+    const store = TurnStore.open({ dir, log, maxBytes, maxAgeMs });
+    const status = store.status();
+    if (status.sessions > 0)
+      log.info(
+        {
+          dir,
+          sessions: status.sessions,
+          turns: status.turns,
+          ms: Math.round(performance.now() - started),
+        },
+        'history: opened',
+      );
+    return store;
+  } catch (err) {
+    log.error({ err, dir }, 'history: cannot be opened; persistence is off for this run');
+    return null;
+  }
+}
+
+type RestoredParams = Omit<NewSessionParams, 'turns'> & {
+  turns: NewSessionParams['turns'] | null;
+  restored: NonNullable<SessionParams['restored']>;
+};
+
+/**
+ * Lists every persisted session as exited (its process did not survive the daemon; nothing is
+ * re-attached), with its newest turns back in its ring so that `turns`, `show` and `relay` work.
+ */
+export function restoreSessions(
+  history: TurnStore,
+  table: Pick<SessionTable, 'resolve'>,
+  make: (params: RestoredParams) => Session,
+  log: Logger,
+  env: Record<string, string | undefined>,
+): void {
+  let config;
+  try {
+    config = loadTurnConfig(env);
+  } catch {
+    config = null;
+  }
+  for (const p of history.persistedSessions()) {
+    if (table.resolve(p.meta.id)) continue;
+    try {
+      const session = make({
+        id: p.meta.id,
+        name: p.meta.name,
+        kind: 'pty',
+        command: p.meta.command,
+        args: p.meta.args,
+        cwd: p.meta.cwd,
+        cols: p.meta.cols,
+        rows: p.meta.rows,
+        preset: p.meta.preset,
+        pattern: undefined,
+        pty: null,
+        pid: 0,
+        persisted: true,
+        restored: {
+          createdAt: p.meta.created_at,
+          // Without an exit record the daemon died with the session running: its last sign of life.
+          exitedAt: p.exit?.exited_at ?? lastSeen(p),
+          exitCode: p.exit?.exit_code ?? null,
+          exitSignal: p.exit?.exit_signal ?? null,
+        },
+        turns: config ? { preset: null, config } : null,
+      });
+      session.turns?.ring.restore(
+        ringTurns(history, p, config?.turnRingDepth ?? 32),
+        p.turns.at(-1)?.meta.seq ?? 0,
+      );
+      void history.readExitScreen(p).then(
+        (screen) => {
+          if (screen) session.screen.write(Buffer.from(screen));
+        },
+        () => {},
+      );
+    } catch (err) {
+      log.warn({ err, session: p.meta.id }, 'history: a persisted session could not be restored');
+    }
+  }
+}
+
+function lastSeen(p: PersistedSession): number {
+  return Math.max(p.meta.created_at, p.turns.at(-1)?.meta.timestamp ?? 0);
+}
+
+/** The session's newest turns, read back whole (up to the ring's depth). */
+function ringTurns(history: TurnStore, p: PersistedSession, depth: number): StoredTurn[] {
+  return p.turns.slice(-depth).map((ref) => {
+    const { content, text } = history.readTurnSync(ref);
+    const m = ref.meta;
+    return {
+      turn_id: `${p.meta.id}:${m.seq}`,
+      session: p.meta.id,
+      seq: m.seq,
+      timestamp: m.timestamp,
+      byte_length: content.length,
+      interrupted: m.interrupted,
+      truncated: m.truncated,
+      duration_ms: m.duration_ms,
+      prompt: m.prompt,
+      content,
+      text,
+    };
+  });
+}
+
+/** Records a persisted session's exit with its final screen (scrollback included). */
+export async function persistExit(
+  history: TurnStore,
+  session: Session,
+  log: Logger,
+): Promise<void> {
+  let screen: string | null = null;
+  try {
+    screen = await session.screen.snapshot();
+  } catch (err) {
+    log.debug({ err, session: session.id }, 'history: no final screen');
+  }
+  await history.persistExit(
+    {
+      session: session.id,
+      exited_at: session.exitedAt ?? Date.now(),
+      exit_code: session.exitCode,
+      exit_signal: session.exitSignal,
+      cols: session.cols,
+      rows: session.rows,
+    },
+    screen,
+  );
+}

@@ -1,0 +1,34 @@
+import { parseTurnId } from '@clippy/protocol';
+import type { StoredTurn } from '../detection/turn-ring.js';
+import type { Session } from '../sessions/session.js';
+import type { TurnStore } from './turn-store.js';
+
+/**
+ * A persisted session's turn by seq from the history (for turns evicted from its ring), or
+ * undefined when the history does not hold it.
+ */
+export async function historyTurn(
+  history: TurnStore | null,
+  session: Session | undefined,
+  ref: string,
+): Promise<StoredTurn | undefined> {
+  const id = parseTurnId(ref);
+  if (!history || !session?.persisted || !id) return undefined;
+  const ref_ = history.session(session.id)?.turns.find((t) => t.meta.seq === id.seq);
+  if (!ref_) return undefined;
+  const { content, text } = await history.readTurn(ref_);
+  const m = ref_.meta;
+  return {
+    turn_id: `${session.id}:${m.seq}`,
+    session: session.id,
+    seq: m.seq,
+    timestamp: m.timestamp,
+    byte_length: content.length,
+    interrupted: m.interrupted,
+    truncated: m.truncated,
+    duration_ms: m.duration_ms,
+    prompt: m.prompt,
+    content,
+    text,
+  };
+}

@@ -1,0 +1,86 @@
+/** Shortest word indexed: single letters would match nearly every turn. */
+const MIN_TOKEN_CHARS = 2;
+/** Words are indexed by their first 32 characters: longer ones are hashes and paths. */
+const MAX_TOKEN_CHARS = 32;
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+/** The distinct words of a text, lower-cased and cut as the index keeps them. */
+export function tokens(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(WORD)) {
+    const w = m[0];
+    if (w.length >= MIN_TOKEN_CHARS) out.add(w.slice(0, MAX_TOKEN_CHARS));
+  }
+  return out;
+}
+
+/**
+ * The full-text index of the turn store: each word → the ordinals of the turns holding it
+ * (ascending, as turns are added in order). A query's words select candidates (all but the
+ * last must be whole words; the last may be the start of one); the store then checks each
+ * candidate's text for the query itself. Ordinals of dropped turns are skipped by `alive`.
+ */
+export class SearchIndex {
+  private readonly postings = new Map<string, number[]>();
+
+  add(ordinal: number, text: string): void {
+    for (const t of tokens(text)) {
+      const list = this.postings.get(t);
+      if (list) list.push(ordinal);
+      else this.postings.set(t, [ordinal]);
+    }
+  }
+
+  /** Distinct words held (for status and the benchmark). */
+  get words(): number {
+    return this.postings.size;
+  }
+
+  /**
+   * Candidate ordinals for `query`, newest first, or null when the query has no indexable
+   * word (every turn is a candidate). `alive` drops the ordinals of turns gone since.
+   */
+  candidates(query: string, alive: (ordinal: number) => boolean): number[] | null {
+    const words = [...query.toLowerCase().matchAll(WORD)].map((m) => m[0]);
+    if (words.length === 0) return null;
+    const sets: number[][] = [];
+    words.forEach((w, i) => {
+      if (w.length < MIN_TOKEN_CHARS) return;
+      const key = w.slice(0, MAX_TOKEN_CHARS);
+      // The query may end inside a word (and a cut word is a prefix of its key): any word
+      // starting with it qualifies.
+      if (i === words.length - 1 || w.length > MAX_TOKEN_CHARS) {
+        const union = new Set<number>();
+        for (const [token, list] of this.postings) {
+          if (token.startsWith(key)) for (const o of this.trim(token, list, alive)) union.add(o);
+        }
+        sets.push([...union]);
+      } else {
+        const list = this.postings.get(key);
+        sets.push(list ? this.trim(key, list, alive) : []);
+      }
+    });
+    if (sets.length === 0) return null;
+    sets.sort((a, b) => a.length - b.length);
+    let result = sets[0]!;
+    for (const other of sets.slice(1)) {
+      const keep = new Set(other);
+      result = result.filter((o) => keep.has(o));
+    }
+    return result.filter(alive).sort((a, b) => b - a);
+  }
+
+  /** Drops leading dead ordinals (retention removes the oldest turns first). */
+  private trim(token: string, list: number[], alive: (ordinal: number) => boolean): number[] {
+    let dead = 0;
+    while (dead < list.length && !alive(list[dead]!)) dead++;
+    if (dead === 0) return list;
+    if (dead === list.length) {
+      this.postings.delete(token);
+      return [];
+    }
+    list.splice(0, dead);
+    return list;
+  }
+}

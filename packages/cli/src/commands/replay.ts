@@ -1,0 +1,77 @@
+import type { CommandModule } from 'yargs';
+import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { turnCall } from '../turn-exits.js';
+import { INJECT_REQUEST_TIMEOUT_MS } from '../turn-timeout.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+
+interface ReplayArgs extends CommonArgs {
+  session: string;
+  last: number;
+  into: string;
+  enter?: boolean;
+  force?: boolean;
+  quiet?: boolean;
+}
+
+/** `clippy replay SESSION --last N --into TARGET`: brief another session with earlier turns. */
+const command: CommandModule<object, ReplayArgs> = {
+  command: 'replay <session>',
+  describe: 'Send the last N turns of SESSION (persisted ones too) into TARGET as one message',
+  builder: (y) =>
+    withSocket(y)
+      .positional('session', {
+        type: 'string',
+        demandOption: true,
+        describe: 'where the turns come from (may have exited)',
+      })
+      .option('last', {
+        alias: 'n',
+        type: 'number',
+        demandOption: true,
+        requiresArg: true,
+        describe: 'how many of its newest turns (1–1000)',
+      })
+      .option('into', {
+        type: 'string',
+        demandOption: true,
+        requiresArg: true,
+        describe: 'the live session that receives them',
+      })
+      .option('enter', {
+        type: 'boolean',
+        default: true,
+        describe: 'submit after pasting (--no-enter: leave it in the input)',
+      })
+      .option('force', { type: 'boolean', describe: 'do not wait for the target to be idle' })
+      .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing' }) as never,
+  handler: async (argv) => {
+    if (!(Number.isInteger(argv.last) && argv.last >= 1 && argv.last <= 1000))
+      throw new CliError(
+        `--last must be a whole number from 1 to 1000 (got '${argv.last}')`,
+        EXIT.usage,
+      );
+    const result = await withClient(argv, (c) =>
+      turnCall(() =>
+        c.request(
+          'replay',
+          {
+            session: argv.session,
+            last: argv.last,
+            into: argv.into,
+            enter: argv.enter ?? true,
+            force: argv.force ?? false,
+          },
+          { timeoutMs: INJECT_REQUEST_TIMEOUT_MS },
+        ),
+      ),
+    );
+    if (argv.quiet) return;
+    const note = result.submitted ? '' : ' (not submitted)';
+    process.stdout.write(
+      `replayed ${result.turns.length} turn${result.turns.length === 1 ? '' : 's'} (${result.size} bytes) into ${argv.into}${note}\n`,
+    );
+  },
+};
+
+export default command;

@@ -1,0 +1,253 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ClippyClient } from '@clippy/client';
+import type { SessionInfo } from '@clippy/protocol';
+import { agentCommand } from '@clippy/testkit/agents/index';
+import { runRaw, waitState } from '@clippy/testkit/agents/harness';
+import { runClippy } from '@clippy/testkit/cli-pty';
+import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+import { until } from '@clippy/testkit/until';
+
+// Persistence end to end: the real daemon killed with SIGKILL in the middle of a flood of
+// turns, restarted on the same state directory; a damaged history; a full disk.
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const f of cleanups.splice(0).reverse()) await f();
+});
+
+async function start(env?: DaemonEnv): Promise<TestDaemon> {
+  const d = await TestDaemon.start(env ? { env } : {});
+  cleanups.push(async () => {
+    if (d.env.root && existsSync(d.env.root)) await d.stop();
+  });
+  return d;
+}
+
+async function spawnPersisted(
+  d: TestDaemon,
+  c: ClippyClient,
+  name: string,
+  persist: boolean | undefined,
+): Promise<void> {
+  const { command, args } = agentCommand('aider', ['--log', join(d.env.root, `${name}.log`)]);
+  await c.request('spawn', {
+    command,
+    args,
+    name,
+    preset: 'aider',
+    cwd: d.env.root,
+    env: d.env.env as Record<string, string>,
+    ...(persist !== undefined ? { persist } : {}),
+  });
+  await waitState(c, name, 'idle');
+}
+
+async function ask(c: ClippyClient, name: string, text: string): Promise<void> {
+  const { turns } = await c.request('list_turns', { session: name, limit: 1 });
+  await c.request('send', { session: name, text, enter: true });
+  await c.request(
+    'wait_turn',
+    { session: name, after: turns[0]?.turn_id ?? `${name}:0`, timeout_ms: 10_000 },
+    { timeoutMs: 0 },
+  );
+}
+
+function historyDir(d: TestDaemon): string {
+  return join(d.env.env.XDG_STATE_HOME!, 'clippy', 'history');
+}
+
+describe('persistence across a daemon crash', () => {
+  it('kill -9 during a flood of turns: every turn reported complete is back byte-exact', async () => {
+    const d = await start();
+    const c = await d.connect();
+    await spawnPersisted(d, c, 'p1', true);
+    await spawnPersisted(d, c, 'p2', true);
+    await c.request('subscribe', { events: ['turn_completed'] });
+    const reported = new Map<string, Buffer | null>();
+    c.on('turn_completed', (ev) => {
+      reported.set(ev.turn.turn_id, null);
+      // Its bytes as the daemon served them before the kill (when the kill comes later).
+      c.request('get_turn', { turn_id: ev.turn.turn_id }).then(
+        (r) => reported.set(ev.turn.turn_id, Buffer.from(r.turn.content)),
+        () => {},
+      );
+    });
+    let stop = false;
+    const drive = async (name: string) => {
+      for (let i = 0; !stop; i++) {
+        try {
+          await ask(c, name, `flood ${name} number ${i} \x1b[1mbold\x1b[0m ünïcödé`);
+        } catch {
+          return; // the daemon is gone
+        }
+      }
+    };
+    const drivers = [drive('p1'), drive('p2')];
+    await until(() => reported.size >= 40, '40 turns reported', 60_000);
+    process.kill(d.pid, 'SIGKILL');
+    stop = true;
+    await d.exited;
+    await Promise.all(drivers);
+    await c.close().catch(() => {});
+    const fetched = [...reported].filter(([, b]) => b !== null);
+    expect(fetched.length).toBeGreaterThanOrEqual(40);
+
+    const again = await TestDaemon.start({ env: d.env });
+    const ls = await runClippy(['ls', '-a', '--json'], again.env.env);
+    const sessions = (JSON.parse(ls.stdout) as { sessions: SessionInfo[] }).sessions;
+    expect(sessions.map((s) => [s.name, s.state, s.restored, s.persisted])).toEqual([
+      ['p1', 'exited', true, true],
+      ['p2', 'exited', true, true],
+    ]);
+    const c2 = await again.connect();
+    // Every reported turn is there; the ones whose bytes we saw are byte-exact (`show --raw`).
+    for (const id of reported.keys()) {
+      const { turn } = await c2.request('get_turn', { turn_id: id });
+      expect(turn.turn_id).toBe(id);
+    }
+    for (const [id, bytes] of fetched.slice(-20)) {
+      const shown = await runRaw(['show', id, '--raw'], again.env.env);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout.equals(bytes!)).toBe(true);
+    }
+    // The store opened cleanly: no damage found, nothing paused.
+    const status = await c2.request('daemon_status', {});
+    expect(status.store?.warning).toBeNull();
+    expect(status.store?.turns).toBeGreaterThanOrEqual(reported.size);
+    // `ls -a` says they were restored; turns, search and relay work on them.
+    const table = await runClippy(['ls', '-a'], again.env.env);
+    expect(table.stdout).toMatch(/p1 .*exited\(\?\) restored/);
+    const turns = await runClippy(['turns', 'p1'], again.env.env);
+    expect(turns.code).toBe(0);
+    expect(turns.stdout).toMatch(/flood p1 number/);
+    const found = await runClippy(
+      ['history', 'search', 'flood p2 number 3', '--json'],
+      again.env.env,
+    );
+    expect(found.code).toBe(0);
+    const results = (JSON.parse(found.stdout) as { results: { turn: { turn_id: string } }[] })
+      .results;
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.every((r) => r.turn.turn_id.startsWith(sessions[1]!.session))).toBe(true);
+    await spawnPersisted(again, c2, 'fresh', false);
+    const relay = await runClippy(['relay', 'p1', 'fresh'], again.env.env);
+    expect(relay.stderr).toBe('');
+    expect(relay.code).toBe(0);
+    await c2.close();
+  }, 120_000);
+});
+
+describe('opt-in', () => {
+  it('nothing is written without --persist; config.json persists by preset; rm forgets', async () => {
+    const d = await start();
+    const c = await d.connect();
+    await spawnPersisted(d, c, 'plain', undefined);
+    await ask(c, 'plain', 'not kept');
+    expect(existsSync(historyDir(d))).toBe(false);
+    mkdirSync(join(d.env.env.XDG_CONFIG_HOME!, 'clippy'), { recursive: true });
+    writeFileSync(
+      join(d.env.env.XDG_CONFIG_HOME!, 'clippy', 'config.json'),
+      JSON.stringify({ persist: ['aider'] }),
+    );
+    await spawnPersisted(d, c, 'bypreset', undefined);
+    await ask(c, 'bypreset', 'kept by preset');
+    const { sessions } = await c.request('list_sessions', {});
+    expect(sessions.find((s) => s.name === 'bypreset')?.persisted).toBe(true);
+    expect(sessions.find((s) => s.name === 'plain')?.persisted).toBeUndefined();
+    const found = await runClippy(['history', 'search', 'kept'], d.env.env);
+    expect(found.stdout).toMatch(/:1 {2}bypreset /);
+    expect(found.stdout).toMatch(/ANSWER: kept by preset/);
+    expect(found.stdout).not.toMatch(/not kept/);
+    const none = await runClippy(['history', 'search', 'nothing-like-this'], d.env.env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/no persisted turn contains/);
+    // Snapshot: the documented JSON, turns with their exact bytes.
+    const out = join(d.env.root, 'snap.json');
+    const snap = await runClippy(['snapshot', 'bypreset', '-o', out], d.env.env);
+    expect(snap.code).toBe(0);
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as {
+      format: string;
+      screen: { ansi: string } | null;
+      turns: { turn_id: string; content_base64: string }[];
+    };
+    expect(doc.format).toBe('clippy-snapshot');
+    expect(doc.screen?.ansi).toMatch(/kept by preset/);
+    const { turn } = await c.request('get_turn', { session: 'bypreset' });
+    expect(
+      Buffer.from(doc.turns[0]!.content_base64, 'base64').equals(Buffer.from(turn.content)),
+    ).toBe(true);
+    // rm: the session is forgotten, also after a restart.
+    await c.request('kill', { session: 'bypreset', remove: true });
+    const gone = await runClippy(['history', 'search', 'kept'], d.env.env);
+    expect(gone.code).toBe(1);
+    await c.close();
+  }, 60_000);
+});
+
+describe('a damaged history', () => {
+  it('is detected at start: the daemon starts, keeps the sound turns, moves the damage aside, says so', async () => {
+    const d = await start();
+    const env = d.env;
+    const c = await d.connect();
+    await spawnPersisted(d, c, 'dmg', true);
+    for (let i = 1; i <= 3; i++) await ask(c, 'dmg', `question ${i}`);
+    await c.close();
+    // A clean stop (not the env's disposal): SIGTERM by PID, wait for the exit.
+    process.kill(d.pid, 'SIGTERM');
+    await d.exited;
+    const seg = join(historyDir(d), '000001.seg');
+    const bytes = readFileSync(seg);
+    const at = bytes.indexOf('question 2');
+    expect(at).toBeGreaterThan(0);
+    bytes[at] = bytes[at]! ^ 0x20;
+    writeFileSync(seg, bytes);
+
+    const again = await TestDaemon.start({ env });
+    const status = await runClippy(['daemon', 'status'], env.env);
+    expect(status.stdout).toMatch(
+      /WARNING +damaged history found at start: 000001\.seg: \d+ bytes \(checksum\)/,
+    );
+    expect(again.log).toMatch(/damaged records moved aside/);
+    expect(readdirSync(join(historyDir(d), 'damaged'))).toHaveLength(1);
+    const turns = await runClippy(['turns', 'dmg', '--json'], env.env);
+    const listed = JSON.parse(turns.stdout) as { prompt: string }[];
+    expect(listed.map((t) => t.prompt)).toEqual(['question 3', 'question 1']);
+  }, 60_000);
+});
+
+describe('a full disk', () => {
+  it('pauses persistence with a warning in `daemon status`; the session goes on', async (ctx) => {
+    const env = new DaemonEnv();
+    const state = env.env.XDG_STATE_HOME!;
+    mkdirSync(state, { recursive: true });
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48k', 'tmpfs', state], { stdio: 'ignore' });
+    } catch {
+      await env.dispose();
+      ctx.skip(); // mounting a tmpfs needs root (CAP_SYS_ADMIN)
+      return;
+    }
+    const d = await start(env);
+    // Runs before the daemon's own cleanup: the mount goes before its directory is removed.
+    cleanups.push(async () => {
+      await env.dispose().catch(() => {});
+      execFileSync('umount', [state], { stdio: 'ignore' });
+    });
+    const c = await d.connect();
+    await spawnPersisted(d, c, 'full', true);
+    const big = 'x'.repeat(3000);
+    for (let i = 0; i < 30; i++) await ask(c, 'full', `${i} ${big}`);
+    const status = await runClippy(['daemon', 'status'], env.env);
+    expect(status.stdout).toMatch(/history +PAUSED/);
+    expect(status.stdout).toMatch(/WARNING +persistence paused: .*ENOSPC/);
+    expect(d.log).toMatch(/persistence paused/);
+    // The session still answers, and its turns are in memory.
+    await ask(c, 'full', 'still here');
+    const { turn } = await c.request('get_turn', { session: 'full' });
+    expect(turn.prompt).toBe('still here');
+    await c.close();
+  }, 90_000);
+});
