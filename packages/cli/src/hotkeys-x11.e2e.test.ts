@@ -1,7 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { installed } from '@clippy/testkit/installed';
 import { bins } from '@clippy/testkit/paths';
 import { until } from '@clippy/testkit/until';
 import { XServer, x11Missing } from '@clippy/testkit/x-server';
@@ -16,6 +21,7 @@ const PRESS_TIMEOUT_MS = 30_000;
 // focuses the windows and presses the keys as a keyboard does.
 
 const PROMPT = 'PROMPT$ ';
+const run = promisify(execFile);
 const missing = x11Missing();
 let daemon: TestDaemon;
 let env: NodeJS.ProcessEnv;
@@ -113,6 +119,42 @@ describe('clippy hotkeys under X11', { timeout: E2E_TIMEOUT_MS }, () => {
     expect(hk.out()).not.toMatch(/ error /);
   });
 
+  it.skipIf(!installed('tmux'))(
+    'follows the focused X window into the tmux client running in it, to its active pane',
+    async (ctx) => {
+      if (missing) return ctx.skip(missing);
+      if (!x) return ctx.skip(`X11 cannot start here: ${xError}`);
+      await newBash('left');
+      await newBash('right');
+      const tmuxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-xtmux-'));
+      const tenv = { ...env, TMUX_TMPDIR: tmuxDir };
+      const tmux = (...args: string[]) => run('tmux', args, { env: tenv });
+      const clippy = `${process.execPath} ${bins.clippy}`;
+      let serverPid = 0;
+      try {
+        await tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'w', `${clippy} attach left`);
+        await tmux('new-window', '-t', 'w', `${clippy} attach right`);
+        serverPid = Number(
+          (await tmux('display-message', '-p', '-t', 'w', '#{pid}')).stdout.trim(),
+        );
+        const win = await x.xterm(['tmux', 'attach', '-t', 'w'], tenv, 'tmux');
+        await x.focus(win.window);
+        for (const [index, name] of [
+          ['0', 'left'],
+          ['1', 'right'],
+        ] as const) {
+          await tmux('select-window', '-t', `w:${index}`);
+          const r = await runClippy(['focused', '--json', '--via', 'x11'], x.env(tenv));
+          expect(r.stderr).toBe('');
+          expect(JSON.parse(r.stdout)).toMatchObject({ name, via: 'x11' });
+        }
+      } finally {
+        if (serverPid > 0) process.kill(serverPid, 'SIGTERM');
+        fs.rmSync(tmuxDir, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('says when a key press cannot work: nothing focused', async (ctx) => {
     if (missing) return ctx.skip(missing);
     if (!x) return ctx.skip(`X11 cannot start here: ${xError}`);
@@ -141,5 +183,25 @@ describe('clippy hotkeys without X11', () => {
     expect(wayland.code).toBe(1);
     expect(wayland.stderr).toMatch(/no X display \(Wayland has no global key grabs\)/);
     expect(wayland.stderr).toMatch(/clippy hotkeys install --desktop/);
+  });
+
+  it('prints bindings for the desktop shortcut settings', async () => {
+    const sway = await runClippy(['hotkeys', 'install', '--desktop', 'sway'], env);
+    expect(sway.code).toBe(0);
+    expect(sway.stdout).toMatch(/^bindsym Mod4\+Shift\+c exec .*capture --focused --notify$/m);
+    expect(sway.stdout).toMatch(/^bindsym Mod4\+Shift\+v exec .*paste --focused --notify$/m);
+    const all = await runClippy(['hotkeys', 'install'], env);
+    for (const part of [
+      'bind-key -n M-C',
+      'gsettings set',
+      'KDE Plasma',
+      'bindsym',
+      'ExecStart=',
+    ]) {
+      expect(all.stdout).toContain(part);
+    }
+    const bad = await runClippy(['hotkeys', 'install', '--write'], env);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toMatch(/--write goes with --tmux/);
   });
 });
