@@ -86,7 +86,9 @@ describe('persistence across a daemon crash', () => {
       }
     };
     const drivers = [drive('p1'), drive('p2')];
-    await until(() => reported.size >= 40, '40 turns reported', 60_000);
+    const seen = () => [...reported.values()].filter((b) => b !== null).length;
+    // Killed while both drivers are mid-flood, once 40 turns were reported and read back.
+    await until(() => seen() >= 40, '40 turns reported and read', 60_000);
     process.kill(d.pid, 'SIGKILL');
     stop = true;
     await d.exited;

@@ -193,9 +193,14 @@ describe('turn store', () => {
     expect((await s.search('migration', { session: 'aaaaaa' })).length).toBe(1);
     expect((await s.search('migration', { since: t0 + 1500 })).length).toBe(1);
     expect(await s.search('absent')).toEqual([]);
-    // Survives a reopen (the index is rebuilt from the log).
+    // Survives a reopen: found while the index is rebuilt in the background, and after.
     await s.close();
-    expect((await openStore().search('plan')).length).toBe(1);
+    const again = openStore();
+    expect((await again.search('plan')).map((h) => h.ref.meta.seq)).toEqual([2]);
+    await again.indexed();
+    expect(again.indexedWords).toBeGreaterThan(5);
+    expect((await again.search('plan')).map((h) => h.ref.meta.seq)).toEqual([2]);
+    expect((await again.search('migra')).length).toBe(2);
   });
 
   it('a removed session is neither restored nor searched', async () => {

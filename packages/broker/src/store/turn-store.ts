@@ -11,7 +11,7 @@ import {
   writeFileSync,
   chmodSync,
 } from 'node:fs';
-import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
 import {
@@ -42,6 +42,11 @@ const MAX_MATCH_LINES = 5;
 const MAX_MATCH_LINE_CHARS = 400;
 
 const SEGMENT_FILE = /^(\d{6})\.seg$/;
+/**
+ * Turns indexed per step of the background indexing at start, between which the daemon serves
+ * requests: a few milliseconds of work each.
+ */
+const INDEX_STEP_TURNS = 200;
 
 /** A persisted turn as the index holds it (its bytes stay on disk). */
 export interface TurnRef {
@@ -110,6 +115,13 @@ export class TurnStore {
   private retentionTimer: NodeJS.Timeout | null = null;
   private retentionRunning: Promise<void> | null = null;
   private closed = false;
+  /**
+   * Turns read at start are indexed in the background: ordinals below `indexedBelow` are, and
+   * so are those from `loadedCount` on (appended since); searches scan the ones between.
+   */
+  private indexedBelow = 0;
+  private loadedCount = 0;
+  private indexing: Promise<void> | null = null;
 
   private constructor(opts: TurnStoreOptions) {
     this.dir = opts.dir;
@@ -126,6 +138,7 @@ export class TurnStore {
   static open(opts: TurnStoreOptions): TurnStore {
     const store = new TurnStore(opts);
     store.load();
+    store.indexing = store.indexLoaded();
     store.retentionTimer = setInterval(() => void store.enforceRetention(), RETENTION_INTERVAL_MS);
     store.retentionTimer.unref();
     return store;
@@ -232,6 +245,7 @@ export class TurnStore {
     if (this.retentionTimer) clearInterval(this.retentionTimer);
     this.retentionTimer = null;
     await this.retentionRunning;
+    await this.indexing;
     await this.writer?.close();
   }
 
@@ -293,6 +307,11 @@ export class TurnStore {
     if (candidates === null) {
       candidates = [];
       for (let o = this.refs.length - 1; o >= 0; o--) if (this.refs[o]) candidates.push(o);
+    } else if (this.indexedBelow < this.loadedCount) {
+      // Still indexing what was read at start: those turns are all candidates.
+      const merged = new Set(candidates);
+      for (let o = this.indexedBelow; o < this.loadedCount; o++) if (this.refs[o]) merged.add(o);
+      candidates = [...merged].sort((a, b) => b - a);
     }
     const needle = query.toLowerCase();
     const hits: SearchHit[] = [];
@@ -330,6 +349,47 @@ export class TurnStore {
   /** Distinct words in the search index. */
   get indexedWords(): number {
     return this.index.words;
+  }
+
+  /** Resolves once the turns read at start are all in the search index (benchmarks, tests). */
+  indexed(): Promise<void> {
+    return this.indexing ?? Promise.resolve();
+  }
+
+  /**
+   * Indexes the turns read at start, segment by segment (one async read each), a few hundred
+   * turns per step with a yield between steps: opening stays a scan, and the daemon answers
+   * while the index fills.
+   */
+  private async indexLoaded(): Promise<void> {
+    let o = 0;
+    while (o < this.loadedCount && !this.closed) {
+      const first = this.refs[o];
+      if (!first) {
+        o++;
+        this.indexedBelow = o;
+        continue;
+      }
+      let buf: Buffer;
+      try {
+        buf = await readFile(this.segmentPath(first.segment));
+      } catch {
+        buf = Buffer.alloc(0); // dropped by retention meanwhile: nothing left to index
+      }
+      const segment = first.segment;
+      let step = 0;
+      for (; o < this.loadedCount && !this.closed; o++) {
+        const ref = this.refs[o];
+        if (ref && ref.segment !== segment) break;
+        if (ref && ref.textAt + ref.meta.tl <= buf.length)
+          this.index.add(o, buf.toString('utf8', ref.textAt, ref.textAt + ref.meta.tl));
+        this.indexedBelow = o + 1;
+        if (++step >= INDEX_STEP_TURNS) {
+          step = 0;
+          await new Promise((r) => setImmediate(r));
+        }
+      }
+    }
   }
 
   // --- retention ---
@@ -565,15 +625,11 @@ export class TurnStore {
       }
       this.segments.set(n, { size: buf.length, newest: 0 });
       if (n > this.lastSegment) this.lastSegment = n;
-      for (const r of scan.records) {
-        const rel = r.blobsAt - r.offset;
-        const text =
-          r.meta.k === 'turn'
-            ? buf.toString('utf8', r.blobsAt + r.meta.cl, r.blobsAt + r.meta.cl + r.meta.tl)
-            : undefined;
-        this.apply(r.meta, { segment: n, offset: r.offset }, r.length, rel, text);
-      }
+      // The search index is filled in the background (indexLoaded): opening only scans.
+      for (const r of scan.records)
+        this.apply(r.meta, { segment: n, offset: r.offset }, r.length, r.blobsAt - r.offset);
     }
+    this.loadedCount = this.refs.length;
     if (damage.length > 0) {
       this._warning = `damaged history found at start: ${damage.join('; ')}`;
       this.log.warn({ dir: this.dir, damage }, 'history: damaged records moved aside');
