@@ -128,8 +128,7 @@ function lastSeen(p: PersistedSession): number {
 /** The session's newest turns, read back whole (up to the ring's depth). */
 function ringTurns(history: TurnStore, p: PersistedSession, depth: number): StoredTurn[] {
   return p.turns.slice(-depth).map((ref) => {
-    const { content, text } = history.readTurnSync(ref);
-    const m = ref.meta;
+    const { content, text, meta: m } = history.readTurnSync(ref);
     return {
       turn_id: `${p.meta.id}:${m.seq}`,
       session: p.meta.id,

@@ -16,8 +16,7 @@ export async function historyTurn(
   if (!history || !session?.persisted || !id) return undefined;
   const ref_ = history.session(session.id)?.turns.find((t) => t.meta.seq === id.seq);
   if (!ref_) return undefined;
-  const { content, text } = await history.readTurn(ref_);
-  const m = ref_.meta;
+  const { content, text, meta: m } = await history.readTurn(ref_);
   return {
     turn_id: `${session.id}:${m.seq}`,
     session: session.id,

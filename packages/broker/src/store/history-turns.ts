@@ -35,8 +35,7 @@ export async function sessionTurns(
       continue;
     }
     const ref = refs.get(seq)!;
-    const { content, text } = await history!.readTurn(ref);
-    const m = ref.meta;
+    const { content, text, meta: m } = await history!.readTurn(ref);
     out.push({
       turn_id: `${session.id}:${seq}`,
       session: session.id,

@@ -22,13 +22,13 @@ export function tokens(text: string): Set<string> {
  * candidate's text for the query itself. Ordinals of dropped turns are skipped by `alive`.
  */
 export class SearchIndex {
-  private readonly postings = new Map<string, number[]>();
+  private readonly postings = new Map<string, Postings>();
 
   add(ordinal: number, text: string): void {
     for (const t of tokens(text)) {
       const list = this.postings.get(t);
       if (list) list.push(ordinal);
-      else this.postings.set(t, [ordinal]);
+      else this.postings.set(t, new Postings(ordinal));
     }
   }
 
@@ -58,7 +58,7 @@ export class SearchIndex {
         sets.push([...union]);
       } else {
         const list = this.postings.get(key);
-        sets.push(list ? this.trim(key, list, alive) : []);
+        sets.push(list ? [...this.trim(key, list, alive)] : []);
       }
     });
     if (sets.length === 0) return null;
@@ -72,15 +72,43 @@ export class SearchIndex {
   }
 
   /** Drops leading dead ordinals (retention removes the oldest turns first). */
-  private trim(token: string, list: number[], alive: (ordinal: number) => boolean): number[] {
+  private trim(token: string, list: Postings, alive: (ordinal: number) => boolean): Uint32Array {
     let dead = 0;
-    while (dead < list.length && !alive(list[dead]!)) dead++;
-    if (dead === 0) return list;
-    if (dead === list.length) {
+    while (dead < list.n && !alive(list.a[dead]!)) dead++;
+    if (dead === list.n) {
       this.postings.delete(token);
-      return [];
+      return new Uint32Array(0);
     }
-    list.splice(0, dead);
-    return list;
+    if (dead > 0) list.dropFirst(dead);
+    return list.view();
+  }
+}
+
+/** One word's ordinals, ascending, in a growable typed array (4 bytes each, not a JS array's 8+). */
+class Postings {
+  a: Uint32Array;
+  n = 1;
+
+  constructor(first: number) {
+    this.a = new Uint32Array(2);
+    this.a[0] = first;
+  }
+
+  push(ordinal: number): void {
+    if (this.n === this.a.length) {
+      const grown = new Uint32Array(this.a.length * 2);
+      grown.set(this.a);
+      this.a = grown;
+    }
+    this.a[this.n++] = ordinal;
+  }
+
+  dropFirst(k: number): void {
+    this.a.copyWithin(0, k, this.n);
+    this.n -= k;
+  }
+
+  view(): Uint32Array {
+    return this.a.subarray(0, this.n);
   }
 }

@@ -48,7 +48,11 @@ const SEGMENT_FILE = /^(\d{6})\.seg$/;
  */
 const INDEX_STEP_TURNS = 200;
 
-/** A persisted turn as the index holds it (its bytes stay on disk). */
+/**
+ * A persisted turn as the index holds it: where it lies and what filters need. Everything else
+ * (prompt, flags, the bytes) stays on disk: memory per turn is a few dozen bytes, not the
+ * record's meta.
+ */
 export interface TurnRef {
   ordinal: number;
   segment: number;
@@ -56,7 +60,14 @@ export interface TurnRef {
   length: number;
   /** Offset of the text blob in the segment. */
   textAt: number;
+  meta: { session: string; seq: number; timestamp: number; tl: number };
+}
+
+/** A persisted turn read back whole. */
+export interface ReadTurn {
   meta: TurnRecordMeta;
+  content: Buffer;
+  text: string;
 }
 
 export interface PersistedSession {
@@ -82,6 +93,7 @@ export interface TurnStoreOptions {
 
 export interface SearchHit {
   ref: TurnRef;
+  meta: TurnRecordMeta;
   name: string;
   lines: string[];
 }
@@ -256,7 +268,7 @@ export class TurnStore {
   // --- reading ---
 
   /** A persisted turn's exact bytes and text (checksum verified). */
-  async readTurn(ref: TurnRef): Promise<{ content: Buffer; text: string }> {
+  async readTurn(ref: TurnRef): Promise<ReadTurn> {
     const fh = await open(this.segmentPath(ref.segment), 'r');
     try {
       const buf = Buffer.alloc(ref.length);
@@ -268,7 +280,7 @@ export class TurnStore {
   }
 
   /** The same, synchronously (restoring rings at start, before the daemon listens). */
-  readTurnSync(ref: TurnRef): { content: Buffer; text: string } {
+  readTurnSync(ref: TurnRef): ReadTurn {
     const fd = openSync(this.segmentPath(ref.segment), 'r');
     try {
       const buf = Buffer.alloc(ref.length);
@@ -333,7 +345,10 @@ export class TurnStore {
         const lower = text.toLowerCase();
         if (!lower.includes(needle)) continue;
         const session = this.sessions.get(ref.meta.session);
+        // The whole record for a hit (a handful): its prompt and flags are not kept in memory.
+        const { meta } = await this.readTurn(ref);
         hits.push({
+          meta,
           ref,
           name: session?.meta.name ?? ref.meta.session,
           lines: matchLines(text, needle),
@@ -571,7 +586,8 @@ export class TurnStore {
           offset: at.offset,
           length,
           textAt: at.offset + blobsRel + meta.cl,
-          meta,
+          // The session's own ID string: one copy, not one per turn.
+          meta: { session: s.meta.id, seq: meta.seq, timestamp: meta.timestamp, tl: meta.tl },
         };
         this.refs.push(ref);
         s.turns.push(ref);
@@ -668,11 +684,12 @@ export class TurnStore {
   }
 }
 
-function decodeTurn(buf: Buffer): { content: Buffer; text: string } {
+function decodeTurn(buf: Buffer): ReadTurn {
   const r = decodeRecordAt(buf, 0);
   if (typeof r === 'string' || r.meta.k !== 'turn')
     throw new Error(`stored turn unreadable (${typeof r === 'string' ? r : r.meta.k})`);
   return {
+    meta: r.meta,
     content: Buffer.from(buf.subarray(r.blobsAt, r.blobsAt + r.meta.cl)),
     text: buf.toString('utf8', r.blobsAt + r.meta.cl, r.blobsAt + r.meta.cl + r.meta.tl),
   };
