@@ -62,6 +62,8 @@ export class Broker {
   private readonly connectionHost: ConnectionHost;
   /** Where sessions' turns report: broker events and the log. */
   private readonly turnsHost: TurnsHost;
+  /** The opt-in turn history; null when it could not be opened (the daemon runs without). */
+  history: TurnStore | null = null;
   /** Exit records being written (shutdown waits for them). */
   private readonly pendingExits = new Set<Promise<void>>();
 
@@ -69,8 +71,6 @@ export class Broker {
     readonly config: BrokerConfig,
     readonly log: Logger,
     private readonly options: BrokerOptions,
-    /** The opt-in turn history; null when it could not be opened (the daemon runs without). */
-    readonly history: TurnStore | null,
   ) {
     this.sessionObserver = {
       stateChanged: (session, previous) =>
@@ -108,10 +108,14 @@ export class Broker {
       },
       slowConsumer: (session, client) => this.detachSlowConsumer(session, client),
     };
+    // The history is opened after the socket is bound: read it when used, not now.
+    const history = () => this.history;
     this.turnsHost = {
       events: { emit: (event, session, push) => this.emitEvent(event, session, push) },
       log: this.log,
-      history: this.history,
+      get history() {
+        return history();
+      },
     };
     this.connectionHost = this.makeConnectionHost();
   }
@@ -119,6 +123,7 @@ export class Broker {
   /** What connections and their handlers may reach: the ports, and the connection's own bookkeeping. */
   private makeConnectionHost(): ConnectionHost {
     const { sessions, clients } = this;
+    const history = () => this.history;
     const ports: BrokerPorts = {
       sessions: {
         resolve: (ref) => sessions.resolve(ref),
@@ -147,7 +152,9 @@ export class Broker {
         },
       },
       focus: this.focus,
-      history: this.history,
+      get history() {
+        return history();
+      },
       relayBuffer: {
         get: () => this.relayEntry,
         set: (entry) => {
@@ -202,17 +209,19 @@ export class Broker {
     const config = resolveConfig(options);
     prepareSocketDir(config);
     const log = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
-    const history = openHistory(options.env ?? process.env, log);
-    const broker = new Broker(config, log, options, history);
-    if (history)
+    const broker = new Broker(config, log, options);
+    await broker.listen();
+    // Only once the socket is ours (no other daemon here): the history is read and restored
+    // synchronously, before any connection is served.
+    broker.history = openHistory(options.env ?? process.env, log);
+    if (broker.history)
       restoreSessions(
-        history,
+        broker.history,
         broker.sessions,
         (p) => broker.restoredSession(p),
         log,
         options.env ?? process.env,
       );
-    await broker.listen();
     log.info(
       { socket: config.paths.socket, ws_socket: config.websocket ? config.paths.wsSocket : null },
       'clippyd listening',

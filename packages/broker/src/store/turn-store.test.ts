@@ -203,6 +203,20 @@ describe('turn store', () => {
     expect((await again.search('migra')).length).toBe(2);
   });
 
+  it("one daemon at a time: a live owner's lock refuses, a dead owner's is taken over", async () => {
+    mkdirSync(root, { recursive: true });
+    writeFileSync(`${dir}.lock`, `${process.ppid}\n`);
+    expect(() => openStore()).toThrow(/in use by another clippyd \(pid \d+/);
+    const dead = execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'])
+      .toString()
+      .trim();
+    writeFileSync(`${dir}.lock`, `${dead}\n`);
+    const s = openStore();
+    expect(readFileSync(`${dir}.lock`, 'utf8').trim()).toBe(String(process.pid));
+    await s.close();
+    expect(existsSync(`${dir}.lock`)).toBe(false);
+  });
+
   it('a removed session is neither restored nor searched', async () => {
     const s = openStore();
     await session(s, 'aaaaaa');

@@ -26,6 +26,7 @@ import {
 import { scanSegment } from './segment-scan.js';
 import { SearchIndex } from './search-index.js';
 import { SegmentWriter, segmentFileName, type Placement } from './segment-writer.js';
+import { HistoryLock } from './history-lock.js';
 
 /** Segment size at which a new segment begins: retention drops whole segments, so this is its step. */
 export const SEGMENT_MAX_BYTES = 32 * 1024 * 1024;
@@ -134,6 +135,7 @@ export class TurnStore {
   private indexedBelow = 0;
   private loadedCount = 0;
   private indexing: Promise<void> | null = null;
+  private lock: HistoryLock | null = null;
 
   private constructor(opts: TurnStoreOptions) {
     this.dir = opts.dir;
@@ -149,7 +151,13 @@ export class TurnStore {
    */
   static open(opts: TurnStoreOptions): TurnStore {
     const store = new TurnStore(opts);
-    store.load();
+    store.lock = HistoryLock.acquire(`${opts.dir}.lock`);
+    try {
+      store.load();
+    } catch (err) {
+      store.lock.release();
+      throw err;
+    }
     store.indexing = store.indexLoaded();
     store.retentionTimer = setInterval(() => void store.enforceRetention(), RETENTION_INTERVAL_MS);
     store.retentionTimer.unref();
@@ -259,6 +267,7 @@ export class TurnStore {
     await this.retentionRunning;
     await this.indexing;
     await this.writer?.close();
+    this.lock?.release();
   }
 
   dispose(): Promise<void> {
