@@ -58,6 +58,28 @@ describe('compact Turn Report box', () => {
   });
 });
 
+describe('long paths in the compact box', () => {
+  const deep = 'packages/server/src/unstable-core-do-not-import/error/TRPCError.ts';
+  it('shortens a path that does not fit (middle ellipsis) instead of dropping it', () => {
+    const r: TurnReport = {
+      ...example,
+      focus_areas: Array.from({ length: 24 }, (_, i) => ({
+        path: i === 0 ? deep : `packages/client/src/links/internals/generated-${i}.gen.ts`,
+        verbosity_level: i === 0 ? 4 : 3,
+      })),
+      last_action: `Set focus on ${deep} and ${deep.replace('TRPCError', 'formatter')}`,
+    };
+    const lines = renderCompact(r).split('\n');
+    for (const line of lines) expect([...line].length).toBe(BOX_WIDTH);
+    const focus = lines.find((l) => l.startsWith('│ Focus:'))!;
+    expect(focus).toMatch(/Focus: packages\/server\S*…\S*TRPCError\.ts \(L4\)/);
+    expect(focus).toMatch(/\+\d+ more/);
+    const action = lines.find((l) => l.startsWith('│ Action:'))!;
+    expect(action).toMatch(/Action: Set focus on packages\/server\S*…\S*TRPCError\.ts/);
+    expect(action).not.toMatch(/Action: Set\s*│/);
+  });
+});
+
 describe('over the limits', () => {
   it('shows the real share past 100% (the JSON field is capped by the schema)', () => {
     const r: TurnReport = {
@@ -102,7 +124,7 @@ describe('text helpers', () => {
   it('truncates at word boundaries and wraps greedily', () => {
     expect(truncateWords('alpha beta gamma', 10)).toBe('alpha beta');
     expect(truncateWords('alpha, beta gamma', 8)).toBe('alpha');
-    expect(truncateWords('abcdefghijkl', 5)).toBe('abcd…');
+    expect(truncateWords('abcdefghijkl', 5)).toBe('ab…kl');
     expect(wrapWords('aa bb cc dd', 5)).toEqual(['aa bb', 'cc dd']);
     expect(wrapWords('abcdefgh', 3)).toEqual(['abc', 'def', 'gh']);
   });

@@ -11,6 +11,8 @@ const BAR = CONTENT - 15 - 6;
 /** Verbose focus rows: the path column and the level column. */
 const PATH_COL = 29;
 const LEVEL_COL = 14;
+/** A compact focus entry's path is shortened to this (middle ellipsis) so one deep path cannot fill the line. */
+const FOCUS_PATH_MAX = 40;
 
 export const COMPACT_PROMPT = 'Continue? [y/N/feedback]: ';
 export const VERBOSE_PROMPT = 'Continue exploration? [y/N/feedback]: ';
@@ -25,15 +27,41 @@ const pct0 = (n: number) => `${Math.round(n)}%`;
 const width = (s: string) => [...s].length;
 const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - width(s)));
 
-/** Cuts text to `n` columns at a word boundary (the seed's Focus line drops the word that does not fit). */
+/** A word cut to fit is kept when at least this many columns remain for it (else it is dropped, as the seed drops "(L3)"). */
+const MIN_SHORTENED = 10;
+
+/** Shortens text to `n` columns by replacing its middle with `…`: a path keeps its root and its file name. */
+export function shortenMiddle(text: string, n: number): string {
+  const chars = [...text];
+  if (chars.length <= n) return text;
+  if (n <= 1) return '…'.slice(0, n);
+  const tail = Math.ceil((n - 1) / 2);
+  const head = n - 1 - tail;
+  return `${chars.slice(0, head).join('')}…${chars.slice(chars.length - tail).join('')}`;
+}
+
+/**
+ * Cuts text to `n` columns at a word boundary (the seed's Focus line drops a short word that
+ * does not fit); a long word such as a path is shortened in the middle instead of vanishing.
+ */
 export function truncateWords(text: string, n: number): string {
   // Only line breaks are flattened: runs of spaces are layout ("Cost:  $0.0012").
   const flat = text.replace(/\s*\n\s*/g, ' ').trimEnd();
   if (width(flat) <= n) return flat;
   const cut = [...flat].slice(0, n + 1).join('');
   const space = cut.lastIndexOf(' ');
-  const head = space > 0 ? cut.slice(0, space) : [...flat].slice(0, n - 1).join('') + '…';
-  return head.replace(/[,;:|-]+$/, '').trimEnd();
+  if (space <= 0) return shortenMiddle(flat.split(' ')[0]!, n);
+  const head = cut
+    .slice(0, space)
+    .replace(/[,;:|-]+$/, '')
+    .trimEnd();
+  const next = flat
+    .slice(space + 1)
+    .split(' ')[0]!
+    .replace(/[,;:|]+$/, '');
+  const room = n - width(head) - 1;
+  if (room >= MIN_SHORTENED && width(next) > room) return `${head} ${shortenMiddle(next, room)}`;
+  return head;
 }
 
 /** Greedy word wrap to `n` columns; words longer than a line are split. */
@@ -95,10 +123,12 @@ function levelLabel(level: number): string {
  */
 function focusLine(r: TurnReport): string {
   if (r.focus_areas.length === 0) return 'Focus: (none yet)';
-  const items = r.focus_areas.map((f) => `${f.path} (L${f.verbosity_level})`);
+  const items = r.focus_areas.map(
+    (f) => `${shortenMiddle(f.path, FOCUS_PATH_MAX)} (L${f.verbosity_level})`,
+  );
   const full = `Focus: ${items.join(', ')}`;
   const cut = truncateWords(full, CONTENT);
-  const shown = r.focus_areas.filter((f) => cut.includes(f.path)).length;
+  const shown = items.filter((item) => cut.includes(item.slice(0, item.lastIndexOf(' (')))).length;
   if (shown === items.length) return cut;
   for (let k = items.length - 1; k >= 1; k--) {
     const line = `Focus: ${items.slice(0, k).join(', ')}, +${items.length - k} more`;
