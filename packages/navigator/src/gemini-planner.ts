@@ -12,8 +12,11 @@ import { buildPrompt, SYSTEM_INSTRUCTION } from './prompt.js';
 import type { Pricing } from './state.js';
 import { TOOL_DECLARATIONS, TOOL_NAMES } from './tools.js';
 
-/** Output tokens assumed for a call when checking the budget before it (repo-map's allowance). */
-export const OUTPUT_ALLOWANCE_TOKENS = 2000;
+/**
+ * Cap on a call's output (answer + thinking): the pre-call cost check assumes a call may use all
+ * of it, so spend can never pass --max-cost. A flight-plan call needs far less than this.
+ */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 /** Attempts per step for 429 and 5xx answers: rate limits usually clear within a few seconds. */
 export const MAX_ATTEMPTS = 5;
 /** First backoff delay; doubled per retry (with jitter) up to MAX_BACKOFF_MS. */
@@ -35,6 +38,8 @@ export interface GeminiPlannerOptions {
   countWith?: 'server' | 'o200k';
   /** Injected sleep, for tests. */
   sleep?: (ms: number) => Promise<void>;
+  /** The call's maxOutputTokens (answer + thinking); DEFAULT_MAX_OUTPUT_TOKENS by default. */
+  maxOutputTokens?: number;
 }
 
 function isRetryable(err: unknown): boolean {
@@ -70,12 +75,17 @@ export class GeminiPlanner implements Planner {
   private readonly sleep: (ms: number) => Promise<void>;
   /** Tokens of the system instruction and tool declarations (sent every call; counted locally once). */
   private readonly fixedTokens: number;
+  /** The call's output cap, sent as maxOutputTokens. */
+  readonly maxOutputTokens: number;
+  /** Largest output (answer + thinking) a call has returned so far. */
+  private largestOutput = 0;
 
   constructor(opts: GeminiPlannerOptions) {
     this.model = opts.model ?? DEFAULT_MODEL;
     this.pricing = opts.pricing;
     this.backoffMs = opts.backoffMs ?? BASE_BACKOFF_MS;
     this.countWith = opts.countWith ?? 'server';
+    this.maxOutputTokens = opts.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.ai = new GoogleGenAI({
       apiKey: opts.apiKey,
@@ -91,6 +101,7 @@ export class GeminiPlanner implements Planner {
       contents: [{ role: 'user', parts: [{ text: prompt }] }],
       config: {
         systemInstruction: SYSTEM_INSTRUCTION,
+        maxOutputTokens: this.maxOutputTokens,
         tools: [{ functionDeclarations: TOOL_DECLARATIONS }],
         // ANY: the model must answer with a call; prose answers cost money and do nothing.
         toolConfig: {
@@ -131,12 +142,15 @@ export class GeminiPlanner implements Planner {
     const prompt = buildPrompt(input);
     const budget = input.state.budget;
     const est = await this.estimateInput(prompt);
-    const estimate = costOf(this.pricing, est.tokens, OUTPUT_ALLOWANCE_TOKENS);
+    // The worst case the call may cost: its output cap, or more if a call ever returned more
+    // (thinking tokens are billed as output and a server may not count them against the cap).
+    const outputAllowance = Math.max(this.maxOutputTokens, this.largestOutput);
+    const estimate = costOf(this.pricing, est.tokens, outputAllowance);
     if (budget.current_spend_usd + estimate > budget.max_spend_usd) {
       return {
         kind: 'budget_exceeded',
         estimate,
-        message: `the next call (~${est.tokens} input tokens + ${OUTPUT_ALLOWANCE_TOKENS} output, ~$${estimate.toFixed(4)}) would pass the $${budget.max_spend_usd.toFixed(2)} limit ($${budget.current_spend_usd.toFixed(4)} spent)`,
+        message: `the next call (~${est.tokens} input tokens + ${outputAllowance} output, ~$${estimate.toFixed(4)}) would pass the $${budget.max_spend_usd.toFixed(2)} limit ($${budget.current_spend_usd.toFixed(4)} spent)`,
       };
     }
     const request = this.request(prompt);
@@ -185,6 +199,7 @@ export class GeminiPlanner implements Planner {
       const outputTokens = usage?.candidatesTokenCount ?? 0;
       const thoughts = usage?.thoughtsTokenCount ?? 0;
       const cost = costOf(this.pricing, promptTokens, outputTokens + thoughts);
+      this.largestOutput = Math.max(this.largestOutput, outputTokens + thoughts);
       const candidate = response.candidates?.[0];
       const finish = candidate?.finishReason ?? null;
       hooks.recordModelCall({

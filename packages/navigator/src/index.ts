@@ -15,7 +15,7 @@ export type { Planner, PlannerInput, PlannerOutcome, PlannerHooks, Rejection } f
 export {
   GeminiPlanner,
   DEFAULT_MODEL,
-  OUTPUT_ALLOWANCE_TOKENS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
   MAX_ATTEMPTS,
   type GeminiPlannerOptions,
 } from './gemini-planner.js';

@@ -6,9 +6,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RecordingBrokerLink } from './broker-link.js';
-import { GeminiPlanner, OUTPUT_ALLOWANCE_TOKENS } from './gemini-planner.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, GeminiPlanner } from './gemini-planner.js';
 import { navigate, type NavigatorOptions } from './navigator.js';
 import { costOf, resolvePricing } from './pricing.js';
+import { renderCompact } from './render-turn-report.js';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
 const seedSchema = JSON.parse(
@@ -219,7 +220,7 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
   });
 
   it('stops before a call that would pass the cost limit: the server never receives it', async () => {
-    // Each call is estimated at 1,000 counted prompt tokens (+ the fixed part) and 2,000 output.
+    // Each call is estimated at 1,000 counted prompt tokens (+ the fixed part) and the output cap.
     const result = await run(
       [
         {
@@ -236,23 +237,63 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
         },
         { functionCalls: [{ name: 'finalize_context', args: { summary: 'never sent' } }], usage },
       ],
-      { maxSpendUsd: 0.01 },
+      { maxSpendUsd: 0.025 },
       () => 1_000,
     );
-    const minEstimate = costOf(pricing, 1_000, OUTPUT_ALLOWANCE_TOKENS);
-    expect(0.008 + minEstimate).toBeGreaterThan(0.01);
+    const minEstimate = costOf(pricing, 1_000, DEFAULT_MAX_OUTPUT_TOKENS);
+    expect(minEstimate).toBeLessThan(0.025);
+    expect(0.008 + minEstimate).toBeGreaterThan(0.025);
     expect(fake!.generateRequests()).toHaveLength(1);
     expect(fake!.requests.filter((r) => r.action === 'countTokens')).toHaveLength(2);
     expect(fake!.pending()).toBe(1);
     expect(result.state.completion_reason).toBe('budget_exceeded');
     expect(result.state.budget.current_spend_usd).toBeCloseTo(0.008, 12);
-    expect(result.state.budget.current_spend_usd).toBeLessThanOrEqual(0.01);
+    expect(result.state.budget.current_spend_usd).toBeLessThanOrEqual(0.025);
     // The best context so far is delivered: the plan of step 1 stands.
     expect(result.map.files.find((f) => f.path === 'src/auth/refresh.ts')?.level).toBe(4);
     expect(result.context).toContain('- Completion: budget_exceeded');
     const last = result.reports.at(-1)!;
     expect(last.is_complete).toBe(true);
     expect(last.completion_reason).toBe('budget_exceeded');
+    result.reports.forEach(expectValidReport);
+  });
+
+  it('never lets spend pass the cap when calls return long outputs (estimate = maxOutputTokens)', async () => {
+    // Thinking-heavy answers: 7,500 output tokens a call, far above a 2,000-token allowance.
+    const heavy = {
+      promptTokenCount: 10_000,
+      candidatesTokenCount: 500,
+      thoughtsTokenCount: 7_000,
+    };
+    const perCall = costOf(pricing, 10_000, 7_500);
+    const cap = 0.03;
+    expect(perCall).toBeLessThan(cap);
+    expect(2 * perCall).toBeGreaterThan(cap);
+    const plan = (pattern: string) => ({
+      functionCalls: [
+        {
+          name: 'update_flight_plan',
+          args: { reasoning: 'r', updates: { verbosity: [{ pattern, level: 4 }] } },
+        },
+      ],
+      usage: heavy,
+    });
+    const result = await run(
+      [plan('src/auth/**'), plan('src/**'), plan('**')],
+      { maxSpendUsd: cap },
+      () => 1_000,
+    );
+    expect(result.state.budget.current_spend_usd).toBeLessThanOrEqual(cap);
+    expect(result.state.completion_reason).toBe('budget_exceeded');
+    expect(fake!.generateRequests()).toHaveLength(1);
+    const body = fake!.generateRequests()[0]!.body as {
+      generationConfig?: { maxOutputTokens?: number };
+    };
+    expect(body.generationConfig?.maxOutputTokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+    // The box shows the user's cap, not spend + remaining.
+    const last = result.reports.at(-1)!;
+    expect(last.budget_limit).toBe(cap);
+    expect(renderCompact(last)).toContain(`of $${cap.toFixed(2)})`);
     result.reports.forEach(expectValidReport);
   });
 

@@ -96,8 +96,9 @@ function firstSentence(text: string): string {
   return m ? m[1]! : flat;
 }
 
+/** The user's cost limit (older reports without it: spend + remaining). */
 function maxSpend(r: TurnReport): number {
-  return r.total_cost + r.budget_remaining;
+  return r.budget_limit ?? r.total_cost + r.budget_remaining;
 }
 
 /** Share of the cost limit spent (from the amounts, so it is exact even past the limit). */

@@ -15,6 +15,8 @@ export const TurnReportSchema = z.object({
   cost_this_turn: z.number().min(0),
   total_cost: z.number().min(0),
   budget_remaining: z.number().min(0),
+  /** The user's cost limit in USD (--max-cost): the box shows it, not spend + remaining. */
+  budget_limit: z.number().min(0).optional(),
   budget_percentage: z.number().min(0).max(100).optional(),
   map_size_tokens: z.number().int().min(0),
   token_budget: z.number().int().min(0),
@@ -55,6 +57,7 @@ export function buildTurnReport(
     cost_this_turn: usd(step.cost),
     total_cost: usd(b.current_spend_usd),
     budget_remaining: usd(Math.max(0, b.max_spend_usd - b.current_spend_usd)),
+    budget_limit: usd(b.max_spend_usd),
     budget_percentage: pct(b.current_spend_usd, b.max_spend_usd),
     map_size_tokens: state.map.total_tokens,
     token_budget: b.token_budget,
