@@ -104,7 +104,9 @@ export function fileBody(
   sections: SectionRule[] = [],
   extra: OutlineEntry[] = [],
 ): string | null {
-  if (level <= 1) return null;
+  // A section rule shows its sections whatever the file's level (sections-only rules leave
+  // the file at its ranked level, often L1).
+  if (level <= 1 && sections.length === 0) return null;
   const own = outlineOf(file);
   const outline = extra.length
     ? [...own, ...extra].sort((a, b) => a.line - b.line || a.depth - b.depth)
@@ -113,6 +115,7 @@ export function fileBody(
     const body = sectionedBody(index, file, level, sections, outline);
     if (body !== undefined) return body;
   }
+  if (level <= 1) return null;
   if (level === 4) return fullText(index, file);
   if (outline.length === 0) return null;
   return level === 2 ? l2(outline) : l3(outline);
