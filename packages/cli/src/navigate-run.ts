@@ -270,6 +270,7 @@ async function openBrokerLink(a: NavigateArgs): Promise<BrokerLink> {
     ...(a.session ? { name: a.session } : {}),
     connect: { env: process.env, ...(a.socket ? { socket: a.socket } : {}) },
     onWarning: warn,
+    keep: a.keepSession,
   });
   if (link) return link;
   if (a.session)

@@ -66,11 +66,29 @@ describe.skipIf(!brokerBuilt)('navigator registered with a real broker (built cl
       expect(seen.map((s) => s.turns)).toEqual(result.reports.map((_, i) => i + 1));
       expect(link!.closed).toBe(true);
       const { sessions } = await observer.request('list_sessions', {});
-      const after = sessions.find((x) => x.session === link!.sessionId);
-      // Deregistered: gone from the table, or kept as exited.
-      expect(after === undefined || after.state === 'exited').toBe(true);
+      // Deregistered and removed: no exited `nav` session is left behind.
+      expect(sessions.find((x) => x.session === link!.sessionId)).toBeUndefined();
+      expect(sessions.filter((x) => x.state === 'exited')).toEqual([]);
     } finally {
       await other!.close();
+      await observer.close();
+    }
+  });
+
+  it('keeps the exited session when asked (keep: true)', async () => {
+    daemon = await TestDaemon.start();
+    const link = await ClientBrokerLink.connect({
+      connect: { env: daemon.env.env },
+      keep: true,
+    });
+    const observer = await daemon.connect();
+    try {
+      await link!.start({ goal: 'x', root: appRoot });
+      const id = link!.sessionId;
+      await link!.close();
+      const { sessions } = await observer.request('list_sessions', {});
+      expect(sessions.find((x) => x.session === id)?.state).toBe('exited');
+    } finally {
       await observer.close();
     }
   });

@@ -25,6 +25,7 @@ export class ClientBrokerLink implements BrokerLink {
     private readonly client: ClippyClient,
     private readonly name: string,
     private readonly onWarning: (message: string) => void,
+    private readonly keep: boolean,
   ) {}
 
   /**
@@ -35,6 +36,8 @@ export class ClientBrokerLink implements BrokerLink {
     name?: string;
     connect?: Omit<ConnectOptions, 'role' | 'autoStart'>;
     onWarning?: (message: string) => void;
+    /** Keep the exited session in `clippy ls -a` after the run (default: removed). */
+    keep?: boolean;
   }): Promise<ClientBrokerLink | null> {
     let client: ClippyClient;
     try {
@@ -46,6 +49,7 @@ export class ClientBrokerLink implements BrokerLink {
       client,
       opts.name ?? DEFAULT_SESSION_NAME,
       opts.onWarning ?? (() => {}),
+      opts.keep ?? false,
     );
   }
 
@@ -153,6 +157,13 @@ export class ClientBrokerLink implements BrokerLink {
           { session: this.session },
           { timeoutMs: BROKER_REQUEST_TIMEOUT_MS },
         );
+        // An exited navigator session only clutters `clippy ls -a` (one per run): gone unless kept.
+        if (!this.keep)
+          await this.client.request(
+            'remove',
+            { session: this.session },
+            { timeoutMs: BROKER_REQUEST_TIMEOUT_MS },
+          );
       } catch {
         // the broker went away: the registration ended with the connection anyway
       }

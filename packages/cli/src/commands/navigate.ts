@@ -42,6 +42,7 @@ export interface NavigateArgs extends CommonArgs {
   json: boolean;
   report?: string;
   session?: string;
+  keepSession: boolean;
   quiet: boolean;
   include?: string[];
   exclude?: string[];
@@ -134,6 +135,12 @@ const navigateCommand: CommandModule<object, NavigateArgs> = {
       .option('session', {
         type: 'string',
         describe: 'broker session name when a broker is running (default nav)',
+      })
+      .option('keep-session', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'keep the exited navigator session in `clippy ls -a` after the run (default: removed)',
       })
       .option('quiet', {
         alias: 'q',
