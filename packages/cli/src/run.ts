@@ -2,6 +2,7 @@ import yargs from 'yargs';
 import { COMMAND_NAMES, loadCommands } from './commands/index.js';
 import { CliError, reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
+import { bindFreeTextValues } from './free-text-options.js';
 
 /**
  * Runs the CLI with the given arguments and resolves to the process exit code.
@@ -17,7 +18,7 @@ export async function runCli(argv: string[]): Promise<number> {
   } catch (err) {
     return reportError(err);
   }
-  const parser = yargs(argv)
+  const parser = yargs(bindFreeTextValues(argv, first))
     .scriptName('clippy')
     .usage(
       '$0 <command> [options]\n\nCatch every completed agent turn in your terminals and relay it.',

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,5 +27,30 @@ describe('command-line errors', () => {
     const run = await runClippy([], env);
     expect(run.code).toBe(64);
     expect(run.stderr).toContain('Name a command');
+  });
+
+  it('a navigate goal that begins with "-" is the goal, not an option', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'clippy-goal-'));
+    try {
+      writeFileSync(join(repo, 'tool.ts'), 'export function newTool() { return 1; }\n');
+      const run = await runClippy(
+        [
+          'navigate',
+          repo,
+          '--goal',
+          '- add new tool() api',
+          '--planner',
+          'offline',
+          '-q',
+          '--no-copy',
+        ],
+        env,
+      );
+      expect(run.stderr).not.toContain('Unknown argument');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('tool.ts');
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 });
