@@ -40,6 +40,12 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  // clippy's bin scripts are CommonJS (packages/cli/bin/package.json): node starts them sooner.
+  {
+    files: ['packages/cli/bin/**'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // Last: each block holds its rules' whole options for the files it matches.
   ...packageBoundaries,
 );

@@ -1,2 +1,3 @@
 #!/usr/bin/env node
-import '../dist/main.js';
+// CommonJS (bin/package.json says so): the bundled entry starts sooner than an ES module.
+require('../dist/clippy.cjs');

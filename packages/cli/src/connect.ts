@@ -8,11 +8,10 @@ import {
   connectDetailed,
   type ClippyClient,
   type ConnectResult,
-} from '@clippy/client';
+} from '@clippy/client/lean';
 import { CliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
-import { LOCAL, commandHost, hostLabel, type Host } from './remote/host-ref.js';
-import { openForward } from './remote/ssh-forward.js';
+import type { Host } from './remote/host-ref.js';
 
 /** Options every command takes. */
 export interface CommonArgs {
@@ -56,6 +55,9 @@ export async function connectForCommand(
   args: CommonArgs,
   opts: CliConnectOptions = {},
 ): Promise<ConnectResult> {
+  // Hosts come from the config file: read (with its schemas) only when a host is asked for.
+  if (args.host === undefined && !process.env.CLIPPY_HOST) return connectLocal(args, opts);
+  const { commandHost } = await import('./remote/host-ref.js');
   const host = commandHost(args.host, process.env);
   if (host.kind === 'ssh') {
     if (args.socket) throw new CliError('--socket and --host cannot be used together', EXIT.usage);
@@ -70,6 +72,8 @@ export async function connectToHost(
   opts: CliConnectOptions = {},
 ): Promise<ConnectResult> {
   if (host.kind === 'local') return connectLocal({}, opts);
+  const { openForward } = await import('./remote/ssh-forward.js');
+  const { hostLabel } = await import('./remote/host-ref.js');
   const attempt = async (fresh: boolean) => {
     const f = await openForward(host.destination, process.env, fresh);
     return connectLocal({ socket: f.socket }, { ...opts, autoStart: false });
@@ -78,36 +82,42 @@ export async function connectToHost(
     return await attempt(false);
   } catch (err) {
     // The daemon answered and refused (a protocol version mismatch): retrying cannot help.
-    if (err instanceof BrokerError) throw onHost(host, err);
+    if (err instanceof BrokerError) throw onHost(host, hostLabel(host), err);
     // A forwarding kept from before can point at a daemon that has gone since: once more, fresh.
     try {
       return await attempt(true);
     } catch (again) {
-      throw onHost(host, again);
+      throw onHost(host, hostLabel(host), again);
     }
   }
 }
 
 /** An error of talking to `host`, saying which host (once). */
-function onHost(host: Host, err: unknown): unknown {
-  const label = host.kind === 'ssh' ? host.destination : hostLabel(host);
+function onHost(host: Host, name: string, err: unknown): unknown {
+  const label = host.kind === 'ssh' ? host.destination : name;
   if (err instanceof BrokerError) {
-    return new CliError(`host ${hostLabel(host)}: ${err.message} (${err.code})`, EXIT.noBroker);
+    return new CliError(`host ${name}: ${err.message} (${err.code})`, EXIT.noBroker);
   }
   if (err instanceof CliError && !err.message.startsWith(`${label}:`)) {
-    return new CliError(`host ${hostLabel(host)}: ${err.message}`, err.exitCode);
+    return new CliError(`host ${name}: ${err.message}`, err.exitCode);
   }
   return err;
 }
 
 async function connectLocal(args: CommonArgs, opts: CliConnectOptions): Promise<ConnectResult> {
+  const base = {
+    ...(args.socket ? { socket: args.socket } : {}),
+    env: process.env,
+    transport: opts.transport ?? 'unix',
+  } as const;
   try {
-    return await connectDetailed({
-      ...(args.socket ? { socket: args.socket } : {}),
-      env: process.env,
-      transport: opts.transport ?? 'unix',
-      ...(opts.autoStart === false ? {} : { autoStart: { daemonPath: daemonPath() } }),
-    });
+    try {
+      return await connectDetailed(base);
+    } catch (err) {
+      // Only now look for clippyd: resolving its path costs every command some milliseconds.
+      if (!(err instanceof DaemonNotRunningError) || opts.autoStart === false) throw err;
+      return await connectDetailed({ ...base, autoStart: { daemonPath: daemonPath() } });
+    }
   } catch (err) {
     if (
       err instanceof NoRuntimeDirError ||
@@ -127,8 +137,6 @@ async function connectLocal(args: CommonArgs, opts: CliConnectOptions): Promise<
   }
 }
 
-/** The local machine (for commands that name hosts per argument). */
-export { LOCAL };
 
 /** Connects (starting the daemon if needed) and runs `fn`, closing the connection after. */
 export async function withClient<R>(

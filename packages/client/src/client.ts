@@ -3,8 +3,7 @@ import {
   MAX_REQUEST_ID,
   PROTOCOL_VERSION,
   PUSH_ID,
-  RESULT_SCHEMAS,
-  isPushType,
+  PUSH_TYPE_NAMES,
   type Push,
   type PushType,
   type RequestInput,
@@ -37,6 +36,17 @@ export interface CloseInfo {
 /** What a caller passes for a request: its fields, without `type` and `id` (the client sets them). */
 export type RequestFields<T extends RequestType> = Omit<RequestInput<T>, 'type'>;
 
+/**
+ * Checks a broker's result against its schema: the parsed value, or why it is malformed. The
+ * package's main entry installs the zod one; the lean entry (the CLI's fast path) runs without,
+ * so that zod's schemas are not built for a one-shot command (the handshake's version check
+ * still refuses a broker speaking another protocol).
+ */
+export type ResultCheck = (
+  type: ResultType,
+  result: Record<string, unknown>,
+) => { ok: true; value: unknown } | { ok: false; problem: string };
+
 type PushHandler<P extends PushType> = (message: Push<P>) => void;
 
 interface Pending {
@@ -61,6 +71,8 @@ export class ClippyClient {
   private readonly allHandlers = new Set<(m: Push) => void>();
   private shutdownReason: string | null = null;
   private closing = false;
+  /** How every client checks results; null: taken as they come (see ResultCheck). */
+  static resultCheck: ResultCheck | null = null;
   /** The broker's process id, from `hello_ack` (when it says). */
   brokerPid: number | undefined;
 
@@ -220,7 +232,7 @@ export class ClippyClient {
       this.settle(id, message);
       return;
     }
-    if (isPushType(type)) {
+    if (typeof type === 'string' && PUSH_TYPE_NAMES.has(type)) {
       if (type === 'daemon_shutdown') this.shutdownReason = String(message.reason ?? 'shutdown');
       const set = this.handlers.get(type);
       if (set) for (const h of [...set]) (h as (m: unknown) => void)(message);
@@ -248,18 +260,17 @@ export class ClippyClient {
       return;
     }
     const { type: _t, id: _i, status: _s, ...rest } = message;
-    const schema = RESULT_SCHEMAS[entry.type as ResultType];
-    if (!schema) {
+    const check = ClippyClient.resultCheck;
+    if (!check) {
       entry.resolve(rest);
       return;
     }
-    const parsed = schema.safeParse(rest);
-    if (parsed.success) entry.resolve(parsed.data);
+    const checked = check(entry.type as ResultType, rest);
+    if (checked.ok) entry.resolve(checked.value);
     else {
-      const issue = parsed.error.issues[0];
       entry.reject(
         new ProtocolViolationError(
-          `the broker's answer to '${entry.type}' is malformed: ${issue?.path.join('.') || '(result)'}: ${issue?.message}`,
+          `the broker's answer to '${entry.type}' is malformed: ${checked.problem}`,
         ),
       );
     }

@@ -1,20 +1,8 @@
-export { ClippyClient, DEFAULT_REQUEST_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS } from './client.js';
-export type { CloseInfo, RequestFields, RequestOptions } from './client.js';
-export { connect, connectDetailed } from './connect.js';
-export type { ConnectOptions, ConnectResult } from './connect.js';
-export {
-  DAEMON_POLL_INITIAL_MS,
-  DAEMON_POLL_MAX_MS,
-  DAEMON_START_TIMEOUT_MS,
-  startDaemonProcess,
-} from './autostart.js';
-export {
-  ConnectionClosedError,
-  DaemonNotRunningError,
-  DaemonStartError,
-  ProtocolViolationError,
-  RequestTimeoutError,
-} from './errors.js';
-export { openUnixTransport, openWebSocketTransport } from './transport.js';
-export type { Transport } from './transport.js';
-export { BrokerError, NoRuntimeDirError, resolveSocketPaths } from '@clippy/protocol';
+import { ClippyClient } from './client.js';
+import { zodResultCheck } from './result-check.js';
+
+// The main entry checks every result against its schema; `@clippy/client/lean` does not.
+ClippyClient.resultCheck = zodResultCheck;
+
+export * from './lean.js';
+export { zodResultCheck } from './result-check.js';

@@ -1,5 +1,4 @@
 import net from 'node:net';
-import WebSocket from 'ws';
 import { FRAME_HEADER_SIZE, FrameDecoder, decodePayload, encodeFrame } from '@clippy/protocol';
 
 /** One connection to the broker carrying whole messages, whatever the wire underneath. */
@@ -74,7 +73,9 @@ export function openUnixTransport(path: string): Promise<Transport> {
  * message, holding the MessagePack payload (WebSocket already frames, so no length prefix).
  * Incoming messages that do carry the length prefix are accepted too.
  */
-export function openWebSocketTransport(path: string): Promise<Transport> {
+export async function openWebSocketTransport(path: string): Promise<Transport> {
+  // Loaded here, not at the top: the CLI's commands speak the Unix socket and need not load ws.
+  const { default: WebSocket } = await import('ws');
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws+unix:${path}:/`);
     ws.binaryType = 'nodebuffer';

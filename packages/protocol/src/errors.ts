@@ -1,4 +1,5 @@
-import { z } from 'zod';
+// No zod here: the CLI's fast path needs BrokerError and must not load zod (its schema is in
+// schemas/error-code.ts).
 
 /**
  * Stable error codes carried in `response.error` / `hello_ack.error`. The first block is
@@ -52,8 +53,6 @@ export const ERROR_CODES = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
-
-export const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
 
 /** Codes after which the broker closes the connection (protocol-level errors only). */
 export const FATAL_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorCodeSchema } from '../errors.js';
+import { ErrorCodeSchema } from './error-code.js';
 import {
   BytesSchema,
   IdSchema,

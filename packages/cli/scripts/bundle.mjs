@@ -1,0 +1,92 @@
+// Bundles the CLI's entry (dist/entry.js, built by tsc) into one CommonJS file, dist/clippy.cjs,
+// which bin/clippy runs: one file to read and a CommonJS start are what make `clippy ls` quick.
+// The full CLI (dist/main.js) stays as tsc wrote it and is imported only when needed.
+import { build } from 'esbuild';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Packages whose loading is what the fast path exists to avoid; the build fails if one creeps in. */
+const KEPT_OUT = ['zod', 'yargs', 'jsonc-parser', '@clippy/turns'];
+
+/**
+ * zod declares one of its files as having side effects, which keeps all of zod in a bundle
+ * that reaches it only through modules tree-shaking drops (protocol's schema files, re-exported
+ * by its index). The fast path uses none of KEPT_OUT, checked below, so nothing of them may run.
+ */
+function keptOutIsSideEffectFree() {
+  return {
+    name: 'kept-out-side-effect-free',
+    setup(b) {
+      b.onResolve({ filter: /^zod(\/|$)/ }, async (args) => {
+        if (args.pluginData === 'again') return undefined;
+        const r = await b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: 'again',
+        });
+        return { ...r, sideEffects: false };
+      });
+    },
+  };
+}
+
+/**
+ * msgpackr's optional native string decoder pays off on large payloads only; finding and
+ * loading the addon cost every command a few ms. In this bundle it is absent (msgpackr then
+ * decodes in JavaScript, as it does wherever the addon is not built).
+ */
+function withoutMsgpackrExtract() {
+  return {
+    name: 'without-msgpackr-extract',
+    setup(b) {
+      b.onResolve({ filter: /^msgpackr-extract$/ }, () => ({
+        path: 'msgpackr-extract',
+        namespace: 'absent',
+      }));
+      b.onLoad({ filter: /.*/, namespace: 'absent' }, () => ({
+        contents: 'module.exports = null;',
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+const result = await build({
+  entryPoints: [join(root, 'dist/entry.js')],
+  outfile: join(root, 'dist/clippy.cjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  // Loaded only by the paths that need them (ws: WebSocket transport; the broker is started,
+  // never imported).
+  external: ['ws', '@clippy/broker'],
+  // The bundle is CommonJS: give the sources' import.meta.url its meaning back.
+  define: { 'import.meta.url': '__clippyImportMetaUrl' },
+  banner: { js: "var __clippyImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [keptOutIsSideEffectFree(), withoutMsgpackrExtract()],
+  metafile: true,
+  logLevel: 'warning',
+});
+
+const [output] = Object.values(result.metafile.outputs);
+const included = Object.entries(output.inputs).filter(([, v]) => v.bytesInOutput > 0);
+const crept = included
+  .map(([input]) => input)
+  .filter((input) =>
+    KEPT_OUT.some(
+      (pkg) =>
+        input.includes(`node_modules/${pkg}/`) ||
+        input.includes(`packages/${pkg.replace('@clippy/', '')}/`),
+    ),
+  );
+if (crept.length > 0) {
+  process.stderr.write(
+    `bundle: the fast path must not load ${crept.slice(0, 5).join(', ')}${crept.length > 5 ? ', …' : ''}\n` +
+      'A command of src/fast.ts now imports it (or a module that does): keep it out, or move the import into a function.\n',
+  );
+  process.exit(1);
+}

@@ -1,0 +1,131 @@
+/**
+ * How quickly the everyday `clippy` commands start and finish, and their peak memory: each is
+ * run RUNS times, side by side (one round runs every variant once) with `node -e 0` (the floor
+ * of any node program) and `tmux ls` (what a terminal multiplexer's CLI costs) as baselines.
+ * Prints medians, max RSS and the ratio to `node -e 0` measured in the same run; asserts
+ * nothing. Needs `npm run build` (it runs the built bin/clippy.js, as a user does).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { TestDaemon } from '@clippy/testkit/daemon';
+import { spawnProgram } from '@clippy/testkit/agents/harness';
+import { bins } from '@clippy/testkit/paths';
+import { isMain, mb } from './_common.js';
+
+/** Rounds (the issue asks for the median of 10). */
+const RUNS = 10;
+/** Rounds run first and not counted (disk cache, the daemon's first answers). */
+const WARMUP = 2;
+/** Longest one command may take before the benchmark calls it hung. */
+const COMMAND_TIMEOUT_MS = 30_000;
+/** Longest the set-up turn (`echo` in bash) may take to be detected on a loaded machine. */
+const TURN_TIMEOUT_MS = 15_000;
+/** Pause between looks for the set-up turn. */
+const POLL_MS = 50;
+
+/** Polls `probe` until it gives a value. */
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`nothing after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+interface Figures {
+  ms: number[];
+  rssKb: number[];
+}
+
+/** GNU time reports a child's peak RSS (`%M`, KB); without it the RSS column stays empty. */
+const TIME_BIN = '/usr/bin/time';
+const hasTime = spawnSync(TIME_BIN, ['-f', '%M', 'true']).status === 0;
+
+/** Runs a command once: its wall time (spawn to exit) and peak RSS. */
+function runOnce(argv: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; rssKb: number }> {
+  return new Promise((resolve, reject) => {
+    const cmd = hasTime ? TIME_BIN : argv[0]!;
+    const args = hasTime ? ['-f', '%M', ...argv] : argv.slice(1);
+    const started = performance.now();
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const ms = performance.now() - started;
+      clearTimeout(timer);
+      const lines = err.trim().split('\n');
+      const rssKb = hasTime ? Number(lines.pop()) : NaN;
+      if (code !== 0) reject(new Error(`${argv.join(' ')} exited ${code}: ${lines.join('\n')}`));
+      else resolve({ ms, rssKb });
+    });
+  });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+export async function run(): Promise<void> {
+  const d = await TestDaemon.start();
+  const tmuxName = `clippy-bench-${process.pid}`;
+  const tmux = spawnSync('tmux', ['-V']).status === 0;
+  try {
+    const c = await d.connect();
+    await spawnProgram(d, c, 'a', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+    await spawnProgram(d, c, 'b', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+    // One turn in `a` for show, capture and relay; capture fills the relay buffer for paste.
+    await c.request('send', { session: 'a', text: 'echo bench-turn', enter: true });
+    const turn = await until(async () => {
+      const { turns } = await c.request('list_turns', { session: 'a' });
+      return turns[0]?.turn_id;
+    }, TURN_TIMEOUT_MS);
+    await c.close();
+    if (tmux) spawnSync('tmux', ['-L', tmuxName, 'new-session', '-d', 'sleep 600']);
+
+    const clippy = (...args: string[]) => [process.execPath, bins.clippy, ...args];
+    const variants: [string, string[]][] = [
+      ['node -e 0', [process.execPath, '-e', '0']],
+      ...(tmux ? [['tmux ls', ['tmux', '-L', tmuxName, 'ls']] as [string, string[]]] : []),
+      ['clippy ls', clippy('ls')],
+      ['clippy turns a', clippy('turns', 'a')],
+      ['clippy show', clippy('show', turn)],
+      ['clippy capture', clippy('capture', turn)],
+      ['clippy send', clippy('send', 'b', '#')],
+      ['clippy paste', clippy('paste', 'b')],
+      ['clippy relay', clippy('relay', turn, 'b')],
+      ['clippy --help', clippy('--help')],
+    ];
+    const figures = new Map<string, Figures>(variants.map(([n]) => [n, { ms: [], rssKb: [] }]));
+    for (let round = 0; round < WARMUP + RUNS; round++) {
+      for (const [name, argv] of variants) {
+        const r = await runOnce(argv, d.env.env);
+        if (round < WARMUP) continue;
+        figures.get(name)!.ms.push(r.ms);
+        figures.get(name)!.rssKb.push(r.rssKb);
+      }
+    }
+    const base = median(figures.get('node -e 0')!.ms);
+    process.stdout.write(
+      `median of ${RUNS} (after ${WARMUP} warm-up rounds), every variant once per round\n` +
+        `${'command'.padEnd(16)} ${'median'.padStart(9)} ${'vs node -e 0'.padStart(13)} ${'max RSS'.padStart(9)}\n`,
+    );
+    for (const [name, f] of figures) {
+      const rss = Math.max(...f.rssKb);
+      process.stdout.write(
+        `${name.padEnd(16)} ${`${median(f.ms).toFixed(1)} ms`.padStart(9)} ${`${(median(f.ms) / base).toFixed(2)}x`.padStart(13)} ${Number.isNaN(rss) ? '-'.padStart(9) : `${mb(rss * 1024).toFixed(1)} MB`.padStart(9)}\n`,
+      );
+    }
+    process.stdout.write(
+      'paste and relay include the daemon waiting for the target to be idle and submitting.\n',
+    );
+  } finally {
+    if (tmux) spawnSync('tmux', ['-L', tmuxName, 'kill-server']);
+    await d.stop();
+  }
+}
+
+if (isMain(import.meta.url)) await run();
