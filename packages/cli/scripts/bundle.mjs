@@ -2,7 +2,7 @@
 // which bin/clippy runs: one file to read and a CommonJS start are what make `clippy ls` quick.
 // The full CLI (dist/main.js) stays as tsc wrote it and is imported only when needed.
 import { build } from 'esbuild';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,6 +33,20 @@ function keptOutIsSideEffectFree() {
   };
 }
 
+/** Every relative `import()` stays a run-time import of that file in dist/ (see below). */
+function dynamicImportsFromDist() {
+  return {
+    name: 'dynamic-imports-from-dist',
+    setup(b) {
+      b.onResolve({ filter: /^\./ }, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined;
+        const target = relative(join(root, 'dist'), resolve(args.resolveDir, args.path));
+        return { path: `./${target}`, external: true };
+      });
+    },
+  };
+}
+
 /**
  * msgpackr's optional native string decoder pays off on large payloads only; finding and
  * loading the addon cost every command a few ms. In this bundle it is absent (msgpackr then
@@ -54,24 +68,32 @@ function withoutMsgpackrExtract() {
   };
 }
 
-const result = await build({
+const options = {
   entryPoints: [join(root, 'dist/entry.js')],
   outfile: join(root, 'dist/clippy.cjs'),
   bundle: true,
   platform: 'node',
+  // jsonc-parser's `main` is a UMD build esbuild cannot follow.
+  mainFields: ['module', 'main'],
   format: 'cjs',
   target: 'node20',
-  // Loaded only by the paths that need them (ws: WebSocket transport; the broker is started,
-  // never imported).
-  external: ['ws', '@clippy/broker'],
+  // Loaded only by the paths that need them (ws: WebSocket transport; x11: hotkeys and focus;
+  // the broker is started, never imported).
+  external: ['ws', 'x11', '@clippy/broker'],
   // The bundle is CommonJS: give the sources' import.meta.url its meaning back.
   define: { 'import.meta.url': '__clippyImportMetaUrl' },
   banner: { js: "var __clippyImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [keptOutIsSideEffectFree(), withoutMsgpackrExtract()],
-  metafile: true,
   logLevel: 'warning',
-});
+};
 
+// Parts reached through `await import()` (a --host, a name carrying a host, `ls --all-hosts`)
+// stay tsc's ES modules beside the bundle, loaded when a command reaches them: bundled, they
+// would make esbuild initialise all of protocol (zod) at start.
+const result = await build({
+  ...options,
+  metafile: true,
+  plugins: [keptOutIsSideEffectFree(), withoutMsgpackrExtract(), dynamicImportsFromDist()],
+});
 const [output] = Object.values(result.metafile.outputs);
 const included = Object.entries(output.inputs).filter(([, v]) => v.bytesInOutput > 0);
 const crept = included
@@ -86,7 +108,7 @@ const crept = included
 if (crept.length > 0) {
   process.stderr.write(
     `bundle: the fast path must not load ${crept.slice(0, 5).join(', ')}${crept.length > 5 ? ', …' : ''}\n` +
-      'A command of src/fast.ts now imports it (or a module that does): keep it out, or move the import into a function.\n',
+      'A command of src/fast.ts now imports it (or a module that does): keep it out, or import it with `await import()` where it is needed.\n',
   );
   process.exit(1);
 }

@@ -9,7 +9,7 @@ import {
   type ClippyClient,
   type ConnectResult,
 } from '@clippy/client/lean';
-import { CliError } from './errors.js';
+import { CliError, isCliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Host } from './remote/host-ref.js';
 
@@ -98,7 +98,7 @@ function onHost(host: Host, name: string, err: unknown): unknown {
   if (err instanceof BrokerError) {
     return new CliError(`host ${name}: ${err.message} (${err.code})`, EXIT.noBroker);
   }
-  if (err instanceof CliError && !err.message.startsWith(`${label}:`)) {
+  if (isCliError(err) && !err.message.startsWith(`${label}:`)) {
     return new CliError(`host ${name}: ${err.message}`, err.exitCode);
   }
   return err;
@@ -136,7 +136,6 @@ async function connectLocal(args: CommonArgs, opts: CliConnectOptions): Promise<
     throw err;
   }
 }
-
 
 /** Connects (starting the daemon if needed) and runs `fn`, closing the connection after. */
 export async function withClient<R>(

@@ -12,6 +12,19 @@ export class CliError extends Error {
 }
 
 /**
+ * A CliError, also one made by another copy of this module: the bundled entry (clippy.cjs)
+ * loads the parts it reaches through `import()` from dist/, with their own copy of this class.
+ */
+export function isCliError(err: unknown): err is CliError {
+  return (
+    err instanceof CliError ||
+    (err instanceof Error &&
+      err.name === 'CliError' &&
+      typeof (err as { exitCode?: unknown }).exitCode === 'number')
+  );
+}
+
+/**
  * The daemon went away while a request waited for its answer (the client's
  * ConnectionClosedError): exit 69 like any other "daemon not there". Matched by name so that
  * this module, loaded by every command, does not load the client.
@@ -22,7 +35,7 @@ function isDaemonGone(err: unknown): boolean {
 
 /** Prints an error the way every command does and returns the exit code to use. */
 export function reportError(err: unknown): number {
-  if (err instanceof CliError) {
+  if (isCliError(err)) {
     process.stderr.write(`clippy: ${err.message}\n`);
     return err.exitCode;
   }

@@ -2,7 +2,6 @@ import type { CommandModule } from 'yargs';
 import type { SessionInfo } from '@clippy/protocol';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
-import { allHosts, onEachHost } from '../remote/each-host.js';
 import { formatAge, renderTable } from '../table.js';
 
 interface LsArgs extends CommonArgs {
@@ -87,6 +86,8 @@ const command: CommandModule<object, LsArgs> = {
  * stderr with its reason, the others are still listed, and the exit status says it (69).
  */
 async function listAllHosts(argv: LsArgs): Promise<void> {
+  // Loaded here: the hosts come from the config file, which plain `ls` does not read.
+  const { allHosts, onEachHost } = await import('../remote/each-host.js');
   const outcomes = await onEachHost(allHosts(process.env), async (c) => {
     const { sessions } = await c.request('list_sessions', {});
     return argv.all ? sessions : sessions.filter((s) => s.state !== 'exited');

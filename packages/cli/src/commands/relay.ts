@@ -9,8 +9,6 @@ import {
   withInjectOptions,
   type InjectArgs,
 } from '../inject-options.js';
-import { relayAcrossHosts } from '../remote/cross-host-relay.js';
-import { commandHost, sameHost, splitHostRef } from '../remote/host-ref.js';
 
 interface RelayArgs extends CommonArgs, InjectArgs, FocusedArgs {
   from?: string;
@@ -77,6 +75,9 @@ const command: CommandModule<object, RelayArgs> = {
  * neither does (the command's own daemon relays, as always).
  */
 async function relayWithHosts(argv: RelayArgs, fromText: string, toText: string) {
+  // Without a colon no name carries a host: the config file (and its schemas) stay unread.
+  if (!fromText.includes(':') && !toText.includes(':')) return null;
+  const { commandHost, sameHost, splitHostRef } = await import('../remote/host-ref.js');
   const from = splitHostRef(fromText, process.env);
   const to = splitHostRef(toText, process.env);
   if (!from.host && !to.host) return null;
@@ -84,6 +85,7 @@ async function relayWithHosts(argv: RelayArgs, fromText: string, toText: string)
   const src = { host: from.host ?? here, ref: from.ref };
   const dst = { host: to.host ?? here, ref: to.ref };
   if (!sameHost(src.host, dst.host)) {
+    const { relayAcrossHosts } = await import('../remote/cross-host-relay.js');
     return injectedLine('relayed', await relayAcrossHosts(src, dst, argv), toText);
   }
   // One daemon holds both: its own relay, as without hosts.
