@@ -41,6 +41,7 @@ const FAST_LINES = [
   ['show', 'claude:-1', '--raw'],
   ['show', 'claude', '--meta', '--json'],
   ['capture', 'claude:2', '-q'],
+  ['capture', '--focused', '--notify'],
   ['paste', 'aider'],
   ['paste', 'aider', '--no-enter', '--raw', '-q'],
   ['relay', 'claude', 'aider', '--force'],
@@ -68,7 +69,8 @@ const YARGS_LINES = [
   ['show', 'claude:1', '--raw', '--text'],
   ['turns', 'claude', '-n', 'many'],
   ['turns', 'claude', '-n', '1', '-n', '2'],
-  ['relay', 'claude'],
+  ['capture', '--via', 'tmux'],
+  ['paste', 'aider', '--via', 'x11'],
   ['new', '--', 'bash'],
   ['attach', 'claude'],
 ];

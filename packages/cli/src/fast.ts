@@ -22,6 +22,7 @@ const FAST: readonly AnyCommand[] = [ls, send, show, capture, paste, relay, turn
 
 interface OptionSpec {
   type: 'boolean' | 'string' | 'number' | 'array';
+  modelled: boolean;
   aliases: string[];
   default?: unknown;
 }
@@ -68,12 +69,18 @@ function recordSpec(cmd: AnyCommand): CommandSpec | null {
   };
   let unsupported = false;
   const addOption = (name: string, cfg: Record<string, unknown>) => {
-    if (Object.keys(cfg).some((k) => !MODELLED_KEYS.has(k))) unsupported = true;
     const type = cfg.type as OptionSpec['type'] | undefined;
-    if (!type || !['boolean', 'string', 'number', 'array'].includes(type)) unsupported = true;
+    // An option set up beyond what is modelled (choices, coerce...) sends the lines that use it
+    // to yargs; with a default it would change every line: then the command is yargs' alone.
+    const modelled =
+      Object.keys(cfg).every((k) => MODELLED_KEYS.has(k)) &&
+      type !== undefined &&
+      ['boolean', 'string', 'number', 'array'].includes(type);
+    if (!modelled && 'default' in cfg) unsupported = true;
     const alias = cfg.alias;
     spec.options.set(name, {
       type: type ?? 'string',
+      modelled,
       aliases: alias === undefined ? [] : ([] as string[]).concat(alias as string | string[]),
       ...('default' in cfg ? { default: cfg.default } : {}),
     });
@@ -130,9 +137,10 @@ function parseFast(cmd: AnyCommand, spec: CommandSpec, rest: string[]): object |
     // `--no-x` of a boolean (parseArgs of node 20 has no negation).
     const negated = /^--no-(.+)$/.exec(word)?.[1];
     const target = negated === undefined ? undefined : owner.get(negated);
-    if (target !== undefined && spec.options.get(target)!.type === 'boolean') {
-      if (target in values) return null;
-      values[target] = false;
+    const negatable = target !== undefined && spec.options.get(target)!;
+    if (negatable && negatable.type === 'boolean' && negatable.modelled) {
+      if (target! in values) return null;
+      values[target!] = false;
     } else args.push(word);
   }
   let parsed;
@@ -147,7 +155,7 @@ function parseFast(cmd: AnyCommand, spec: CommandSpec, rest: string[]): object |
     const name = owner.get(token.name)!;
     const o = spec.options.get(name)!;
     // A repeated option (yargs makes an array of it) or an array option: yargs' own rules apply.
-    if (seen.has(name) || o.type === 'array') return null;
+    if (seen.has(name) || o.type === 'array' || !o.modelled) return null;
     seen.add(name);
     const raw = token.value;
     if (o.type === 'boolean') values[name] = true;

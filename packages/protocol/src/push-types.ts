@@ -9,6 +9,7 @@ export const PUSH_TYPE_NAMES: ReadonlySet<string> = new Set([
   'detached',
   'inject',
   'daemon_shutdown',
+  'notice',
   'session_created',
   'session_ready',
   'state_changed',
