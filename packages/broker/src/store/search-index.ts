@@ -24,11 +24,12 @@ export function tokens(text: string): Set<string> {
 export class SearchIndex {
   private readonly postings = new Map<string, Postings>();
 
+  /** Adds a turn's words (a long text may come in pieces, one call each, in order). */
   add(ordinal: number, text: string): void {
     for (const t of tokens(text)) {
       const list = this.postings.get(t);
-      if (list) list.push(ordinal);
-      else this.postings.set(t, new Postings(ordinal));
+      if (!list) this.postings.set(t, new Postings(ordinal));
+      else if (list.a[list.n - 1] !== ordinal) list.push(ordinal);
     }
   }
 

@@ -217,6 +217,20 @@ describe('turn store', () => {
     expect(existsSync(`${dir}.lock`)).toBe(false);
   });
 
+  it('a long answer is indexed in pieces in the background; found before and after', async () => {
+    const s = openStore();
+    await session(s, 'aaaaaa');
+    const long = `${'filler words here\n'.repeat(60_000)}the needle at the very end`;
+    await s.persistTurn(turn('aaaaaa', 1, long));
+    expect((await s.search('needle at the')).map((h) => h.lines)).toEqual([
+      ['the needle at the very end'],
+    ]);
+    await s.indexed();
+    expect((await s.search('needle at the')).length).toBe(1);
+    expect((await s.search('very end')).length).toBe(1);
+    expect(await s.search('needles')).toEqual([]);
+  });
+
   it('a removed session is neither restored nor searched', async () => {
     const s = openStore();
     await session(s, 'aaaaaa');

@@ -48,6 +48,12 @@ const SEGMENT_FILE = /^(\d{6})\.seg$/;
  * requests: a few milliseconds of work each.
  */
 const INDEX_STEP_TURNS = 200;
+/**
+ * Text indexed per step for turns written while the daemon runs: a 4 MiB answer is split at
+ * word boundaries into pieces of about this size, so indexing it never holds the event loop
+ * (and the output it forwards) for more than a millisecond or two.
+ */
+const INDEX_STEP_CHARS = 64 * 1024;
 
 /**
  * A persisted turn as the index holds it: where it lies and what filters need. Everything else
@@ -135,6 +141,10 @@ export class TurnStore {
   private indexedBelow = 0;
   private loadedCount = 0;
   private indexing: Promise<void> | null = null;
+  /** Turns written since start whose words are not indexed yet (searches scan them). */
+  private readonly pendingIndex: { ordinal: number; text: string; at: number }[] = [];
+  private readonly pendingOrdinals = new Set<number>();
+  private pendingRunning = false;
   private lock: HistoryLock | null = null;
 
   private constructor(opts: TurnStoreOptions) {
@@ -328,10 +338,11 @@ export class TurnStore {
     if (candidates === null) {
       candidates = [];
       for (let o = this.refs.length - 1; o >= 0; o--) if (this.refs[o]) candidates.push(o);
-    } else if (this.indexedBelow < this.loadedCount) {
-      // Still indexing what was read at start: those turns are all candidates.
+    } else if (this.indexedBelow < this.loadedCount || this.pendingOrdinals.size > 0) {
+      // Turns not indexed yet (read at start, or just written) are all candidates.
       const merged = new Set(candidates);
       for (let o = this.indexedBelow; o < this.loadedCount; o++) if (this.refs[o]) merged.add(o);
+      for (const o of this.pendingOrdinals) if (this.refs[o]) merged.add(o);
       candidates = [...merged].sort((a, b) => b - a);
     }
     const needle = query.toLowerCase();
@@ -375,9 +386,36 @@ export class TurnStore {
     return this.index.words;
   }
 
-  /** Resolves once the turns read at start are all in the search index (benchmarks, tests). */
-  indexed(): Promise<void> {
-    return this.indexing ?? Promise.resolve();
+  /** Resolves once every turn is in the search index (benchmarks, tests). */
+  async indexed(): Promise<void> {
+    await this.indexing;
+    while (this.pendingRunning) await new Promise((r) => setImmediate(r));
+  }
+
+  /** Indexes a just-written turn's words in the background, a piece per event-loop turn. */
+  private queueIndex(ordinal: number, text: string): void {
+    this.pendingIndex.push({ ordinal, text, at: 0 });
+    this.pendingOrdinals.add(ordinal);
+    if (this.pendingRunning) return;
+    this.pendingRunning = true;
+    const step = () => {
+      const job = this.pendingIndex[0];
+      if (!job || this.closed) {
+        this.pendingRunning = false;
+        return;
+      }
+      let end = Math.min(job.text.length, job.at + INDEX_STEP_CHARS);
+      // Cut after a non-word character so that no word is split between two pieces.
+      while (end < job.text.length && /[\p{L}\p{N}_]/u.test(job.text[end - 1]!)) end++;
+      this.index.add(job.ordinal, job.text.slice(job.at, end));
+      job.at = end;
+      if (job.at >= job.text.length) {
+        this.pendingIndex.shift();
+        this.pendingOrdinals.delete(job.ordinal);
+      }
+      setImmediate(step);
+    };
+    setImmediate(step);
   }
 
   /**
@@ -601,7 +639,7 @@ export class TurnStore {
         this.refs.push(ref);
         s.turns.push(ref);
         s.segments.add(at.segment);
-        if (text !== undefined) this.index.add(ref.ordinal, text);
+        if (text !== undefined) this.queueIndex(ref.ordinal, text);
         return;
       }
       case 'exit': {
