@@ -229,8 +229,7 @@ describe('a full disk', () => {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48k', 'tmpfs', state], { stdio: 'ignore' });
     } catch {
       await env.dispose();
-      ctx.skip(); // mounting a tmpfs needs root (CAP_SYS_ADMIN)
-      return;
+      ctx.skip('the full-disk test mounts a tiny tmpfs: it needs root (CAP_SYS_ADMIN)');
     }
     const d = await start(env);
     // Runs before the daemon's own cleanup: the mount goes before its directory is removed.
