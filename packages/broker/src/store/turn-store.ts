@@ -41,6 +41,8 @@ export const DEFAULT_SEARCH_LIMIT = 20;
 /** Matching lines shown per result, and their longest length: a result is a pointer, not the turn. */
 const MAX_MATCH_LINES = 5;
 const MAX_MATCH_LINE_CHARS = 400;
+/** Candidate texts read at once by a search: enough to keep the thread pool busy, little memory. */
+const SEARCH_READ_BATCH = 64;
 
 const SEGMENT_FILE = /^(\d{6})\.seg$/;
 /**
@@ -347,36 +349,53 @@ export class TurnStore {
     }
     const needle = query.toLowerCase();
     const hits: SearchHit[] = [];
-    const files = new Map<number, FileHandle>();
+    // One open per segment, shared by the concurrent reads (the promise, so none opens twice).
+    const files = new Map<number, Promise<FileHandle>>();
     try {
-      for (const o of candidates) {
-        const ref = this.refs[o];
-        if (!ref) continue;
-        if (opts.session !== undefined && ref.meta.session !== opts.session) continue;
-        if (opts.since !== undefined && ref.meta.timestamp < opts.since) continue;
-        let fh = files.get(ref.segment);
+      const wanted = candidates
+        .map((o) => this.refs[o])
+        .filter(
+          (ref): ref is TurnRef =>
+            ref !== undefined &&
+            (opts.session === undefined || ref.meta.session === opts.session) &&
+            (opts.since === undefined || ref.meta.timestamp >= opts.since),
+        );
+      const handle = (segment: number): Promise<FileHandle> => {
+        let fh = files.get(segment);
         if (!fh) {
-          fh = await open(this.segmentPath(ref.segment), 'r');
-          files.set(ref.segment, fh);
+          fh = open(this.segmentPath(segment), 'r');
+          files.set(segment, fh);
         }
-        const buf = Buffer.alloc(ref.meta.tl);
-        await fh.read(buf, 0, buf.length, ref.textAt);
-        const text = buf.toString('utf8');
-        const lower = text.toLowerCase();
-        if (!lower.includes(needle)) continue;
-        const session = this.sessions.get(ref.meta.session);
-        // The whole record for a hit (a handful): its prompt and flags are not kept in memory.
-        const { meta } = await this.readTurn(ref);
-        hits.push({
-          meta,
-          ref,
-          name: session?.meta.name ?? ref.meta.session,
-          lines: matchLines(text, needle),
-        });
-        if (hits.length >= limit) break;
+        return fh;
+      };
+      // Candidates are read a batch at a time, concurrently (the thread pool reads in
+      // parallel), newest first, until enough match.
+      for (let i = 0; i < wanted.length && hits.length < limit; i += SEARCH_READ_BATCH) {
+        const batch = wanted.slice(i, i + SEARCH_READ_BATCH);
+        const texts = await Promise.all(
+          batch.map(async (ref) => {
+            const buf = Buffer.alloc(ref.meta.tl);
+            await (await handle(ref.segment)).read(buf, 0, buf.length, ref.textAt);
+            return buf.toString('utf8');
+          }),
+        );
+        for (let k = 0; k < batch.length && hits.length < limit; k++) {
+          const ref = batch[k]!;
+          const text = texts[k]!;
+          if (!text.toLowerCase().includes(needle)) continue;
+          const session = this.sessions.get(ref.meta.session);
+          // The whole record for a hit (a handful): its prompt and flags are not kept in memory.
+          const { meta } = await this.readTurn(ref);
+          hits.push({
+            meta,
+            ref,
+            name: session?.meta.name ?? ref.meta.session,
+            lines: matchLines(text, needle),
+          });
+        }
       }
     } finally {
-      for (const fh of files.values()) await fh.close().catch(() => {});
+      for (const fh of files.values()) await fh.then((f) => f.close()).catch(() => {});
     }
     return hits;
   }
