@@ -5,10 +5,12 @@ import {
   DaemonNotRunningError,
   DaemonStartError,
   NoRuntimeDirError,
+  VersionMismatchError,
   connectDetailed,
   type ClippyClient,
   type ConnectResult,
 } from '@clippy/client/lean';
+import { PROTOCOL_VERSION } from '@clippy/protocol';
 import { CliError, isCliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Host } from './remote/host-ref.js';
@@ -42,6 +44,25 @@ export function withSocket<T>(y: Argv<T>): Argv<T & CommonArgs> {
 export function daemonPath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.CLIPPYD_PATH) return env.CLIPPYD_PATH;
   return createRequire(import.meta.url).resolve('@clippy/broker/bin/clippyd.js');
+}
+
+/**
+ * The running daemon speaks another protocol version (another clippy started it): says so and
+ * what to do. It cannot be updated in place: it owns the sessions' terminals.
+ */
+export class DaemonVersionError extends CliError {
+  readonly brokerPid: number | undefined;
+  constructor(err: VersionMismatchError) {
+    const pid = err.brokerPid === undefined ? '' : ` (pid ${err.brokerPid})`;
+    super(
+      `the running clippy daemon${pid} speaks protocol version ${err.brokerVersion ?? '?'}, ` +
+        `this clippy speaks ${PROTOCOL_VERSION}: it was started by another version of clippy.\n` +
+        'Run `clippy daemon restart --force` to replace it. Its sessions end then: the daemon owns ' +
+        'their terminals, and a new daemon cannot take them over.',
+      EXIT.noBroker,
+    );
+    this.brokerPid = err.brokerPid;
+  }
 }
 
 export interface CliConnectOptions {
@@ -119,6 +140,7 @@ async function connectLocal(args: CommonArgs, opts: CliConnectOptions): Promise<
       return await connectDetailed({ ...base, autoStart: { daemonPath: daemonPath() } });
     }
   } catch (err) {
+    if (err instanceof VersionMismatchError) throw new DaemonVersionError(err);
     if (
       err instanceof NoRuntimeDirError ||
       err instanceof DaemonNotRunningError ||

@@ -12,7 +12,12 @@ import {
   type ResultType,
   type Role,
 } from '@clippy/protocol';
-import { ConnectionClosedError, ProtocolViolationError, RequestTimeoutError } from './errors.js';
+import {
+  ConnectionClosedError,
+  ProtocolViolationError,
+  RequestTimeoutError,
+  VersionMismatchError,
+} from './errors.js';
 import type { Transport } from './transport.js';
 
 /** Default wait for one answer: long enough for a slow spawn on a loaded machine. */
@@ -98,6 +103,13 @@ export class ClippyClient {
     try {
       transport.send({ type: 'hello', id: PUSH_ID, version: PROTOCOL_VERSION, role });
       const answer = await ack;
+      if (answer.status !== 'ok' && answer.error === 'version_mismatch') {
+        throw new VersionMismatchError(
+          String(answer.message ?? 'version mismatch'),
+          typeof answer.version === 'number' ? answer.version : undefined,
+          typeof answer.broker_pid === 'number' ? answer.broker_pid : undefined,
+        );
+      }
       if (answer.status !== 'ok') {
         throw new BrokerError(
           String(answer.error ?? 'internal_error'),

@@ -1,3 +1,5 @@
+import { BrokerError } from '@clippy/protocol';
+
 /** Local client failures (they never cross the wire; broker answers are `BrokerError`s). */
 
 /** The broker is not running at that socket and we were not asked to start it. */
@@ -47,5 +49,20 @@ export class ProtocolViolationError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ProtocolViolationError';
+  }
+}
+
+/**
+ * The daemon refused the handshake: it speaks another protocol version (it was started by
+ * another clippy). Still a BrokerError (`version_mismatch`); says which version and which pid.
+ */
+export class VersionMismatchError extends BrokerError {
+  constructor(
+    message: string,
+    readonly brokerVersion: number | undefined,
+    readonly brokerPid: number | undefined,
+  ) {
+    super('version_mismatch', message);
+    this.name = 'VersionMismatchError';
   }
 }

@@ -15,6 +15,7 @@ export {
   DaemonStartError,
   ProtocolViolationError,
   RequestTimeoutError,
+  VersionMismatchError,
 } from './errors.js';
 export { openUnixTransport, openWebSocketTransport } from './transport.js';
 export type { Transport } from './transport.js';

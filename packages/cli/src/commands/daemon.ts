@@ -4,7 +4,13 @@ import os from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
 import type { Result } from '@clippy/protocol';
 import { resolveSocketPaths } from '@clippy/client';
-import { connectForCommand, daemonPath, withSocket, type CommonArgs } from '../connect.js';
+import {
+  DaemonVersionError,
+  connectForCommand,
+  daemonPath,
+  withSocket,
+  type CommonArgs,
+} from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAge } from '../table.js';
@@ -18,6 +24,7 @@ const STOP_POLL_MS = 50;
 
 interface DaemonArgs extends CommonArgs {
   foreground?: boolean;
+  force?: boolean;
   json?: boolean;
   'log-level'?: string;
 }
@@ -169,8 +176,13 @@ async function stop(args: DaemonArgs): Promise<void> {
     if (!/closed|lost/.test((err as Error).message)) throw err;
   }
   await client.close();
+  await waitGone(socket, pid);
+  process.stdout.write(`clippy daemon stopped (pid ${pid ?? '?'})\n`);
+}
+
+/** Waits until the daemon is gone: its socket removed and (when known) its process ended. */
+async function waitGone(socket: string, pid: number | undefined): Promise<void> {
   const deadline = Date.now() + STOP_TIMEOUT_MS;
-  // Gone means both: the socket removed and (when we know it) the process ended.
   while (fs.existsSync(socket) || (pid !== undefined && processAlive(pid))) {
     if (Date.now() > deadline) {
       throw new CliError(
@@ -180,10 +192,53 @@ async function stop(args: DaemonArgs): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, STOP_POLL_MS));
   }
-  process.stdout.write(`clippy daemon stopped (pid ${pid ?? '?'})\n`);
 }
 
-/** `clippy daemon start|stop|status`. */
+/** What restarting costs, said before doing it. */
+const SESSIONS_END =
+  "the daemon owns the sessions' terminals: they end with it and a new daemon cannot take them over";
+
+/**
+ * `daemon restart`: stop the running daemon (also one of another protocol version, which can
+ * only be told to stop by signal) and start this clippy's. Refuses without --force while
+ * sessions would end, or when it cannot know (another version's daemon).
+ */
+async function restart(args: DaemonArgs): Promise<void> {
+  const socket = resolveSocketPaths(process.env, args.socket).socket;
+  let client;
+  try {
+    client = await tryConnect(args);
+  } catch (err) {
+    if (!(err instanceof DaemonVersionError)) throw err;
+    if (!args.force) {
+      throw new CliError(
+        `the running daemon${err.brokerPid ? ` (pid ${err.brokerPid})` : ''} speaks another protocol version; ` +
+          `restarting ends its sessions (${SESSIONS_END}). Run \`clippy daemon restart --force\` to do it.`,
+        EXIT.failure,
+      );
+    }
+    if (err.brokerPid === undefined) throw new CliError('the old daemon did not say its pid');
+    process.kill(err.brokerPid, 'SIGTERM');
+    await waitGone(socket, err.brokerPid);
+    process.stdout.write(`clippy daemon stopped (pid ${err.brokerPid})\n`);
+  }
+  if (client) {
+    const { sessions } = await client.request('list_sessions', {});
+    await client.close();
+    const live = sessions.filter((s) => s.state !== 'exited').length;
+    if (live > 0 && !args.force) {
+      throw new CliError(
+        `restarting ends ${live} live session${live === 1 ? '' : 's'} (${SESSIONS_END}). ` +
+          'Run `clippy daemon restart --force` to do it.',
+        EXIT.failure,
+      );
+    }
+    await stop(args);
+  }
+  await start({ ...args, foreground: false });
+}
+
+/** `clippy daemon start|stop|restart|status`. */
 const command: CommandModule<object, DaemonArgs> = {
   command: 'daemon',
   describe: 'Start, stop or inspect the clippy daemon (clippyd)',
@@ -218,7 +273,17 @@ const command: CommandModule<object, DaemonArgs> = {
           withSocket(s).option('json', { type: 'boolean', describe: 'print as JSON' }),
         handler: (a) => status(a as DaemonArgs),
       })
-      .demandCommand(1, 'Name an action: start, stop or status.') as never,
+      .command({
+        command: 'restart',
+        describe: "Replace the running daemon with this clippy's (its sessions end: --force)",
+        builder: (s: Argv) =>
+          withSocket(s).option('force', {
+            type: 'boolean',
+            describe: 'restart even though live sessions end',
+          }),
+        handler: (a) => restart(a as DaemonArgs),
+      })
+      .demandCommand(1, 'Name an action: start, stop, restart or status.') as never,
   handler: () => {},
 };
 

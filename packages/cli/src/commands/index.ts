@@ -30,6 +30,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['snapshot'], () => import('./snapshot.js')],
   [['replay'], () => import('./replay.js')],
   [['daemon'], () => import('./daemon.js')],
+  [['doctor'], () => import('./doctor.js')],
   [['hosts'], () => import('./hosts.js')],
   [['map'], () => import('./map.js')],
   [['navigate'], () => import('./navigate.js')],

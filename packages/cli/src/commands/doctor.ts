@@ -1,0 +1,95 @@
+import type { CommandModule } from 'yargs';
+import { PROTOCOL_VERSION } from '@clippy/protocol';
+import { DaemonVersionError, connectForCommand, withSocket, type CommonArgs } from '../connect.js';
+import {
+  checkClipboard,
+  checkConfig,
+  checkHotkeys,
+  checkNode,
+  checkNodePty,
+  checkSocketDir,
+  checkStaleSocket,
+  type Check,
+} from '../doctor/checks.js';
+import { EXIT } from '../exit-codes.js';
+
+interface DoctorArgs extends CommonArgs {
+  json?: boolean;
+}
+
+/** The running daemon against this CLI: the same protocol, or what to do. Starts nothing. */
+async function checkDaemon(args: CommonArgs): Promise<Check> {
+  try {
+    const { client } = await connectForCommand(args, { autoStart: false });
+    try {
+      const s = await client.request('daemon_status', {});
+      return {
+        name: 'daemon',
+        status: 'ok',
+        detail: `pid ${s.pid}, clippy ${s.package_version}, protocol ${s.version} (the CLI's too)`,
+      };
+    } finally {
+      await client.close();
+    }
+  } catch (err) {
+    if (err instanceof DaemonVersionError) {
+      return {
+        name: 'daemon',
+        status: 'fail',
+        detail: `the running daemon${err.brokerPid ? ` (pid ${err.brokerPid})` : ''} does not speak protocol ${PROTOCOL_VERSION}, this clippy's`,
+        fix: '`clippy daemon restart --force` (its sessions end: the daemon owns their terminals)',
+      };
+    }
+    const message = (err as Error).message;
+    if (/not running/.test(message)) {
+      return { name: 'daemon', status: 'ok', detail: 'not running (starts on demand)' };
+    }
+    return {
+      name: 'daemon',
+      status: 'fail',
+      detail: message,
+      fix: 'see the socket checks above; `clippy daemon start --foreground` shows why it fails',
+    };
+  }
+}
+
+/** `clippy doctor`: checks what clippy needs and says how to fix each problem. */
+const command: CommandModule<object, DoctorArgs> = {
+  command: 'doctor',
+  describe: 'Check Node, node-pty, the socket, the daemon, clipboard, hotkeys and config files',
+  builder: (y) =>
+    withSocket(y).option('json', {
+      type: 'boolean',
+      describe: 'print {"ok": bool, "checks": [{name, status, detail, fix}]}',
+    }) as never,
+  handler: async (argv) => {
+    const env = process.env;
+    const checks: Check[] = [
+      checkNode(),
+      checkNodePty(),
+      checkSocketDir(env, argv.socket),
+      await checkStaleSocket(env, argv.socket),
+      await checkDaemon(argv),
+      checkClipboard(env),
+      checkHotkeys(env),
+      ...checkConfig(env),
+    ];
+    const ok = checks.every((c) => c.status !== 'fail');
+    if (argv.json) {
+      process.stdout.write(`${JSON.stringify({ ok, checks }, null, 2)}\n`);
+    } else {
+      for (const c of checks) {
+        const mark = c.status === 'ok' ? 'ok  ' : c.status === 'warn' ? 'warn' : 'FAIL';
+        process.stdout.write(`${mark}  ${c.name.padEnd(10)} ${c.detail}\n`);
+        if (c.fix) process.stdout.write(`      ${''.padEnd(10)} fix: ${c.fix}\n`);
+      }
+      const failed = checks.filter((c) => c.status === 'fail').length;
+      process.stdout.write(
+        ok ? 'all is well\n' : `${failed} problem${failed === 1 ? '' : 's'} found\n`,
+      );
+    }
+    process.exitCode = ok ? EXIT.ok : EXIT.failure;
+  },
+};
+
+export default command;

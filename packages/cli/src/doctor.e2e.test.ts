@@ -1,0 +1,155 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FrameDecoder, PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
+import { runClippy } from '@clippy/testkit/cli-pty';
+import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+
+// End-to-end: the built `clippy doctor` against real sockets and files. Each failing check is
+// produced on purpose and must give its message, its fix and exit 1.
+
+/** Per test: a daemon, or a doctor run loading node-pty in a child, on a loaded 2-core box. */
+const E2E_TIMEOUT_MS = 60_000;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+}, E2E_TIMEOUT_MS);
+
+function freshEnv(): DaemonEnv {
+  const e = new DaemonEnv();
+  cleanups.push(() => e.dispose());
+  return e;
+}
+
+describe('clippy doctor', () => {
+  it(
+    'says all is well and exits 0 beside a live daemon of the same version',
+    async () => {
+      const d = await TestDaemon.start();
+      cleanups.push(() => d.stop());
+      const r = await runClippy(['doctor'], d.env.env);
+      expect(r.stdout).toContain('all is well');
+      expect(r.stdout).toMatch(/ok\s+daemon\s+pid \d+/);
+      expect(r.code).toBe(0);
+      const json = JSON.parse((await runClippy(['doctor', '--json'], d.env.env)).stdout);
+      expect(json.ok).toBe(true);
+      expect(json.checks.map((c: { name: string }) => c.name)).toEqual(
+        expect.arrayContaining(['node', 'node-pty', 'socket dir', 'daemon', 'config', 'presets']),
+      );
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'a socket directory others can enter: names its mode and says chmod 700',
+    async () => {
+      const e = freshEnv();
+      const dir = path.dirname(e.socket);
+      fs.mkdirSync(dir, { mode: 0o755 });
+      fs.chmodSync(dir, 0o755);
+      const r = await runClippy(['doctor'], e.env);
+      expect(r.stdout).toMatch(/FAIL\s+socket dir .* has mode 755/);
+      expect(r.stdout).toContain(`fix: chmod 700 ${dir}`);
+      expect(r.code).toBe(1);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'a socket left by a killed daemon: says nothing listens and how it is replaced',
+    async () => {
+      const e = freshEnv();
+      fs.mkdirSync(path.dirname(e.socket), { mode: 0o700 });
+      // A process that listens on the socket and is killed: the file stays behind.
+      const holder = spawn(process.execPath, [
+        '-e',
+        `require('net').createServer().listen(${JSON.stringify(e.socket)}, () => console.log('up'))`,
+      ]);
+      await new Promise((r) => holder.stdout.once('data', r));
+      holder.kill('SIGKILL');
+      await new Promise((r) => holder.once('exit', r));
+      expect(fs.existsSync(e.socket)).toBe(true);
+      const r = await runClippy(['doctor', '--json'], e.env);
+      const socket = JSON.parse(r.stdout).checks.find((c: { name: string }) => c.name === 'socket');
+      expect(socket.status).toBe('fail');
+      expect(socket.detail).toContain('nothing listens on it (ECONNREFUSED)');
+      expect(socket.fix).toContain('clippy daemon start');
+      expect(r.code).toBe(1);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'a broken config.json and presets.json: the file, the line and the reason',
+    async () => {
+      const e = freshEnv();
+      const dir = path.join(e.env.XDG_CONFIG_HOME!, 'clippy');
+      fs.mkdirSync(dir);
+      fs.writeFileSync(
+        path.join(dir, 'config.json'),
+        '{\n  "hosts": {},\n  "turnRingDepth": "many"\n}\n',
+      );
+      fs.writeFileSync(
+        path.join(dir, 'presets.json'),
+        JSON.stringify({ mine: { kind: 'line', pattern: '(unclosed' } }, null, 2),
+      );
+      const r = await runClippy(['doctor'], e.env);
+      expect(r.stdout).toMatch(/FAIL\s+config\s+\S*config\.json:3:/);
+      expect(r.stdout).toMatch(/FAIL\s+presets\s+.*mine/);
+      expect(r.stdout).toContain('2 problems found');
+      expect(r.code).toBe(1);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'an old daemon (another protocol version): doctor and ls say so and offer daemon restart',
+    async () => {
+      const e = freshEnv();
+      fs.mkdirSync(path.dirname(e.socket), { mode: 0o700 });
+      // Answers every hello the way a broker of the previous protocol version does.
+      const server = net.createServer((s) => {
+        const decoder = new FrameDecoder();
+        s.on('data', (chunk) => {
+          for (const _hello of decoder.push(chunk)) {
+            s.end(
+              encodeFrame({
+                type: 'hello_ack',
+                id: 0,
+                status: 'error',
+                error: 'version_mismatch',
+                message: `this broker speaks protocol version ${PROTOCOL_VERSION - 1}, the client sent ${PROTOCOL_VERSION}`,
+                version: PROTOCOL_VERSION - 1,
+                broker_pid: process.pid,
+              }),
+            );
+          }
+        });
+      });
+      await new Promise<void>((r) => server.listen(e.socket, r));
+      cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+      const doctor = await runClippy(['doctor'], e.env);
+      expect(doctor.stdout).toMatch(
+        new RegExp(
+          `FAIL\\s+daemon\\s+the running daemon \\(pid ${process.pid}\\) does not speak protocol ${PROTOCOL_VERSION}`,
+        ),
+      );
+      expect(doctor.stdout).toContain('clippy daemon restart --force');
+      expect(doctor.code).toBe(1);
+      const ls = await runClippy(['ls'], e.env);
+      expect(ls.stderr).toContain(`speaks protocol version ${PROTOCOL_VERSION - 1}`);
+      expect(ls.stderr).toContain('clippy daemon restart --force');
+      expect(ls.stderr).toContain('Its sessions end then');
+      expect(ls.code).toBe(69);
+      // Without --force, restart says what it would cost and does nothing.
+      const restart = await runClippy(['daemon', 'restart'], e.env);
+      expect(restart.stderr).toContain('restarting ends its sessions');
+      expect(restart.code).toBe(1);
+      expect(fs.existsSync(e.socket), 'the old daemon is left alone').toBe(true);
+    },
+    E2E_TIMEOUT_MS,
+  );
+});

@@ -1,0 +1,236 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
+import { NoRuntimeDirError, resolveSocketPaths } from '@clippy/protocol';
+import { presetNames, resolvePreset } from '@clippy/turns';
+import { configFilePath, readConfigFile, readPresetsFile } from '../config-files.js';
+
+/** One finding of `clippy doctor`. `warn` is an optional feature that will not work. */
+export interface Check {
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+  /** What to do about it (set unless ok). */
+  fix?: string;
+}
+
+/** The oldest Node clippy runs on (the root package.json's `engines`). */
+export const MIN_NODE = [20, 19] as const;
+/** How long loading node-pty in a child may take before it counts as hanging. */
+const PTY_LOAD_TIMEOUT_MS = 10_000;
+/** How long a connect to the socket may take before it counts as not answering. */
+const SOCKET_PROBE_TIMEOUT_MS = 2_000;
+
+export function checkNode(version = process.versions.node): Check {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return ok
+    ? { name: 'node', status: 'ok', detail: `Node ${version}` }
+    : {
+        name: 'node',
+        status: 'fail',
+        detail: `Node ${version} is older than ${MIN_NODE.join('.')}`,
+        fix: `install Node ${MIN_NODE.join('.')} or newer`,
+      };
+}
+
+/** Loads node-pty the way the daemon does, in a child (a broken addon can crash a process). */
+export function checkNodePty(): Check {
+  let brokerPkg: string;
+  try {
+    brokerPkg = createRequire(import.meta.url).resolve('@clippy/broker/package.json');
+  } catch {
+    return {
+      name: 'node-pty',
+      status: 'fail',
+      detail: 'the broker package is not installed next to the CLI',
+      fix: 'run `npm ci` in the clippy checkout',
+    };
+  }
+  const r = spawnSync(
+    process.execPath,
+    ['-e', "require('node:module').createRequire(process.argv[1])('node-pty')", brokerPkg],
+    { encoding: 'utf8', timeout: PTY_LOAD_TIMEOUT_MS },
+  );
+  if (r.status === 0) return { name: 'node-pty', status: 'ok', detail: 'loads' };
+  const why = (r.stderr || r.error?.message || 'failed').split('\n').find((l) => /Error/.test(l));
+  return {
+    name: 'node-pty',
+    status: 'fail',
+    detail: `does not load: ${why ?? 'unknown error'}`,
+    fix: 'rebuild it: `npm rebuild node-pty` in the clippy checkout (needs python3, make and g++)',
+  };
+}
+
+/** The socket's directory: present (or creatable), ours, and private (0700). */
+export function checkSocketDir(env: NodeJS.ProcessEnv, socketFlag?: string): Check {
+  let dir: string;
+  try {
+    dir = resolveSocketPaths(env, socketFlag).dir;
+  } catch (err) {
+    if (!(err instanceof NoRuntimeDirError)) throw err;
+    return {
+      name: 'socket dir',
+      status: 'fail',
+      detail: 'XDG_RUNTIME_DIR is not set: clippy does not know where its socket goes',
+      fix: 'log in through a session manager that sets it, or set CLIPPY_SOCKET=/path/to/broker.sock',
+    };
+  }
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    return { name: 'socket dir', status: 'ok', detail: `${dir} (created when the daemon starts)` };
+  }
+  const mode = st.mode & 0o777;
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+    return {
+      name: 'socket dir',
+      status: 'fail',
+      detail: `${dir} belongs to uid ${st.uid}, not to you`,
+      fix: `remove it (as its owner) so that clippy can create its own: rm -r ${dir}`,
+    };
+  }
+  if (mode !== 0o700) {
+    return {
+      name: 'socket dir',
+      status: 'fail',
+      detail: `${dir} has mode ${mode.toString(8)}: others could reach the daemon`,
+      fix: `chmod 700 ${dir}`,
+    };
+  }
+  return { name: 'socket dir', status: 'ok', detail: `${dir} (0700)` };
+}
+
+/** Resolves to the connect error code, or 'ok' when something listens. */
+function probe(socket: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = net.connect(socket);
+    const timer = setTimeout(() => {
+      s.destroy();
+      resolve('ETIMEDOUT');
+    }, SOCKET_PROBE_TIMEOUT_MS);
+    s.once('connect', () => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve('ok');
+    });
+    s.once('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve(err.code ?? 'error');
+    });
+  });
+}
+
+/** A socket file nobody listens on (left by a killed daemon). */
+export async function checkStaleSocket(
+  env: NodeJS.ProcessEnv,
+  socketFlag?: string,
+): Promise<Check> {
+  let socket: string;
+  try {
+    socket = resolveSocketPaths(env, socketFlag).socket;
+  } catch {
+    return { name: 'socket', status: 'warn', detail: 'no socket path (see socket dir)' };
+  }
+  if (!fs.existsSync(socket)) return { name: 'socket', status: 'ok', detail: 'no daemon running' };
+  const answer = await probe(socket);
+  if (answer === 'ok') return { name: 'socket', status: 'ok', detail: `${socket} answers` };
+  return {
+    name: 'socket',
+    status: 'fail',
+    detail: `${socket} is left over: nothing listens on it (${answer})`,
+    fix: '`clippy daemon start` replaces it (a daemon that was killed left it behind)',
+  };
+}
+
+function onPath(cmd: string, env: NodeJS.ProcessEnv): boolean {
+  return (env.PATH ?? '')
+    .split(path.delimiter)
+    .some((d) => d !== '' && fs.existsSync(path.join(d, cmd)));
+}
+
+/** A clipboard program for reports and `deliver --sink clipboard`. */
+export function checkClipboard(env: NodeJS.ProcessEnv): Check {
+  const found = ['wl-copy', 'xclip', 'xsel', 'pbcopy', 'clip.exe'].filter((c) => onPath(c, env));
+  return found.length > 0
+    ? { name: 'clipboard', status: 'ok', detail: found.join(', ') }
+    : {
+        name: 'clipboard',
+        status: 'warn',
+        detail: 'no clipboard program: reports and `deliver --sink clipboard` cannot copy',
+        fix: 'install one: `apt-get install xclip` (X11) or `apt-get install wl-clipboard` (Wayland)',
+      };
+}
+
+/** What the hotkeys need: tmux (key bindings) or an X display (global keys). */
+export function checkHotkeys(env: NodeJS.ProcessEnv): Check {
+  const tmux = onPath('tmux', env);
+  const x11 = Boolean(env.DISPLAY);
+  if (tmux || x11) {
+    return {
+      name: 'hotkeys',
+      status: 'ok',
+      detail: [tmux && 'tmux', x11 && `X11 (DISPLAY=${env.DISPLAY})`].filter(Boolean).join(', '),
+    };
+  }
+  return {
+    name: 'hotkeys',
+    status: 'warn',
+    detail: 'neither tmux nor an X display: `clippy hotkeys` has nothing to bind keys in',
+    fix: 'install tmux (`apt-get install tmux`) or run under X11 (DISPLAY set)',
+  };
+}
+
+/** config.json and presets.json parse, match their schemas, and every preset compiles. */
+export function checkConfig(env: NodeJS.ProcessEnv): Check[] {
+  const file = configFilePath(env);
+  const presetsFile = path.join(path.dirname(file), 'presets.json');
+  let config: Check;
+  try {
+    readConfigFile(env);
+    config = {
+      name: 'config',
+      status: 'ok',
+      detail: fs.existsSync(file) ? file : `${file} (absent: defaults)`,
+    };
+  } catch (err) {
+    config = {
+      name: 'config',
+      status: 'fail',
+      detail: (err as Error).message,
+      fix: `correct ${file} at the line named`,
+    };
+  }
+  let presets: Check;
+  try {
+    const user = readPresetsFile(env);
+    const broken: string[] = [];
+    for (const name of presetNames(user)) {
+      try {
+        resolvePreset(name, { userPresets: user });
+      } catch (err) {
+        broken.push((err as Error).message);
+      }
+    }
+    presets =
+      broken.length === 0
+        ? { name: 'presets', status: 'ok', detail: `${presetNames(user).length} presets compile` }
+        : {
+            name: 'presets',
+            status: 'fail',
+            detail: broken.join('; '),
+            fix: `correct ${presetsFile}`,
+          };
+  } catch (err) {
+    presets = {
+      name: 'presets',
+      status: 'fail',
+      detail: (err as Error).message,
+      fix: `correct ${presetsFile} at the line named`,
+    };
+  }
+  return [config, presets];
+}
