@@ -14,6 +14,7 @@ import {
   type SessionParams,
 } from './sessions/session.js';
 import type { RelayEntry } from './relay/relay-buffer.js';
+import { RouteEngine } from './relay/routes/route-engine.js';
 import { FocusState } from './focus/focus-state.js';
 import { createSessionTurns, type TurnsHost } from './detection/create-session-turns.js';
 import type { Connection, InputLimits, Transport } from './transports/transport.js';
@@ -64,6 +65,8 @@ export class Broker {
   private readonly turnsHost: TurnsHost;
   /** The opt-in turn history; null when it could not be opened (the daemon runs without). */
   history: TurnStore | null = null;
+  /** Routes, loops and fan-ins: fired by turns, injecting through the relay path. */
+  private readonly routes: RouteEngine;
   /** Exit records being written (shutdown waits for them). */
   private readonly pendingExits = new Set<Promise<void>>();
 
@@ -117,6 +120,15 @@ export class Broker {
         return history();
       },
     };
+    this.routes = new RouteEngine({
+      sessions: {
+        resolve: (ref) => this.sessions.resolve(ref),
+        wrapperOf: (session) => [...this.clients].find((c) => c.registered.has(session)),
+      },
+      log: this.log,
+      env: options.env ?? process.env,
+      publish: (event, push, sessionIds) => this.publish(event, push, sessionIds),
+    });
     this.connectionHost = this.makeConnectionHost();
   }
 
@@ -152,6 +164,7 @@ export class Broker {
         },
       },
       focus: this.focus,
+      routes: this.routes,
       get history() {
         return history();
       },
@@ -389,17 +402,19 @@ export class Broker {
   // --- events ---
 
   private emitEvent(event: EventName, session: Session, push: Push): void {
+    this.publish(event, push, [session.id, session.name]);
+    // Routes act on the same events, after subscribers were told.
+    this.routes.onEvent(event, session, push);
+  }
+
+  /** Sends an event push to each connection subscribed to it about one of `sessions`. */
+  private publish(event: EventName, push: Push, sessions: string[]): void {
     let frame: Buffer | null = null;
     for (const c of this.clients) {
       const sub = c.subscription;
       if (!sub) continue;
       if (sub.events && !sub.events.has(event)) continue;
-      if (
-        sub.sessions &&
-        !sub.sessions.includes(session.id) &&
-        !sub.sessions.includes(session.name)
-      )
-        continue;
+      if (sub.sessions && !sessions.some((ref) => sub.sessions!.includes(ref))) continue;
       frame ??= encodeFrame(push);
       c.send(frame);
     }

@@ -46,6 +46,10 @@ export const ERROR_CODES = {
   internal_error: 'The broker failed unexpectedly; the log has details.',
   history_unavailable:
     'The turn history (persistence) could not be opened at start; the daemon log says why.',
+  route_not_found: 'No route or loop has that name.',
+  duplicate_route: 'A route or loop already has that name.',
+  invalid_template:
+    'The route template is unknown (not built in, no such file in the templates dir) or does not parse.',
   handshake_timeout: 'No `hello` arrived in time after connecting. The connection is closed.',
   frame_timeout: 'A frame was started and not finished in time. The connection is closed.',
   partial_frame_limit:

@@ -7,6 +7,7 @@ export * from './schemas/error-code.js';
 export * from './schemas/requests.js';
 export * from './schemas/pushes.js';
 export * from './schemas/responses.js';
+export * from './schemas/routes.js';
 export * from './messages.js';
 export * from './push-types.js';
 export * from './validate.js';

@@ -40,6 +40,13 @@ export const REQUEST_SCHEMAS = {
   history_search: Q.HistorySearchSchema,
   snapshot: Q.SnapshotSchema,
   replay: Q.ReplaySchema,
+  add_route: Q.AddRouteSchema,
+  add_loop: Q.AddLoopSchema,
+  list_routes: Q.ListRoutesSchema,
+  remove_route: Q.RemoveRouteSchema,
+  pause_route: Q.PauseRouteSchema,
+  resume_route: Q.ResumeRouteSchema,
+  route_log: Q.RouteLogSchema,
 } as const;
 
 /** Every message the broker may push unasked (`id` 0), keyed by `type`. */
@@ -56,6 +63,8 @@ export const PUSH_SCHEMAS = {
   turn_completed: P.TurnCompletedEventSchema,
   session_exited: P.SessionExitedEventSchema,
   session_removed: P.SessionRemovedEventSchema,
+  route_fired: P.RouteFiredEventSchema,
+  route_event: P.RouteEventSchema,
 } as const;
 
 export type RequestType = keyof typeof REQUEST_SCHEMAS;

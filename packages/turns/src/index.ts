@@ -13,7 +13,7 @@ export {
   type CompiledPreset,
   type ResolveOptions,
 } from './presets.js';
-export { type LineRegex } from './user-regex.js';
+export { type LineRegex, compileUserRegex, UnsupportedRegexError } from './user-regex.js';
 export { classifyScreen, type Classification, type ScreenState } from './classify.js';
 export { extractAnswer } from './extract.js';
 export { InputTracker, type InputEvent } from './input-tracker.js';

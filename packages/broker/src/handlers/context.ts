@@ -5,6 +5,7 @@ import type { Session, SessionClient, SessionParams } from '../sessions/session.
 import type { TurnConfig } from '../detection/turn-config.js';
 import type { RelayEntry } from '../relay/relay-buffer.js';
 import type { FocusState } from '../focus/focus-state.js';
+import type { RouteEngine } from '../relay/routes/route-engine.js';
 import { HandlerError } from '../errors.js';
 import type { TurnStore } from '../store/turn-store.js';
 
@@ -92,6 +93,8 @@ export interface BrokerPorts {
   readonly daemon: DaemonPort;
   /** Which attached terminal has the user's focus, and the attach clients' process IDs. */
   readonly focus: FocusState;
+  /** Routes, loops and fan-ins (docs/routes.md). */
+  readonly routes: RouteEngine;
 }
 
 export interface HandlerContext extends BrokerPorts {

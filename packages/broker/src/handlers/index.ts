@@ -33,6 +33,13 @@ import { waitTurn } from './wait-turn.js';
 import { historySearch } from './history-search.js';
 import { snapshot } from './snapshot.js';
 import { replay } from './replay.js';
+import { addRoute } from './add-route.js';
+import { addLoop } from './add-loop.js';
+import { listRoutes } from './list-routes.js';
+import { removeRoute } from './remove-route.js';
+import { pauseRoute } from './pause-route.js';
+import { resumeRoute } from './resume-route.js';
+import { routeLog } from './route-log.js';
 
 /** One handler per request type (tmux's cmd-*.c table); `hello` is handled by the connection. */
 export const HANDLERS: HandlerTable = {
@@ -70,4 +77,11 @@ export const HANDLERS: HandlerTable = {
   history_search: historySearch,
   snapshot,
   replay,
+  add_route: addRoute,
+  add_loop: addLoop,
+  list_routes: listRoutes,
+  remove_route: removeRoute,
+  pause_route: pauseRoute,
+  resume_route: resumeRoute,
+  route_log: routeLog,
 };

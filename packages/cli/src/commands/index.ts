@@ -21,6 +21,8 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['capture'], () => import('./capture.js')],
   [['paste'], () => import('./paste.js')],
   [['relay'], () => import('./relay.js')],
+  [['route'], () => import('./route.js')],
+  [['loop'], () => import('./loop.js')],
   [['focused'], () => import('./focused.js')],
   [['hotkeys'], () => import('./hotkeys.js')],
   [['wait'], () => import('./wait.js')],

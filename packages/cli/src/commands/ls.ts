@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import type { SessionInfo } from '@clippy/protocol';
+import type { RouteInfo, SessionInfo } from '@clippy/protocol';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAge, renderTable } from '../table.js';
@@ -16,6 +16,14 @@ export function stateLabel(s: SessionInfo): string {
   // Restored from the history after a daemon restart: its process was not re-attached.
   const restored = s.restored ? ' restored' : '';
   return `exited(${s.exit_code ?? s.exit_signal ?? '?'})${restored}`;
+}
+
+/** Where a session's live routes go: `→codex`, a paused one `→codex(paused)`; `-` for none. */
+function routesFrom(routes: RouteInfo[], session: string): string {
+  const out = routes
+    .filter((r) => r.state !== 'ended' && r.from.some((f) => f.session === session))
+    .map((r) => `→${r.to.name}${r.state === 'paused' ? '(paused)' : ''}`);
+  return out.length > 0 ? out.join(',') : '-';
 }
 
 /** `clippy ls`: the session table. */
@@ -36,7 +44,10 @@ const command: CommandModule<object, LsArgs> = {
       }) as never,
   handler: async (argv) => {
     if (argv['all-hosts']) return listAllHosts(argv);
-    const { sessions } = await withClient(argv, (c) => c.request('list_sessions', {}));
+    const { sessions, routes } = await withClient(argv, async (c) => ({
+      ...(await c.request('list_sessions', {})),
+      routes: (await c.request('list_routes', {})).routes,
+    }));
     const shown = argv.all ? sessions : sessions.filter((s) => s.state !== 'exited');
     if (argv.json) {
       process.stdout.write(`${JSON.stringify({ sessions: shown }, null, 2)}\n`);
@@ -62,6 +73,7 @@ const command: CommandModule<object, LsArgs> = {
           { header: 'AGE', right: true },
           { header: 'COMMAND', max: 40 },
           { header: 'CLIENTS', right: true },
+          { header: 'ROUTES', max: 30 },
         ],
         shown.map((s) => [
           s.name,
@@ -72,6 +84,7 @@ const command: CommandModule<object, LsArgs> = {
           formatAge(now - s.created_at),
           [s.command, ...s.args].join(' '),
           String(s.clients),
+          routesFrom(routes, s.session),
         ]),
       ),
     );

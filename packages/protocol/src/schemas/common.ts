@@ -137,5 +137,7 @@ export const EventNameSchema = z.enum([
   'turn_completed',
   'session_exited',
   'session_removed',
+  'route_fired',
+  'route_event',
 ]);
 export type EventName = z.infer<typeof EventNameSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RouteEndSchema, RouteLogEntrySchema, RouteNameSchema } from './routes.js';
 import { BytesSchema, SessionInfoSchema, SessionStateSchema, TurnMetaSchema } from './common.js';
 
 /** Builds a broker→client push schema: `{ type, id: 0, ...fields }`. */
@@ -94,5 +95,22 @@ export const SessionRemovedEventSchema = push(
   {
     session: z.string(),
     name: z.string(),
+  },
+);
+export const RouteFiredEventSchema = push(
+  'route_fired',
+  'A route injected a message: which source turns went into which session.',
+  {
+    route: RouteNameSchema,
+    turn_ids: z.array(z.string()),
+    to: RouteEndSchema,
+    size: z.number().int().describe('bytes injected'),
+  },
+);
+export const RouteEventSchema = push(
+  'route_event',
+  'An entry of the route log, as it is written.',
+  {
+    entry: RouteLogEntrySchema,
   },
 );

@@ -11,6 +11,7 @@ import {
   TurnIdSchema,
   TurnPositionSchema,
 } from './common.js';
+import { MAX_ROUTE_HOP_LIMIT, RouteNameSchema } from './routes.js';
 
 /** Builds a client→broker message schema: `{ type, id, ...fields }`, unknown keys rejected. */
 function message<T extends string, S extends z.ZodRawShape>(
@@ -372,3 +373,93 @@ export const ReplaySchema = message(
 );
 
 export const SinkNameSchema = SinkSchema;
+
+// --- routes (docs/routes.md) ---
+const RouteOptions = {
+  name: RouteNameSchema.optional().describe('default: r1, r2, …'),
+  template: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe('built-in (plain, review, implement, synthesize) or a file in the templates dir'),
+  wrap: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe('a line put before the turn (instead of a template)'),
+  when: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe('forward only turns whose text matches (RE2 syntax)'),
+  include_interrupted: z.boolean().optional().describe('forward interrupted turns too'),
+  hop_limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_ROUTE_HOP_LIMIT)
+    .optional()
+    .describe('longest chain of automatic injections one turn may set off (default 10)'),
+};
+export const AddRouteSchema = message(
+  'add_route',
+  'Inject every turn a session completes into another session (or, with several sources, one combined message once each has a new turn).',
+  {
+    from: z.array(SessionRefSchema).min(1).max(16).describe('source sessions (several: fan-in)'),
+    to: SessionRefSchema,
+    ...RouteOptions,
+  },
+);
+export const AddLoopSchema = message(
+  'add_loop',
+  'A two-agent loop: A’s turns go to B, B’s answers back to A, until a turn matches `until` or `rounds` rounds ran.',
+  {
+    a: SessionRefSchema,
+    b: SessionRefSchema,
+    until: z.string().min(1).max(1024).describe('a turn matching this ends the loop (RE2 syntax)'),
+    rounds: z.number().int().min(1).max(1000).optional().describe('default 5'),
+    name: RouteNameSchema.optional().describe('default: loop1, loop2, …'),
+    template_a: z.string().min(1).max(128).optional().describe('for A’s turns sent to B'),
+    template_b: z.string().min(1).max(128).optional().describe('for B’s answers sent to A'),
+    prompt: z
+      .string()
+      .max(1024 * 1024)
+      .optional()
+      .describe('sent to A first, to start the loop'),
+    include_interrupted: z.boolean().optional(),
+    hop_limit: RouteOptions.hop_limit,
+  },
+);
+export const ListRoutesSchema = message(
+  'list_routes',
+  'List the routes (loops as their two legs).',
+  {},
+);
+export const RemoveRouteSchema = message(
+  'remove_route',
+  'Remove a route, or both legs of a loop.',
+  {
+    route: RouteNameSchema,
+  },
+);
+export const PauseRouteSchema = message(
+  'pause_route',
+  'Stop a route (or loop) from firing; turns meanwhile are logged as skipped.',
+  { route: RouteNameSchema },
+);
+export const ResumeRouteSchema = message(
+  'resume_route',
+  'Let a paused route (or loop) fire again.',
+  {
+    route: RouteNameSchema,
+  },
+);
+export const RouteLogSchema = message(
+  'route_log',
+  'What routes did and why not: the newest entries, oldest first.',
+  {
+    route: RouteNameSchema.optional().describe('one route or loop (default: all)'),
+    limit: z.number().int().min(1).max(10_000).optional().describe('default 100'),
+  },
+);

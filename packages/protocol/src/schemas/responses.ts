@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from './error-code.js';
+import { RouteInfoSchema, RouteLogEntrySchema, RouteNameSchema } from './routes.js';
 import {
   BytesSchema,
   IdSchema,
@@ -208,4 +209,11 @@ export const RESULT_SCHEMAS = {
     size: z.number().int().describe('bytes of text injected'),
     submitted: z.boolean(),
   }),
+  add_route: z.object({ route: RouteInfoSchema }),
+  add_loop: z.object({ routes: z.array(RouteInfoSchema) }),
+  list_routes: z.object({ routes: z.array(RouteInfoSchema) }),
+  remove_route: z.object({ removed: z.array(RouteNameSchema) }),
+  pause_route: z.object({ routes: z.array(RouteInfoSchema) }),
+  resume_route: z.object({ routes: z.array(RouteInfoSchema) }),
+  route_log: z.object({ entries: z.array(RouteLogEntrySchema) }),
 } as const;

@@ -18,3 +18,9 @@ export function bigLine(index: number): string {
   // 79 characters + '\n' = 80 bytes per line on the wire (before the PTY's \r\n).
   return `big ${String(index).padStart(8, '0')} ${'x'.repeat(66)}`;
 }
+
+/** The Nth answer (0-based): the scripted reply when there is one (`--replies`), else answerLines. */
+export function nthAnswer(replies: readonly string[], n: number, input: string): string[] {
+  const scripted = replies[n];
+  return scripted !== undefined ? scripted.split('\n') : answerLines(input);
+}

@@ -1,4 +1,4 @@
-import { answerLines, bigLine, pieceLine } from './answer.js';
+import { bigLine, nthAnswer, pieceLine } from './answer.js';
 import { logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
 import { sleep, write } from './sleep.js';
@@ -9,6 +9,8 @@ import { sleep, write } from './sleep.js';
  * line, a `────` rule and the prompt `> ` without a newline — as aider 0.8x does.
  */
 export async function runLineAgent(opts: AgentOptions): Promise<void> {
+  /** Answers given so far (the scripted replies are taken in order). */
+  let answered = 0;
   const cols = process.stdout.columns || 80;
   const rule = '─'.repeat(cols);
   let interrupted = false;
@@ -69,7 +71,7 @@ export async function runLineAgent(opts: AgentOptions): Promise<void> {
     interrupted = false;
     await sleep(opts.delay);
     await write('\n');
-    const answer = answerLines(input);
+    const answer = nthAnswer(opts.replies, answered++, input);
     for (let k = 1; k <= opts.pieces && !interrupted; k++) {
       if (opts.pieces > 1) await write(`${pieceLine(k, opts.pieces)}\n`);
       if (k < opts.pieces) {

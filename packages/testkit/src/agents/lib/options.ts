@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 /** Behaviour knobs every fake agent takes on its command line. */
@@ -22,6 +23,8 @@ export interface AgentOptions {
    * footer.
    */
   cursorInBox: boolean;
+  /** `--replies FILE` (a JSON array of strings): the Nth answer is the Nth reply, then the usual one. */
+  replies: string[];
 }
 
 /** Think time by default: short, so tests stay fast, but never zero (real agents take time). */
@@ -44,6 +47,7 @@ export function parseAgentOptions(
       log: { type: 'string' },
       style: { type: 'string' },
       'cursor-in-box': { type: 'boolean' },
+      replies: { type: 'string' },
     },
     strict: true,
   });
@@ -59,5 +63,6 @@ export function parseAgentOptions(
     log: values.log ?? defaults.log,
     style,
     cursorInBox: values['cursor-in-box'] ?? defaults.cursorInBox ?? false,
+    replies: values.replies ? (JSON.parse(readFileSync(values.replies, 'utf8')) as string[]) : [],
   };
 }

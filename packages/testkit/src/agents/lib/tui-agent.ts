@@ -1,4 +1,4 @@
-import { answerLines, bigLine, pieceLine } from './answer.js';
+import { bigLine, nthAnswer, pieceLine } from './answer.js';
 import { KeyParser } from './keys.js';
 import { logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
@@ -18,6 +18,8 @@ const MAX_BOX_LINES = 6;
  * is redrawn above the box, which stays visible. Answers are `⏺` lines, then `✻ Worked for Ns`.
  */
 export async function runTuiAgent(opts: AgentOptions): Promise<void> {
+  /** Answers given so far (the scripted replies are taken in order). */
+  let answered = 0;
   let cols = process.stdout.columns || 80;
   let rows = process.stdout.rows || 24;
   let liveHeight = 0;
@@ -130,7 +132,7 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
       if (opts.pieces > 1) await render([`⏺ ${pieceLine(k, opts.pieces)}`, '']);
       if (k < opts.pieces) await sleep(opts.pause);
     }
-    const lines = answerLines(visible(text));
+    const lines = nthAnswer(opts.replies, answered++, visible(text));
     if (!interrupted) {
       await render([`⏺ ${lines[0]}`]);
       if (opts.crash) {

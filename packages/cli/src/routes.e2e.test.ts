@@ -1,0 +1,243 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClippyClient } from '@clippy/client';
+import type { RouteLogEntry } from '@clippy/protocol';
+import {
+  answerText,
+  spawnAgent,
+  submissions,
+  waitState,
+} from '@clippy/testkit/agents/harness';
+import { runClippy } from '@clippy/testkit/cli-pty';
+import { TestDaemon } from '@clippy/testkit/daemon';
+import { until } from '@clippy/testkit/until';
+
+// Routes end to end (issue 14): the real CLI adds them, the real daemon fires them on the fake
+// agents' turns (a line agent, aider's kind, and a redrawing TUI, Claude Code's kind), and
+// each agent's own log says exactly what arrived, in order.
+
+/** How long a chain of fake-agent turns may take on a loaded machine. */
+const FLOW_TIMEOUT_MS = 30_000;
+
+let d: TestDaemon;
+let c: ClippyClient;
+beforeAll(async () => {
+  d = await TestDaemon.start();
+  c = await d.connect();
+});
+afterAll(async () => {
+  await c?.close();
+  await d?.stop();
+});
+
+const clippy = (args: string[]) => runClippy(args, d.env.env);
+
+async function log(route?: string): Promise<RouteLogEntry[]> {
+  const r = await clippy(['route', 'log', ...(route ? [route] : []), '--json']);
+  expect(r.code).toBe(0);
+  return (JSON.parse(r.stdout) as { entries: RouteLogEntry[] }).entries;
+}
+
+const texts = (file: string) => submissions(file).map((s) => s.text);
+
+/** Waits until the agent has received `n` submissions. */
+async function received(file: string, n: number): Promise<string[]> {
+  await until(() => submissions(file).length >= n, `${n} submissions in ${file}`, FLOW_TIMEOUT_MS);
+  return texts(file);
+}
+
+function replies(name: string, lines: string[]): string {
+  const file = join(d.env.root, `${name}.replies.json`);
+  writeFileSync(file, JSON.stringify(lines));
+  return file;
+}
+
+describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
+  it('a writer/reviewer loop stops on the reviewer’s LGTM in the third round', async () => {
+    const writer = await spawnAgent(d, c, 'writer', 'aider', 'aider');
+    const reviewer = await spawnAgent(d, c, 'reviewer', 'claude', 'claude', [
+      '--replies',
+      replies('reviewer', ['fix the tests', 'rename the flag', 'LGTM, ship it']),
+    ]);
+    const r = await clippy([
+      'loop',
+      'writer',
+      'reviewer',
+      '--until',
+      'LGTM',
+      '--prompt',
+      'write the parser',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(
+      'route loop1.a: writer → reviewer (template plain, until /LGTM/, 5 rounds)\n' +
+        'route loop1.b: reviewer → writer (template plain, until /LGTM/, 5 rounds)\n',
+    );
+    await until(() => submissions(reviewer).length === 3, 'three reviews asked', FLOW_TIMEOUT_MS);
+    await waitState(c, 'reviewer', 'idle', FLOW_TIMEOUT_MS);
+    // The ending turn is checked before it would be forwarded.
+    const ended = await until2(async () => (await log('loop1')).find((e) => e.event === 'ended'));
+    expect(ended.reason).toMatch(/^turn \w+:3 of 'reviewer' matched --until$/u);
+    expect(texts(writer)).toEqual(['write the parser', '⏺ fix the tests', '⏺ rename the flag']);
+    expect(texts(reviewer)).toEqual([
+      answerText('write the parser'),
+      answerText('⏺ fix the tests'),
+      answerText('⏺ rename the flag'),
+    ]);
+    const events = (await log('loop1')).map((e) => `${e.route} ${e.event}`);
+    expect(events).toEqual([
+      'loop1 added',
+      'loop1.b fired', // the prompt
+      'loop1.a fired',
+      'loop1.b fired',
+      'loop1.a fired',
+      'loop1.b fired',
+      'loop1.a fired',
+      'loop1 ended',
+    ]);
+    const ls = JSON.parse((await clippy(['route', 'ls', '--json'])).stdout) as {
+      routes: { route: string; state: string; fired: number; loop: { round: number } }[];
+    };
+    expect(ls.routes.map((x) => [x.route, x.state, x.fired, x.loop.round])).toEqual([
+      ['loop1.a', 'ended', 3, 3],
+      ['loop1.b', 'ended', 3, 3],
+    ]);
+  });
+
+  it('--when forwards only matching turns and logs the others as skipped', async () => {
+    await spawnAgent(d, c, 'w1', 'aider', 'aider');
+    const target = await spawnAgent(d, c, 't1', 'claude', 'claude');
+    const add = await clippy([
+      'route',
+      'add',
+      'w1',
+      't1',
+      '--when',
+      'URGENT',
+      '--wrap',
+      'From w1:',
+    ]);
+    expect(add.stdout).toBe('route r1: w1 → t1 (template wrap, when /URGENT/)\n');
+    expect((await clippy(['ask', 'w1', 'routine note'])).code).toBe(0);
+    expect((await clippy(['ask', 'w1', 'URGENT: the build broke'])).code).toBe(0);
+    expect(await received(target, 1)).toEqual([
+      `From w1:\n\n${answerText('URGENT: the build broke')}`,
+    ]);
+    const entries = await log('r1');
+    expect(entries.map((e) => [e.event, e.reason])).toEqual([
+      ['added', null],
+      ['skipped', 'the turn does not match --when /URGENT/'],
+      ['fired', null],
+    ]);
+    const ls = await clippy(['ls']);
+    expect(ls.stdout).toMatch(/^w1\s.*\s→t1\s*$/mu);
+  });
+
+  it('a fan-in of three sources injects one combined message once each has answered', async () => {
+    for (const s of ['fa', 'fb', 'fc']) await spawnAgent(d, c, s, 'aider', 'aider');
+    const target = await spawnAgent(d, c, 'synth', 'claude', 'claude');
+    const add = await clippy(['route', 'fan-in', 'fa,fb,fc', 'synth', '--name', 'merge']);
+    expect(add.stdout).toBe('route merge: fa, fb, fc ⇒ synth (template synthesize)\n');
+    await clippy(['ask', 'fb', 'answer two']);
+    await clippy(['ask', 'fa', 'answer one']);
+    expect(submissions(target)).toEqual([]);
+    await clippy(['ask', 'fc', 'answer three']);
+    const [got] = await received(target, 1);
+    const fired = (await log('merge')).find((e) => e.event === 'fired')!;
+    const [ida, idb, idc] = fired.turn_ids;
+    expect(got).toBe(
+      'Combine these answers into one, keeping what each gets right and saying where they disagree.\n\n' +
+        `## fa (${ida})\n\n${answerText('answer one')}\n\n` +
+        `## fb (${idb})\n\n${answerText('answer two')}\n\n` +
+        `## fc (${idc})\n\n${answerText('answer three')}\n\n`,
+    );
+    expect((await log('merge')).map((e) => [e.event, e.reason])).toEqual([
+      ['added', null],
+      ['queued', 'waiting for fa, fc'],
+      ['queued', 'waiting for fc'],
+      ['fired', null],
+    ]);
+  });
+
+  it('waits for a busy target and injects when it is idle; a hop limit stops a chain', async () => {
+    await spawnAgent(d, c, 'h1', 'aider', 'aider');
+    const slow = await spawnAgent(d, c, 'h2', 'claude', 'claude', ['--pieces', '3']);
+    const last = await spawnAgent(d, c, 'h3', 'claude', 'claude');
+    expect(
+      (await clippy(['route', 'add', 'h1', 'h2', '--name', 'first', '--hop-limit', '1'])).code,
+    ).toBe(0);
+    expect(
+      (await clippy(['route', 'add', 'h2', 'h3', '--name', 'second', '--hop-limit', '1'])).code,
+    ).toBe(0);
+    // A cycle of routes is refused: only a loop may go round.
+    const cycle = await clippy(['route', 'add', 'h3', 'h1']);
+    expect(cycle.code).toBe(64);
+    expect(cycle.stderr).toMatch(/would close a cycle \(h3 → h1 → h2 → h3\)/u);
+    // h2 is busy with its own slow answer when h1's turn arrives.
+    await c.request('send', { session: 'h2', text: 'slow work', enter: true });
+    await waitState(c, 'h2', 'busy');
+    expect((await clippy(['ask', 'h1', 'hand this over'])).code).toBe(0);
+    expect(await received(slow, 2)).toEqual(['slow work', answerText('hand this over')]);
+    const first = await log('first');
+    expect(first.map((e) => [e.event, e.reason])).toEqual([
+      ['added', null],
+      ['queued', 'target is busy: sent when it is idle'],
+      ['fired', null],
+    ]);
+    // h2's own answer to 'slow work' (not set off by a route) goes on to h3; the answer to the
+    // routed turn is one hop further than the limit allows.
+    await until2(async () => (await log('second')).filter((e) => e.event !== 'added').length >= 2);
+    const second = await log('second');
+    expect(second.map((e) => [e.event, e.reason])).toEqual([
+      ['added', null],
+      ['fired', null],
+      ['skipped', 'hop limit 1 reached: this turn came from a chain of 1 automatic injections'],
+    ]);
+    expect(texts(last)).toHaveLength(1);
+  });
+
+  it('a target that exits pauses its routes; a source that exits ends them', async () => {
+    await spawnAgent(d, c, 'x1', 'aider', 'aider');
+    await spawnAgent(d, c, 'x2', 'aider', 'aider');
+    await spawnAgent(d, c, 'x3', 'aider', 'aider');
+    await clippy(['route', 'add', 'x1', 'x2', '--name', 'to-x2']);
+    await clippy(['route', 'add', 'x3', 'x1', '--name', 'from-x3']);
+    await clippy(['kill', 'x2', '--keep']);
+    await waitState(c, 'x2', 'exited');
+    await clippy(['kill', 'x3', '--keep']);
+    await waitState(c, 'x3', 'exited');
+    const ls = JSON.parse((await clippy(['route', 'ls', '--json'])).stdout) as {
+      routes: { route: string; state: string; reason: string }[];
+    };
+    const byName = Object.fromEntries(ls.routes.map((r) => [r.route, [r.state, r.reason]]));
+    expect(byName['to-x2']).toEqual(['paused', "target 'x2' exited"]);
+    expect(byName['from-x3']).toEqual(['ended', "source 'x3' exited"]);
+    const resume = await clippy(['route', 'resume', 'to-x2']);
+    expect(resume.code).toBe(1);
+    expect(resume.stderr).toMatch(/the target 'x2' of 'to-x2' has exited/u);
+    expect((await clippy(['route', 'rm', 'to-x2'])).stdout).toBe('removed to-x2\n');
+    const missing = await clippy(['route', 'rm', 'to-x2']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no route or loop is named 'to-x2' \(route_not_found\)/u);
+    const bad = await clippy(['route', 'add', 'x1', 'w1', '--when', '(a']);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toMatch(/--when '\(a'/u);
+    const tpl = await clippy(['route', 'add', 'x1', 'w1', '--template', 'nope']);
+    expect(tpl.code).toBe(64);
+    expect(tpl.stderr).toMatch(
+      /no template 'nope': built in are plain, review, implement, synthesize/u,
+    );
+  });
+});
+
+/** Polls an async check until it gives a value. */
+async function until2<T>(check: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + FLOW_TIMEOUT_MS;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
