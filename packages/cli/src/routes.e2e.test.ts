@@ -3,12 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import type { RouteLogEntry } from '@clippy/protocol';
-import {
-  answerText,
-  spawnAgent,
-  submissions,
-  waitState,
-} from '@clippy/testkit/agents/harness';
+import { answerText, spawnAgent, submissions, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { until } from '@clippy/testkit/until';

@@ -651,7 +651,9 @@ export class RouteEngine {
     };
     if (!walk(to)) return null;
     const last = path[path.length - 1]!;
-    return [last.name, ...path.map((e) => e.name)].filter((_, i, a) => i === 0 || a[i] !== a[i - 1]);
+    return [last.name, ...path.map((e) => e.name)].filter(
+      (_, i, a) => i === 0 || a[i] !== a[i - 1],
+    );
   }
 
   /** A route by name, or both legs of a loop. */
