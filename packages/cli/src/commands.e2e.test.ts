@@ -75,10 +75,11 @@ describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
       'AGE',
       'COMMAND',
       'CLIENTS',
+      'ROUTES',
     ]);
     expect(row).toMatch(
       new RegExp(
-        `^lsme\\s+${created.session}\\s+\\w+\\s+0\\s+${created.pid}\\s+\\d+s\\s+sleep 30\\s+0$`,
+        `^lsme\\s+${created.session}\\s+\\w+\\s+0\\s+${created.pid}\\s+\\d+s\\s+sleep 30\\s+0\\s+-$`,
       ),
     );
   });
