@@ -101,7 +101,9 @@ describe('sessionRunReport', () => {
         is_retry: false,
         clippy: { turn_id: 's1:3', byte_length: 300000, interrupted: false, truncated: true },
       },
+      { turn: 3, type: 'truncated_response', clippy: { turn_id: 's1:3' } },
     ]);
+    expect(report.stats.truncated_responses).toBe(1);
     expect(report.clippy).toEqual({
       source: 'agent_session',
       session: {

@@ -87,6 +87,8 @@ export function sessionRunReport(
         truncated: turn.truncated,
       },
     });
+    // Cut at the per-turn cap: counted in stats.truncated_responses as swival counts its own.
+    if (turn.truncated) builder.recordTruncatedResponse({ clippy: { turn_id: turn.turn_id } });
   }
 
   const lastTurn = turns.at(-1);
