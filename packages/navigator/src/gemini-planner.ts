@@ -6,7 +6,13 @@ import {
   type GenerateContentParameters,
   type GenerateContentResponse,
 } from '@google/genai';
-import type { Planner, PlannerHooks, PlannerInput, PlannerOutcome } from './planner.js';
+import type {
+  Planner,
+  PlannerHooks,
+  PlannerInput,
+  PlannerOutcome,
+  PlannerSettings,
+} from './planner.js';
 import { costOf } from './pricing.js';
 import { buildPrompt, SYSTEM_INSTRUCTION } from './prompt.js';
 import type { Pricing } from './state.js';
@@ -17,6 +23,17 @@ import { TOOL_DECLARATIONS, TOOL_NAMES } from './tools.js';
  * of it, so spend can never pass --max-cost. A flight-plan call needs far less than this.
  */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+/** Sampling temperature: low, so the same goal and map give the same plan as far as the model allows. */
+export const DEFAULT_TEMPERATURE = 0.2;
+/** Nucleus sampling: Gemini's own default, sent so the run report says what was used. */
+export const DEFAULT_TOP_P = 0.95;
+/** Input windows of the Gemini models clippy prices (tokens); other models: unknown (null). */
+const CONTEXT_WINDOWS: Record<string, number> = {
+  'gemini-2.5-pro': 1_048_576,
+  'gemini-2.5-flash': 1_048_576,
+  'gemini-2.5-flash-lite': 1_048_576,
+  'gemini-2.0-flash': 1_048_576,
+};
 /** Attempts per step for 429 and 5xx answers: rate limits usually clear within a few seconds. */
 export const MAX_ATTEMPTS = 5;
 /** First backoff delay; doubled per retry (with jitter) up to MAX_BACKOFF_MS. */
@@ -40,6 +57,8 @@ export interface GeminiPlannerOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The call's maxOutputTokens (answer + thinking); DEFAULT_MAX_OUTPUT_TOKENS by default. */
   maxOutputTokens?: number;
+  /** Sampling seed sent with every call (default: none, the server picks). */
+  seed?: number;
 }
 
 function isRetryable(err: unknown): boolean {
@@ -77,6 +96,9 @@ export class GeminiPlanner implements Planner {
   private readonly fixedTokens: number;
   /** The call's output cap, sent as maxOutputTokens. */
   readonly maxOutputTokens: number;
+  /** What every call sends, as the run report's settings name it. */
+  readonly settings: PlannerSettings;
+  private readonly seed: number | undefined;
   /** Largest output (answer + thinking) a call has returned so far. */
   private largestOutput = 0;
 
@@ -86,6 +108,14 @@ export class GeminiPlanner implements Planner {
     this.backoffMs = opts.backoffMs ?? BASE_BACKOFF_MS;
     this.countWith = opts.countWith ?? 'server';
     this.maxOutputTokens = opts.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+    this.seed = opts.seed;
+    this.settings = {
+      temperature: DEFAULT_TEMPERATURE,
+      top_p: DEFAULT_TOP_P,
+      seed: this.seed ?? null,
+      max_output_tokens: this.maxOutputTokens,
+      context_length: CONTEXT_WINDOWS[this.model] ?? null,
+    };
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.ai = new GoogleGenAI({
       apiKey: opts.apiKey,
@@ -102,6 +132,9 @@ export class GeminiPlanner implements Planner {
       config: {
         systemInstruction: SYSTEM_INSTRUCTION,
         maxOutputTokens: this.maxOutputTokens,
+        temperature: DEFAULT_TEMPERATURE,
+        topP: DEFAULT_TOP_P,
+        ...(this.seed !== undefined ? { seed: this.seed } : {}),
         tools: [{ functionDeclarations: TOOL_DECLARATIONS }],
         // ANY: the model must answer with a call; prose answers cost money and do nothing.
         toolConfig: {

@@ -10,6 +10,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS, GeminiPlanner } from './gemini-planner.js';
 import { navigate, type NavigatorOptions } from './navigator.js';
 import { costOf, resolvePricing } from './pricing.js';
 import { renderCompact } from './render-turn-report.js';
+import { navigatorRunReport } from './run-report.js';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
 const seedSchema = JSON.parse(
@@ -295,6 +296,25 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
     expect(last.budget_limit).toBe(cap);
     expect(renderCompact(last)).toContain(`of $${cap.toFixed(2)})`);
     result.reports.forEach(expectValidReport);
+  });
+
+  it("writes the calls' model settings into the run report's settings", async () => {
+    const result = await run([
+      { functionCalls: [{ name: 'finalize_context', args: { summary: 'done' } }], usage },
+    ]);
+    const body = fake!.generateRequests()[0]!.body as {
+      generationConfig?: { temperature?: number; topP?: number; maxOutputTokens?: number };
+    };
+    const report = navigatorRunReport(result);
+    expect(report.settings).toMatchObject({
+      max_turns: result.state.max_iterations,
+      temperature: body.generationConfig?.temperature,
+      top_p: body.generationConfig?.topP,
+      seed: null,
+      max_output_tokens: body.generationConfig?.maxOutputTokens,
+      context_length: 1_048_576,
+    });
+    expect(typeof report.settings.temperature).toBe('number');
   });
 
   it('does not call at all when even the first call would pass the limit', async () => {

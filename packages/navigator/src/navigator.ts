@@ -2,7 +2,7 @@ import { flightPlanToYaml, type FlightPlan, type MapResult } from '@clippy/repom
 import { NullBrokerLink, type BrokerLink } from './broker-link.js';
 import { renderFinalContext } from './final-context.js';
 import { NavigatorRun, type RunSetup } from './navigator-run.js';
-import type { Planner, PlannerOutcome } from './planner.js';
+import type { Planner, PlannerOutcome, PlannerSettings } from './planner.js';
 import { renderTurnReport } from './render-turn-report.js';
 import type { NavigatorState, RunStats, TimelineEvent } from './state.js';
 import { runTool } from './tool-runner.js';
@@ -61,6 +61,8 @@ export interface NavigatorResult {
   user_action: 'stop' | 'quit' | null;
   /** Set when the planner failed (model unreachable): the context is the best so far. */
   error: string | null;
+  /** The planner's model settings (for the run report). */
+  planner_settings?: PlannerSettings;
 }
 
 /** Runs the exploration loop until the planner finalizes, a limit is reached or the user stops. */
@@ -135,6 +137,7 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
     finished_at: finishedAt.toISOString(),
     user_action: run.userAction,
     error: run.error,
+    ...(opts.planner.settings ? { planner_settings: opts.planner.settings } : {}),
   };
 }
 

@@ -51,8 +51,20 @@ export interface PlannerHooks {
   recordModelCall(event: ModelCallEvent): void;
 }
 
+/** The model settings a planner's calls use, as a run report's `settings` names them. */
+export interface PlannerSettings {
+  temperature?: number;
+  top_p?: number;
+  seed?: number | null;
+  max_output_tokens?: number;
+  /** The model's context window in tokens (null: not known for this model). */
+  context_length?: number | null;
+}
+
 export interface Planner {
   readonly kind: 'gemini' | 'offline';
+  /** The settings its model calls use (none for a planner without a model). */
+  readonly settings?: PlannerSettings;
   /** Model name for reports (`offline` for the offline planner). */
   readonly model: string;
   next(input: PlannerInput, hooks: PlannerHooks): Promise<PlannerOutcome>;

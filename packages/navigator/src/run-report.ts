@@ -34,6 +34,7 @@ export function navigatorRunReport(
     provider: state.planner,
     settings: {
       max_turns: state.max_iterations,
+      ...result.planner_settings,
       clippy: {
         planner: state.planner,
         model: state.budget.pricing.model,
