@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { tipLimits } from './report-tip.js';
 import {
   ClientBrokerLink,
   createInteractivePrompt,
@@ -96,14 +97,14 @@ function exitCodeOf(result: NavigatorResult): number {
 }
 
 /** The whole result for --json: the state, the final context, reports and timeline. */
-function jsonResult(result: NavigatorResult, exitCode: number) {
+function jsonResult(result: NavigatorResult, exitCode: number, a: NavigateArgs) {
   return {
     goal: result.state.goal,
     completion_reason: result.state.completion_reason,
     exit_code: exitCode,
     error: result.error,
     context: result.context,
-    execution_report: renderNavigatorExecutionReport(result),
+    execution_report: renderNavigatorExecutionReport(result, tipLimits(a)),
     flight_plan_yaml: flightPlanToYaml(result.state.flight_plan),
     state: result.state,
     map: {
@@ -164,7 +165,7 @@ async function handOverExecutionReport(
   a: NavigateArgs,
   contextCopied: boolean,
 ): Promise<void> {
-  const markdown = renderNavigatorExecutionReport(result);
+  const markdown = renderNavigatorExecutionReport(result, tipLimits(a));
   if (a.executionReport) writeFileOrFail(a.executionReport, markdown);
   const delivered: DeliveryResult =
     a.copy === false
@@ -243,7 +244,7 @@ export async function runNavigate(a: ArgumentsCamelCase<NavigateArgs>): Promise<
   if (a.output) fs.writeFileSync(a.output, result.context);
   // The run report is a file beside the output (like --flight-plan): the context still goes
   // to stdout (or -o); only the exit code becomes the report's.
-  if (a.json) process.stdout.write(`${JSON.stringify(jsonResult(result, code), null, 2)}\n`);
+  if (a.json) process.stdout.write(`${JSON.stringify(jsonResult(result, code, a), null, 2)}\n`);
   else if (!a.output) process.stdout.write(result.context);
   process.exitCode = a.report ? writeReport(a.report, result, a) : code;
   await handOverExecutionReport(result, a, a.copy === true);

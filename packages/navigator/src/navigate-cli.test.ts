@@ -211,6 +211,39 @@ describe('clippy navigate (command module as a process)', () => {
     expect(exhausted.result.answer).toContain('- Completion: max_iterations after 1 step');
   });
 
+  it('sets the Execution Report pruning-tip threshold with --tip-max-lines or config.json', async () => {
+    const dir = tmp();
+    const common = [appRoot, ...goal, '--planner', 'offline', '--quiet', '--no-copy'];
+    const md = (name: string) => path.join(dir, name);
+    const configHome = tmp();
+    fs.mkdirSync(path.join(configHome, 'clippy'));
+    fs.writeFileSync(
+      path.join(configHome, 'clippy', 'config.json'),
+      JSON.stringify({ executionReport: { tipMaxChars: 10 } }),
+    );
+    // One after another: four navigator processes at once are slow on a loaded machine.
+    const plain = await cli([...common, '--execution-report', md('plain.md')]);
+    const flag = await cli([
+      ...common,
+      '--execution-report',
+      md('flag.md'),
+      '--tip-max-lines',
+      '3',
+    ]);
+    const config = await cli([...common, '--execution-report', md('config.md')], {
+      XDG_CONFIG_HOME: configHome,
+    });
+    const bad = await cli([...common, '--tip-max-lines', '-1']);
+    for (const r of [plain, flag, config]) expect(r.code).toBe(0);
+    const tip = '> **Tip:** This execution report is large.';
+    // A short run stays under the seed's defaults (80 lines, 4000 characters): no tip.
+    expect(fs.readFileSync(md('plain.md'), 'utf8')).not.toContain(tip);
+    expect(fs.readFileSync(md('flag.md'), 'utf8')).toContain(tip);
+    expect(fs.readFileSync(md('config.md'), 'utf8')).toContain(tip);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain('--tip-max-lines must be a whole number >= 0');
+  }, 120_000);
+
   it('falls back to the offline planner without a key, and says so', async () => {
     const r = await cli([appRoot, ...goal]);
     expect(r.code).toBe(0);

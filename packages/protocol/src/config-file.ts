@@ -90,6 +90,26 @@ export const ConfigFileSchema = z
       .strict()
       .optional()
       .describe('`clippy hotkeys` keys and feedback (cli)'),
+    executionReport: z
+      .object({
+        tipMaxLines: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe('an Execution Report longer than this many lines ends with the pruning tip'),
+        tipMaxChars: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(
+            'an Execution Report longer than this many characters ends with the pruning tip',
+          ),
+      })
+      .strict()
+      .optional()
+      .describe('Execution Report pruning-tip thresholds (cli: navigate, report)'),
     hosts: z
       .record(
         z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/u, {

@@ -7,6 +7,7 @@ import {
 } from '@clippy/navigator/defaults';
 import { withSocket, type CommonArgs } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
+import { withTipOptions, type TipArgs } from '../report-tip.js';
 
 /**
  * Exit codes of `clippy navigate` (documented in docs/navigator.md and docs/cli.md). Every run
@@ -22,7 +23,7 @@ export const NAVIGATE_EXIT = {
   cancelled: 130,
 } as const;
 
-export interface NavigateArgs extends CommonArgs {
+export interface NavigateArgs extends CommonArgs, TipArgs {
   path: string;
   goal?: string;
   interactive: boolean;
@@ -54,7 +55,7 @@ const navigateCommand: CommandModule<object, NavigateArgs> = {
   describe:
     'Build the context an agent needs for a goal: a map of the repository within token and cost budgets',
   builder: (y: Argv) =>
-    withSocket(y)
+    withTipOptions(withSocket(y))
       .positional('path', { type: 'string', default: '.', describe: 'repository to explore' })
       .option('goal', {
         alias: 'g',

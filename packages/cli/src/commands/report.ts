@@ -13,9 +13,10 @@ import { BUILTIN_PRESETS } from '@clippy/turns';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { deliverReport } from '../report-delivery.js';
+import { tipLimits, withTipOptions, type TipArgs } from '../report-tip.js';
 import { turnCall } from '../turn-exits.js';
 
-interface ReportArgs extends CommonArgs {
+interface ReportArgs extends CommonArgs, TipArgs {
   session: string;
   report?: string;
   markdown?: boolean;
@@ -72,7 +73,7 @@ const command: CommandModule<object, ReportArgs> = {
   command: 'report <session>',
   describe: 'Write a run report (JSON) or an Execution Report (Markdown) of an agent session',
   builder: (y) =>
-    withSocket(y)
+    withTipOptions(withSocket(y))
       .positional('session', { type: 'string', demandOption: true, describe: 'session name or ID' })
       .option('report', {
         type: 'string',
@@ -106,7 +107,7 @@ const command: CommandModule<object, ReportArgs> = {
         else process.stdout.write(json);
       }
       if (!wantsMarkdown) return;
-      const markdown = renderExecutionReport(sessionExecutionReport(input));
+      const markdown = renderExecutionReport(sessionExecutionReport(input), tipLimits(argv));
       if (argv['execution-report']) writeFile(argv['execution-report'], markdown);
       if (argv.markdown) process.stdout.write(markdown);
       const delivered = await deliverReport(markdown, argv, { client, label: 'report' });
