@@ -70,3 +70,28 @@ export function termMatches(term: string, word: string): boolean {
   if (word.length >= 4 && term.startsWith(word) && word.length >= term.length - 3) return true;
   return false;
 }
+
+/**
+ * Identifier-like words of a goal, lowercased: camelCase, snake_case and CONSTANT names, the
+ * members of dotted names (`res.sendFile` → sendfile), words in backticks and calls (`tool()`).
+ * They are looked up whole among definitions and in file texts.
+ */
+export function goalIdentifiers(goal: string): string[] {
+  const out = new Set<string>();
+  const add = (w: string) => {
+    const l = w.toLowerCase();
+    if (l.length >= 3 && !STOPWORDS.has(l)) out.add(l);
+  };
+  for (const m of goal.matchAll(/`([^`]+)`/g))
+    for (const w of m[1]!.match(/[A-Za-z_$][\w$]*/g) ?? []) add(w);
+  for (const m of goal.matchAll(/[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+/g))
+    for (const w of m[0].split('.').slice(1)) add(w);
+  // A call names code; `feat(dev):` is a commit's scope, not a call.
+  for (const m of goal.matchAll(/([A-Za-z_$][\w$]*)\((?![^)]*\)!?:)/g)) add(m[1]!);
+  for (const m of goal.matchAll(/[A-Za-z_$][\w$]*/g)) {
+    const w = m[0];
+    if (/[a-z][A-Z]/.test(w) || /[A-Za-z]_[A-Za-z]/.test(w) || /^[A-Z][A-Z0-9_]{2,}$/.test(w))
+      add(w);
+  }
+  return [...out];
+}

@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileCosts, type FlightPlan, type RepoIndex } from '@clippy/repomap';
-import { goalTerms, identifierTerms, termMatches } from './goal-terms.js';
+import { fileKind, HEADER_CHARS, KIND_WEIGHT, testSubject } from './file-kinds.js';
+import { goalIdentifiers, goalTerms, identifierTerms, termMatches } from './goal-terms.js';
 import type { Planner, PlannerInput, PlannerOutcome } from './planner.js';
 import { FINALIZE_CONTEXT, UPDATE_FLIGHT_PLAN, type ToolCall } from './tools.js';
 
-/** Files zoomed to full text at most: a goal names a feature, rarely more than a handful of files. */
-const MAX_CORE = 6;
 /** Neighbours shown as interfaces at most. */
 const MAX_NEIGHBOURS = 10;
-/** A file is core when it scores at least this share of the best file. */
+/** A file is pinned (L3/L4) only when it scores at least this share of the best file. */
+const MIN_SHARE = 0.1;
+/** A pinned file is shown in full (L4) when it scores at least this share of the best file. */
 const CORE_SHARE = 0.5;
 /** Share of the token budget the pinned files (L4 + L3) may take; the rest is structure. */
 const PINNED_BUDGET_SHARE = 0.75;
@@ -29,6 +30,16 @@ const BODY_K1 = 1.2;
 const BODY_B = 0.75;
 /** Files larger than this are not read for body words (generated or vendored, not what a goal names). */
 const MAX_BODY_BYTES = 512 * 1024;
+/** A goal's identifier (`sendFile`, `NO_COLOR`) defined in a file: the strongest evidence there is. */
+const IDENT_DEF_WEIGHT = 4;
+/** The same identifier written in a file's text. */
+const IDENT_BODY_WEIGHT = 1.5;
+/** Share of a test file's score credited to the source file it is named after. */
+const TEST_SUBJECT_SHARE = 0.5;
+/** Files at L3/L4 at most: a small context the agent reads closely beats a large one it skims. */
+const MAX_PINNED = 10;
+/** The rest is pinned to one level when it fits in this share of the budget (room for rounding). */
+const BASE_FIT_SHARE = 0.95;
 /** Files added per growth step at most (each step re-renders the map). */
 const MAX_GROW_PER_STEP = 8;
 /** Growth fills pinned files up to this share of the budget. */
@@ -43,6 +54,9 @@ interface FileTerms {
   /** Distinct words of the file's text with their counts, and the text's length in words. */
   body: Map<string, number>;
   body_len: number;
+  /** Lowercased identifiers of the text, whole (`sendfile`, `no_color`). */
+  idents: Set<string>;
+  head: string;
 }
 
 export interface Scored {
@@ -52,29 +66,40 @@ export interface Scored {
   matched: string[];
   /** Definitions whose names matched. */
   symbols: string[];
+  /** Not hand-written source: ranked below the source that matches as well. */
+  kind?: 'test' | 'doc' | 'generated';
+  /** A matching test file named after this one. */
+  tested_by?: string;
 }
 
-function bodyWords(
-  index: RepoIndex,
-  path: string,
-  bytes: number,
-): { body: Map<string, number>; len: number } {
+interface BodyWords {
+  body: Map<string, number>;
+  len: number;
+  idents: Set<string>;
+  head: string;
+}
+
+function bodyWords(index: RepoIndex, path: string, bytes: number): BodyWords {
   const body = new Map<string, number>();
-  if (bytes > MAX_BODY_BYTES) return { body, len: 0 };
+  const idents = new Set<string>();
+  if (bytes > MAX_BODY_BYTES) return { body, len: 0, idents, head: '' };
   let text = '';
   try {
     text = readFileSync(join(index.root, path), 'utf8');
   } catch {
-    return { body, len: 0 };
+    return { body, len: 0, idents, head: '' };
   }
   const words = identifierTerms(text);
   for (const w of words) body.set(w, (body.get(w) ?? 0) + 1);
-  return { body, len: words.length };
+  for (const m of text.matchAll(/[A-Za-z_$][\w$]{2,}/g)) idents.add(m[0].toLowerCase());
+  return { body, len: words.length, idents, head: text.slice(0, HEADER_CHARS) };
 }
 
 function fileTerms(index: RepoIndex): FileTerms[] {
   return index.files.map((f) => ({
-    ...(({ body, len }) => ({ body, body_len: len }))(bodyWords(index, f.path, f.bytes)),
+    ...(({ body, len, idents, head }) => ({ body, body_len: len, idents, head }))(
+      bodyWords(index, f.path, f.bytes),
+    ),
     path: f.path,
     path_words: identifierTerms(f.path),
     def_words: f.tags.filter((t) => t.kind === 'def').flatMap((t) => identifierTerms(t.name)),
@@ -89,6 +114,14 @@ function hits(term: string, words: string[]): number {
   return n;
 }
 
+/** Path words also match a short term by prefix: `res` names response.js, `req` request.js. */
+function pathHits(term: string, words: string[]): number {
+  if (term.length >= 4) return hits(term, words);
+  let n = 0;
+  for (const w of words) if (w.startsWith(term)) n++;
+  return n;
+}
+
 /** Saturating count: one hit counts 1, many approach 2 (a long file cannot win on volume). */
 const sat = (n: number) => (n === 0 ? 0 : (2 * n) / (n + 1));
 
@@ -100,8 +133,16 @@ export function scoreFiles(
   index: RepoIndex,
   graph: Map<string, Map<string, number>>,
   terms: string[],
+  goal = '',
 ): Scored[] {
   const ft = fileTerms(index);
+  const idents = goalIdentifiers(goal);
+  const defNames = ft.map(
+    (_, i) =>
+      new Set(
+        index.files[i]!.tags.filter((t) => t.kind === 'def').map((t) => t.name.toLowerCase()),
+      ),
+  );
   const n = ft.length;
   const avgLen = ft.reduce((a, f) => a + f.body_len, 0) / Math.max(1, n);
   /** Occurrences of a term in a body (prefix matches included). */
@@ -120,11 +161,23 @@ export function scoreFiles(
       t,
       ft.filter(
         (f, i) =>
-          counts[i]! > 0 || [f.path_words, f.def_words, f.doc_words].some((w) => hits(t, w) > 0),
+          counts[i]! > 0 ||
+          pathHits(t, f.path_words) > 0 ||
+          [f.def_words, f.doc_words].some((w) => hits(t, w) > 0),
       ).length,
     );
   }
+  const identDf = new Map(
+    idents.map((id) => [
+      id,
+      {
+        def: defNames.filter((d) => d.has(id)).length,
+        body: ft.filter((f) => f.idents.has(id)).length,
+      },
+    ]),
+  );
   const base = new Map<string, Scored>();
+  const raw = new Map<string, number>();
   ft.forEach((f, fi) => {
     let score = 0;
     const matched: string[] = [];
@@ -139,7 +192,7 @@ export function scoreFiles(
           : (tf * (BODY_K1 + 1)) /
             (tf + BODY_K1 * (1 - BODY_B + (BODY_B * f.body_len) / Math.max(1, avgLen)));
       const fields = [
-        FIELD_WEIGHT.path * sat(hits(t, f.path_words)),
+        FIELD_WEIGHT.path * sat(pathHits(t, f.path_words)),
         FIELD_WEIGHT.def * sat(hits(t, f.def_words)),
         FIELD_WEIGHT.doc * sat(hits(t, f.doc_words)),
         FIELD_WEIGHT.ref * sat(hits(t, f.ref_words)),
@@ -155,6 +208,16 @@ export function scoreFiles(
     // Files naming several of the goal's terms beat files naming one term many times.
     if (terms.length > 1) score *= 1 + matched.length / terms.length;
     const file = index.files[fi]!;
+    const definedIdents: string[] = [];
+    for (const id of idents) {
+      const df = identDf.get(id)!;
+      if (defNames[fi]!.has(id)) {
+        score += IDENT_DEF_WEIGHT * Math.log(1 + (n - df.def + 0.5) / (df.def + 0.5));
+        definedIdents.push(id);
+      } else if (f.idents.has(id))
+        score += IDENT_BODY_WEIGHT * Math.log(1 + (n - df.body + 0.5) / (df.body + 0.5));
+      if (f.idents.has(id) && !matched.includes(id)) matched.push(id);
+    }
     const symbols = file.tags
       .filter(
         (t) =>
@@ -162,8 +225,34 @@ export function scoreFiles(
           terms.some((term) => identifierTerms(t.name).some((w) => termMatches(term, w))),
       )
       .map((t) => t.name);
-    base.set(f.path, { path: f.path, score, matched, symbols: [...new Set(symbols)].slice(0, 5) });
+    raw.set(f.path, score);
+    const kind = fileKind(f.path, f.head);
+    base.set(f.path, {
+      path: f.path,
+      score: score * KIND_WEIGHT[kind],
+      matched,
+      symbols: [...new Set(symbols)].slice(0, 5),
+      ...(kind !== 'source' ? { kind } : {}),
+    });
   });
+  // A matching test points at its subject: tests/test_core.py at core.py, a.test.ts at a.ts.
+  const byStem = new Map<string, string[]>();
+  for (const f of ft) {
+    if (fileKind(f.path, f.head) !== 'source') continue;
+    const stem = (f.path.split('/').at(-1) ?? '').replace(/\.[^.]+$/, '').toLowerCase();
+    byStem.set(stem, [...(byStem.get(stem) ?? []), f.path]);
+  }
+  for (const f of ft) {
+    const b = base.get(f.path)!;
+    if (b.kind !== 'test') continue;
+    const subject = testSubject(f.path)?.toLowerCase();
+    const targets = subject ? (byStem.get(subject) ?? []) : [];
+    for (const t of targets) {
+      const target = base.get(t)!;
+      target.score += (TEST_SUBJECT_SHARE * (raw.get(f.path) ?? 0)) / targets.length;
+      target.tested_by ??= f.path;
+    }
+  }
   // One hop along references, both directions: code that the matches use or that uses them.
   const spread = new Map<string, number>();
   for (const [from, edges] of graph) {
@@ -198,16 +287,19 @@ function neighboursOf(
 interface Selection {
   l4: string[];
   l3: string[];
-  /** Pin every other file to structure (when all of it fits): "the rest as structure". */
-  base?: boolean;
+  /**
+   * Pin every other file to one level: structure (L2) when all of it fits, else paths (L1), so
+   * the ranked fill never raises files the planner did not choose to L3/L4.
+   */
+  base?: 1 | 2 | false;
 }
 
 /** The catch-all rule for "the rest as structure"; later rules override it. */
-const BASE_RULE = { pattern: '**', level: 2 as const };
+const BASE_PATTERN = '**';
 
 function planFor(current: FlightPlan, sel: Selection): FlightPlan {
   const verbosity = [
-    ...(sel.base ? [BASE_RULE] : []),
+    ...(sel.base ? [{ pattern: BASE_PATTERN, level: sel.base }] : []),
     ...sel.l3.map((p) => ({ pattern: p, level: 3 as const })),
     ...sel.l4.map((p) => ({ pattern: p, level: 4 as const })),
   ];
@@ -228,7 +320,9 @@ function selectionOf(plan: FlightPlan): Selection {
   return {
     l4: rules.filter((r) => r.level === 4).map((r) => r.pattern),
     l3: rules.filter((r) => r.level === 3).map((r) => r.pattern),
-    base: rules.some((r) => r.pattern === BASE_RULE.pattern && r.level === BASE_RULE.level),
+    base:
+      (rules.find((r) => r.pattern === BASE_PATTERN && (r.level === 1 || r.level === 2))?.level as
+        1 | 2 | undefined) ?? false,
   };
 }
 
@@ -262,7 +356,12 @@ export class OfflinePlanner implements Planner {
     const terms = goalTerms([input.state.goal, ...feedback].join(' '));
     if (this.scored && terms.join(' ') === this.terms.join(' ')) return;
     this.terms = terms;
-    this.scored = scoreFiles(input.index, input.graph, terms);
+    this.scored = scoreFiles(
+      input.index,
+      input.graph,
+      terms,
+      [input.state.goal, ...feedback].join(' '),
+    );
   }
 
   private feedbackSeen: string[] = [];
@@ -310,13 +409,13 @@ export class OfflinePlanner implements Planner {
     let used = 0;
     const limit = budget * PINNED_BUDGET_SHARE;
     for (const s of scored) {
-      if (l4.length + l3.length >= MAX_CORE || s.score < top * CORE_SHARE) break;
+      if (l4.length + l3.length >= MAX_PINNED || s.score < top * MIN_SHARE) break;
       if (this.rejectedFiles.has(literal(s.path))) continue;
       const c = fileCosts(input.index, s.path);
-      if (c.l4 <= budget * MAX_L4_SHARE && used + c.l4 <= limit) {
+      if (s.score >= top * CORE_SHARE && c.l4 <= budget * MAX_L4_SHARE && used + c.l4 <= limit) {
         l4.push(s.path);
         used += c.l4;
-      } else if (used + c.l3 <= limit) {
+      } else if (used + c.l3 <= limit && c.l3 > c.l1) {
         l3.push(s.path);
         used += c.l3;
       }
@@ -330,7 +429,7 @@ export class OfflinePlanner implements Planner {
       .map((x) => x.p);
     let neighbours = 0;
     for (const p of candidates) {
-      if (neighbours >= MAX_NEIGHBOURS) break;
+      if (neighbours >= MAX_NEIGHBOURS || l4.length + l3.length >= MAX_PINNED) break;
       if (this.rejectedFiles.has(literal(p))) continue;
       const c = fileCosts(input.index, p);
       if (c.l3 === 0 || used + c.l3 > limit) continue;
@@ -340,10 +439,17 @@ export class OfflinePlanner implements Planner {
     }
     // The rest as structure when it all fits; otherwise repomap's ranked fill decides the rest.
     const pinned = new Set([...l4, ...l3]);
-    let rest = 0;
-    for (const f of input.index.files)
-      if (!pinned.has(f.path)) rest += fileCosts(input.index, f.path).l2;
-    return { l4, l3, base: l4.length + l3.length > 0 && used + rest <= budget * 0.95 };
+    let rest2 = 0;
+    let rest1 = 0;
+    for (const f of input.index.files) {
+      if (pinned.has(f.path)) continue;
+      const c = fileCosts(input.index, f.path);
+      rest2 += c.l2;
+      rest1 += c.l1;
+    }
+    const fits = (rest: number) => used + rest <= budget * BASE_FIT_SHARE;
+    const base = l4.length + l3.length === 0 ? false : fits(rest2) ? 2 : fits(rest1) ? 1 : false;
+    return { l4, l3, base };
   }
 
   private reasonFor(sel: Selection): string {
@@ -421,7 +527,13 @@ export class OfflinePlanner implements Planner {
       const added: string[] = [];
       let used = map.totalTokens;
       for (const s of this.scored ?? []) {
-        if (added.length >= MAX_GROW_PER_STEP || s.score <= 0 || s.score < top * 0.1) break;
+        if (
+          added.length >= MAX_GROW_PER_STEP ||
+          current.l4.length + current.l3.length + added.length >= MAX_PINNED ||
+          s.score <= 0 ||
+          s.score < top * MIN_SHARE
+        )
+          break;
         const pattern = literal(s.path);
         if (pinned.has(pattern) || this.demoted.has(pattern) || this.rejectedFiles.has(pattern))
           continue;
