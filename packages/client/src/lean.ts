@@ -4,6 +4,7 @@ export type { CloseInfo, RequestFields, RequestOptions, ResultCheck } from './cl
 export { connect, connectDetailed } from './connect.js';
 export type { ConnectOptions, ConnectResult } from './connect.js';
 export {
+  DAEMON_EXIT_ALREADY_RUNNING,
   DAEMON_POLL_INITIAL_MS,
   DAEMON_POLL_MAX_MS,
   DAEMON_START_TIMEOUT_MS,

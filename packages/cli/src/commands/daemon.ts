@@ -11,6 +11,7 @@ import {
   withSocket,
   type CommonArgs,
 } from '../connect.js';
+import { install, uninstall, type InstallArgs } from '../daemon/install.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAge } from '../table.js';
@@ -238,7 +239,7 @@ async function restart(args: DaemonArgs): Promise<void> {
   await start({ ...args, foreground: false });
 }
 
-/** `clippy daemon start|stop|restart|status`. */
+/** `clippy daemon start|stop|restart|status|install|uninstall`. */
 const command: CommandModule<object, DaemonArgs> = {
   command: 'daemon',
   describe: 'Start, stop or inspect the clippy daemon (clippyd)',
@@ -283,7 +284,34 @@ const command: CommandModule<object, DaemonArgs> = {
           }),
         handler: (a) => restart(a as DaemonArgs),
       })
-      .demandCommand(1, 'Name an action: start, stop, restart or status.') as never,
+      .command({
+        command: 'install',
+        describe: 'Start clippyd at login: a systemd user unit (Linux) or a launchd agent (macOS)',
+        builder: (s: Argv) =>
+          s
+            .option('now', { type: 'boolean', describe: 'also start it now (systemd)' })
+            .option('enable', {
+              type: 'boolean',
+              default: true,
+              describe: '--no-enable: only write the file, and say how to enable it',
+            }),
+        handler: (a) => install(a as InstallArgs),
+      })
+      .command({
+        command: 'uninstall',
+        describe: 'Undo `daemon install`: disable and remove the service file',
+        builder: (s: Argv) =>
+          s.option('enable', {
+            type: 'boolean',
+            default: true,
+            describe: '--no-enable: only remove the file (no systemctl/launchctl)',
+          }),
+        handler: (a) => uninstall(a as InstallArgs),
+      })
+      .demandCommand(
+        1,
+        'Name an action: start, stop, restart, status, install or uninstall.',
+      ) as never,
   handler: () => {},
 };
 
