@@ -16,4 +16,6 @@ export const PUSH_TYPE_NAMES: ReadonlySet<string> = new Set([
   'turn_completed',
   'session_exited',
   'session_removed',
+  'route_fired',
+  'route_event',
 ]);
