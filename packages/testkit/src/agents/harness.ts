@@ -87,8 +87,19 @@ export function submissions(log: string): Submission[] {
   return readFileSync(log, 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as Submission & { prompt_at?: number })
-    .filter((e) => e.prompt_at === undefined);
+    .map((l) => JSON.parse(l) as Submission & { prompt_at?: number; received_hr?: number })
+    .filter((e) => e.prompt_at === undefined)
+    .map(({ received_hr: _, ...s }) => s);
+}
+
+/** When the agent received each submission (epoch ms, sub-millisecond), in order. */
+export function submissionTimes(log: string): number[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { received_hr?: number })
+    .flatMap((e) => (e.received_hr !== undefined ? [e.received_hr] : []));
 }
 
 /** When the agent showed each prompt (epoch ms), in order; the first is the ready prompt. */

@@ -15,7 +15,9 @@ export function logSubmission(file: string | undefined, bytes: Buffer, pasted: b
     bytes: bytes.toString('base64'),
     pasted,
   };
-  appendFileSync(file, `${JSON.stringify(entry)}\n`);
+  // received_hr: sub-millisecond epoch time of the submission, for latency benchmarks.
+  const hr = performance.timeOrigin + performance.now();
+  appendFileSync(file, `${JSON.stringify({ ...entry, received_hr: hr })}\n`);
 }
 
 /** Records that the agent is about to show its prompt (tests check no turn completes before). */
