@@ -25,7 +25,7 @@ export {
 } from './plan.js';
 export { indexRepository } from './indexer.js';
 export { rankFiles, referenceGraph } from './rank.js';
-export { renderMap, fileCosts, type RenderOptions } from './render.js';
+export { renderMap, fileCosts, fileCostAt, type RenderOptions } from './render.js';
 export { outlineOf } from './content.js';
 export { generateMap } from './generate.js';
 export { countTokens } from './tokens.js';

@@ -105,18 +105,21 @@ export class MapSections implements SectionSizes<FileState> {
 
 /** A file's Markdown section cost at each of L1–L4 (what `--show-costs` lists). */
 export function levelCosts(index: RepoIndex, st: FileState): LevelCosts {
-  const at = (level: Level) => {
-    const l = clampLevel(st.file, level, false);
-    const body = fileBody(index, st.file, l, st.sections, st.extra);
-    return countTokens(
-      renderBlock('md', {
-        path: st.file.path,
-        level: l,
-        language: st.file.language,
-        rank: st.rank,
-        body,
-      }),
-    );
-  };
+  const at = (level: Level) => levelCost(index, st, level);
   return { l1: at(1), l2: at(2), l3: at(3), l4: at(4) };
+}
+
+/** A file's Markdown section cost at one level (clamped to the levels it has). */
+export function levelCost(index: RepoIndex, st: FileState, level: Level): number {
+  const l = clampLevel(st.file, level, false);
+  const body = fileBody(index, st.file, l, st.sections, st.extra);
+  return countTokens(
+    renderBlock('md', {
+      path: st.file.path,
+      level: l,
+      language: st.file.language,
+      rank: st.rank,
+      body,
+    }),
+  );
 }

@@ -9,7 +9,7 @@ import {
   type MapFormat,
 } from './format.js';
 import { pathMatcher } from './globs.js';
-import { levelCosts, MapSections, type LevelCosts } from './map-sections.js';
+import { levelCost, levelCosts, MapSections, type LevelCosts } from './map-sections.js';
 import type { FlightPlan } from './plan.js';
 import { rankFiles } from './rank.js';
 import { countTokens } from './tokens.js';
@@ -270,6 +270,16 @@ function mapResult(
     warnings,
     output,
   };
+}
+
+/**
+ * A file's cost at one level, without counting the others (summing the rest of a repository at
+ * L1 or L2 must not tokenize every file's full text).
+ */
+export function fileCostAt(index: RepoIndex, filePath: string, level: Level): number {
+  const file = index.files.find((f) => f.path === filePath);
+  if (!file) throw new Error(`not in the index: ${filePath}`);
+  return levelCost(index, plainFileState(file, 0), level);
 }
 
 /** A file's cost (tokens of its Markdown section) at L1–L4; levels it lacks cost as the next lower. */
