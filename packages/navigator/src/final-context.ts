@@ -25,6 +25,11 @@ export function renderFinalContext(a: {
     `- Cost: ${cost}`,
     `- Completion: ${state.completion_reason ?? 'error'} after ${state.iterations} step${state.iterations === 1 ? '' : 's'}`,
   ];
-  if (state.summary) header.push(`- Summary: ${state.summary.replace(/\s+/g, ' ')}`);
+  if (state.summary) {
+    // The first line is the summary; further lines (the planner's ranked files) stay one each.
+    const [first, ...rest] = state.summary.split('\n').filter((l) => l.trim());
+    header.push(`- Summary: ${first!.replace(/\s+/g, ' ')}`);
+    for (const line of rest) header.push(`  - ${line.replace(/\s+/g, ' ').trim()}`);
+  }
   return `${header.join('\n')}\n\n${map.output.trimEnd()}\n`;
 }

@@ -60,6 +60,17 @@ describe('offline planner on the fixture app', () => {
     expect(result.state.decision_log[0]!.reasoning).toContain(
       'src/auth/refresh.ts (matches token, refresh',
     );
+    // The handed-over context lists the pinned files, best first, one line each with why.
+    const ranked = [...result.context.matchAll(/^ {2}- (\d+)\. (\S+) \((L[34])\): (.+)$/gm)];
+    expect(ranked.map((m) => m[1])).toEqual(ranked.map((_, i) => String(i + 1)));
+    expect(ranked[0]![2]).toMatch(/^src\/auth\//);
+    expect(ranked[0]![4]).toMatch(/matches .*token/);
+    expect(ranked.map((m) => m[2]).sort()).toEqual(
+      result.map.files
+        .filter((f) => f.level >= 3)
+        .map((f) => f.path)
+        .sort(),
+    );
     for (const r of result.reports) expect(TurnReportSchema.safeParse(r).success).toBe(true);
     expect(result.state.budget.current_spend_usd).toBe(0);
     expect(result.timeline.filter((e) => e.type === 'model_call')).toHaveLength(0);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileCosts, type FlightPlan, type RepoIndex } from '@clippy/repomap';
+import { fileCostAt, fileCosts, type FlightPlan, type RepoIndex } from '@clippy/repomap';
 import { fileKind, HEADER_CHARS, KIND_WEIGHT, testSubject } from './file-kinds.js';
 import { goalIdentifiers, goalTerms, identifierTerms, termMatches } from './goal-terms.js';
 import type { Planner, PlannerInput, PlannerOutcome } from './planner.js';
@@ -443,9 +443,9 @@ export class OfflinePlanner implements Planner {
     let rest1 = 0;
     for (const f of input.index.files) {
       if (pinned.has(f.path)) continue;
-      const c = fileCosts(input.index, f.path);
-      rest2 += c.l2;
-      rest1 += c.l1;
+      rest1 += fileCostAt(input.index, f.path, 1);
+      // Past the budget at L2 already: no need to count further.
+      if (used + rest2 <= budget) rest2 += fileCostAt(input.index, f.path, 2);
     }
     const fits = (rest: number) => used + rest <= budget * BASE_FIT_SHARE;
     const base = l4.length + l3.length === 0 ? false : fits(rest2) ? 2 : fits(rest1) ? 1 : false;
@@ -561,6 +561,22 @@ export class OfflinePlanner implements Planner {
     return this.finalize(input);
   }
 
+  /** The pinned files, most likely to need changing first, each with why (one line each). */
+  private rankedReasons(sel: Selection): string[] {
+    const pinned = new Set([...sel.l4, ...sel.l3]);
+    const order = (this.scored ?? []).filter((s) => pinned.has(literal(s.path)));
+    const core = order.filter((s) => s.matched.length > 0).map((s) => s.path);
+    return order.map((s, i) => {
+      const why: string[] = [];
+      if (s.symbols.length) why.push(`defines ${s.symbols.slice(0, 3).join(', ')}`);
+      if (s.matched.length) why.push(`matches ${s.matched.join(', ')}`);
+      if (s.tested_by) why.push(`${s.tested_by} tests it`);
+      if (s.kind) why.push(`a ${s.kind} file`);
+      if (why.length === 0) why.push(`linked by references to ${core[0] ?? 'the matches'}`);
+      return `${i + 1}. ${s.path} (${sel.l4.includes(literal(s.path)) ? 'L4' : 'L3'}): ${why.join('; ')}`;
+    });
+  }
+
   private finalize(input: PlannerInput): PlannerOutcome {
     const sel = selectionOf(input.state.flight_plan);
     const map = input.map;
@@ -571,7 +587,7 @@ export class OfflinePlanner implements Planner {
     const summary =
       sel.l4.length + sel.l3.length === 0
         ? `${none}; the map is the ranked structure of the repository (${map.totalTokens} tokens).`
-        : `Context ready: ${sel.l4.length} in full, ${sel.l3.length} as interfaces, ${map.totalTokens} tokens. Full text: ${sel.l4.join(', ') || '(none)'}. Interfaces: ${sel.l3.join(', ') || '(none)'}.`;
+        : `Context ready: ${sel.l4.length} in full, ${sel.l3.length} as interfaces, ${map.totalTokens} tokens. Full text: ${sel.l4.join(', ') || '(none)'}. Interfaces: ${sel.l3.join(', ') || '(none)'}.\nMost likely to change, first to last:\n${this.rankedReasons(sel).join('\n')}`;
     const note = this.rejectionNote;
     this.rejectionNote = '';
     return {
