@@ -437,6 +437,8 @@ export class Broker {
 
   private async runShutdown(reason: string): Promise<void> {
     this.log.info({ reason }, 'shutting down');
+    // Links to other machines' daemons (routes from there) end first: nothing more comes in.
+    this.routes.dispose();
     const transportsClosed = Promise.all(this.transports.map((t) => t.close()));
 
     const shutdownFrame = encodeFrame({

@@ -172,6 +172,40 @@ describe.skipIf(why !== null)('clippy --host through SSH', { timeout: E2E_TIMEOU
     ]);
   });
 
+  it('routes every turn of a remote session into a local one, through the local daemon', async () => {
+    const add = await clippy(['route', 'add', 'build:rsh', 'loc', '--name', 'across']);
+    expect(add.stderr).toBe('');
+    expect(add.stdout).toBe('route across: build:rsh → loc (template plain)\n');
+    const lc = await local.connect();
+    try {
+      const before = (await lc.request('list_turns', { session: 'loc' })).turns.length;
+      await clippy(['--host', 'build', 'ask', 'rsh', "printf 'echo routed-%s\\n' $((9*11))"]);
+      // loc (bash) ran the remote turn's text: its next turn is that command's answer.
+      const deadline = Date.now() + REMOTE_TIMEOUT_MS;
+      let text = '';
+      while (text !== 'routed-99' && Date.now() < deadline) {
+        const { turns } = await lc.request('list_turns', { session: 'loc' });
+        if (turns.length > before)
+          text = (await lc.request('get_turn', { session: 'loc' })).turn.text;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(text).toBe('routed-99');
+    } finally {
+      await lc.close();
+    }
+    const log = JSON.parse((await clippy(['route', 'log', 'across', '--json'])).stdout) as {
+      entries: { event: string; turn_ids: string[]; to: string }[];
+    };
+    expect(log.entries.map((e) => [e.event, e.to])).toEqual([
+      ['added', 'loc'],
+      ['fired', 'loc'],
+    ]);
+    expect((await clippy(['route', 'rm', 'across'])).stdout).toBe('removed across\n');
+    const bad = await clippy(['route', 'add', 'build:nosuch', 'loc']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/cannot follow 'nosuch' on build: no session 'nosuch' there/u);
+  });
+
   it('says what failed: authentication, no clippy on the remote PATH, an unknown host', async () => {
     // A key the server does not know.
     const cfg = path.join(sshd.dir, 'ssh_config_wrong_key');

@@ -68,9 +68,18 @@ function routeFields(a: RouteArgs) {
 }
 
 async function add(a: RouteArgs, from: string[], to: string): Promise<void> {
-  const { route } = await withClient(a, (c) =>
-    routeCall(() => c.request('add_route', { from, to: to, ...routeFields(a) })),
-  );
+  // `build:codex`: a name that may carry its machine (docs/remote.md); only then is the
+  // config file read and SSH involved.
+  const hosted = [...from, to].some((n) => n.includes(':'))
+    ? await (
+        await import('../remote/cross-host-route.js')
+      ).addRouteWithHosts(a.host, from, to, routeFields(a))
+    : null;
+  const { route } = hosted
+    ? { route: hosted }
+    : await withClient(a, (c) =>
+        routeCall(() => c.request('add_route', { from, to: to, ...routeFields(a) })),
+      );
   process.stdout.write(
     a.json ? `${JSON.stringify({ route }, null, 2)}\n` : `${addedLine(route)}\n`,
   );

@@ -408,6 +408,22 @@ export const AddRouteSchema = message(
   {
     from: z.array(SessionRefSchema).min(1).max(16).describe('source sessions (several: fan-in)'),
     to: SessionRefSchema,
+    remote: z
+      .object({
+        socket: z
+          .string()
+          .min(1)
+          .describe('a local Unix socket reaching the other daemon (an SSH forwarding)'),
+        host: z
+          .string()
+          .min(1)
+          .max(255)
+          .describe('how that machine is named in logs and `route ls`'),
+      })
+      .optional()
+      .describe(
+        'the single source is a session of the daemon behind `socket` (`clippy route add HOST:S T`)',
+      ),
     ...RouteOptions,
   },
 );

@@ -6,6 +6,7 @@ import type { Session, SessionClient } from '../../sessions/session.js';
 import { findTurn } from '../../detection/find-turn.js';
 import type { StoredTurn } from '../../detection/turn-ring.js';
 import { injectInto } from '../inject-into-session.js';
+import { RemoteSource } from './remote-source.js';
 import { RouteLog } from './route-log.js';
 import { WRAP_TEMPLATE, checked, render, resolveTemplate, type Template } from './templates.js';
 
@@ -59,8 +60,18 @@ interface Leg {
   createdAt: number;
   loop: LoopState | null;
   /** Fan-in: each source's newest turn not yet combined. */
-  pending: Map<string, StoredTurn>;
+  pending: Map<string, RouteTurn>;
   seen: string[];
+  /** A source on another machine (`host:session`), followed through its forwarded socket. */
+  remote: RemoteSource | null;
+}
+
+/** What a route needs of a turn (a stored one, or one read from another machine). */
+interface RouteTurn {
+  turn_id: string;
+  text: string;
+  prompt: string;
+  interrupted: boolean;
 }
 
 interface QueueItem {
@@ -229,6 +240,62 @@ export class RouteEngine {
     return [this.info(legA), this.info(legB)];
   }
 
+  /**
+   * A route whose source is a session on another machine, reached through `remote.socket` (an
+   * SSH forwarding of that machine's broker socket, set up by the CLI). Its turns carry no hop
+   * count across machines; the target's own routes still count from there.
+   */
+  async addRemoteRoute(
+    fromRef: string,
+    remote: { socket: string; host: string },
+    toRef: string,
+    opts: RouteOptions,
+  ): Promise<RouteInfo> {
+    const to = this.end(toRef, true);
+    if (opts.template !== undefined && opts.wrap !== undefined) {
+      throw new HandlerError('invalid_argument', 'give a template or --wrap, not both');
+    }
+    const label = `${remote.host}:${fromRef}`;
+    const from: End = { session: label, name: label };
+    const name = this.newName(opts.name, 'r');
+    const leg = this.makeLeg(name, 'route', [from], to, opts, 'plain');
+    try {
+      leg.remote = await RemoteSource.open(remote.socket, fromRef, {
+        turn: (turn) => {
+          if (this.legs.get(name) === leg) this.fire(leg, { id: label, name: label }, turn, 0);
+        },
+        exited: () => this.endLeg(leg, `source '${label}' exited`),
+        lost: (reason) => this.endLeg(leg, `lost the link to ${remote.host}: ${reason}`),
+      });
+    } catch (err) {
+      throw new HandlerError(
+        'session_not_found',
+        `cannot follow '${fromRef}' on ${remote.host}: ${(err as Error).message}`,
+      );
+    }
+    if (this.legs.has(name)) {
+      leg.remote.dispose();
+      throw new HandlerError('duplicate_route', `a route or loop is already named '${name}'`);
+    }
+    this.legs.set(name, leg);
+    this.log.add({ route: name, event: 'added', turn_ids: [], to: to.name, reason: null });
+    return this.info(leg);
+  }
+
+  private endLeg(leg: Leg, reason: string): void {
+    if (leg.state === 'ended') return;
+    leg.state = 'ended';
+    leg.reason = reason;
+    leg.remote?.dispose();
+    this.dropQueued(leg, reason);
+    this.log.add({ route: leg.name, event: 'ended', turn_ids: [], to: leg.to.name, reason });
+  }
+
+  /** Ends the links to other machines (the daemon stops). */
+  dispose(): void {
+    for (const leg of this.legs.values()) leg.remote?.dispose();
+  }
+
   list(): RouteInfo[] {
     return [...this.legs.values()].map((l) => this.info(l));
   }
@@ -237,6 +304,7 @@ export class RouteEngine {
     const legs = this.named(name);
     for (const leg of legs) {
       this.legs.delete(leg.name);
+      leg.remote?.dispose();
       this.dropQueued(leg, 'route removed');
     }
     if (this.loops.has(name) || legs[0]?.loop) this.loops.delete(legs[0]!.loop?.name ?? name);
@@ -333,7 +401,12 @@ export class RouteEngine {
     }
   }
 
-  private fire(leg: Leg, source: Session, turn: StoredTurn, depth: number): void {
+  private fire(
+    leg: Leg,
+    source: { id: string; name: string },
+    turn: RouteTurn,
+    depth: number,
+  ): void {
     const ids = [turn.turn_id];
     const skip = (reason: string) =>
       this.log.add({ route: leg.name, event: 'skipped', turn_ids: ids, to: leg.to.name, reason });
@@ -624,6 +697,7 @@ export class RouteEngine {
       loop: null,
       pending: new Map(),
       seen: [],
+      remote: null,
     };
   }
 
