@@ -192,6 +192,47 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     expect(texts(last)).toHaveLength(1);
   });
 
+  it('replay --template renders earlier turns with a route template', async () => {
+    await spawnAgent(d, c, 'old', 'aider', 'aider');
+    const fresh = await spawnAgent(d, c, 'fresh', 'claude', 'claude');
+    await clippy(['ask', 'old', 'first finding']);
+    await clippy(['ask', 'old', 'second finding']);
+    const r = await clippy([
+      'replay',
+      'old',
+      '--last',
+      '2',
+      '--into',
+      'fresh',
+      '--template',
+      'synthesize',
+    ]);
+    expect(r.stderr).toBe('');
+    const [got] = await received(fresh, 1);
+    const ids = (
+      JSON.parse((await clippy(['turns', 'old', '--json'])).stdout) as { turn_id: string }[]
+    )
+      .map((t) => t.turn_id)
+      .reverse();
+    expect(got).toBe(
+      'Combine these answers into one, keeping what each gets right and saying where they disagree.\n\n' +
+        `## old (${ids[0]})\n\n${answerText('first finding')}\n\n` +
+        `## old (${ids[1]})\n\n${answerText('second finding')}\n\n`,
+    );
+    const bad = await clippy([
+      'replay',
+      'old',
+      '--last',
+      '1',
+      '--into',
+      'fresh',
+      '--template',
+      'nope',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/no template 'nope'/u);
+  });
+
   it('a target that exits pauses its routes; a source that exits ends them', async () => {
     await spawnAgent(d, c, 'x1', 'aider', 'aider');
     await spawnAgent(d, c, 'x2', 'aider', 'aider');

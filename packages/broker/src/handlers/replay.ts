@@ -8,7 +8,10 @@ export const replay: Handler<'replay'> = async (request, context) => {
   const source = findSession(context, request.session);
   const target = findLiveSession(context, request.into);
   const turns = await sessionTurns(source, context.history, request.last);
-  const text = replayMessage(source.name, turns);
+  const text =
+    request.template !== undefined
+      ? context.routes.renderTurns(request.template, source.name, turns)
+      : replayMessage(source.name, turns);
   const result = await injectInto(
     context.sessions,
     target,

@@ -9,6 +9,7 @@ interface ReplayArgs extends CommonArgs {
   session: string;
   last: number;
   into: string;
+  template?: string;
   enter?: boolean;
   force?: boolean;
   quiet?: boolean;
@@ -44,6 +45,12 @@ const command: CommandModule<object, ReplayArgs> = {
         describe: 'submit after pasting (--no-enter: leave it in the input)',
       })
       .option('force', { type: 'boolean', describe: 'do not wait for the target to be idle' })
+      .option('template', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'a route template (plain, review, implement, synthesize, or yours; docs/routes.md)',
+      })
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing' }) as never,
   handler: async (argv) => {
     if (!(Number.isInteger(argv.last) && argv.last >= 1 && argv.last <= 1000))
@@ -59,6 +66,7 @@ const command: CommandModule<object, ReplayArgs> = {
             session: argv.session,
             last: argv.last,
             into: argv.into,
+            ...(argv.template !== undefined ? { template: argv.template } : {}),
             enter: argv.enter ?? true,
             force: argv.force ?? false,
           },

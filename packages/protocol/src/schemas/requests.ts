@@ -367,6 +367,12 @@ export const ReplaySchema = message(
     session: SessionRefSchema.describe('where the turns come from (may have exited)'),
     last: z.number().int().min(1).max(1000).describe('how many of its newest turns'),
     into: SessionRefSchema.describe('the live session that receives them'),
+    template: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe('a route template (docs/routes.md) instead of the plain briefing'),
     enter: z.boolean().optional(),
     force: z.boolean().optional(),
   },

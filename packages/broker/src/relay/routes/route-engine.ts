@@ -296,6 +296,20 @@ export class RouteEngine {
     for (const leg of this.legs.values()) leg.remote?.dispose();
   }
 
+  /** Turns of one session rendered with a route template (`replay --template`). */
+  renderTurns(templateName: string, source: string, turns: RouteTurn[]): string {
+    const template = resolveTemplate(templateName, this.deps.env);
+    return render(template, {
+      text: turns.map((t) => t.text).join('\n\n'),
+      prompt: turns.map((t) => t.prompt).join('\n'),
+      source,
+      turn_id: turns.map((t) => t.turn_id).join(', '),
+      round: 0,
+      turns: turns.map((t) => ({ source, text: t.text, prompt: t.prompt, turn_id: t.turn_id })),
+      wrap: '',
+    });
+  }
+
   list(): RouteInfo[] {
     return [...this.legs.values()].map((l) => this.info(l));
   }
