@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import type { RouteLogEntry } from '@clippy/protocol';
 import { answerText, spawnAgent, submissions, waitState } from '@clippy/testkit/agents/harness';
-import { runClippy } from '@clippy/testkit/cli-pty';
+import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { until } from '@clippy/testkit/until';
 
@@ -190,6 +190,52 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       ['skipped', 'hop limit 1 reached: this turn came from a chain of 1 automatic injections'],
     ]);
     expect(texts(last)).toHaveLength(1);
+  });
+
+  it('skips interrupted turns, keeps at most 16 messages for a busy target (oldest dropped), and follows the log', async () => {
+    await spawnAgent(d, c, 'q1', 'aider', 'aider', ['--delay', '5']);
+    const sink = await spawnAgent(d, c, 'q2', 'claude', 'claude', [
+      '--pieces',
+      '2',
+      '--pause',
+      '15000',
+    ]);
+    const follow = CliPty.clippy(['route', 'log', 'q', '--follow'], {
+      env: d.env.env,
+      cols: 200,
+      rows: 50,
+    });
+    try {
+      await clippy(['route', 'add', 'q1', 'q2', '--name', 'q']);
+      await follow.waitFor(' q added → q2');
+      // An interrupted turn of the source is not forwarded.
+      await c.request('send', { session: 'q1', text: 'stop me', enter: false });
+      await c.request('input', { session: 'q1', data: Buffer.from('\r') });
+      await c.request('input', { session: 'q1', data: Buffer.from('\x03') });
+      await until2(async () => (await log('q')).some((e) => e.event === 'skipped'));
+      expect((await log('q')).find((e) => e.event === 'skipped')?.reason).toBe(
+        'the turn was interrupted',
+      );
+      // q2 is busy for 15 s: 17 turns of q1 meanwhile leave 16 waiting and drop the first.
+      await c.request('send', { session: 'q2', text: 'long job', enter: true });
+      await waitState(c, 'q2', 'busy');
+      for (let i = 1; i <= 17; i++) expect((await clippy(['ask', 'q1', `note ${i}`])).code).toBe(0);
+      const dropped = (await log('q')).filter((e) => e.event === 'dropped');
+      expect(dropped.map((e) => e.reason)).toEqual([
+        "16 messages already waited for 'q2' (oldest dropped)",
+      ]);
+      const ls = JSON.parse((await clippy(['route', 'ls', '--json'])).stdout) as {
+        routes: { route: string; queued: number }[];
+      };
+      expect(ls.routes.find((r) => r.route === 'q')?.queued).toBe(16);
+      // What follow printed as it happened: the drop, with its reason.
+      await follow.waitFor('q dropped');
+      expect(follow.text).toMatch(/ q skipped \S+ → q2 \(the turn was interrupted\)/u);
+      expect(submissions(sink)).toHaveLength(1);
+    } finally {
+      await follow.dispose();
+      await clippy(['route', 'rm', 'q']);
+    }
   });
 
   it('replay --template renders earlier turns with a route template', async () => {

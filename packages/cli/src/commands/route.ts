@@ -120,9 +120,16 @@ async function log(a: RouteArgs): Promise<void> {
           print(p.entry);
       });
       await c.request('subscribe', { events: ['route_event'] });
-      const { entries } = await routeCall(() =>
-        c.request('route_log', { ...(wanted ? { route: wanted } : {}), limit: a.limit ?? 20 }),
-      );
+      // Following a route not added yet is fine: its entries print when they come.
+      const entries = await c
+        .request('route_log', { ...(wanted ? { route: wanted } : {}), limit: a.limit ?? 20 })
+        .then(
+          (r) => r.entries,
+          (err: unknown) => {
+            if ((err as { code?: string }).code === 'route_not_found') return [];
+            throw err;
+          },
+        );
       for (const e of entries) print(e);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
