@@ -124,6 +124,18 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       r`^!(?:\s|$)`,
     ],
     inputTop: [r`^\s*[─╌]{10,}\s*$`, r`^\s*╭─`],
+    // Between the spinner line and the input box while Claude works: the task list (Ctrl-T:
+    // ◼ in progress, ◻ pending, ✔ done), tool calls and their output blocks (⏺ Bash(…), ⎿ …,
+    // lines indented under ⎿), hook messages ("Running PreToolUse hook…"), blank lines.
+    live: [
+      r`^\s*$`,
+      r`^\s*[◼◻✔☐☒■□✓]\s`,
+      r`^\s*⎿`,
+      r`^\s{4,}\S`,
+      r`^⏺ \w+\(`,
+      r`Running \w+ hooks?…`,
+      r`^\s*… \+\d+ (?:lines|pending|completed)`,
+    ],
     bottomLines: 20,
     model: 'unknown',
     provider: 'anthropic',

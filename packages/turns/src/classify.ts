@@ -101,7 +101,7 @@ function classifyTui(lines: string[], c: CompiledPreset): Classification & { inp
       };
     }
   }
-  const busyFrom = idleAt < 0 ? from : Math.max(from, idleAt - BUSY_ABOVE_INPUT_LINES);
+  const busyFrom = idleAt < 0 ? from : liveRegionTop(lines, idleAt, from, c);
   for (let i = n - 1; i >= busyFrom; i--) {
     const k = firstMatch(c.busy, lines[i]!);
     if (k >= 0) {
@@ -128,4 +128,22 @@ function classifyTui(lines: string[], c: CompiledPreset): Classification & { inp
     reason: `no marker of this preset in the bottom ${c.bottomLines} lines`,
     inputIndex: -1,
   };
+}
+
+/**
+ * Where the busy search above the input line starts: BUSY_ABOVE_INPUT_LINES above it, and
+ * further up over every line of the preset's live region (a task list, tool output, hook
+ * messages) however long, so the spinner line above them still counts. An answer's text
+ * (a line of none of those kinds) ends the region: markers above it are history.
+ */
+function liveRegionTop(lines: string[], idleAt: number, from: number, c: CompiledPreset): number {
+  let top = Math.max(from, idleAt - BUSY_ABOVE_INPUT_LINES);
+  if (c.live.length === 0) return top;
+  // The input box's top border and the lines between it and the input line.
+  let i = idleAt - 1;
+  while (i >= 0 && i > idleAt - 3 && firstMatch(c.inputTop, lines[i]!) < 0) i--;
+  if (i >= 0 && firstMatch(c.inputTop, lines[i]!) >= 0) i--;
+  while (i >= 0 && firstMatch(c.live, lines[i]!) >= 0 && firstMatch(c.busy, lines[i]!) < 0) i--;
+  // Line i is the first above the live region: the busy marker itself, or history.
+  return Math.max(0, Math.min(top, i));
 }

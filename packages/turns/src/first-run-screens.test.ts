@@ -42,6 +42,13 @@ const TRUTH: Record<string, ScreenState> = {
   'gemini-answered-after-approval': 'idle',
   'codex-approve-command': 'blocked',
   'codex-answered-after-approval': 'idle',
+  // Constructed from issue 21's description (not captured): a busy marker above a live region
+  // of any length (task list, tool output, hook messages) still counts; a finished one does not.
+  'claude-busy-task-list': 'busy',
+  'claude-idle-task-list': 'idle',
+  'claude-busy-tool-output': 'busy',
+  'claude-busy-hook': 'busy',
+  'claude-idle-hook': 'idle',
 };
 
 const read = (file: string): string => fs.readFileSync(path.join(SCREENS_DIR, file), 'utf8');

@@ -30,6 +30,11 @@ export interface Preset {
   blocked?: string[];
   /** Lines dropped from a turn's `text` (spinners, footers, status lines). */
   chrome?: string[];
+  /**
+   * Screen presets: lines of the live region between a busy marker and the input box (a task
+   * list, a tool's output block, a hook message): a busy marker above any number of them counts.
+   */
+  live?: string[];
   /** The input line itself, for answer extraction (defaults to `idle`, or `pattern` for line presets). */
   inputLine?: string[];
   /** The top border of the input box above the input line (rule, box corner); the answer ends above it. */
@@ -59,6 +64,7 @@ export const UserPresetSchema = z
     busy: regexList.optional(),
     blocked: regexList.optional(),
     chrome: regexList.optional(),
+    live: regexList.optional(),
     inputLine: regexList.optional(),
     inputTop: regexList.optional(),
     bottomLines: z.number().int().min(1).max(1000).optional(),

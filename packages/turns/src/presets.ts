@@ -35,13 +35,22 @@ export interface CompiledPreset {
   readonly busy: LineRegex[];
   readonly blocked: LineRegex[];
   readonly chrome: LineRegex[];
+  readonly live: LineRegex[];
   readonly inputLine: LineRegex[];
   readonly inputTop: LineRegex[];
   readonly bottomLines: number;
   readonly settleMs: number;
 }
 
-const REGEX_LIST_FIELDS = ['idle', 'busy', 'blocked', 'chrome', 'inputLine', 'inputTop'] as const;
+const REGEX_LIST_FIELDS = [
+  'idle',
+  'busy',
+  'blocked',
+  'chrome',
+  'live',
+  'inputLine',
+  'inputTop',
+] as const;
 
 /**
  * Every regex source of the built-in presets: reviewed (no nested quantifiers), so they keep
