@@ -137,7 +137,7 @@ function classifyTui(lines: string[], c: CompiledPreset): Classification & { inp
  * (a line of none of those kinds) ends the region: markers above it are history.
  */
 function liveRegionTop(lines: string[], idleAt: number, from: number, c: CompiledPreset): number {
-  let top = Math.max(from, idleAt - BUSY_ABOVE_INPUT_LINES);
+  const top = Math.max(from, idleAt - BUSY_ABOVE_INPUT_LINES);
   if (c.live.length === 0) return top;
   // The input box's top border and the lines between it and the input line.
   let i = idleAt - 1;
