@@ -5,7 +5,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { conditions: ['source'] },
   test: {
-    // `scripts`: checks of the repository itself (e.g. the package boundaries in lint).
-    projects: ['packages/*', { test: { name: 'scripts', include: ['scripts/**/*.test.ts'] } }],
+    // `scripts`: checks of the repository itself (e.g. the package boundaries in lint);
+    // `editors/nvim`: the Neovim plugin, tested in a real Neovim.
+    projects: [
+      'packages/*',
+      'editors/nvim',
+      { test: { name: 'scripts', include: ['scripts/**/*.test.ts'] } },
+    ],
   },
 });

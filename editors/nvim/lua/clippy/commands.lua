@@ -1,0 +1,321 @@
+-- The :Clippy* commands: each one request (or a few) to the daemon, its result shown in a
+-- scratch buffer or a message. Nothing blocks the editor while the daemon works.
+
+local client = require('clippy.client')
+local config = require('clippy.config')
+local daemon = require('clippy.daemon')
+local ui = require('clippy.ui')
+
+local M = {}
+
+--- Runs fn, turning a Lua error into a one-line message instead of a stack trace.
+local function guarded(fn)
+  return function(...)
+    local ok, e = pcall(fn, ...)
+    if not ok then
+      ui.error('internal error: ' .. tostring(e))
+    end
+  end
+end
+M.guarded = guarded
+
+--- A request whose failure is reported; on_ok(response) runs only on success.
+local function call(kind, fields, timeout_ms, on_ok)
+  client.request(
+    kind,
+    fields,
+    timeout_ms,
+    guarded(function(e, r)
+      if e then
+        ui.error(e)
+      else
+        on_ok(r)
+      end
+    end)
+  )
+end
+
+local function usage(text)
+  ui.error('usage: ' .. text)
+end
+
+local function present(v)
+  return v ~= nil and v ~= vim.NIL
+end
+
+-- :ClippySessions ----------------------------------------------------------------------------
+
+--- The session list as lines: a header, then one row per session.
+function M.session_lines(sessions)
+  local rows = { { 'NAME', 'STATE', 'TURNS', 'CLIENTS', 'COMMAND' } }
+  for _, s in ipairs(sessions) do
+    local cmd = s.command
+    if type(s.args) == 'table' and #s.args > 0 then
+      cmd = cmd .. ' ' .. table.concat(s.args, ' ')
+    end
+    table.insert(rows, { s.name, s.state, s.turn_count, s.clients, cmd })
+  end
+  return ui.table(rows)
+end
+
+local function name_on_line()
+  if vim.fn.line('.') == 1 then
+    return nil
+  end
+  return vim.fn.getline('.'):match('^(%S+)')
+end
+
+function M.sessions()
+  call('list_sessions', {}, config.REQUEST_TIMEOUT_MS, function(r)
+    local lines = M.session_lines(r.sessions)
+    if #r.sessions == 0 then
+      table.insert(lines, '(no sessions: start one with `clippy new -- <command>`)')
+    end
+    local buf = ui.scratch('clippy://sessions', lines, 'clippy')
+    local function map(key, fn)
+      vim.api.nvim_buf_set_keymap(buf, 'n', key, '', {
+        noremap = true,
+        silent = true,
+        callback = guarded(function()
+          local name = name_on_line()
+          if name then
+            fn(name)
+          end
+        end),
+      })
+    end
+    map('<CR>', M.turns)
+    map('a', M.attach)
+    vim.api.nvim_buf_set_keymap(buf, 'n', 'r', '', {
+      noremap = true,
+      silent = true,
+      callback = guarded(M.sessions),
+    })
+  end)
+end
+
+-- :ClippySend / :ClippyAsk --------------------------------------------------------------------
+
+--- The text a command works on: lines line1..line2 when a range was given, else the buffer.
+local function range_text(range, line1, line2)
+  local lines
+  if range and range > 0 then
+    lines = vim.api.nvim_buf_get_lines(0, line1 - 1, line2, false)
+  else
+    lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  end
+  return table.concat(lines, '\n'), #lines
+end
+
+local function what(range)
+  return (range and range > 0) and 'selection' or 'buffer'
+end
+
+function M.send(session, range, line1, line2)
+  if not session or session == '' then
+    return usage(':[range]ClippySend {session}')
+  end
+  local text, n = range_text(range, line1, line2)
+  if vim.trim(text) == '' then
+    return ui.error('nothing to send: the ' .. what(range) .. ' is empty')
+  end
+  call(
+    'send',
+    { session = session, text = text, enter = true },
+    config.INJECT_TIMEOUT_MS,
+    function(r)
+      if r.submitted then
+        ui.info(string.format('sent %d line%s to %s', n, n == 1 and '' or 's', session))
+      else
+        ui.warn('the text was typed into ' .. session .. ' but it did not react to Enter')
+      end
+    end
+  )
+end
+
+--- The answer's scratch buffer: exactly the turn's text.
+function M.show_turn(turn)
+  local buf = ui.scratch('clippy://turn/' .. turn.turn_id, ui.lines(turn.text), 'clippy-turn')
+  vim.api.nvim_buf_set_var(buf, 'clippy_turn_id', turn.turn_id)
+  return buf
+end
+
+function M.ask(session, range, line1, line2)
+  if not session or session == '' then
+    return usage(':[range]ClippyAsk {session}')
+  end
+  local text = range_text(range, line1, line2)
+  if vim.trim(text) == '' then
+    return ui.error('nothing to ask: the ' .. what(range) .. ' is empty')
+  end
+  -- The answer is the first turn after the latest one stored now (as `clippy ask` does), so
+  -- a turn completing between the send and the wait is not missed.
+  call('list_turns', { session = session, limit = 1 }, config.REQUEST_TIMEOUT_MS, function(lt)
+    local after = lt.turns[1] and lt.turns[1].turn_id or (session .. ':0')
+    call(
+      'send',
+      { session = session, text = text, enter = true, complete = true },
+      config.INJECT_TIMEOUT_MS,
+      function(sent)
+        if not sent.submitted then
+          return ui.error('the text was typed into ' .. session .. ' but it did not react to Enter')
+        end
+        ui.info('asked ' .. session .. ', waiting for its answer')
+        local fields = { session = session, after = after }
+        local limit = config.options.ask_timeout_ms
+        if limit and limit > 0 then
+          fields.timeout_ms = limit
+        end
+        -- The daemon enforces the limit (answering `timeout`); no second clock here.
+        call('wait_turn', fields, 0, function(w)
+          M.show_turn(w.turn)
+          ui.info(string.format('%s answered (turn %s)', session, w.turn.turn_id))
+        end)
+      end
+    )
+  end)
+end
+
+-- :ClippyRelay --------------------------------------------------------------------------------
+
+function M.relay(from, to)
+  if not from or not to or from == '' or to == '' then
+    return usage(':ClippyRelay {from} {to}')
+  end
+  call('relay', { from = from, to = to }, config.INJECT_TIMEOUT_MS, function(r)
+    if r.submitted then
+      ui.info(string.format('relayed %s (%d bytes) from %s to %s', r.turn_id, r.size, from, to))
+    else
+      ui.warn(
+        string.format('relayed %s into %s, but %s did not react to Enter', r.turn_id, to, to)
+      )
+    end
+  end)
+end
+
+-- :ClippyTurns --------------------------------------------------------------------------------
+
+--- A turn's prompt on one line, cut to `width` characters.
+local function one_line(s, width)
+  s = (s or ''):gsub('[\r\n]+', ' ')
+  if vim.fn.strchars(s) > width then
+    s = vim.fn.strcharpart(s, 0, width - 1) .. '…'
+  end
+  return s
+end
+
+--- How long a turn took, for a person.
+local function seconds(ms)
+  if not present(ms) then
+    return '-'
+  end
+  return string.format('%.1fs', ms / 1000)
+end
+
+--- The turn list as lines: newest first, as the daemon gives it.
+function M.turn_lines(turns)
+  local rows = { { 'TURN', 'TIME', 'TOOK', 'BYTES', 'PROMPT' } }
+  for _, t in ipairs(turns) do
+    local flags = t.interrupted and ' (interrupted)' or ''
+    table.insert(rows, {
+      t.turn_id,
+      os.date('%H:%M:%S', math.floor(t.timestamp / 1000)),
+      seconds(t.duration_ms),
+      t.byte_length,
+      one_line(t.prompt, 60) .. flags,
+    })
+  end
+  return ui.table(rows)
+end
+
+--- Opens a stored turn's text (by ID) in its scratch buffer.
+function M.open_turn(turn_id)
+  call('get_turn', { turn_id = turn_id }, config.REQUEST_TIMEOUT_MS, function(r)
+    M.show_turn(r.turn)
+  end)
+end
+
+function M.turns(session)
+  if not session or session == '' then
+    return usage(':ClippyTurns {session}')
+  end
+  call('list_turns', { session = session }, config.REQUEST_TIMEOUT_MS, function(r)
+    local lines = M.turn_lines(r.turns)
+    if #r.turns == 0 then
+      table.insert(lines, '(no completed turns yet)')
+    end
+    local buf = ui.scratch('clippy://turns/' .. session, lines, 'clippy')
+    vim.api.nvim_buf_set_keymap(buf, 'n', '<CR>', '', {
+      noremap = true,
+      silent = true,
+      callback = guarded(function()
+        local id = name_on_line()
+        if id then
+          M.open_turn(id)
+        end
+      end),
+    })
+  end)
+end
+
+-- :ClippyAttach -------------------------------------------------------------------------------
+
+function M.attach(session)
+  if not session or session == '' then
+    return usage(':ClippyAttach {session}')
+  end
+  local cmd, why = daemon.clippy_runnable()
+  if not cmd then
+    return ui.error('cannot attach: ' .. why)
+  end
+  -- Asked first, so that a wrong name is a message here, not an error in a terminal.
+  call('list_sessions', {}, config.REQUEST_TIMEOUT_MS, function(r)
+    local found
+    for _, s in ipairs(r.sessions) do
+      if s.name == session or s.session == session then
+        if not found or s.state ~= 'exited' then
+          found = s
+        end
+      end
+    end
+    if not found then
+      return ui.error("no session has the ID or name '" .. session .. "'")
+    end
+    if found.state == 'exited' then
+      return ui.error("session '" .. found.name .. "' has exited: there is nothing to attach to")
+    end
+    vim.list_extend(cmd, { 'attach', session })
+    vim.list_extend(cmd, daemon.socket_args())
+    local buf = vim.api.nvim_create_buf(true, false)
+    ui.show(buf)
+    local job = vim.fn.termopen(cmd)
+    if job <= 0 then
+      return ui.error('could not run `' .. table.concat(cmd, ' ') .. '`')
+    end
+    vim.api.nvim_buf_set_var(buf, 'clippy_session', found.name)
+    vim.cmd('startinsert')
+  end)
+end
+
+-- Completion ----------------------------------------------------------------------------------
+
+--- Session names from the live daemon that start with `lead` (live sessions first). An
+--- absent or slow daemon gives none: completion never starts a daemon or reports errors.
+function M.complete_sessions(lead)
+  local r = client.request_sync('list_sessions', {}, config.COMPLETION_TIMEOUT_MS)
+  if not r then
+    return {}
+  end
+  local live, exited, seen = {}, {}, {}
+  for _, s in ipairs(r.sessions) do
+    if not seen[s.name] and vim.startswith(s.name, lead or '') then
+      seen[s.name] = true
+      table.insert(s.state == 'exited' and exited or live, s.name)
+    end
+  end
+  table.sort(live)
+  table.sort(exited)
+  return vim.list_extend(live, exited)
+end
+
+return M

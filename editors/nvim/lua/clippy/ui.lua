@@ -1,0 +1,104 @@
+-- Messages and the read-only scratch buffers the commands show their results in.
+
+local config = require('clippy.config')
+
+local M = {}
+
+function M.info(msg)
+  vim.notify('clippy: ' .. msg, vim.log.levels.INFO)
+end
+
+function M.warn(msg)
+  vim.notify('clippy: ' .. msg, vim.log.levels.WARN)
+end
+
+--- An error value (connection.err or a broker error) or a string, as one line.
+function M.error(e)
+  local msg = type(e) == 'table' and (e.message or e.code) or tostring(e)
+  vim.notify('clippy: ' .. msg, vim.log.levels.ERROR)
+end
+
+--- Opens a window for `buf` as the `open` option says (or focuses one that shows it).
+function M.show(buf)
+  local win = vim.fn.bufwinid(buf)
+  if win ~= -1 then
+    vim.api.nvim_set_current_win(win)
+    return
+  end
+  local how = config.options.open
+  if how == 'vsplit' then
+    vim.cmd('vsplit')
+  elseif how == 'tab' then
+    vim.cmd('tab split')
+  elseif how ~= 'current' then
+    vim.cmd('split')
+  end
+  vim.api.nvim_win_set_buf(0, buf)
+end
+
+local function find_buffer(name)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_name(b) == name then
+      return b
+    end
+  end
+  return nil
+end
+
+--- A read-only scratch buffer named `name` holding `lines` (reused when it exists), shown.
+--- `q` closes its window.
+function M.scratch(name, lines, filetype)
+  local buf = find_buffer(name)
+  if not buf then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    vim.bo[buf].bufhidden = 'hide'
+    vim.bo[buf].swapfile = false
+    vim.api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>close<cr>', { noremap = true, silent = true })
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  if filetype then
+    vim.bo[buf].filetype = filetype
+  end
+  M.show(buf)
+  return buf
+end
+
+--- Text as buffer lines: joined with '\n' they give the text back exactly.
+function M.lines(text)
+  return vim.split(text, '\n', { plain = true })
+end
+
+--- Pads `s` to `width` display cells.
+function M.pad(s, width)
+  s = tostring(s)
+  local w = vim.fn.strdisplaywidth(s)
+  if w >= width then
+    return s
+  end
+  return s .. string.rep(' ', width - w)
+end
+
+--- Rows (lists of cells) as aligned columns, two spaces apart.
+function M.table(rows)
+  local widths = {}
+  for _, row in ipairs(rows) do
+    for i, cell in ipairs(row) do
+      widths[i] = math.max(widths[i] or 0, vim.fn.strdisplaywidth(tostring(cell)))
+    end
+  end
+  local out = {}
+  for r, row in ipairs(rows) do
+    local cells = {}
+    for i, cell in ipairs(row) do
+      cells[i] = i == #row and tostring(cell) or M.pad(cell, widths[i])
+    end
+    out[r] = table.concat(cells, '  ')
+  end
+  return out
+end
+
+return M

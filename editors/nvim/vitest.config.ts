@@ -1,0 +1,14 @@
+import { defineProject } from 'vitest/config';
+
+// The Neovim plugin's tests: real headless Neovim against the real daemon (the root
+// vitest.config.ts lists this directory among its projects, so `npm test` runs them).
+export default defineProject({
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
+  test: {
+    name: 'nvim',
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
