@@ -81,7 +81,10 @@ it('the plugin speaks the protocol version of packages/protocol', () => {
   expect(lua).toMatch(new RegExp(`^M\\.PROTOCOL_VERSION = ${PROTOCOL_VERSION}$`, 'm'));
 });
 
-it.skipIf(hasNvim)('nvim: not installed here (.ci/run installs it: apt-get install neovim)', () => {});
+it.skipIf(hasNvim)(
+  'nvim: not installed here (.ci/run installs it: apt-get install neovim)',
+  () => {},
+);
 
 describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOUT_MS }, () => {
   let d: TestDaemon;
