@@ -263,6 +263,40 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     expect(await n.lua('return vim.v.errmsg')).toBe('');
   });
 
+  // Last of this group: it adds sessions the tests above do not expect.
+  it("the :ClippySessions buffer follows the daemon's pushes: new sessions, busy, idle, exited", async () => {
+    const n = await startNvim(d.env.env);
+    await n.command('ClippySessions');
+    const row = (lines: string[], name: string) =>
+      lines
+        .find((l) => l.startsWith(`${name} `))
+        ?.split(/\s+/)
+        .slice(0, 3);
+    await buffer(n, 'clippy://sessions', (l) => row(l, 'alpha') !== undefined);
+    await spawnAgent(d, c, 'slowpoke', 'slow', 'aider');
+    await buffer(
+      n,
+      'clippy://sessions',
+      (l) => row(l, 'slowpoke')?.join(' ') === 'slowpoke idle 0',
+    );
+    await c.request('send', { session: 'slowpoke', text: 'take your time', enter: true });
+    // The slow agent answers in pieces over seconds: the list shows it busy, then idle with a turn.
+    await buffer(
+      n,
+      'clippy://sessions',
+      (l) => row(l, 'slowpoke')?.join(' ') === 'slowpoke busy 0',
+    );
+    await buffer(
+      n,
+      'clippy://sessions',
+      (l) => row(l, 'slowpoke')?.join(' ') === 'slowpoke idle 1',
+    );
+    await c.request('kill', { session: 'slowpoke' });
+    await buffer(n, 'clippy://sessions', (l) => row(l, 'slowpoke')?.[1] === 'exited');
+    // Nothing asked Neovim to re-run the command: the one list buffer was updated in place.
+    expect(await n.lua('return #vim.api.nvim_list_bufs()')).toBe(2);
+  });
+
   it('vim.fn.msgpackdump/msgpackparse (for a Neovim without vim.mpack) speak the same frames', async () => {
     const n = await startNvim(d.env.env);
     await n.lua("require('clippy.codec').use('fn') require('clippy.client').disconnect()");

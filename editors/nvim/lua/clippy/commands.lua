@@ -58,20 +58,51 @@ function M.session_lines(sessions)
   return ui.table(rows)
 end
 
+--- The name or ID in the first column of the cursor's line (not the header, not a note).
 local function name_on_line()
   if vim.fn.line('.') == 1 then
     return nil
   end
-  return vim.fn.getline('.'):match('^(%S+)')
+  return vim.fn.getline('.'):match('^([^%s(]%S*)')
+end
+
+local SESSIONS_BUFFER = 'clippy://sessions'
+
+local function sessions_lines(r)
+  local lines = M.session_lines(r.sessions)
+  if #r.sessions == 0 then
+    table.insert(lines, '(no sessions: start one with `clippy new -- <command>`)')
+  end
+  return lines
+end
+
+--- Re-reads the list into the sessions buffer if it still exists; false when it does not.
+local function refresh_sessions()
+  if not ui.find_buffer(SESSIONS_BUFFER) then
+    return false
+  end
+  client.request('list_sessions', {}, config.REQUEST_TIMEOUT_MS, function(e, r)
+    if not e and ui.find_buffer(SESSIONS_BUFFER) then
+      ui.fill(SESSIONS_BUFFER, sessions_lines(r), 'clippy')
+    end
+  end, { autostart = false })
+  return true
+end
+
+local function sessions_lost(why)
+  local buf = ui.find_buffer(SESSIONS_BUFFER)
+  if buf then
+    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    table.insert(lines, '(not updated any more: ' .. why .. '; press r to reconnect)')
+    ui.fill(SESSIONS_BUFFER, lines, 'clippy')
+  end
 end
 
 function M.sessions()
   call('list_sessions', {}, config.REQUEST_TIMEOUT_MS, function(r)
-    local lines = M.session_lines(r.sessions)
-    if #r.sessions == 0 then
-      table.insert(lines, '(no sessions: start one with `clippy new -- <command>`)')
-    end
-    local buf = ui.scratch('clippy://sessions', lines, 'clippy')
+    local buf = ui.scratch(SESSIONS_BUFFER, sessions_lines(r), 'clippy')
+    -- Kept current by the daemon's pushes while it exists.
+    require('clippy.watch').sessions(refresh_sessions, sessions_lost)
     local function map(key, fn)
       vim.api.nvim_buf_set_keymap(buf, 'n', key, '', {
         noremap = true,

@@ -249,6 +249,12 @@ function Connection:on_push(fn)
   table.insert(self.listeners, fn)
 end
 
+--- Calls fn(why) once if the connection breaks (not when it is closed on purpose).
+function Connection:on_lost(fn)
+  self.lost_listeners = self.lost_listeners or {}
+  table.insert(self.lost_listeners, fn)
+end
+
 --- The connection broke: every waiting request fails with `why`.
 function Connection:lost(why)
   if self.closed then
@@ -265,6 +271,9 @@ function Connection:lost(why)
   for _, p in pairs(pending) do
     stop_timer(p.timer)
     p.cb(err('disconnected', why))
+  end
+  for _, fn in ipairs(self.lost_listeners or {}) do
+    pcall(fn, why)
   end
 end
 

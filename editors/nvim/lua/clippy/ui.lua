@@ -45,9 +45,11 @@ local function find_buffer(name)
   return nil
 end
 
---- A read-only scratch buffer named `name` holding `lines` (reused when it exists), shown.
---- `q` closes its window.
-function M.scratch(name, lines, filetype)
+M.find_buffer = find_buffer
+
+--- Fills the read-only scratch buffer named `name` with `lines` (made when it does not
+--- exist; `q` closes its window), without showing it.
+function M.fill(name, lines, filetype)
   local buf = find_buffer(name)
   if not buf then
     buf = vim.api.nvim_create_buf(false, true)
@@ -63,6 +65,12 @@ function M.scratch(name, lines, filetype)
   if filetype then
     vim.bo[buf].filetype = filetype
   end
+  return buf
+end
+
+--- The same, shown (see M.show).
+function M.scratch(name, lines, filetype)
+  local buf = M.fill(name, lines, filetype)
   M.show(buf)
   return buf
 end
