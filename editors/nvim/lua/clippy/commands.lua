@@ -319,7 +319,13 @@ function M.attach(session)
     vim.list_extend(cmd, daemon.socket_args())
     local buf = vim.api.nvim_create_buf(true, false)
     ui.show(buf)
-    local job = vim.fn.termopen(cmd)
+    -- termopen() became jobstart({ term = true }) in Neovim 0.11.
+    local job
+    if vim.fn.has('nvim-0.11') == 1 then
+      job = vim.fn.jobstart(cmd, { term = true })
+    else
+      job = vim.fn.termopen(cmd)
+    end
     if job <= 0 then
       return ui.error('could not run `' .. table.concat(cmd, ' ') .. '`')
     end
