@@ -107,6 +107,17 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     await d?.stop();
   });
 
+  /** Has `session` answer `text` (sent by the test's own client) and waits for the turn. */
+  async function answered(session: string, text: string): Promise<void> {
+    const last = (await c.request('list_turns', { session, limit: 1 })).turns[0];
+    await c.request('send', { session, text, enter: true });
+    await c.request(
+      'wait_turn',
+      { session, after: last?.turn_id ?? `${session}:0`, timeout_ms: 10_000 },
+      { timeoutMs: 0 },
+    );
+  }
+
   /** The latest turn of a session, as the daemon stored it. */
   async function latest(session: string) {
     return (await c.request('get_turn', { session })).turn;
@@ -194,6 +205,7 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
   });
 
   it(':ClippyRelay puts the latest turn of one session into another', async () => {
+    await answered('alpha', 'relay this one');
     const n = await startNvim(d.env.env);
     const from = await latest('alpha');
     const before = submissions(betaLog).length;
@@ -208,6 +220,8 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
   });
 
   it(':ClippyAttach opens the session in a terminal buffer; quitting Neovim leaves it running', async () => {
+    // A turn of its own on alpha's screen, to look for in the terminal.
+    await answered('alpha', 'show me in a terminal');
     const n = await startNvim(d.env.env);
     await setLines(n, []);
     await n.command('ClippyAttach alpha');
@@ -224,7 +238,7 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     );
     expect(term).toEqual({ buftype: 'terminal', session: 'alpha', mode: 't' });
     // The agent's screen is replayed into the terminal: its last answer is on it.
-    const answer = (await latest('alpha')).text.split('\n')[0]!;
+    const answer = 'ANSWER: show me in a terminal';
     const screen = () => n.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)');
     while (!(await screen()).some((l) => l.includes(answer))) {
       if (Date.now() > deadline)
