@@ -411,6 +411,32 @@ describe.skipIf(!hasNvim)('without a working daemon', { timeout: E2E_TIMEOUT_MS 
     );
   });
 
+  it('the daemon goes away and another starts: the list says so, the next command reconnects', async () => {
+    const e = freshEnv();
+    const first = await TestDaemon.start({ env: e });
+    const n = await startNvim(e.env, '{ autostart = false }');
+    await n.command('ClippySessions');
+    await buffer(n, 'clippy://sessions');
+    const c1 = await first.connect();
+    await c1.request('shutdown', {}).catch(() => {});
+    await c1.close();
+    await first.exited;
+    const lines = await buffer(n, 'clippy://sessions', (l) => l.length === 3);
+    expect(lines[2]).toBe(
+      '(not updated any more: the clippy daemon closed the connection; press r to reconnect)',
+    );
+    await n.command('ClippySend x');
+    await note(n, /^clippy: no clippy daemon is running/);
+    const second = await TestDaemon.start({ env: e });
+    const c2 = await second.connect();
+    await c2.request('spawn', { command: 'sh', args: [], name: 'again', cwd: e.root });
+    await c2.close();
+    // `r` in the list reconnects, and the list follows the new daemon.
+    await n.lua('vim.api.nvim_feedkeys("r", "x", false)');
+    await buffer(n, 'clippy://sessions', (l) => l.length === 2 && l[1]!.startsWith('again '));
+    expect(await n.lua("return require('clippy.client').broker_pid()")).toBe(second.pid);
+  });
+
   it('a socket that never answers: a timeout message, not a hang', async () => {
     const e = freshEnv();
     fs.mkdirSync(path.dirname(e.socket), { mode: 0o700 });
