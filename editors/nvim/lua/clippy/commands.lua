@@ -81,11 +81,17 @@ local function refresh_sessions()
   if not ui.find_buffer(SESSIONS_BUFFER) then
     return false
   end
-  client.request('list_sessions', {}, config.REQUEST_TIMEOUT_MS, function(e, r)
-    if not e and ui.find_buffer(SESSIONS_BUFFER) then
-      ui.fill(SESSIONS_BUFFER, sessions_lines(r), 'clippy')
-    end
-  end, { autostart = false })
+  client.request(
+    'list_sessions',
+    {},
+    config.REQUEST_TIMEOUT_MS,
+    guarded(function(e, r)
+      if not e and ui.find_buffer(SESSIONS_BUFFER) then
+        ui.fill(SESSIONS_BUFFER, sessions_lines(r), 'clippy')
+      end
+    end),
+    { autostart = false }
+  )
   return true
 end
 
@@ -102,7 +108,7 @@ function M.sessions()
   call('list_sessions', {}, config.REQUEST_TIMEOUT_MS, function(r)
     local buf = ui.scratch(SESSIONS_BUFFER, sessions_lines(r), 'clippy')
     -- Kept current by the daemon's pushes while it exists.
-    require('clippy.watch').sessions(refresh_sessions, sessions_lost)
+    require('clippy.watch').sessions(refresh_sessions, guarded(sessions_lost))
     local function map(key, fn)
       vim.api.nvim_buf_set_keymap(buf, 'n', key, '', {
         noremap = true,

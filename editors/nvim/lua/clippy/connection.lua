@@ -39,6 +39,7 @@ local function new_timer(ms, fn)
 end
 
 local function stop_timer(t)
+  -- A timer that fired has closed itself already.
   if t and not t:is_closing() then
     t:stop()
     t:close()
@@ -87,6 +88,10 @@ function M.open(path, cb)
   end)
   local ok, connect_err = pcall(self.pipe.connect, self.pipe, path, function(cerr)
     vim.schedule(function()
+      -- Given up on already (the handshake timed out): the late connection is not used.
+      if done then
+        return
+      end
       if cerr then
         local name = tostring(cerr):match('^(%u+)')
         if name == 'ENOENT' or name == 'ECONNREFUSED' then

@@ -36,7 +36,7 @@ function M.sessions(refresh, on_lost)
             subscribed = nil
           end
         elseif subscribed == conn then
-          refresh()
+          pcall(refresh)
         end
       end)
     end
@@ -52,7 +52,8 @@ function M.sessions(refresh, on_lost)
       scheduled = true
       vim.defer_fn(function()
         scheduled = false
-        if subscribed == conn and not refresh() then
+        local ok, wanted = pcall(refresh)
+        if subscribed == conn and ok and not wanted then
           subscribed = nil
           conn:request('unsubscribe', {}, config.REQUEST_TIMEOUT_MS, function() end)
         end
