@@ -36,6 +36,8 @@ const ALLOWED = {
   cli: ['client', 'navigator', 'reports', 'repomap', 'protocol', 'turns'],
   // Test helpers: start daemons and speak the protocol like a client.
   testkit: ['client', 'protocol'],
+  // The page speaks the protocol over a WebSocket (its tests drive a daemon through testkit).
+  web: ['protocol'],
 };
 
 /** Node built-ins the turn engine may use: pure computation, no I/O and no timers. */

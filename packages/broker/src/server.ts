@@ -21,6 +21,7 @@ import type { Connection, InputLimits, Transport } from './transports/transport.
 import { PartialFrameBudget } from './transports/partial-frames.js';
 import { UnixTransport } from './transports/unix.js';
 import { WsTransport } from './transports/ws.js';
+import { WebHost } from './web/web-host.js';
 import { CLOSE_FLUSH_MS } from './constants.js';
 import {
   openHistory,
@@ -58,6 +59,8 @@ export class Broker {
   /** Which attached terminal the user looks at (focus reports), and attach clients' PIDs. */
   private readonly focus = new FocusState();
   private transports: Transport[] = [];
+  /** The web view's endpoint; created with the transports (it shares their input limits). */
+  private webHost: WebHost | null = null;
   private closing: Promise<void> | null = null;
   private readonly sessionObserver: SessionObserver;
   private readonly connectionHost: ConnectionHost;
@@ -181,6 +184,10 @@ export class Broker {
         socketPath: this.socketPath,
         wsSocketPath: this.wsSocketPath,
         logFile: this.config.logFile,
+        web: {
+          start: (port) => this.requireWebHost().start(port),
+          stop: () => this.requireWebHost().stop(),
+        },
         get clientCount() {
           return clients.size;
         },
@@ -252,6 +259,9 @@ export class Broker {
       requestsPerTurn: limits.requestsPerTurn,
     };
     this.transports.push(await UnixTransport.listen(this.config.paths.socket, inputLimits, accept));
+    this.webHost = new WebHost(inputLimits, accept, (reason) =>
+      this.log.warn({ reason }, 'web view request refused'),
+    );
     if (this.config.websocket) {
       const wsOptions = {
         limits: inputLimits,
@@ -267,6 +277,11 @@ export class Broker {
         throw err;
       }
     }
+  }
+
+  private requireWebHost(): WebHost {
+    if (!this.webHost) throw new Error('the broker is not listening yet');
+    return this.webHost;
   }
 
   get socketPath(): string {
@@ -439,7 +454,10 @@ export class Broker {
     this.log.info({ reason }, 'shutting down');
     // Links to other machines' daemons (routes from there) end first: nothing more comes in.
     this.routes.dispose();
-    const transportsClosed = Promise.all(this.transports.map((t) => t.close()));
+    const transportsClosed = Promise.all([
+      ...this.transports.map((t) => t.close()),
+      this.webHost?.dispose(),
+    ]);
 
     const shutdownFrame = encodeFrame({
       type: 'daemon_shutdown',

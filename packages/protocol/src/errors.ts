@@ -51,6 +51,8 @@ export const ERROR_CODES = {
   invalid_template:
     'The route template is unknown (not built in, no such file in the templates dir) or does not parse.',
   handshake_timeout: 'No `hello` arrived in time after connecting. The connection is closed.',
+  web_unavailable:
+    'The web view endpoint could not start: the port is taken or the page assets are missing.',
   frame_timeout: 'A frame was started and not finished in time. The connection is closed.',
   partial_frame_limit:
     'Unfinished frames of all connections together would pass the broker’s memory bound; the connection that would pass it is closed.',

@@ -47,6 +47,8 @@ export const REQUEST_SCHEMAS = {
   pause_route: Q.PauseRouteSchema,
   resume_route: Q.ResumeRouteSchema,
   route_log: Q.RouteLogSchema,
+  web_start: Q.WebStartSchema,
+  web_stop: Q.WebStopSchema,
 } as const;
 
 /** Every message the broker may push unasked (`id` 0), keyed by `type`. */

@@ -1,3 +1,4 @@
+import type { WebPort } from '../web/web-host.js';
 import type { EventName, Request, Result, ResultType, Role } from '@clippy/protocol';
 import type { Preset } from '@clippy/turns';
 import type { Logger } from '../log.js';
@@ -71,6 +72,8 @@ export interface DaemonPort {
   /** Null: the log goes to stderr (foreground) or to a logger given to startBroker. */
   readonly logFile: string | null;
   readonly clientCount: number;
+  /** The web view's HTTP + WebSocket endpoint (started on request). */
+  readonly web: WebPort;
   close(reason: string): Promise<void>;
 }
 

@@ -40,6 +40,8 @@ import { removeRoute } from './remove-route.js';
 import { pauseRoute } from './pause-route.js';
 import { resumeRoute } from './resume-route.js';
 import { routeLog } from './route-log.js';
+import { webStart } from './web-start.js';
+import { webStop } from './web-stop.js';
 
 /** One handler per request type (tmux's cmd-*.c table); `hello` is handled by the connection. */
 export const HANDLERS: HandlerTable = {
@@ -84,4 +86,6 @@ export const HANDLERS: HandlerTable = {
   pause_route: pauseRoute,
   resume_route: resumeRoute,
   route_log: routeLog,
+  web_start: webStart,
+  web_stop: webStop,
 };

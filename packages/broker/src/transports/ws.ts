@@ -32,7 +32,7 @@ function toBuffer(data: RawData): Buffer {
  * For clients that reuse a stream encoder, an incoming message that starts with a length
  * prefix matching its own size is accepted too (a MessagePack map never starts with 0x00).
  */
-class WsConnection extends ConnectionListeners implements Connection {
+export class WsConnection extends ConnectionListeners implements Connection {
   readonly transport = 'ws' as const;
   private closed = false;
   /** Bytes read since the last complete message: the unfinished one (within one read). */

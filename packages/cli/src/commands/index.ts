@@ -34,6 +34,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['daemon'], () => import('./daemon.js')],
   [['doctor'], () => import('./doctor.js')],
   [['hosts'], () => import('./hosts.js')],
+  [['web'], () => import('./web.js')],
   [['map'], () => import('./map.js')],
   [['navigate'], () => import('./navigate.js')],
   [['report'], () => import('./report.js')],

@@ -485,3 +485,25 @@ export const RouteLogSchema = message(
     limit: z.number().int().min(1).max(10_000).optional().describe('default 100'),
   },
 );
+
+// --- web view (packages/web, served by an HTTP + WebSocket endpoint on 127.0.0.1) ---
+export const WebStartSchema = message(
+  'web_start',
+  'Start the web view’s HTTP + WebSocket endpoint on 127.0.0.1 (or report the running one); every request to it needs the returned token.',
+  {
+    port: z
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .optional()
+      .describe(
+        'TCP port on 127.0.0.1 (default 0: any free port); a running endpoint on another port is restarted',
+      ),
+  },
+);
+export const WebStopSchema = message(
+  'web_stop',
+  'Stop the web view’s endpoint; its pages are disconnected and its token is forgotten.',
+  {},
+);

@@ -216,4 +216,11 @@ export const RESULT_SCHEMAS = {
   pause_route: z.object({ routes: z.array(RouteInfoSchema) }),
   resume_route: z.object({ routes: z.array(RouteInfoSchema) }),
   route_log: z.object({ entries: z.array(RouteLogEntrySchema) }),
+  web_start: z.object({
+    url: z.string().describe('http://127.0.0.1:PORT/?token=…: open it in a browser'),
+    port: z.number().int(),
+    token: z.string().describe('random; required on every request to the endpoint'),
+    started: z.boolean().describe('false: the endpoint was already running and is reused'),
+  }),
+  web_stop: z.object({ stopped: z.boolean().describe('false: no endpoint was running') }),
 } as const;

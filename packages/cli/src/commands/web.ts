@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import type { CommandModule } from 'yargs';
+import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+
+interface WebArgs extends CommonArgs {
+  port?: number;
+  open?: boolean;
+  stop?: boolean;
+  json?: boolean;
+}
+
+/** The program that opens a URL in the user's browser, per platform. */
+const OPENER = process.platform === 'darwin' ? 'open' : 'xdg-open';
+
+/** Hands the URL to the desktop's opener; says so (without failing) when there is none. */
+function openInBrowser(url: string): void {
+  const child = spawn(OPENER, [url], { stdio: 'ignore', detached: true });
+  child.on('error', () =>
+    process.stderr.write(`clippy: ${OPENER} is not available: open the URL yourself\n`),
+  );
+  child.unref();
+}
+
+/** `clippy web`: start (or show) the daemon's web view endpoint, or stop it. */
+const command: CommandModule<object, WebArgs> = {
+  command: 'web',
+  describe: 'Serve the web view on 127.0.0.1 and print its URL (with its access token)',
+  builder: (y) =>
+    withSocket(y)
+      .option('port', {
+        alias: 'p',
+        type: 'number',
+        requiresArg: true,
+        describe: 'TCP port on 127.0.0.1 (default: any free port, or the running endpoint’s)',
+      })
+      .option('open', { type: 'boolean', describe: 'open the URL in a browser (xdg-open / open)' })
+      .option('stop', { type: 'boolean', describe: 'stop the web view endpoint' })
+      .option('json', {
+        type: 'boolean',
+        describe: 'print {"url", "port", "token", "started"} (or {"stopped"}) as JSON',
+      })
+      .conflicts('stop', ['port', 'open']) as never,
+  handler: async (argv) => {
+    if (argv.stop) {
+      const { stopped } = await withClient(argv, (c) => c.request('web_stop', {}), {
+        autoStart: false,
+      });
+      if (argv.json) process.stdout.write(`${JSON.stringify({ stopped })}\n`);
+      else process.stdout.write(stopped ? 'web view stopped\n' : 'the web view was not running\n');
+      return;
+    }
+    const port = argv.port;
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+      throw new CliError(`--port must be a whole number from 0 to 65535, not ${port}`, EXIT.usage);
+    }
+    const result = await withClient(argv, (c) =>
+      c.request('web_start', port === undefined ? {} : { port }),
+    );
+    if (argv.json) {
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    } else {
+      process.stdout.write(
+        `${result.started ? 'web view started' : 'web view already running'}: ${result.url}\n` +
+          'Anyone with this URL can drive your sessions: keep the token private.\n',
+      );
+    }
+    if (argv.open) openInBrowser(result.url);
+  },
+};
+
+export default command;

@@ -1,0 +1,31 @@
+// Builds the page into dist/assets: one JavaScript bundle (xterm.js and msgpackr inside, no
+// CDN: the page works offline), one stylesheet (the page's and xterm.js's), and index.html.
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist', 'assets');
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+await build({
+  entryPoints: { app: join(root, 'src', 'page', 'main.ts') },
+  bundle: true,
+  format: 'iife',
+  target: 'es2022',
+  platform: 'browser',
+  minify: true,
+  sourcemap: false,
+  outdir: out,
+  logLevel: 'warning',
+  legalComments: 'none',
+});
+// esbuild wrote the imported xterm.css beside the bundle as app.css: the page's own rules follow.
+const xtermCss = readFileSync(join(out, 'app.css'), 'utf8');
+writeFileSync(
+  join(out, 'app.css'),
+  xtermCss + readFileSync(join(root, 'static', 'style.css'), 'utf8'),
+);
+copyFileSync(join(root, 'static', 'index.html'), join(out, 'index.html'));

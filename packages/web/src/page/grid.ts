@@ -1,0 +1,135 @@
+import { age, el } from './format.js';
+import type { SessionRow, Store } from './store.js';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/**
+ * The grid: one card per session (state, turn count, age, last turn), the routes between them
+ * drawn as arrows over the cards, and blocked sessions highlighted and named in the tab title.
+ */
+export class Grid {
+  private readonly cards = new Map<string, HTMLElement>();
+  private readonly list = el('div', 'cards');
+  private readonly svg = document.createElementNS(SVG_NS, 'svg');
+  /** Renders done (bench figure: how many frames carried an update). */
+  renders = 0;
+
+  constructor(
+    readonly root: HTMLElement,
+    private readonly store: Store,
+    private readonly open: (row: SessionRow) => void,
+  ) {
+    this.svg.classList.add('routes');
+    this.svg.innerHTML =
+      '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="currentColor"/></marker></defs>';
+    root.append(this.list, this.svg);
+  }
+
+  render(): void {
+    this.renders++;
+    const rows = [...this.store.sessions.values()].sort((a, b) => a.created_at - b.created_at);
+    const seen = new Set<string>();
+    for (const row of rows) {
+      seen.add(row.session);
+      let card = this.cards.get(row.session);
+      if (!card) {
+        card = this.createCard(row);
+        this.cards.set(row.session, card);
+        this.list.append(card);
+      }
+      this.fill(card, row);
+    }
+    for (const [id, card] of this.cards) {
+      if (!seen.has(id)) {
+        card.remove();
+        this.cards.delete(id);
+      }
+    }
+    const blocked = rows.filter((r) => r.state === 'blocked').map((r) => r.name);
+    document.title =
+      blocked.length > 0
+        ? `⚠ blocked: ${blocked.join(', ')} — clippy`
+        : `clippy — ${rows.filter((r) => r.state !== 'exited').length} sessions`;
+    document.body.classList.toggle('has-blocked', blocked.length > 0);
+    this.drawRoutes();
+  }
+
+  /** Ages move with the clock, not with events. */
+  tick(): void {
+    for (const [id, card] of this.cards) {
+      const row = this.store.sessions.get(id);
+      const ageNode = card.querySelector('.age');
+      if (row && ageNode) ageNode.textContent = age(row.created_at);
+    }
+  }
+
+  private createCard(row: SessionRow): HTMLElement {
+    const card = el('article', 'card');
+    card.dataset.session = row.session;
+    card.dataset.name = row.name;
+    card.tabIndex = 0;
+    const head = el('header');
+    head.append(el('span', 'name'), el('span', 'state'));
+    const meta = el('div', 'meta');
+    meta.append(el('span', 'turns'), el('span', 'age'), el('span', 'command'));
+    card.append(head, meta, el('pre', 'preview'));
+    card.addEventListener('click', () => this.open(this.store.sessions.get(row.session) ?? row));
+    card.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') this.open(this.store.sessions.get(row.session) ?? row);
+    });
+    return card;
+  }
+
+  private fill(card: HTMLElement, row: SessionRow): void {
+    // Writing only what changed keeps a busy grid cheap (no layout for unchanged text).
+    const set = (selector: string, text: string) => {
+      const node = card.querySelector(selector);
+      if (node && node.textContent !== text) node.textContent = text;
+    };
+    if (card.dataset.state !== row.state) card.dataset.state = row.state;
+    set('.name', row.name);
+    set(
+      '.state',
+      row.state === 'exited' && row.exit_code != null ? `exited ${row.exit_code}` : row.state,
+    );
+    set('.turns', `${row.turn_count} turn${row.turn_count === 1 ? '' : 's'}`);
+    set('.age', age(row.created_at));
+    set('.command', [row.command, ...row.args].join(' '));
+    set('.preview', row.preview || (row.turn_count > 0 ? '…' : 'no turn yet'));
+  }
+
+  private drawRoutes(): void {
+    for (const old of this.svg.querySelectorAll('g.route')) old.remove();
+    const box = this.root.getBoundingClientRect();
+    this.svg.setAttribute('width', String(this.root.scrollWidth));
+    this.svg.setAttribute('height', String(this.root.scrollHeight));
+    for (const route of this.store.routes) {
+      const to = this.cards.get(route.to.session);
+      for (const end of route.from) {
+        const from = this.cards.get(end.session);
+        if (!from || !to) continue;
+        const a = from.getBoundingClientRect();
+        const b = to.getBoundingClientRect();
+        const x1 = a.left + a.width / 2 - box.left;
+        const y1 = a.top + a.height / 2 - box.top;
+        const x2 = b.left + b.width / 2 - box.left;
+        const y2 = b.top + b.height / 2 - box.top;
+        const g = document.createElementNS(SVG_NS, 'g');
+        g.classList.add('route', `route-${route.state}`);
+        g.dataset.route = route.route;
+        const path = document.createElementNS(SVG_NS, 'path');
+        // A gentle curve, so the two legs of a loop do not lie on each other.
+        const mx = (x1 + x2) / 2 + (y2 - y1) * 0.15;
+        const my = (y1 + y2) / 2 - (x2 - x1) * 0.15;
+        path.setAttribute('d', `M${x1},${y1} Q${mx},${my} ${x2},${y2}`);
+        path.setAttribute('marker-end', 'url(#arrow)');
+        const label = document.createElementNS(SVG_NS, 'text');
+        label.setAttribute('x', String(mx));
+        label.setAttribute('y', String(my));
+        label.textContent = `${route.route} (${route.fired})`;
+        g.append(path, label);
+        this.svg.append(g);
+      }
+    }
+  }
+}

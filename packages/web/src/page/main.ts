@@ -1,0 +1,109 @@
+import '@xterm/xterm/css/xterm.css';
+import { el } from './format.js';
+import { Grid } from './grid.js';
+import { Rpc } from './rpc.js';
+import { SessionView } from './session-view.js';
+import { Store, type SessionRow } from './store.js';
+
+/** Ages on the cards are refreshed this often (they are shown to the second at best). */
+const AGE_TICK_MS = 1000;
+
+/** Figures the load benchmark reads (window.__clippy): renders and pushes handled. */
+interface PageStats {
+  renders: number;
+  pushes: number;
+}
+
+declare global {
+  interface Window {
+    __clippy?: { stats: () => PageStats };
+  }
+}
+
+function splitCommand(line: string): string[] {
+  // Words, with "double" or 'single' quotes grouping: enough for `claude --model x` or `bash -l`.
+  const words: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (let m = re.exec(line); m; m = re.exec(line)) words.push(m[1] ?? m[2] ?? m[3] ?? '');
+  return words;
+}
+
+async function main(): Promise<void> {
+  const banner = document.getElementById('banner')!;
+  const token = new URLSearchParams(location.search).get('token') ?? '';
+  let rpc: Rpc;
+  try {
+    rpc = await Rpc.connect(token);
+  } catch (err) {
+    banner.textContent = `Cannot reach clippyd: ${(err as Error).message}. Run \`clippy web\` and open the URL it prints.`;
+    banner.hidden = false;
+    return;
+  }
+  rpc.onClose((why) => {
+    banner.textContent = `Disconnected from clippyd (${why}). Reload once \`clippy web\` runs again.`;
+    banner.hidden = false;
+    document.title = 'clippy — disconnected';
+  });
+
+  const store = new Store(rpc);
+  const gridRoot = document.getElementById('grid')!;
+  const viewRoot = document.getElementById('session')!;
+  let view: SessionView | null = null;
+
+  const openSession = (row: SessionRow) => {
+    location.hash = `s=${encodeURIComponent(row.name)}`;
+  };
+  const grid = new Grid(gridRoot, store, openSession);
+
+  let frame = 0;
+  store.onChange(() => {
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      grid.render();
+    });
+  });
+  setInterval(() => grid.tick(), AGE_TICK_MS);
+  window.__clippy = { stats: () => ({ renders: grid.renders, pushes: store.pushes }) };
+
+  const route = async () => {
+    const ref = /^#s=(.+)$/.exec(location.hash)?.[1];
+    view?.dispose();
+    view = null;
+    const row = ref ? store.find(decodeURIComponent(ref)) : undefined;
+    document.body.classList.toggle('in-session', Boolean(row));
+    if (!row) return;
+    view = new SessionView(rpc, store, row, viewRoot, () => {
+      location.hash = '';
+    });
+    try {
+      await view.show();
+    } catch (err) {
+      viewRoot.append(el('p', 'error', `Could not attach: ${(err as Error).message}`));
+    }
+  };
+  window.addEventListener('hashchange', () => void route());
+
+  const form = document.getElementById('new-session') as HTMLFormElement;
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const data = new FormData(form);
+    const [command, ...args] = splitCommand(String(data.get('command') ?? ''));
+    const name = String(data.get('name') ?? '').trim();
+    const out = form.querySelector('.status')!;
+    if (!command) return;
+    rpc
+      .request<{ name: string }>('spawn', { command, args, ...(name ? { name } : {}) })
+      .then((r) => {
+        out.textContent = `started ${r.name}`;
+        form.reset();
+      })
+      .catch((err: Error) => (out.textContent = `failed: ${err.message}`));
+  });
+
+  await store.load();
+  document.body.dataset.ready = 'true';
+  await route();
+}
+
+void main();

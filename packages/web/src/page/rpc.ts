@@ -1,0 +1,118 @@
+import { Packr, Unpackr } from 'msgpackr';
+
+/** The protocol version the page speaks (PROTOCOL_VERSION of @clippy/protocol). */
+export const PROTOCOL_VERSION = 2;
+
+type Message = Record<string, unknown> & { type: string; id: number };
+type PushListener = (push: Message) => void;
+
+/** The broker answered a request with `status: error`. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// useRecords off: plain MessagePack maps, as the broker decodes them.
+const packr = new Packr({ useRecords: false });
+const unpackr = new Unpackr({ useRecords: false });
+
+/**
+ * The page's protocol client: one WebSocket, one binary MessagePack message per protocol
+ * message (docs/protocol.md), requests answered by id, pushes handed to listeners by type.
+ */
+export class Rpc {
+  private nextId = 1;
+  private readonly pending = new Map<
+    number,
+    { resolve: (m: Message) => void; reject: (e: Error) => void }
+  >();
+  private readonly listeners = new Map<string, Set<PushListener>>();
+  private closeListeners: ((why: string) => void)[] = [];
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.binaryType = 'arraybuffer';
+    ws.addEventListener('message', (event) => this.receive(event.data as ArrayBuffer));
+    ws.addEventListener('close', (event) => {
+      const why = event.reason || `connection closed (code ${event.code})`;
+      for (const { reject } of this.pending.values()) reject(new Error(why));
+      this.pending.clear();
+      for (const listener of this.closeListeners) listener(why);
+    });
+  }
+
+  /** Opens the WebSocket beside the page (the token travels as `?token=`) and says hello. */
+  static async connect(token: string): Promise<Rpc> {
+    const url = `ws://${location.host}/ws?token=${encodeURIComponent(token)}`;
+    const ws = new WebSocket(url);
+    await new Promise<void>((resolve, reject) => {
+      ws.addEventListener('open', () => resolve(), { once: true });
+      ws.addEventListener(
+        'error',
+        () => reject(new Error(`could not connect to ${location.host}`)),
+        {
+          once: true,
+        },
+      );
+    });
+    const rpc = new Rpc(ws);
+    const ack = await rpc.call('hello', { version: PROTOCOL_VERSION, role: 'client' }, 0);
+    if (ack.status !== 'ok') throw new RpcError(String(ack.error), String(ack.message));
+    return rpc;
+  }
+
+  onClose(listener: (why: string) => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  on(type: string, listener: PushListener): () => void {
+    let set = this.listeners.get(type);
+    if (!set) this.listeners.set(type, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  /** A request; resolves with the response's fields, rejects with RpcError on `status: error`. */
+  async request<T = Record<string, unknown>>(type: string, fields: object = {}): Promise<T> {
+    const response = await this.call(type, fields, this.nextId++);
+    if (response.status !== 'ok')
+      throw new RpcError(String(response.error), String(response.message ?? response.error));
+    return response as unknown as T;
+  }
+
+  /** A notification (id 0): no response comes. */
+  notify(type: string, fields: object): void {
+    this.send({ type, id: 0, ...fields });
+  }
+
+  private call(type: string, fields: object, id: number): Promise<Message> {
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.send({ type, id, ...fields });
+    });
+  }
+
+  private send(message: object): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(packr.pack(message));
+  }
+
+  private receive(data: ArrayBuffer): void {
+    const message = unpackr.unpack(new Uint8Array(data)) as Message;
+    if ((message.type === 'response' || message.type === 'hello_ack') && message.id !== 0) {
+      const waiter = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      waiter?.resolve(message);
+      return;
+    }
+    if (message.type === 'hello_ack') {
+      const waiter = this.pending.get(0);
+      this.pending.delete(0);
+      waiter?.resolve(message);
+      return;
+    }
+    for (const listener of this.listeners.get(message.type) ?? []) listener(message);
+  }
+}

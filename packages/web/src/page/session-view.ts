@@ -1,0 +1,238 @@
+import { clock, duration, el } from './format.js';
+import type { Rpc } from './rpc.js';
+import type { SessionRow, Store } from './store.js';
+import { TerminalPane } from './terminal-pane.js';
+
+interface TurnMeta {
+  turn_id: string;
+  session: string;
+  seq: number;
+  timestamp: number;
+  duration_ms: number;
+  prompt: string;
+  interrupted: boolean;
+  truncated: boolean;
+  byte_length: number;
+}
+
+/** Turns listed in the timeline (newest first); older ones stay a `clippy turns` away. */
+const TIMELINE_LIMIT = 200;
+
+/**
+ * One session: its terminal (xterm.js, attached) beside its turn timeline; a turn opens to
+ * its text with a copy button; actions: relay a turn to another session, send text, kill.
+ */
+export class SessionView {
+  private pane: TerminalPane | null = null;
+  private readonly cleanups: (() => void)[] = [];
+  private selected: TurnMeta | null = null;
+  private readonly timeline = el('ol', 'timeline');
+  private readonly turnText = el('pre', 'turn-text');
+  private readonly turnTitle = el('div', 'turn-title', 'latest turn');
+  private readonly relayTarget = el('select', 'relay-target');
+  private readonly status = el('div', 'status');
+  private readonly stateBadge = el('span', 'state');
+
+  constructor(
+    private readonly rpc: Rpc,
+    private readonly store: Store,
+    private readonly row: SessionRow,
+    readonly root: HTMLElement,
+    private readonly close: () => void,
+  ) {}
+
+  async show(): Promise<void> {
+    const { row } = this;
+    this.root.replaceChildren();
+    this.root.dataset.session = row.session;
+    this.root.dataset.name = row.name;
+
+    const back = el('button', 'back', '← all sessions');
+    back.addEventListener('click', () => this.close());
+    const kill = el('button', 'kill danger', 'Kill');
+    kill.addEventListener('click', () => {
+      if (confirm(`Kill session ${row.name}?`))
+        void this.act(() => this.rpc.request('kill', { session: row.session }), 'killed');
+    });
+    const head = el('header', 'session-head');
+    head.append(
+      back,
+      el('h2', '', row.name),
+      this.stateBadge,
+      el('span', 'command', [row.command, ...row.args].join(' ')),
+      kill,
+    );
+
+    const termBox = el('div', 'terminal');
+    const side = el('aside', 'side');
+
+    const copy = el('button', 'copy', 'Copy');
+    copy.addEventListener('click', () => void this.copyTurn());
+    const relayButton = el('button', 'relay', 'Relay to');
+    relayButton.addEventListener('click', () => void this.relay());
+    const relayRow = el('div', 'actions');
+    relayRow.append(copy, relayButton, this.relayTarget);
+
+    const sendForm = el('form', 'send');
+    const sendText = el('textarea', 'send-text');
+    sendText.rows = 2;
+    sendText.placeholder = 'Text to send to this session';
+    const enter = el('input');
+    enter.type = 'checkbox';
+    enter.checked = true;
+    const enterLabel = el('label', '', ' press Enter');
+    enterLabel.prepend(enter);
+    const sendButton = el('button', '', 'Send');
+    sendButton.type = 'submit';
+    sendForm.append(sendText, enterLabel, sendButton);
+    sendForm.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const text = sendText.value;
+      if (!text) return;
+      void this.act(async () => {
+        await this.rpc.request('send', {
+          session: row.session,
+          text,
+          enter: enter.checked,
+          force: true,
+        });
+        sendText.value = '';
+      }, 'sent');
+    });
+
+    side.append(
+      el('h3', '', 'Turns'),
+      this.timeline,
+      this.turnTitle,
+      this.turnText,
+      relayRow,
+      el('h3', '', 'Send'),
+      sendForm,
+      this.status,
+    );
+    const body = el('div', 'session-body');
+    body.append(termBox, side);
+    this.root.append(head, body);
+
+    this.cleanups.push(
+      this.store.onChange(() => this.refreshHeader()),
+      this.rpc.on('turn_completed', (push) => {
+        if (push.session === row.session) this.addTurn(push.turn as TurnMeta, true);
+      }),
+    );
+    this.refreshHeader();
+    this.pane = new TerminalPane(this.rpc, row.session, termBox, () => this.refreshHeader());
+    await this.pane.attach();
+    const { turns } = await this.rpc.request<{ turns: TurnMeta[] }>('list_turns', {
+      session: row.session,
+      limit: TIMELINE_LIMIT,
+    });
+    for (const turn of [...turns].reverse()) this.addTurn(turn, false);
+    if (turns[0]) void this.select(turns[0]);
+  }
+
+  private refreshHeader(): void {
+    const current = this.store.sessions.get(this.row.session) ?? this.row;
+    this.stateBadge.textContent = current.state;
+    this.root.dataset.state = current.state;
+    const chosen = this.relayTarget.value;
+    const targets = [...this.store.sessions.values()].filter(
+      (s) => s.session !== this.row.session && s.state !== 'exited',
+    );
+    const names = targets.map((t) => t.name).join('\n');
+    if (this.relayTarget.dataset.names !== names) {
+      this.relayTarget.dataset.names = names;
+      this.relayTarget.replaceChildren(
+        ...targets.map((t) => {
+          const option = el('option', '', t.name);
+          option.value = t.session;
+          return option;
+        }),
+      );
+      if (targets.some((t) => t.session === chosen)) this.relayTarget.value = chosen;
+    }
+  }
+
+  private addTurn(turn: TurnMeta, isNew: boolean): void {
+    const item = el('li', 'turn');
+    item.dataset.turn = turn.turn_id;
+    const flags = [turn.interrupted ? 'interrupted' : '', turn.truncated ? 'truncated' : '']
+      .filter(Boolean)
+      .join(' ');
+    item.append(
+      el('span', 'seq', `#${turn.seq}`),
+      el('time', '', clock(turn.timestamp)),
+      el('span', 'dur', duration(turn.duration_ms)),
+      el('span', 'prompt', turn.prompt || '(no prompt)'),
+      el('span', 'flags', flags),
+    );
+    item.title = turn.prompt;
+    item.addEventListener('click', () => void this.select(turn));
+    this.timeline.prepend(item);
+    if (isNew && (!this.selected || this.selected.seq === turn.seq - 1)) void this.select(turn);
+  }
+
+  private async select(turn: TurnMeta): Promise<void> {
+    this.selected = turn;
+    for (const item of this.timeline.querySelectorAll('li.selected'))
+      item.classList.remove('selected');
+    this.timeline
+      .querySelector(`li[data-turn="${CSS.escape(turn.turn_id)}"]`)
+      ?.classList.add('selected');
+    this.turnTitle.textContent = `turn #${turn.seq} · ${clock(turn.timestamp)} · ${duration(turn.duration_ms)}`;
+    try {
+      const reply = await this.rpc.request<{ turn: { text: string } }>('get_turn', {
+        turn_id: turn.turn_id,
+      });
+      if (this.selected === turn) this.turnText.textContent = reply.turn.text;
+    } catch (err) {
+      this.turnText.textContent = `(${(err as Error).message})`;
+    }
+  }
+
+  private async copyTurn(): Promise<void> {
+    const text = this.turnText.textContent ?? '';
+    try {
+      await navigator.clipboard.writeText(text);
+      this.say('copied');
+    } catch {
+      // No clipboard permission: select the text so Ctrl-C copies it.
+      const range = document.createRange();
+      range.selectNodeContents(this.turnText);
+      getSelection()?.removeAllRanges();
+      getSelection()?.addRange(range);
+      this.say('selected: press Ctrl-C to copy');
+    }
+  }
+
+  private async relay(): Promise<void> {
+    const to = this.relayTarget.value;
+    if (!to) return this.say('no other live session to relay to');
+    const from = this.selected?.turn_id ?? this.row.session;
+    await this.act(
+      () => this.rpc.request('relay', { from, to, enter: true }),
+      `relayed to ${this.store.sessions.get(to)?.name ?? to}`,
+    );
+  }
+
+  private async act(fn: () => Promise<unknown>, done: string): Promise<void> {
+    try {
+      await fn();
+      this.say(done);
+    } catch (err) {
+      this.say(`failed: ${(err as Error).message}`, true);
+    }
+  }
+
+  private say(text: string, error = false): void {
+    this.status.textContent = text;
+    this.status.classList.toggle('error', error);
+  }
+
+  dispose(): void {
+    for (const cleanup of this.cleanups) cleanup();
+    this.pane?.dispose();
+    this.pane = null;
+    this.root.replaceChildren();
+  }
+}

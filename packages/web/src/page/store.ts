@@ -1,0 +1,151 @@
+import type { Rpc } from './rpc.js';
+
+export type SessionState = 'starting' | 'idle' | 'busy' | 'blocked' | 'exited';
+
+export interface SessionRow {
+  session: string;
+  name: string;
+  state: SessionState;
+  command: string;
+  args: string[];
+  turn_count: number;
+  created_at: number;
+  exit_code?: number | null;
+  /** First lines of the last turn's text (what the agent last said). */
+  preview: string;
+  lastTurnAt: number | null;
+}
+
+export interface RouteRow {
+  route: string;
+  kind: string;
+  from: { session: string; name: string }[];
+  to: { session: string; name: string };
+  state: string;
+  fired: number;
+}
+
+/** Characters of the last turn kept for the card (the whole turn is one click away). */
+const PREVIEW_CHARS = 400;
+/** Route list refreshes coalesce: a loop firing fast asks once per this interval at most. */
+const ROUTES_REFRESH_MS = 250;
+
+/**
+ * What the page knows of the daemon: the sessions and routes, kept current by the pushes the
+ * CLI's `clippy ls --watch`-like clients also get. Listeners hear "something changed" and
+ * render on the next animation frame, so a burst of pushes costs one render.
+ */
+export class Store {
+  readonly sessions = new Map<string, SessionRow>();
+  routes: RouteRow[] = [];
+  private readonly listeners = new Set<() => void>();
+  private routesTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Counts for the load figures (bench): pushes handled. */
+  pushes = 0;
+
+  constructor(private readonly rpc: Rpc) {}
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  async load(): Promise<void> {
+    const rpc = this.rpc;
+    rpc.on('session_created', (p) => {
+      this.pushes++;
+      const info = p.session as SessionRow;
+      this.sessions.set(info.session, { ...info, preview: '', lastTurnAt: null });
+      this.changed();
+    });
+    rpc.on('state_changed', (p) => {
+      this.pushes++;
+      const row = this.sessions.get(p.session as string);
+      if (row) row.state = p.state as SessionState;
+      this.changed();
+    });
+    rpc.on('turn_completed', (p) => {
+      this.pushes++;
+      const row = this.sessions.get(p.session as string);
+      const turn = p.turn as { seq: number; timestamp: number };
+      if (!row) return;
+      row.turn_count = Math.max(row.turn_count, turn.seq);
+      row.lastTurnAt = turn.timestamp;
+      this.changed();
+      void this.fetchPreview(row);
+    });
+    rpc.on('session_exited', (p) => {
+      this.pushes++;
+      const row = this.sessions.get(p.session as string);
+      if (row) {
+        row.state = 'exited';
+        row.exit_code = p.exit_code as number | null;
+      }
+      this.changed();
+    });
+    rpc.on('session_removed', (p) => {
+      this.pushes++;
+      this.sessions.delete(p.session as string);
+      this.changed();
+    });
+    rpc.on('route_fired', () => this.refreshRoutesSoon());
+    rpc.on('route_event', () => this.refreshRoutesSoon());
+    // Subscribe first, then list: nothing that happens in between is missed.
+    await rpc.request('subscribe', {});
+    const { sessions } = await rpc.request<{ sessions: SessionRow[] }>('list_sessions');
+    for (const info of sessions) {
+      if (!this.sessions.has(info.session))
+        this.sessions.set(info.session, { ...info, preview: '', lastTurnAt: null });
+    }
+    this.changed();
+    await this.refreshRoutes();
+    await Promise.all(
+      [...this.sessions.values()].filter((r) => r.turn_count > 0).map((r) => this.fetchPreview(r)),
+    );
+  }
+
+  private async fetchPreview(row: SessionRow): Promise<void> {
+    try {
+      const { turn } = await this.rpc.request<{ turn: { text: string; timestamp: number } }>(
+        'get_turn',
+        { session: row.session },
+      );
+      row.preview = turn.text.trim().slice(0, PREVIEW_CHARS);
+      row.lastTurnAt = turn.timestamp;
+      this.changed();
+    } catch {
+      // No stored turn (evicted, or the session is gone): the card keeps its last preview.
+    }
+  }
+
+  private refreshRoutesSoon(): void {
+    if (this.routesTimer) return;
+    this.routesTimer = setTimeout(() => {
+      this.routesTimer = null;
+      void this.refreshRoutes();
+    }, ROUTES_REFRESH_MS);
+  }
+
+  private async refreshRoutes(): Promise<void> {
+    try {
+      const { routes } = await this.rpc.request<{ routes: RouteRow[] }>('list_routes');
+      this.routes = routes;
+      this.changed();
+    } catch {
+      // A daemon without routes support: no lines to draw.
+    }
+  }
+
+  /** A session by ID or name. */
+  find(ref: string): SessionRow | undefined {
+    return (
+      this.sessions.get(ref) ??
+      [...this.sessions.values()].find((r) => r.name === ref && r.state !== 'exited') ??
+      [...this.sessions.values()].find((r) => r.name === ref)
+    );
+  }
+}

@@ -1,0 +1,13 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
+  test: {
+    name: 'web',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // A real daemon, real agents and a real Chromium: seconds, not milliseconds.
+    testTimeout: 90_000,
+    hookTimeout: 60_000,
+  },
+});
