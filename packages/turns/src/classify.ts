@@ -1,7 +1,14 @@
 import { BUSY_ABOVE_INPUT_LINES } from './constants.js';
 import type { Preset } from './preset-types.js';
 import { compilePreset, type CompiledPreset } from './presets.js';
-import { firstMatch, framedInput, promptMatches, screenLines } from './screen-lines.js';
+import {
+  borderStart,
+  firstMatch,
+  framedInput,
+  promptMatches,
+  screenLines,
+  wrappedBorderTails,
+} from './screen-lines.js';
 
 export type ScreenState = 'idle' | 'busy' | 'blocked' | 'unknown';
 
@@ -76,12 +83,17 @@ function classifyLine(lines: string[], c: CompiledPreset): Classification & { in
 function classifyTui(lines: string[], c: CompiledPreset): Classification & { inputIndex: number } {
   const n = lines.length;
   const from = Math.max(0, n - c.bottomLines);
+  const tails = wrappedBorderTails(lines);
   // The lowest input line; a line that is also a question marker (a numbered choice) is not one.
   let idleAt = -1;
   let idleMarker = -1;
   for (let i = n - 1; i >= from && idleAt < 0; i--) {
     const k = firstMatch(c.idle, lines[i]!);
-    if (k >= 0 && firstMatch(c.blocked, lines[i]!) < 0 && framedInput(lines, i, c.inputTop, true)) {
+    if (
+      k >= 0 &&
+      firstMatch(c.blocked, lines[i]!) < 0 &&
+      framedInput(lines, i, c.inputTop, true, tails)
+    ) {
       idleAt = i;
       idleMarker = k;
     }
@@ -101,7 +113,7 @@ function classifyTui(lines: string[], c: CompiledPreset): Classification & { inp
       };
     }
   }
-  const busyFrom = idleAt < 0 ? from : liveRegionTop(lines, idleAt, from, c);
+  const busyFrom = idleAt < 0 ? from : liveRegionTop(lines, idleAt, from, c, tails);
   for (let i = n - 1; i >= busyFrom; i--) {
     const k = firstMatch(c.busy, lines[i]!);
     if (k >= 0) {
@@ -136,11 +148,18 @@ function classifyTui(lines: string[], c: CompiledPreset): Classification & { inp
  * messages) however long, so the spinner line above them still counts. An answer's text
  * (a line of none of those kinds) ends the region: markers above it are history.
  */
-function liveRegionTop(lines: string[], idleAt: number, from: number, c: CompiledPreset): number {
+function liveRegionTop(
+  lines: string[],
+  idleAt: number,
+  from: number,
+  c: CompiledPreset,
+  tails: ReadonlySet<number>,
+): number {
   const top = Math.max(from, idleAt - BUSY_ABOVE_INPUT_LINES);
   if (c.live.length === 0) return top;
-  // The input box's top border and the lines between it and the input line.
-  let i = idleAt - 1;
+  // The input box's top border (with its wrapped tail, if wider than the terminal) and the
+  // lines between it and the input line.
+  let i = borderStart(idleAt - 1, tails);
   while (i >= 0 && i > idleAt - 3 && firstMatch(c.inputTop, lines[i]!) < 0) i--;
   if (i >= 0 && firstMatch(c.inputTop, lines[i]!) >= 0) i--;
   while (i >= 0 && firstMatch(c.live, lines[i]!) >= 0 && firstMatch(c.busy, lines[i]!) < 0) i--;

@@ -2,7 +2,15 @@ import { classifyLines } from './classify.js';
 import { DEFAULT_BOTTOM_LINES, ECHO_MIN_PREFIX_CHARS, INPUT_TOP_SCAN_LINES } from './constants.js';
 import type { Preset } from './preset-types.js';
 import { compilePreset, type CompiledPreset } from './presets.js';
-import { firstMatch, framedInput, promptMatches, screenLines } from './screen-lines.js';
+import {
+  borderStart,
+  boxTop,
+  firstMatch,
+  framedInput,
+  promptMatches,
+  screenLines,
+  wrappedBorderTails,
+} from './screen-lines.js';
 
 /** Prompt and box decoration in front of an echoed input line: `> `, `❯ `, `› `, `│  > `. */
 const ECHO_DECORATION = /^\s*(?:│\s*)?[>❯›](?:\s|$)/u;
@@ -40,12 +48,16 @@ export function extractAnswer(
 ): string {
   const c = compilePreset(preset);
   const lines = screenLines(screenLines_);
-  const end = answerEnd(lines, c);
+  const tails = wrappedBorderTails(lines);
+  const end = answerEnd(lines, c, tails);
   let start = echoEnd(lines, end, userInput);
   if (start === 0 && userInput.trim() !== '' && opts.fallbackStart !== undefined) {
     start = Math.min(Math.max(0, opts.fallbackStart), end);
   }
-  const body = lines.slice(start, end).filter((l) => firstMatch(c.chrome, l) < 0);
+  // A chrome rule wider than the terminal (Gemini's, above its input band) goes with its tail.
+  const isChrome = (i: number): boolean => firstMatch(c.chrome, lines[borderStart(i, tails)]!) >= 0;
+  const body: string[] = [];
+  for (let i = start; i < end; i++) if (!isChrome(i)) body.push(lines[i]!);
   while (body.length > 0 && body[0]!.trim() === '') body.shift();
   while (body.length > 0 && body[body.length - 1]!.trim() === '') body.pop();
   // TUIs pad with no-break spaces (Claude: "⎿\u00a0 text"); a reader sees spaces.
@@ -53,7 +65,11 @@ export function extractAnswer(
 }
 
 /** Index of the first line of the input box (the answer ends before it). */
-export function answerEnd(lines: string[], c: CompiledPreset): number {
+export function answerEnd(
+  lines: string[],
+  c: CompiledPreset,
+  tails: ReadonlySet<number> = wrappedBorderTails(lines),
+): number {
   const n = lines.length;
   // A dialog on screen is part of what the agent said; only an input box ends the answer.
   if (classifyLines(lines, c).state === 'blocked') return n;
@@ -66,12 +82,13 @@ export function answerEnd(lines: string[], c: CompiledPreset): number {
       c.preset.kind === 'line' && c.preset.inputLine === undefined && c.pattern
         ? promptMatches(c.pattern, line)
         : firstMatch(c.inputLine, line) >= 0 &&
-          framedInput(lines, i, c.inputTop, c.preset.kind === 'screen');
+          framedInput(lines, i, c.inputTop, c.preset.kind === 'screen', tails);
     if (isInput) input = i;
   }
   if (input >= 0) {
     for (let j = input - 1; j >= Math.max(0, input - INPUT_TOP_SCAN_LINES); j--) {
-      if (firstMatch(c.inputTop, lines[j]!) >= 0) return j;
+      const top = borderStart(j, tails);
+      if (firstMatch(c.inputTop, lines[top]!) >= 0) return boxTop(top, tails);
     }
     return input;
   }

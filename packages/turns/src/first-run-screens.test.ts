@@ -49,6 +49,11 @@ const TRUTH: Record<string, ScreenState> = {
   'claude-busy-tool-output': 'busy',
   'claude-busy-hook': 'busy',
   'claude-idle-hook': 'idle',
+  // Constructed in a headless xterm: an input box whose borders are wider than the terminal,
+  // their tails wrapped onto the next row (see ../test/screens/README.md).
+  'claude-idle-narrowed-rule': 'idle',
+  'claude-idle-rule-one-wider': 'idle',
+  'copilot-idle-box-one-wider': 'idle',
 };
 
 const read = (file: string): string => fs.readFileSync(path.join(SCREENS_DIR, file), 'utf8');
@@ -103,6 +108,31 @@ describe('first-run and approval screens of the real agents', () => {
     const tips = lines.findIndex((l) => l.startsWith('Tips for getting started'));
     lines.splice(tips, 6, ' > What is 2+2?', '', '✦ 4', '');
     expect(extractAnswer(lines, 'What is 2+2?', BUILTIN_PRESETS.gemini!)).toBe('✦ 4');
+  });
+
+  it("keeps a wrapped border of the input box out of the answer, and the answer's dashes in", () => {
+    const table = [
+      '⏺ Two files changed:',
+      '',
+      '  | file      | lines |',
+      '  |-----------|-------|',
+      '  | parse.ts  | +12   |',
+      '  | index.ts  | -3    |',
+      '',
+      '  ---',
+      '',
+      '  Both are covered by the new tests.',
+    ].join('\n');
+    for (const name of ['claude-idle-narrowed-rule', 'claude-idle-rule-one-wider']) {
+      const lines = read(`${name}.txt`).split('\n');
+      expect([name, extractAnswer(lines, 'summarise the changes in src/', presetOf(name))]).toEqual(
+        [name, table],
+      );
+    }
+    const copilot = read('copilot-idle-box-one-wider.txt').split('\n');
+    expect(extractAnswer(copilot, 'fix the typo in README.md', BUILTIN_PRESETS.copilot!)).toBe(
+      ' ● Fixed: "teh" → "the" in README.md.',
+    );
   });
 
   it('a Gemini session is blocked at the trust and auth dialogs, then ready at its input', () => {

@@ -9,8 +9,8 @@ export class XtermScreen {
   private readonly term: InstanceType<typeof Terminal>;
 
   constructor(
-    readonly cols: number,
-    readonly rows: number,
+    public cols: number,
+    public rows: number,
   ) {
     this.term = new Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true });
   }
@@ -25,6 +25,13 @@ export class XtermScreen {
     for (let i = 0; i < buf.length; i++)
       lines.push((buf.getLine(i)?.translateToString(true) ?? '').replace(/\s+$/u, ''));
     return { lines, viewportTop: buf.viewportY, rows: this.rows, cols: this.cols };
+  }
+
+  /** Resizes like a terminal window: xterm reflows the rows that no longer fit. */
+  resize(cols: number, rows: number): void {
+    this.term.resize(cols, rows);
+    this.cols = cols;
+    this.rows = rows;
   }
 
   dispose(): void {
