@@ -1,6 +1,9 @@
 // Prints, per preset, how many real screens of the corpus (../shared/corpus) it classifies as
-// expected and how many agentapi `format` answers it extracts cleanly.
-// Run: npx tsx --conditions=source scripts/corpus-report.ts [--verbose]
+// expected and how many agentapi `format` answers it extracts cleanly. With --matrix: the
+// classifier's confusion matrix (expected label × classified state) per preset and overall, over
+// every labelled screen — the repository's screen cases (packages/turns/test/screens) and the
+// shared corpus's labelled screens when it is there — and the screens it gets wrong.
+// Run: npx tsx --conditions=source scripts/corpus-report.ts [--verbose] [--matrix]
 import { corpusDir, hasCorpus } from '@clippy/testkit/paths';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +16,12 @@ import {
   formatCases,
   initScreens,
 } from '../packages/turns/src/test-support/corpus.js';
+import {
+  isRight,
+  labelledSamples,
+  renderMatrix,
+  type Sample,
+} from '../packages/turns/src/test-support/confusion.js';
 import { BUILTIN_PRESETS } from '../packages/turns/src/index.js';
 
 interface Row {
@@ -24,7 +33,35 @@ interface Row {
 
 const verbose = process.argv.includes('--verbose');
 
+/** The confusion matrices, per preset and overall, and every screen classified wrongly. */
+function matrixReport(): string {
+  const samples = labelledSamples();
+  const origins = [...new Set(samples.map((s) => s.origin))];
+  const count = (o: string): number => samples.filter((s) => s.origin === o).length;
+  const out = [
+    `Labelled screens: ${origins.map((o) => `${o} ${count(o)}`).join(', ')}` +
+      (hasCorpus ? '' : ` (${corpusDir} not found: the shared corpus is left out)`),
+    '',
+  ];
+  const presets = [...new Set(samples.map((s) => s.preset))];
+  for (const preset of presets) {
+    out.push(`### ${preset}`, '', renderMatrix(samples.filter((s) => s.preset === preset)), '');
+  }
+  out.push('### all presets', '', renderMatrix(samples), '');
+  const wrong = samples.filter((s) => !isRight(s));
+  const line = (s: Sample): string =>
+    `- ${s.preset} ${s.origin} ${s.name}: expected ${s.expected}, classified ${s.got}` +
+    (s.knownMiss === s.got ? ' (known miss, see its case)' : '');
+  out.push(wrong.length === 0 ? 'Every labelled screen is classified as labelled.' : 'Wrong:');
+  out.push(...wrong.map(line));
+  return `${out.join('\n')}\n`;
+}
+
 export async function run(): Promise<void> {
+  if (process.argv.includes('--matrix')) {
+    process.stdout.write(matrixReport());
+    return;
+  }
   if (!hasCorpus) {
     process.stdout.write(`corpus not found at ${corpusDir}: nothing to report\n`);
     return;

@@ -6,6 +6,9 @@ const r = String.raw;
 
 /** Claude Code's spinner line above the input box: a glyph, a verb, an ellipsis. */
 const CLAUDE_SPINNER = r`^[·✢✳✶✻✽*] \S.*…`;
+/** The same line while Claude waits to retry a failed request (2.1.2xx): "✻ 529 Overloaded ·
+ * Retrying in 4s · attempt 6/10", no ellipsis. */
+const CLAUDE_RETRY_SPINNER = r`^[·✢✳✶✻✽*] \S.* · Retrying in \d`;
 
 export const BUILTIN_PRESETS: Record<string, Preset> = {
   generic: {
@@ -96,7 +99,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       'Claude Code 2.1.197 (trust, API-key and login dialogs, input screen: test/screens)',
     ],
     idle: [r`^❯(?:\s|$)`, r`^\s*(?:│\s*)?>(?:\s|$)`, r`^\s*│ Type your message`, r`^!(?:\s|$)`],
-    busy: [CLAUDE_SPINNER, r`[Ee]sc to interrupt`],
+    busy: [CLAUDE_SPINNER, r`[Ee]sc to interrupt`, CLAUDE_RETRY_SPINNER],
     blocked: [
       r`^(?:\s+|\s*│\s+)❯ `,
       r`Esc to cancel`,
@@ -110,6 +113,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     ],
     chrome: [
       CLAUDE_SPINNER,
+      CLAUDE_RETRY_SPINNER,
       r`^✻ \S+ for \d`,
       r`^\s*⎿\s+Tip: `,
       r`^\s*\? for shortcuts`,
@@ -212,12 +216,14 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       'GitHub Copilot CLI 0.0.328 (agentapi format: 4 cases; initialization: ready, not_ready)',
     ],
     idle: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`],
-    busy: [r`\(Esc to cancel\)`, r`◉ Thinking`],
+    // "● Cancelling" alone on its line: Copilot stops the operation and takes no input until done.
+    busy: [r`\(Esc to cancel\)`, r`◉ Thinking`, r`^\s*[●◉] Cancelling(?:…|\.\.\.)?$`],
     blocked: [
       r`Confirm with number keys`,
       r`Do you want to run this command\?`,
       r`^\s*│?\s*❯ \d+\. `,
       r`Cancel with Esc`,
+      r`\(y/n\):?$`,
     ],
     chrome: [r`\(Esc to cancel\)`, r`^\s*Ctrl\+c Exit`, r`^\s*~\S* \[⎇ .*\]$`],
     inputLine: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`],
