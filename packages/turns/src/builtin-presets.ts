@@ -224,6 +224,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       r`^\s*│?\s*❯ \d+\. `,
       r`Cancel with Esc`,
       r`\(y/n\):?$`,
+      r`Do you trust the files in this folder\?`,
     ],
     chrome: [r`\(Esc to cancel\)`, r`^\s*Ctrl\+c Exit`, r`^\s*~\S* \[⎇ .*\]$`],
     inputLine: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`],
