@@ -97,6 +97,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       'Claude Code research-preview screens (agentapi format: 5 cases; initialization: 3 ready, 1 not_ready)',
       'Claude Code 2.1.105 raw PTY stream (asciicast v3)',
       'Claude Code 2.1.197 (trust, API-key and login dialogs, input screen: test/screens)',
+      'Claude Code 1.0.17–2.1.259 screens pasted in public issue threads (test/screens/public: 12)',
     ],
     idle: [r`^❯(?:\s|$)`, r`^\s*(?:│\s*)?>(?:\s|$)`, r`^\s*│ Type your message`, r`^!(?:\s|$)`],
     busy: [CLAUDE_SPINNER, r`[Ee]sc to interrupt`, CLAUDE_RETRY_SPINNER],
@@ -152,6 +153,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     checkedOn: [
       'Codex CLI with gpt-5.1-codex-max (agentapi format: 6 cases; initialization: ready, not_ready)',
       'codex-cli 0.169.0 (sign-in, API-key and trust dialogs, input screen: test/screens)',
+      'codex-cli screens pasted in public issue threads and rendered by its snapshot tests (test/screens/public: 9)',
     ],
     idle: [r`^›(?:\s|$)`],
     busy: [r`• Working \(`, r`[Ee]sc to interrupt\)`, r`Ctrl C to interrupt`],
@@ -178,6 +180,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     checkedOn: [
       'Gemini CLI with gemini-2.5-pro (agentapi format: 3 cases; initialization: ready, not_ready)',
       'Gemini CLI 0.61.0 (trust, auth and API-key dialogs, input and busy screens: test/screens)',
+      'Gemini CLI 0.1.x screens pasted in public issue threads (test/screens/public: 3)',
     ],
     idle: [r`^\s*│ >\s`, r`Type your message or @path/to/file`],
     busy: [r`\(esc to cancel, \d+`],
@@ -214,6 +217,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       'GitHub Copilot CLI: "│ >  Enter @ to mention files or / for commands │" box with a "Ctrl+c Exit" footer; "◉ Thinking (Esc to cancel)" while busy; numbered confirmation boxes when asking.',
     checkedOn: [
       'GitHub Copilot CLI 0.0.328 (agentapi format: 4 cases; initialization: ready, not_ready)',
+      'GitHub Copilot CLI 0.0.328–1.0.19 screens pasted in public issue threads (test/screens/public: 6)',
     ],
     idle: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`],
     // "● Cancelling" alone on its line: Copilot stops the operation and takes no input until done.

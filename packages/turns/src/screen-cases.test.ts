@@ -79,6 +79,22 @@ describe('labelled agent screens (test/screens)', () => {
     }
   });
 
+  it('cuts the answers of public idle screens between the echo and the input box', () => {
+    const claude = read('public/claude-idle-stale-hook-line.txt').split('\n');
+    const answer = extractAnswer(
+      claude,
+      'Please create a README.md that simply says "hello world"',
+      BUILTIN_PRESETS.claude!,
+    ).split('\n');
+    expect(answer[0]).toBe('⏺ Write(README.md)');
+    expect(answer.at(-1)).toBe('⏺ Created README.md with "hello world".');
+    const gemini = read('public/gemini-idle-quota-error.txt').split('\n');
+    const error = extractAnswer(gemini, 'Write a para about Gemini CLI', BUILTIN_PRESETS.gemini!);
+    expect(error.split('\n')[0]).toMatch(/^✕ \[API Error: /u);
+    expect(error.endsWith('  switch to another /auth method')).toBe(true);
+    expect(error).not.toMatch(/Type your message|context left/u);
+  });
+
   it("keeps Gemini's approved tool call and its answer as the turn, without the prompt's echo", () => {
     const lines = read('gemini-answered-after-approval.txt').split('\n');
     const answer = extractAnswer(
