@@ -38,6 +38,9 @@ const ALLOWED = {
   testkit: ['client', 'protocol'],
   // The page speaks the protocol over a WebSocket (its tests drive a daemon through testkit).
   web: ['protocol'],
+  // The VS Code extension is a client (DESIGN.md "Homes"): the daemon through client, the
+  // protocol's types and constants.
+  vscode: ['client', 'protocol'],
 };
 
 /** Node built-ins the turn engine may use: pure computation, no I/O and no timers. */

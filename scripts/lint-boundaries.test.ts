@@ -47,6 +47,20 @@ describe('package boundaries in npm run lint', { timeout: LINT_TIMEOUT_MS }, () 
     ).toHaveLength(1);
   });
 
+  it('keeps the VS Code extension a client: client and protocol, never the daemon', async () => {
+    expect(
+      await boundaryErrors(
+        'packages/vscode/src/boundary-check.ts',
+        "import { connect } from '@clippy/client';\n" +
+          "import { PROTOCOL_VERSION } from '@clippy/protocol';\n" +
+          "import { startBroker } from '@clippy/broker';\n" +
+          'export const a = [connect, PROTOCOL_VERSION, startBroker];\n',
+      ),
+    ).toEqual([
+      `3: no-restricted-imports: '@clippy/broker' import is restricted from being used by a pattern. vscode may import client, protocol (DESIGN.md "Packages").`,
+    ]);
+  });
+
   it('keeps testkit out of shipped code', async () => {
     const code = "import { until } from '@clippy/testkit/until';\nexport const u = until;\n";
     expect(await boundaryErrors('packages/broker/src/boundary-check.ts', code)).toEqual([

@@ -1,0 +1,19 @@
+import { fileURLToPath } from 'node:url';
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: {
+    conditions: ['source'],
+    // VS Code's API is the one thing replaced: by a double that records what the extension
+    // asked the editor to do. The daemon, its sessions and the CLI are real.
+    alias: { vscode: fileURLToPath(new URL('./test/vscode-double.ts', import.meta.url)) },
+  },
+  ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
+  test: {
+    name: 'vscode',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // A real daemon, real agents in PTYs, the real CLI: seconds, not milliseconds.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
