@@ -13,7 +13,8 @@ export const sendFile: Command = {
     const uri = file instanceof vscode.Uri ? file : vscode.window.activeTextEditor?.document.uri;
     if (!uri) throw new UserError('nothing to send: no file is open');
     const doc = await vscode.workspace.openTextDocument(uri);
-    const text = doc.getText();
+    // The file's final newline ends its last line; it is not part of the message.
+    const text = doc.getText().replace(/\r?\n$/, '');
     const name = path.basename(uri.path);
     if (text.trim() === '') throw new UserError(`nothing to send: ${name} is empty`);
     const target = await chooseSession(ctx, session, {

@@ -1,0 +1,275 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ClippyClient } from '@clippy/client';
+import { spawnAgent, submissions, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
+import { TestDaemon } from '@clippy/testkit/daemon';
+import { until } from '@clippy/testkit/until';
+import {
+  eventually,
+  messageShown,
+  run,
+  startExtension,
+  viewChildren,
+  type Running,
+} from './harness.js';
+import { editor, Uri, ViewColumn } from './vscode-double.js';
+
+// The palette's and menus' commands against a real daemon: what the agents received (their own
+// logs), what the daemon stored, and what the extension showed (the VS Code double's records).
+
+let d: TestDaemon;
+let c: ClippyClient;
+let ext: Running;
+let alphaLog: string;
+let betaLog: string;
+
+beforeAll(async () => {
+  d = await TestDaemon.start();
+  c = await d.connect();
+  alphaLog = await spawnAgent(d, c, 'alpha', 'claude', 'claude');
+  betaLog = await spawnAgent(d, c, 'beta', 'claude', 'claude');
+  await spawnAgent(d, c, 'gone', 'aider', 'aider');
+  await c.request('kill', { session: 'gone' });
+  await waitState(c, 'gone', 'exited');
+  ext = startExtension(d.env.env);
+});
+
+afterAll(async () => {
+  ext?.stop();
+  await c?.close();
+  await d?.stop();
+});
+
+beforeEach(() => {
+  editor.clearRecords();
+  editor.answers.quickPick = () => undefined;
+  editor.answers.message = () => undefined;
+});
+
+/** Has `session` answer `text` (sent by the test's own client) and returns the turn. */
+async function answered(session: string, text: string) {
+  const last = (await c.request('list_turns', { session, limit: 1 })).turns[0];
+  await c.request('send', { session, text, enter: true });
+  return (
+    await c.request(
+      'wait_turn',
+      { session, after: last?.turn_id ?? `${session}:0`, timeout_ms: 10_000 },
+      { timeoutMs: 0 },
+    )
+  ).turn;
+}
+
+/** Waits until the agent logged more than `before` submissions; returns the last. */
+async function received(log: string, before: number) {
+  await until(() => submissions(log).length > before, 'the agent received it');
+  return submissions(log).at(-1)!;
+}
+
+describe('Send Selection and Send File', () => {
+  it('sends the selected lines as one message', async () => {
+    editor.openEditor(
+      'not this\nfirst selected\nsecond selected\nnor this\n',
+      'first selected\nsecond selected\n',
+    );
+    const before = submissions(alphaLog).length;
+    expect(await run('clippy.sendSelection', 'alpha')).toBe(true);
+    expect(await received(alphaLog, before)).toMatchObject({
+      text: 'first selected\nsecond selected',
+      pasted: true,
+    });
+    expect(editor.messages).toEqual([
+      { level: 'info', text: 'clippy: sent 2 lines to alpha', actions: [] },
+    ]);
+    await waitState(c, 'alpha', 'idle');
+  });
+
+  it('without a session named, offers the live ones to pick from', async () => {
+    editor.openEditor('pick me', 'pick me');
+    let offered: string[] = [];
+    let placeHolder = '';
+    editor.answers.quickPick = (items, ph) => {
+      offered = items.map((i) => `${i.label}  ${i.description}`);
+      placeHolder = ph;
+      return items.find((i) => i.label === 'beta');
+    };
+    const before = submissions(betaLog).length;
+    await run('clippy.sendSelection');
+    expect(placeHolder).toBe('Send the selection to…');
+    // `gone` has exited: not offered.
+    expect(offered).toEqual(['alpha  idle · 1 turn', 'beta  idle · 0 turns']);
+    expect((await received(betaLog, before)).text).toBe('pick me');
+    await messageShown('info', /^clippy: sent 1 line to beta$/);
+    await waitState(c, 'beta', 'idle');
+  });
+
+  it('Send File sends a file from the explorer (its final newline is not part of it)', async () => {
+    const file = path.join(d.env.root, 'notes.txt');
+    fs.writeFileSync(file, 'file line one\nfile line two\n');
+    const before = submissions(betaLog).length;
+    await run('clippy.sendFile', Uri.file(file), 'beta');
+    expect((await received(betaLog, before)).text).toBe('file line one\nfile line two');
+    await messageShown('info', /^clippy: sent notes\.txt \(2 lines\) to beta$/);
+    await waitState(c, 'beta', 'idle');
+  });
+
+  it('an empty selection, an exited or unknown session: one clear error each', async () => {
+    editor.openEditor('nothing selected here', '');
+    await run('clippy.sendSelection', 'alpha');
+    editor.openEditor('something', 'something');
+    await run('clippy.sendSelection', 'gone');
+    await run('clippy.sendSelection', 'ghost');
+    await eventually(() => editor.messages.length === 3, 'three messages');
+    const gone = (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'gone')!;
+    expect(editor.messages.map((m) => [m.level, m.text])).toEqual([
+      ['error', 'clippy: nothing to send: the selection is empty'],
+      ['error', `clippy: session 'gone' (${gone.session}) has exited`],
+      ['error', "clippy: no session has the ID or name 'ghost'"],
+    ]);
+  });
+});
+
+describe('Ask', () => {
+  it('shows exactly the answer beside the editor, without a turn notification', async () => {
+    editor.openEditor('context\nwhat is the answer?\n', 'what is the answer?');
+    const before = submissions(alphaLog).length;
+    const turn = (await run('clippy.ask', 'alpha')) as { turn_id: string; text: string };
+    expect(submissions(alphaLog)[before]?.text).toBe('what is the answer?');
+    const stored = (await c.request('get_turn', { session: 'alpha' })).turn;
+    expect(turn.turn_id).toBe(stored.turn_id);
+    expect(stored.prompt).toBe('what is the answer?');
+    const shown = editor.shownDocuments.at(-1)!;
+    expect(shown.text).toBe(tuiAnswerText('what is the answer?'));
+    expect(shown.text).toBe(stored.text);
+    expect(shown.viewColumn).toBe(ViewColumn.Beside);
+    expect(shown.document.uri.scheme).toBe('clippy-turn');
+    expect(editor.progress).toMatchObject([{ title: 'clippy: asking alpha', done: true }]);
+    expect(editor.messages).toEqual([
+      { level: 'info', text: `clippy: alpha answered (turn ${stored.turn_id})`, actions: [] },
+    ]);
+  });
+
+  it('an exited session: the daemon says so, and nothing waits', async () => {
+    editor.openEditor('hello?', 'hello?');
+    await run('clippy.ask', 'gone');
+    const m = await messageShown('error', /gone/);
+    expect(m.text).toMatch(/^clippy: session 'gone' \(\w+\) has exited$/);
+    expect(editor.shownDocuments).toEqual([]);
+  });
+});
+
+describe('Relay, Capture, Paste, Show Turn', () => {
+  it('Relay puts the latest turn of A into B', async () => {
+    const from = await answered('alpha', 'relay this one');
+    const before = submissions(betaLog).length;
+    await run('clippy.relay', 'alpha', 'beta');
+    expect(await received(betaLog, before)).toMatchObject({ text: from.text, pasted: true });
+    await messageShown(
+      'info',
+      new RegExp(`^clippy: relayed ${from.turn_id} \\(\\d+ bytes\\) from alpha to beta$`),
+    );
+    await waitState(c, 'beta', 'idle');
+  });
+
+  it('Relay from the palette: pick the source among sessions with a turn, then the target', async () => {
+    const asked: { placeHolder: string; offered: string[] }[] = [];
+    editor.answers.quickPick = (items, placeHolder) => {
+      asked.push({ placeHolder, offered: items.map((i) => i.label) });
+      return items.find((i) => i.label === (asked.length === 1 ? 'beta' : 'alpha'));
+    };
+    const from = (await c.request('get_turn', { session: 'beta' })).turn;
+    const before = submissions(alphaLog).length;
+    await run('clippy.relay');
+    expect(asked).toEqual([
+      // alpha and beta have turns; `gone` has none.
+      { placeHolder: 'Relay the latest turn of…', offered: ['alpha', 'beta'] },
+      { placeHolder: 'Relay the latest turn of beta into…', offered: ['alpha'] },
+    ]);
+    expect((await received(alphaLog, before)).text).toBe(from.text);
+    await waitState(c, 'alpha', 'idle');
+  });
+
+  it('Capture takes a turn into the relay buffer; Paste puts it into a session', async () => {
+    const turn = await answered('alpha', 'capture this');
+    await run('clippy.capture', 'alpha');
+    await messageShown('info', new RegExp(`^clippy: captured ${turn.turn_id} \\(\\d+ bytes\\)`));
+    const before = submissions(betaLog).length;
+    await run('clippy.paste', 'beta');
+    expect(await received(betaLog, before)).toMatchObject({ text: turn.text, pasted: true });
+    await messageShown(
+      'info',
+      new RegExp(`^clippy: pasted ${turn.turn_id} \\(\\d+ bytes\\) into beta$`),
+    );
+    await waitState(c, 'beta', 'idle');
+  });
+
+  it("Show Turn opens a turn's text read-only: by ID, from the view, or picked", async () => {
+    const turn = await answered('alpha', 'show this turn');
+    await run('clippy.showTurn', turn.turn_id);
+    expect(editor.shownDocuments.at(-1)).toMatchObject({ text: turn.text });
+    expect(editor.shownDocuments.at(-1)!.document.uri.toString()).toBe(
+      `clippy-turn:/alpha/${encodeURIComponent(turn.turn_id)}`,
+    );
+    // The view's turn rows open their turn when clicked.
+    const { nodes } = await eventually(async () => {
+      const v = await viewChildren('alpha');
+      return v.rows[0]?.startsWith('#') ? v : undefined;
+    }, "alpha's turns in the view");
+    const provider = editor.treeProviders.get('clippy.sessions')!;
+    const click = provider.getTreeItem(nodes[0]).command!;
+    await run(click.command, ...(click.arguments ?? []));
+    expect(editor.shownDocuments.at(-1)!.text).toBe(turn.text);
+    // Picked: a session, then one of its turns (newest first).
+    let offered: string[] = [];
+    editor.answers.quickPick = (items) => {
+      offered = items.map((i) => i.label);
+      return items[0];
+    };
+    await run('clippy.showTurn', 'alpha');
+    expect(offered[0]).toBe(`#${turn.seq} show this turn`);
+    expect(editor.shownDocuments.at(-1)!.text).toBe(turn.text);
+    expect(editor.messages.filter((m) => m.level === 'error')).toEqual([]);
+  });
+
+  it('a wrong turn ID or a session without turns: clear errors', async () => {
+    await run('clippy.showTurn', 'alpha:999');
+    await run('clippy.relay', 'gone', 'alpha');
+    await eventually(() => editor.messages.length === 2, 'two messages');
+    expect(editor.messages.map((m) => [m.level, m.text])).toEqual([
+      ['error', "clippy: no stored turn has the ID 'alpha:999' (never existed, or evicted)"],
+      ['error', "clippy: session 'gone' has no completed turn yet"],
+    ]);
+    expect(editor.shownDocuments).toEqual([]);
+  });
+});
+
+describe('Navigate', () => {
+  it('runs the navigator for a goal; the run is a session and its context opens beside', async () => {
+    const repo = path.join(d.env.root, 'repo');
+    fs.mkdirSync(path.join(repo, 'src'), { recursive: true });
+    fs.writeFileSync(
+      path.join(repo, 'src', 'parser.ts'),
+      'export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n',
+    );
+    fs.writeFileSync(
+      path.join(repo, 'src', 'main.ts'),
+      "import { parseConfig } from './parser';\nexport const config = parseConfig('{}');\n",
+    );
+    const turn = (await run('clippy.navigate', 'fix the config parser', repo)) as {
+      turn_id: string;
+      session: string;
+    };
+    expect(turn, JSON.stringify(editor.messages)).toBeDefined();
+    const { sessions } = await c.request('list_sessions', {});
+    const nav = sessions.find((s) => s.session === turn.session)!;
+    expect(nav).toMatchObject({ kind: 'navigator', state: 'exited' });
+    const stored = (await c.request('get_turn', { session: nav.session })).turn;
+    const shown = editor.shownDocuments.at(-1)!;
+    expect(shown.viewColumn).toBe(ViewColumn.Beside);
+    expect(shown.text).toBe(stored.text);
+    expect(shown.text).toContain('src/parser.ts');
+    expect(editor.messages.at(-1)?.text).toBe(
+      `clippy: the context for "fix the config parser" is turn ${stored.turn_id} of ${nav.name}; Relay Latest Turn hands it to an agent`,
+    );
+  });
+});
