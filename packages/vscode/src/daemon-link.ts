@@ -10,6 +10,9 @@ import { startDaemon } from './daemon-start.js';
 import { DaemonError, messageOf } from './errors.js';
 import type { Settings } from './settings.js';
 
+/** Nothing answers at the socket, and the attempt was not to start a daemon. */
+class NoDaemonError extends DaemonError {}
+
 /**
  * The extension's connection to clippyd: one client for requests and the event subscription,
  * connected on first use (starting the daemon when the settings allow) and again after the
@@ -18,6 +21,7 @@ import type { Settings } from './settings.js';
 export class DaemonLink implements vscode.Disposable {
   private current: ClippyClient | null = null;
   private pending: Promise<ClippyClient> | null = null;
+  private pendingAutostart = false;
   private disposed = false;
   private readonly connected = new vscode.EventEmitter<ClippyClient>();
   private readonly lost = new vscode.EventEmitter<CloseInfo>();
@@ -40,9 +44,22 @@ export class DaemonLink implements vscode.Disposable {
 
   /** The connected client; connects first when there is none (starting the daemon if allowed). */
   client(opts: { autostart?: boolean } = {}): Promise<ClippyClient> {
+    const autostart = opts.autostart ?? true;
     if (this.current?.isOpen) return Promise.resolve(this.current);
     if (this.disposed) return Promise.reject(new DaemonError('the clippy extension is stopping'));
-    this.pending ??= this.connect(opts.autostart ?? true).finally(() => (this.pending = null));
+    if (this.pending) {
+      // An attempt that may not start the daemon is under way: should it find none, this
+      // caller's may.
+      if (autostart && !this.pendingAutostart) {
+        return this.pending.catch((err: unknown) => {
+          if (err instanceof NoDaemonError) return this.client({ autostart: true });
+          throw err;
+        });
+      }
+      return this.pending;
+    }
+    this.pendingAutostart = autostart;
+    this.pending = this.connect(autostart).finally(() => (this.pending = null));
     return this.pending;
   }
 
@@ -87,7 +104,7 @@ export class DaemonLink implements vscode.Disposable {
       } catch (err) {
         if (!(err instanceof DaemonNotRunningError)) throw err;
         if (!autostart || !s.autostart) {
-          throw new DaemonError(`no clippy daemon is running (socket ${err.socketPath})`);
+          throw new NoDaemonError(`no clippy daemon is running (socket ${err.socketPath})`);
         }
         await startDaemon(
           s.command,
