@@ -30,7 +30,8 @@ export class TurnDocuments implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const turnId = turnIdOf(uri);
     try {
-      const c = await this.link.client();
+      // A turn tab restored when VS Code starts must not start a daemon (its turns would not be there).
+      const c = await this.link.client({ autostart: false });
       const { turn } = await c.request(
         'get_turn',
         { turn_id: turnId },

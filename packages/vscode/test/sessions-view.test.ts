@@ -68,6 +68,7 @@ describe('the clippy view and the status bar', () => {
   });
 
   it("follows an agent going busy, then idle with a turn, from the daemon's pushes", async () => {
+    editor.answers.message = (m) => (m.text.includes('finished a turn') ? 'Show Turn' : undefined);
     await spawnAgent(d, c, 'slowpoke', 'slow', 'aider');
     await rowReads('slowpoke', 'slowpoke  idle · 0 turns');
     await c.request('send', { session: 'slowpoke', text: 'take your time', enter: true });
@@ -86,7 +87,12 @@ describe('the clippy view and the status bar', () => {
     expect(note).toMatchObject({
       text: `clippy: slowpoke finished a turn (${turn.turn_id})`,
       actions: ['Show Turn', 'Open'],
+      picked: 'Show Turn',
     });
+    // Show Turn: the turn's text in a read-only document.
+    const shown = await eventually(() => editor.shownDocuments.at(-1), 'the turn shown');
+    expect(shown.text).toBe(turn.text);
+    expect(shown.document.uri.scheme).toBe('clippy-turn');
   });
 
   it('shows routes under the sessions they join', async () => {
