@@ -6,6 +6,7 @@ import {
   type ClippyClient,
   type CloseInfo,
 } from '@clippy/client';
+import { cliEnv } from './cli-env.js';
 import { startDaemon } from './daemon-start.js';
 import { DaemonError, messageOf } from './errors.js';
 import type { Settings } from './settings.js';
@@ -110,7 +111,7 @@ export class DaemonLink implements vscode.Disposable {
           s.command,
           s.socket ? ['--socket', s.socket] : [],
           err.socketPath,
-          this.env,
+          cliEnv(this.env),
         );
         client = (await connectDetailed(this.connectOptions(s))).client;
       }

@@ -25,6 +25,8 @@ const held: net.Socket[] = [];
 let ext: Running | undefined;
 
 afterEach(async () => {
+  delete process.env.ELECTRON_RUN_AS_NODE;
+  delete process.env.VSCODE_PID;
   ext?.stop();
   ext = undefined;
   for (const s of held.splice(0)) s.destroy();
@@ -86,6 +88,9 @@ describe('without a daemon it can use', () => {
   it('no daemon: showing the view starts one as the CLI does (`clippy daemon start`)', async () => {
     const e = freshEnv();
     editor.viewVisible = true;
+    // What VS Code's extension host has in its environment; not for a daemon that outlives it.
+    process.env.ELECTRON_RUN_AS_NODE = '1';
+    process.env.VSCODE_PID = String(process.pid);
     ext = startExtension(e.env);
     await eventually(
       async () =>
@@ -94,6 +99,11 @@ describe('without a daemon it can use', () => {
     );
     const pid = await e.discoverPid();
     expect(pid).toBeGreaterThan(0);
+    if (process.platform === 'linux') {
+      const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      expect(environ).toContain(`XDG_RUNTIME_DIR=${e.runtimeDir}`);
+      expect(environ.filter((v) => /^(ELECTRON_RUN_AS_NODE|VSCODE_)/.test(v))).toEqual([]);
+    }
     expect(statusText()).toBe('$(hubot) 0 busy · 0 blocked · 0 idle');
     expect(editor.messages).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { SessionInfo } from '@clippy/protocol';
+import { cliEnv } from '../cli-env.js';
 import { UserError } from '../errors.js';
 import { REQUEST_TIMEOUT_MS, STDERR_TAIL_BYTES } from '../limits.js';
 import type { Command, CommandContext } from './context.js';
@@ -33,7 +34,7 @@ function runNavigator(
   return new Promise((resolve, reject) => {
     const child = spawn(program!, [...first, ...args], {
       cwd,
-      env: process.env,
+      env: cliEnv(),
       // The context goes to stdout: the daemon keeps it as the run's last turn, read from there.
       stdio: ['ignore', 'ignore', 'pipe'],
     });
