@@ -182,6 +182,31 @@ describe('a daemon that goes and comes', () => {
     expect(editor.messages).toEqual([]);
   });
 
+  it('a new clippy.socket setting: the view follows the daemon it names', async () => {
+    const one = await TestDaemon.start({ env: freshEnv() });
+    const two = await TestDaemon.start({ env: freshEnv() });
+    try {
+      for (const [d, name] of [
+        [one, 'on-one'],
+        [two, 'on-two'],
+      ] as const) {
+        const c = await d.connect();
+        await c.request('spawn', { command: 'sh', args: [], name, cwd: d.env.root });
+        await c.close();
+      }
+      editor.viewVisible = true;
+      ext = startExtension(one.env.env, { 'clippy.socket': one.socket });
+      await eventually(async () => (await viewRows())[0]?.startsWith('on-one  '), 'daemon one');
+      editor.settings['clippy.socket'] = two.socket;
+      editor.configurationChanged.fire({ affectsConfiguration: (s) => s === 'clippy.socket' });
+      await eventually(async () => (await viewRows())[0]?.startsWith('on-two  '), 'daemon two');
+      expect(editor.messages).toEqual([]);
+    } finally {
+      await one.stop();
+      await two.stop();
+    }
+  });
+
   it('deactivation closes every connection it opened', async () => {
     const d = await TestDaemon.start({ env: freshEnv() });
     const c = await d.connect();
