@@ -12,7 +12,7 @@
  * Baseline in the same run: the same page and sessions with nobody printing. Then the same load
  * with a printing session's view (xterm.js on live output) open. Asserts nothing.
  */
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import type { ClippyClient } from '@clippy/client';
 import { TestBrowser, chromiumMissing } from '@clippy/testkit/chromium';
 import { runClippy } from '@clippy/testkit/cli-pty';
@@ -56,6 +56,10 @@ interface CaseFigures extends PageFigures {
   turnsPerS: number;
   /** The daemon's CPU use over the case (1.0 = one core busy). */
   daemonCpu: number;
+  /** Share of the time the page's main thread was busy (Chromium's TaskDuration). */
+  pageBusy: number;
+  /** Layouts Chromium did per second (forced ones included). */
+  layoutsPerS: number;
 }
 
 /** page time − bench time, from the round trip with the least uncertainty. */
@@ -152,9 +156,16 @@ class Printers {
   }
 }
 
+/** Chromium's own counters for the page (CDP Performance.getMetrics), by name. */
+async function chromeMetrics(cdp: CDPSession): Promise<Record<string, number>> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  return Object.fromEntries(metrics.map((m) => [m.name, m.value]));
+}
+
 async function measureCase(
   name: string,
   page: Page,
+  cdp: CDPSession,
   wrapper: ClippyClient,
   c: ClippyClient,
   daemonPid: number,
@@ -162,6 +173,7 @@ async function measureCase(
   const { offset } = await clockOffset(page);
   const cpuBefore = processCpuSeconds(daemonPid);
   const wallBefore = performance.now();
+  const chromeBefore = await chromeMetrics(cdp);
   let turns = 0;
   const offTurns = c.on('turn_completed', () => turns++);
   // The same pushes reach the bench's own client: how long the daemon itself takes.
@@ -181,8 +193,10 @@ async function measureCase(
     await new Promise((r) => setTimeout(r, PROBE_INTERVAL_MS));
   }
   const figures = await stopMeasuring(page);
-  const daemonCpu =
-    (processCpuSeconds(daemonPid) - cpuBefore) / ((performance.now() - wallBefore) / 1000);
+  const chromeAfter = await chromeMetrics(cdp);
+  const wall = (performance.now() - wallBefore) / 1000;
+  const daemonCpu = (processCpuSeconds(daemonPid) - cpuBefore) / wall;
+  const delta = (metric: string) => (chromeAfter[metric] ?? 0) - (chromeBefore[metric] ?? 0);
   offTurns();
   offStates();
   // Each flip is matched to the first change the card showed to that state after it was sent.
@@ -207,6 +221,8 @@ async function measureCase(
     pushLatencies: match(pushed, 0).latencies,
     turnsPerS: turns / (MEASURE_MS / 1000),
     daemonCpu,
+    pageBusy: delta('TaskDuration') / wall,
+    layoutsPerS: delta('LayoutCount') / wall,
   };
 }
 
@@ -219,6 +235,8 @@ function report(cases: CaseFigures[]): void {
     String(x.janks),
     f1(x.rendersPerS),
     f1(x.pushesPerS),
+    `${Math.round(x.pageBusy * 100)}%`,
+    f1(x.layoutsPerS),
     f1(x.turnsPerS),
     `${Math.round(x.daemonCpu * 100)}%`,
     f1(percentile(x.latencies, 50)),
@@ -234,6 +252,8 @@ function report(cases: CaseFigures[]): void {
     `gaps>${JANK_MS}ms`,
     'renders/s',
     'pushes/s',
+    'page busy',
+    'layouts/s',
     'turns/s',
     'daemon cpu',
     'state p50 ms',
@@ -293,6 +313,8 @@ export async function run(): Promise<void> {
     browser = await TestBrowser.launch();
     const page = await browser.browser.newPage({ viewport: { width: 1600, height: 1000 } });
     page.setDefaultTimeout(START_TIMEOUT_MS);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
     await page.goto(url);
     await page.waitForSelector('body[data-ready="true"]');
     await page.waitForFunction(`document.querySelectorAll('.card').length === ${SESSIONS}`);
@@ -303,18 +325,20 @@ export async function run(): Promise<void> {
     );
 
     const cases: CaseFigures[] = [];
-    cases.push(await measureCase('grid, idle', page, wrapper, c, d.pid));
+    cases.push(await measureCase('grid, idle', page, cdp, wrapper, c, d.pid));
 
     const load = new Printers(c, printers);
     load.start();
     await new Promise((r) => setTimeout(r, WARMUP_MS));
-    cases.push(await measureCase(`grid, ${PRINTERS} printing`, page, wrapper, c, d.pid));
+    cases.push(await measureCase(`grid, ${PRINTERS} printing`, page, cdp, wrapper, c, d.pid));
 
     // A printer's own view: xterm.js drawing its live output, the grid still kept current.
     await page.evaluate(`location.hash = 's=${printers[0]!}'`);
     await page.waitForSelector('#session .terminal .xterm');
     await new Promise((r) => setTimeout(r, WARMUP_MS));
-    cases.push(await measureCase(`session view, ${PRINTERS} printing`, page, wrapper, c, d.pid));
+    cases.push(
+      await measureCase(`session view, ${PRINTERS} printing`, page, cdp, wrapper, c, d.pid),
+    );
     await page.evaluate(`location.hash = ''`);
     await load.stop();
 

@@ -13,6 +13,9 @@ export class Grid {
   private readonly svg = document.createElementNS(SVG_NS, 'svg');
   /** Renders done (bench figure: how many frames carried an update). */
   renders = 0;
+  /** False while a session view covers the grid: route lines then wait until it is shown. */
+  private visible = true;
+  private routesStale = true;
 
   constructor(
     readonly root: HTMLElement,
@@ -51,7 +54,16 @@ export class Grid {
         ? `⚠ blocked: ${blocked.join(', ')} — clippy`
         : `clippy — ${rows.filter((r) => r.state !== 'exited').length} sessions`;
     document.body.classList.toggle('has-blocked', blocked.length > 0);
-    this.drawRoutes();
+    // Route lines need the cards' positions: reading them forces a layout of the whole page,
+    // which a hidden grid (a session view streaming output on top) must not pay every frame.
+    this.routesStale = true;
+    if (this.visible) this.drawRoutes();
+  }
+
+  /** The grid is shown again (or hidden under a session view). */
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    if (visible && this.routesStale) this.drawRoutes();
   }
 
   /** Ages move with the clock, not with events. */
@@ -99,7 +111,10 @@ export class Grid {
   }
 
   private drawRoutes(): void {
-    for (const old of this.svg.querySelectorAll('g.route')) old.remove();
+    this.routesStale = false;
+    const drawn = this.svg.querySelectorAll('g.route');
+    if (drawn.length === 0 && this.store.routes.length === 0) return;
+    for (const old of drawn) old.remove();
     const box = this.root.getBoundingClientRect();
     this.svg.setAttribute('width', String(this.root.scrollWidth));
     this.svg.setAttribute('height', String(this.root.scrollHeight));

@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     view = null;
     const row = ref ? store.find(decodeURIComponent(ref)) : undefined;
     document.body.classList.toggle('in-session', Boolean(row));
+    grid.setVisible(!row);
     if (!row) return;
     view = new SessionView(rpc, store, row, viewRoot, () => {
       location.hash = '';

@@ -114,8 +114,16 @@ export class SessionView {
     body.append(termBox, side);
     this.root.append(head, body);
 
+    let frame = 0;
     this.cleanups.push(
-      this.store.onChange(() => this.refreshHeader()),
+      // Pushes come in bursts (hundreds a second with agents printing): one refresh a frame.
+      this.store.onChange(() => {
+        frame ||= requestAnimationFrame(() => {
+          frame = 0;
+          this.refreshHeader();
+        });
+      }),
+      () => cancelAnimationFrame(frame),
       this.rpc.on('turn_completed', (push) => {
         if (push.session === row.session) this.addTurn(push.turn as TurnMeta, true);
       }),
