@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Page } from 'playwright-core';
+import { PROTOCOL_VERSION, decodePayload, encodeFrame } from '@clippy/protocol';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { spawnAgent, submissions, waitState } from '@clippy/testkit/agents/harness';
@@ -46,6 +47,16 @@ function upgrade(url: string, headers: Record<string, string> = {}): Promise<str
   });
 }
 
+/** One protocol message as the page sends it: MessagePack, no length prefix. */
+const wsMessage = (m: object): Buffer => encodeFrame(m).subarray(4);
+
+/** The next protocol message a WebSocket receives. */
+function nextMessage(ws: WebSocket): Promise<Record<string, unknown>> {
+  return new Promise((resolve) =>
+    ws.once('message', (data: Buffer) => resolve(decodePayload(data) as Record<string, unknown>)),
+  );
+}
+
 const cardState = (page: Page, name: string) =>
   page.locator(`.card[data-name="${name}"]`).getAttribute('data-state');
 
@@ -59,6 +70,8 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
   let alphaLog: string;
   let betaLog: string;
   let c: Awaited<ReturnType<TestDaemon['connect']>>;
+  /** Every URL the page asked for (documents, scripts, styles, WebSockets): none off the endpoint. */
+  const requested: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -71,8 +84,14 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     expect(run.code, run.stderr).toBe(0);
     ({ url, port, token } = JSON.parse(run.stdout) as { url: string; port: number; token: string });
     browser = await TestBrowser.launch();
-    page = await browser.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const context = await browser.browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    page = await context.newPage();
     page.setDefaultTimeout(PAGE_TIMEOUT_MS);
+    page.on('request', (r) => requested.push(r.url()));
+    page.on('websocket', (ws) => requested.push(ws.url()));
   });
 
   afterAll(async () => {
@@ -99,6 +118,8 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await expect
       .poll(() => card.locator('.preview').textContent())
       .toContain('ANSWER: first question');
+    expect(await card.locator('.age').textContent()).toMatch(/^\d+[smhd]$/);
+    expect(await card.locator('.command').textContent()).toContain('aider');
     expect(await page.title()).toBe('clippy — 2 sessions');
   });
 
@@ -109,8 +130,16 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
       await wrapper.request('set_state', { session: 'asker', state: 'blocked' });
       await page.waitForSelector('.card[data-name="asker"][data-state="blocked"]');
       await expect.poll(() => page.title()).toBe('⚠ blocked: asker — clippy');
+      await page.waitForSelector('#blocked:visible a[href="#s=asker"]');
+      // Over another session's view too: the bar stays, and leads to the blocked session.
+      await page.click('.card[data-name="beta"]');
+      await page.waitForSelector('#session[data-name="beta"] .terminal .xterm');
+      await page.click('#blocked a[href="#s=asker"]');
+      await page.waitForSelector('#session[data-name="asker"]');
+      await page.click('#session button.back');
       await wrapper.request('set_state', { session: 'asker', state: 'idle' });
       await expect.poll(() => page.title()).not.toContain('blocked');
+      await page.waitForSelector('#blocked', { state: 'hidden' });
     } finally {
       await wrapper.close();
     }
@@ -152,6 +181,30 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'web-session.png') });
   });
 
+  it('gives the session the terminal’s size as the window changes', async () => {
+    const size = () => page.locator('#session [data-size]').getAttribute('data-size');
+    const before = await size();
+    const daemonSize = async () => {
+      const { sessions } = await c.request('list_sessions', {});
+      const s = sessions.find((x) => x.name === 'alpha')!;
+      return `${s.cols}x${s.rows}`;
+    };
+    expect(await daemonSize()).toBe(before);
+    await page.setViewportSize({ width: 1000, height: 600 });
+    await expect.poll(size).not.toBe(before);
+    const after = await size();
+    await expect.poll(daemonSize).toBe(after);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('copies the selected turn', async () => {
+    await page.click('#session button.copy');
+    await page.waitForSelector('#session .status:text("copied")');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(
+      'ANSWER: typed in the page',
+    );
+  });
+
   it('relays the selected turn from the page into another session', async () => {
     await page.selectOption('#session .relay-target', { label: 'beta' });
     await page.click('#session button.relay');
@@ -161,6 +214,101 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
       'beta received the relayed turn',
       PAGE_TIMEOUT_MS,
     );
+  });
+
+  it('sends text from the page', async () => {
+    await page.fill('#session .send-text', 'sent from the page');
+    await page.click('#session form.send button[type="submit"]');
+    await page.waitForSelector('#session .status:text("sent")');
+    await until(
+      () => submissions(alphaLog).some((s) => s.text === 'sent from the page'),
+      'alpha received the text sent from the page',
+      PAGE_TIMEOUT_MS,
+    );
+  });
+
+  it('refuses to send more than a message may hold, and stays connected', async () => {
+    // The form's submit event, dispatched at once: Chromium's own form submission steps (and a
+    // layout) over a 17 MiB text box take it seconds, which the page cannot help.
+    await page.evaluate(() => {
+      const box = document.querySelector<HTMLTextAreaElement>('#session .send-text')!;
+      box.value = 'x'.repeat(17 * 1024 * 1024);
+      box.form!.dispatchEvent(new SubmitEvent('submit', { cancelable: true }));
+      box.value = '';
+    });
+    await page.waitForSelector('#session .status.error:text("a message may hold at most 16 MiB")');
+    expect(await page.locator('#banner').isHidden()).toBe(true);
+  });
+
+  it('redraws the route lines on coming back to the grid', async () => {
+    await page.click('#session button.back');
+    await page.waitForSelector('.card[data-name="alpha"]');
+    const box = await page
+      .locator('svg.routes g.route[data-route="review"] path')
+      .evaluate((path: SVGPathElement) => {
+        const { width, height } = path.getBBox();
+        return { width, height };
+      });
+    // Drawn while the grid was hidden, a line would have collapsed to the corner.
+    expect(box.width + box.height).toBeGreaterThan(50);
+  });
+
+  it('starts a session from the page, kills it from its view, and says so when it is gone', async () => {
+    await page.fill('#new-session input[name="command"]', 'sh -i');
+    await page.fill('#new-session input[name="name"]', 'fresh');
+    await page.click('#new-session button[type="submit"]');
+    await page.waitForSelector('#new-session .status:text("started fresh")');
+    await page.waitForSelector('.card[data-name="fresh"][data-state="idle"]');
+    await page.click('.card[data-name="fresh"]');
+    await page.waitForSelector('#session[data-name="fresh"] .terminal .xterm');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click('#session button.kill');
+    await page.waitForSelector('#session[data-state="exited"]');
+    expect(await page.locator('#session .session-notice').textContent()).toMatch(
+      /Session fresh has exited \(killed by SIGHUP\)/,
+    );
+    expect(await page.locator('#session form.send button').isDisabled()).toBe(true);
+    expect(
+      (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'fresh')?.state,
+    ).toBe('exited');
+    // Removed by someone else while its view is open.
+    await c.request('remove', { session: 'fresh' });
+    await page.waitForSelector('#session[data-state="removed"]');
+    expect(await page.locator('#session .session-notice').textContent()).toContain(
+      'Session fresh was removed',
+    );
+    await page.click('#session button.back');
+    await page.waitForSelector('.card[data-name="fresh"]', { state: 'detached' });
+  });
+
+  it('says so when the address names no session', async () => {
+    await page.evaluate(() => (location.hash = '#s=nosuch'));
+    await page.waitForSelector('#notice:visible');
+    expect(await page.locator('#notice').textContent()).toContain('No session named “nosuch”');
+    expect(await page.locator('body').getAttribute('class')).not.toContain('in-session');
+    await page.evaluate(() => (location.hash = '#s=%E0%A4%A'));
+    await expect.poll(() => page.locator('#notice').textContent()).toContain('%E0%A4%A');
+    await page.evaluate(() => (location.hash = ''));
+    await page.waitForSelector('#notice', { state: 'hidden' });
+  });
+
+  it('works offline: the page asked nothing of any other host, under a strict CSP', async () => {
+    const base = `127.0.0.1:${port}/`;
+    expect(requested.length).toBeGreaterThan(2);
+    expect(
+      requested.filter((u) => !u.startsWith(`http://${base}`) && !u.startsWith(`ws://${base}`)),
+    ).toEqual([]);
+    const index = await fetch(`http://${base}?token=${token}`);
+    expect(index.headers.get('content-security-policy')).toContain("default-src 'self'");
+    // The built assets name no other host (the SVG/XHTML namespaces are names, not fetches).
+    const assets = join(import.meta.dirname, '..', 'dist', 'assets');
+    for (const file of readdirSync(assets)) {
+      const urls = readFileSync(join(assets, file), 'utf8').match(/https?:\/\/[^\s"'`)]+/g) ?? [];
+      expect(
+        urls.filter((u) => !u.startsWith('http://www.w3.org/')),
+        file,
+      ).toEqual([]);
+    }
   });
 
   it('refuses a wrong token, a foreign Origin and a foreign Host', async () => {
@@ -179,6 +327,34 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     expect(await upgrade(`${ws}`, { origin: base })).toBe('403');
     expect(await upgrade(`${ws}?token=${token}`, { origin: 'http://evil.example' })).toBe('403');
     expect(await upgrade(`${ws}?token=${token}`, { host: `rebound.example:${port}` })).toBe('403');
+    // A bad request gets an error naming the problem; the connection and the daemon go on.
+    const client = new WebSocket(`${ws}?token=${token}`, { origin: base });
+    await new Promise((r) => client.once('open', r));
+    client.send(wsMessage({ type: 'hello', id: 0, version: PROTOCOL_VERSION, role: 'client' }));
+    expect((await nextMessage(client)).type).toBe('hello_ack');
+    client.send(wsMessage({ type: 'no_such_request', id: 1 }));
+    expect(await nextMessage(client)).toMatchObject({
+      id: 1,
+      status: 'error',
+      error: 'unknown_type',
+    });
+    client.send(wsMessage({ type: 'input', id: 2, session: 'nosuch', data: Buffer.from('x') }));
+    expect(await nextMessage(client)).toMatchObject({
+      id: 2,
+      status: 'error',
+      error: 'session_not_found',
+    });
+    client.send(wsMessage({ type: 'list_sessions', id: 3 }));
+    expect(await nextMessage(client)).toMatchObject({ id: 3, status: 'ok' });
+    // Text is not the protocol: refused with a reason, then that connection is closed.
+    const closed = new Promise((r) => client.once('close', r));
+    client.send('{"type":"list_sessions","id":4}');
+    expect(await nextMessage(client)).toMatchObject({
+      status: 'error',
+      error: 'malformed_frame',
+      message: expect.stringContaining('text WebSocket messages are not accepted'),
+    });
+    await closed;
     // The daemon is unharmed by the refusals and by a garbage frame from an accepted socket.
     const garbage = new WebSocket(`${ws}?token=${token}`, { origin: base });
     await new Promise((r) => garbage.once('open', r));
@@ -187,9 +363,36 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     expect((await c.request('list_sessions', {})).sessions.length).toBeGreaterThan(0);
   });
 
-  it('clippy web --stop ends the endpoint', async () => {
+  it('clippy web --open hands the running endpoint’s URL to the desktop’s opener', async () => {
+    // xdg-open stands in for the desktop (a host program, not ours): it notes what it was given.
+    const bin = join(d.env.root, 'bin');
+    const opened = join(d.env.root, 'opened');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+    chmodSync(join(bin, 'xdg-open'), 0o755);
+    const run = await runClippy(['web', '--open'], {
+      ...d.env.env,
+      PATH: `${bin}:${process.env.PATH}`,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`web view already running: ${url}`);
+    await until(() => {
+      try {
+        return readFileSync(opened, 'utf8') === url;
+      } catch {
+        return false;
+      }
+    }, 'xdg-open was given the URL');
+  });
+
+  it('clippy web --stop ends the endpoint; an open page says it is disconnected', async () => {
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready="true"]');
     const run = await runClippy(['web', '--stop', '--json'], d.env.env);
     expect(JSON.parse(run.stdout)).toEqual({ stopped: true });
     await expect(httpStatus(`http://127.0.0.1:${port}/?token=${token}`)).rejects.toThrow();
+    await page.waitForSelector('#banner:visible');
+    expect(await page.locator('#banner').textContent()).toContain('Disconnected from clippyd');
+    expect(await page.title()).toBe('clippy — disconnected');
   });
 });

@@ -5,7 +5,7 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /**
  * The grid: one card per session (state, turn count, age, last turn), the routes between them
- * drawn as arrows over the cards, and blocked sessions highlighted and named in the tab title.
+ * drawn as arrows over the cards, blocked sessions highlighted (see also BlockedAlert).
  */
 export class Grid {
   private readonly cards = new Map<string, HTMLElement>();
@@ -48,12 +48,6 @@ export class Grid {
         this.cards.delete(id);
       }
     }
-    const blocked = rows.filter((r) => r.state === 'blocked').map((r) => r.name);
-    document.title =
-      blocked.length > 0
-        ? `⚠ blocked: ${blocked.join(', ')} — clippy`
-        : `clippy — ${rows.filter((r) => r.state !== 'exited').length} sessions`;
-    document.body.classList.toggle('has-blocked', blocked.length > 0);
     // Route lines need the cards' positions: reading them forces a layout of the whole page,
     // which a hidden grid (a session view streaming output on top) must not pay every frame.
     this.routesStale = true;

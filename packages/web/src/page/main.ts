@@ -1,4 +1,5 @@
 import '@xterm/xterm/css/xterm.css';
+import { BlockedAlert } from './blocked-alert.js';
 import { el } from './format.js';
 import { Grid } from './grid.js';
 import { Rpc } from './rpc.js';
@@ -54,6 +55,12 @@ async function main(): Promise<void> {
     location.hash = `s=${encodeURIComponent(row.name)}`;
   };
   const grid = new Grid(gridRoot, store, openSession);
+  const alert = new BlockedAlert(document.getElementById('blocked')!);
+  const notice = document.getElementById('notice')!;
+  const say = (text: string) => {
+    notice.textContent = text;
+    notice.hidden = !text;
+  };
 
   let frame = 0;
   store.onChange(() => {
@@ -61,26 +68,42 @@ async function main(): Promise<void> {
     frame = requestAnimationFrame(() => {
       frame = 0;
       grid.render();
+      alert.update(store.sessions.values());
     });
   });
   setInterval(() => grid.tick(), AGE_TICK_MS);
   window.__clippy = { stats: () => ({ renders: grid.renders, pushes: store.pushes }) };
 
   const route = async () => {
-    const ref = /^#s=(.+)$/.exec(location.hash)?.[1];
+    const ref = /^#s=(.*)$/.exec(location.hash)?.[1];
     view?.dispose();
     view = null;
-    const row = ref ? store.find(decodeURIComponent(ref)) : undefined;
+    let name: string | undefined;
+    try {
+      name = ref === undefined ? undefined : decodeURIComponent(ref);
+    } catch {
+      name = ref;
+    }
+    const row = name ? store.find(name) : undefined;
     document.body.classList.toggle('in-session', Boolean(row));
     grid.setVisible(!row);
+    // An address naming no session (a stale bookmark, a typo): say so over the grid.
+    say(
+      name && !row
+        ? `No session named “${name.slice(0, 100)}”: it may have ended and been removed. All sessions are shown below.`
+        : '',
+    );
     if (!row) return;
-    view = new SessionView(rpc, store, row, viewRoot, () => {
+    const opened = new SessionView(rpc, store, row, viewRoot, () => {
       location.hash = '';
     });
+    view = opened;
     try {
-      await view.show();
+      await opened.show();
     } catch (err) {
-      viewRoot.append(el('p', 'error', `Could not attach: ${(err as Error).message}`));
+      // A view left before its attach finished has nothing to say.
+      if (view === opened)
+        viewRoot.append(el('p', 'error', `Could not attach: ${(err as Error).message}`));
     }
   };
   window.addEventListener('hashchange', () => void route());

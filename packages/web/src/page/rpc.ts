@@ -1,7 +1,6 @@
 import { Packr, Unpackr } from 'msgpackr';
+import { MAX_PAYLOAD_SIZE, PROTOCOL_VERSION } from '@clippy/protocol';
 
-/** The protocol version the page speaks (PROTOCOL_VERSION of @clippy/protocol). */
-export const PROTOCOL_VERSION = 2;
 
 type Message = Record<string, unknown> & { type: string; id: number };
 type PushListener = (push: Message) => void;
@@ -32,12 +31,14 @@ export class Rpc {
   >();
   private readonly listeners = new Map<string, Set<PushListener>>();
   private closeListeners: ((why: string) => void)[] = [];
+  /** What the broker said before closing the connection (an error with id 0), if anything. */
+  private lastWords: string | null = null;
 
   private constructor(private readonly ws: WebSocket) {
     ws.binaryType = 'arraybuffer';
     ws.addEventListener('message', (event) => this.receive(event.data as ArrayBuffer));
     ws.addEventListener('close', (event) => {
-      const why = event.reason || `connection closed (code ${event.code})`;
+      const why = this.lastWords ?? (event.reason || `connection closed (code ${event.code})`);
       for (const { reject } of this.pending.values()) reject(new Error(why));
       this.pending.clear();
       for (const listener of this.closeListeners) listener(why);
@@ -90,8 +91,24 @@ export class Rpc {
 
   private call(type: string, fields: object, id: number): Promise<Message> {
     return new Promise((resolve, reject) => {
+      const bytes = packr.pack({ type, id, ...fields });
+      // The broker would close the connection on it: refuse here, saying why, and stay connected.
+      if (bytes.length > MAX_PAYLOAD_SIZE) {
+        const mib = (n: number) => (n / 1024 / 1024).toFixed(1);
+        reject(
+          new RpcError(
+            'payload_too_large',
+            `${type} of ${mib(bytes.length)} MiB is above the ${mib(MAX_PAYLOAD_SIZE)} MiB a message may hold`,
+          ),
+        );
+        return;
+      }
+      if (this.ws.readyState !== WebSocket.OPEN) {
+        reject(new RpcError('disconnected', 'not connected to clippyd'));
+        return;
+      }
       this.pending.set(id, { resolve, reject });
-      this.send({ type, id, ...fields });
+      this.ws.send(bytes);
     });
   }
 
@@ -105,6 +122,14 @@ export class Rpc {
       const waiter = this.pending.get(message.id);
       this.pending.delete(message.id);
       waiter?.resolve(message);
+      return;
+    }
+    if (message.type === 'response' && message.status === 'error') {
+      // id 0: about the connection itself (a refused hello or frame), said before it is closed.
+      this.lastWords = String(message.message ?? message.error);
+      const hello = this.pending.get(0);
+      this.pending.delete(0);
+      hello?.resolve(message);
       return;
     }
     if (message.type === 'hello_ack') {

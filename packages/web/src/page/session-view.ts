@@ -1,3 +1,4 @@
+import { MAX_PAYLOAD_SIZE } from '@clippy/protocol';
 import { clock, duration, el } from './format.js';
 import type { Rpc } from './rpc.js';
 import type { SessionRow, Store } from './store.js';
@@ -32,6 +33,11 @@ export class SessionView {
   private readonly relayTarget = el('select', 'relay-target');
   private readonly status = el('div', 'status');
   private readonly stateBadge = el('span', 'state');
+  /** Says when the session has ended or was removed (the view stays, for its turns). */
+  private readonly notice = el('p', 'session-notice');
+  private readonly killButton = el('button', 'kill danger', 'Kill');
+  private readonly sendButton = el('button', '', 'Send');
+  private disposed = false;
 
   constructor(
     private readonly rpc: Rpc,
@@ -49,7 +55,7 @@ export class SessionView {
 
     const back = el('button', 'back', '← all sessions');
     back.addEventListener('click', () => this.close());
-    const kill = el('button', 'kill danger', 'Kill');
+    const kill = this.killButton;
     kill.addEventListener('click', () => {
       if (confirm(`Kill session ${row.name}?`))
         void this.act(() => this.rpc.request('kill', { session: row.session }), 'killed');
@@ -82,13 +88,23 @@ export class SessionView {
     enter.checked = true;
     const enterLabel = el('label', '', ' press Enter');
     enterLabel.prepend(enter);
-    const sendButton = el('button', '', 'Send');
+    const sendButton = this.sendButton;
     sendButton.type = 'submit';
     sendForm.append(sendText, enterLabel, sendButton);
     sendForm.addEventListener('submit', (e) => {
       e.preventDefault();
       const text = sendText.value;
       if (!text) return;
+      // Measured before packing: packing many MiB into MessagePack takes the page seconds.
+      const bytes = new TextEncoder().encode(text).length;
+      if (bytes > MAX_PAYLOAD_SIZE) {
+        const mib = (n: number) => (n / 1024 / 1024).toFixed(1);
+        this.say(
+          `not sent: the text is ${mib(bytes)} MiB, a message may hold at most ${MAX_PAYLOAD_SIZE / 1024 / 1024} MiB`,
+          true,
+        );
+        return;
+      }
       void this.act(async () => {
         await this.rpc.request('send', {
           session: row.session,
@@ -112,7 +128,8 @@ export class SessionView {
     );
     const body = el('div', 'session-body');
     body.append(termBox, side);
-    this.root.append(head, body);
+    this.notice.hidden = true;
+    this.root.append(head, this.notice, body);
 
     let frame = 0;
     this.cleanups.push(
@@ -135,14 +152,31 @@ export class SessionView {
       session: row.session,
       limit: TIMELINE_LIMIT,
     });
+    if (this.disposed) return;
     for (const turn of [...turns].reverse()) this.addTurn(turn, false);
     if (turns[0]) void this.select(turns[0]);
   }
 
   private refreshHeader(): void {
-    const current = this.store.sessions.get(this.row.session) ?? this.row;
-    this.stateBadge.textContent = current.state;
-    this.root.dataset.state = current.state;
+    const current = this.store.sessions.get(this.row.session);
+    const state = current?.state ?? 'removed';
+    this.stateBadge.textContent = state;
+    this.root.dataset.state = state;
+    const ended = state === 'exited' || state === 'removed';
+    this.killButton.disabled = ended;
+    this.sendButton.disabled = ended;
+    this.notice.hidden = !ended;
+    if (!current) {
+      this.notice.textContent = `Session ${this.row.name} was removed: it cannot be typed into or relayed from any more.`;
+    } else if (state === 'exited') {
+      const how =
+        current.exit_signal != null
+          ? `killed by ${current.exit_signal}`
+          : current.exit_code != null
+            ? `exit code ${current.exit_code}`
+            : 'ended';
+      this.notice.textContent = `Session ${current.name} has exited (${how}). The terminal keeps its last screen; its turns can still be read, copied and relayed.`;
+    }
     const chosen = this.relayTarget.value;
     const targets = [...this.store.sessions.values()].filter(
       (s) => s.session !== this.row.session && s.state !== 'exited',
@@ -238,6 +272,7 @@ export class SessionView {
   }
 
   dispose(): void {
+    this.disposed = true;
     for (const cleanup of this.cleanups) cleanup();
     this.pane?.dispose();
     this.pane = null;

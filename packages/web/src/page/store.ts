@@ -11,6 +11,7 @@ export interface SessionRow {
   turn_count: number;
   created_at: number;
   exit_code?: number | null;
+  exit_signal?: string | null;
   /** First lines of the last turn's text (what the agent last said). */
   preview: string;
   lastTurnAt: number | null;
@@ -84,6 +85,7 @@ export class Store {
       if (row) {
         row.state = 'exited';
         row.exit_code = p.exit_code as number | null;
+        row.exit_signal = p.signal as string | null;
       }
       this.changed();
     });

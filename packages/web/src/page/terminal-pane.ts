@@ -1,9 +1,8 @@
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
+import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
 import type { Rpc } from './rpc.js';
 
-/** Output bytes taken by the terminal between acks (ACK_INTERVAL_BYTES of @clippy/protocol). */
-const ACK_INTERVAL_BYTES = 64 * 1024;
 /** Resizes while the window is dragged coalesce into one `resize` request. */
 const RESIZE_DEBOUNCE_MS = 100;
 
@@ -29,20 +28,18 @@ export class TerminalPane {
   constructor(
     private readonly rpc: Rpc,
     private readonly session: string,
-    container: HTMLElement,
+    private readonly container: HTMLElement,
     onExit: (text: string) => void,
   ) {
     this.term.loadAddon(this.fit);
     this.term.open(container);
     this.fit.fit();
+    this.showSize();
     const encoder = new TextEncoder();
-    const typed = this.term.onData((data) => {
-      this.rpc.request('input', { session, data: encoder.encode(data) }).catch(() => {});
-    });
-    const binary = this.term.onBinary((data) => {
-      const bytes = Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff);
-      this.rpc.request('input', { session, data: bytes }).catch(() => {});
-    });
+    const typed = this.term.onData((data) => this.input(encoder.encode(data)));
+    const binary = this.term.onBinary((data) =>
+      this.input(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff)),
+    );
     this.cleanups.push(
       () => typed.dispose(),
       () => binary.dispose(),
@@ -77,9 +74,22 @@ export class TerminalPane {
       cols: this.term.cols,
       rows: this.term.rows,
     });
+    if (this.disposed) return { exited: reply.exited };
     this.term.write(reply.replay);
     this.term.focus();
     return { exited: reply.exited };
+  }
+
+  /** Keys (or a paste) to the PTY; a refusal (session gone, paste too large) is shown in place. */
+  private input(data: Uint8Array): void {
+    this.rpc.request('input', { session: this.session, data }).catch((err: Error) => {
+      if (!this.disposed) this.term.write(`\r\n\x1b[2m[not sent: ${err.message}]\x1b[0m\r\n`);
+    });
+  }
+
+    /** The size the session was given, on the container (`data-size="COLSxROWS"`). */
+  private showSize(): void {
+    if (!this.disposed) this.container.dataset.size = `${this.term.cols}x${this.term.rows}`;
   }
 
   private consumed(bytes: number): void {
@@ -98,8 +108,10 @@ export class TerminalPane {
       const before = `${this.term.cols}x${this.term.rows}`;
       this.fit.fit();
       if (`${this.term.cols}x${this.term.rows}` === before) return;
+      const { cols, rows } = this.term;
       this.rpc
-        .request('resize', { session: this.session, cols: this.term.cols, rows: this.term.rows })
+        .request('resize', { session: this.session, cols, rows })
+        .then(() => this.showSize())
         .catch(() => {});
     }, RESIZE_DEBOUNCE_MS);
   }
