@@ -1,7 +1,6 @@
 import { Packr, Unpackr } from 'msgpackr';
 import { MAX_PAYLOAD_SIZE, PROTOCOL_VERSION } from '@clippy/protocol';
 
-
 type Message = Record<string, unknown> & { type: string; id: number };
 type PushListener = (push: Message) => void;
 

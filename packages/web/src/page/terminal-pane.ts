@@ -87,7 +87,7 @@ export class TerminalPane {
     });
   }
 
-    /** The size the session was given, on the container (`data-size="COLSxROWS"`). */
+  /** The size the session was given, on the container (`data-size="COLSxROWS"`). */
   private showSize(): void {
     if (!this.disposed) this.container.dataset.size = `${this.term.cols}x${this.term.rows}`;
   }
