@@ -151,7 +151,23 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await c.request('add_route', { from: ['alpha'], to: 'beta', name: 'review' });
     await page.waitForSelector('svg.routes g.route[data-route="review"] path');
     await c.request('pause_route', { route: 'review' });
-    await page.screenshot({ path: join(ARTIFACTS, 'web-grid.png') });
+    // Paused (drawn grey), so the relay tested below is the page's and not the route's.
+    await page.waitForSelector('svg.routes g.route-paused[data-route="review"]');
+    // A session waiting on its user, for the picture.
+    const wrapper = await d.env.connect({ role: 'wrapper' });
+    try {
+      await wrapper.request('register', {
+        session: 'planner',
+        pid: process.pid,
+        pattern: 'generic',
+      });
+      await wrapper.request('set_state', { session: 'planner', state: 'blocked' });
+      await page.waitForSelector('#blocked:visible a[href="#s=planner"]');
+      await page.screenshot({ path: join(ARTIFACTS, 'web-grid.png') });
+    } finally {
+      await wrapper.close();
+    }
+    await page.waitForSelector('#blocked', { state: 'hidden' });
   });
 
   it('types in the in-page terminal: the keys reach the PTY and its echo shows', async () => {

@@ -1,4 +1,5 @@
 import { age, el } from './format.js';
+import { routeCurve } from './route-curve.js';
 import type { SessionRow, Store } from './store.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -23,8 +24,6 @@ export class Grid {
     private readonly open: (row: SessionRow) => void,
   ) {
     this.svg.classList.add('routes');
-    this.svg.innerHTML =
-      '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="currentColor"/></marker></defs>';
     root.append(this.list, this.svg);
   }
 
@@ -117,26 +116,26 @@ export class Grid {
       for (const end of route.from) {
         const from = this.cards.get(end.session);
         if (!from || !to) continue;
-        const a = from.getBoundingClientRect();
-        const b = to.getBoundingClientRect();
-        const x1 = a.left + a.width / 2 - box.left;
-        const y1 = a.top + a.height / 2 - box.top;
-        const x2 = b.left + b.width / 2 - box.left;
-        const y2 = b.top + b.height / 2 - box.top;
+        const at = (r: DOMRect) => ({
+          left: r.left - box.left,
+          top: r.top - box.top,
+          width: r.width,
+          height: r.height,
+        });
+        const c = routeCurve(at(from.getBoundingClientRect()), at(to.getBoundingClientRect()));
         const g = document.createElementNS(SVG_NS, 'g');
         g.classList.add('route', `route-${route.state}`);
         g.dataset.route = route.route;
         const path = document.createElementNS(SVG_NS, 'path');
-        // A gentle curve, so the two legs of a loop do not lie on each other.
-        const mx = (x1 + x2) / 2 + (y2 - y1) * 0.15;
-        const my = (y1 + y2) / 2 - (x2 - x1) * 0.15;
-        path.setAttribute('d', `M${x1},${y1} Q${mx},${my} ${x2},${y2}`);
-        path.setAttribute('marker-end', 'url(#arrow)');
+        path.setAttribute('d', `M${c.x1},${c.y1} Q${c.cx},${c.cy} ${c.x2},${c.y2}`);
+        const head = document.createElementNS(SVG_NS, 'polygon');
+        head.setAttribute('points', c.head);
         const label = document.createElementNS(SVG_NS, 'text');
-        label.setAttribute('x', String(mx));
-        label.setAttribute('y', String(my));
+        label.setAttribute('x', String(c.labelX));
+        label.setAttribute('y', String(c.labelY));
+        label.setAttribute('text-anchor', 'middle');
         label.textContent = `${route.route} (${route.fired})`;
-        g.append(path, label);
+        g.append(path, head, label);
         this.svg.append(g);
       }
     }
