@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -399,6 +400,39 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
         return false;
       }
     }, 'xdg-open was given the URL');
+  });
+
+  it('clippy web --port moves the endpoint, and keeps it where it was when the port is taken', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const taken = (busy.address() as AddressInfo).port;
+    try {
+      const run = await runClippy(['web', '--port', String(taken)], d.env.env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        `port ${taken} on 127.0.0.1 is in use; it still runs on port ${port}`,
+      );
+      expect(await httpStatus(url)).toBe(200);
+    } finally {
+      await new Promise((r) => busy.close(r));
+    }
+    const bad = await runClippy(['web', '--port', '70000'], d.env.env);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain('--port must be a whole number from 0 to 65535');
+    // A free port: the endpoint moves there with a new token; the old one is gone.
+    const moved = await runClippy(['web', '--port', String(taken), '--json'], d.env.env);
+    expect(moved.code, moved.stderr).toBe(0);
+    const next = JSON.parse(moved.stdout) as {
+      url: string;
+      port: number;
+      token: string;
+      started: boolean;
+    };
+    expect(next).toMatchObject({ port: taken, started: true });
+    expect(next.token).not.toBe(token);
+    await expect(httpStatus(url)).rejects.toThrow();
+    expect(await httpStatus(next.url)).toBe(200);
+    ({ url, port, token } = next);
   });
 
   it('clippy web --stop ends the endpoint; an open page says it is disconnected', async () => {

@@ -43,10 +43,6 @@ export class WebHost implements WebPort {
       if (running && (port === undefined || port === 0 || port === running.port)) {
         return { url: running.url, port: running.port, token: running.token, started: false };
       }
-      if (running) {
-        this.endpoint = null;
-        await running.dispose();
-      }
       if (!this.assetsDir) {
         throw new HandlerError('web_unavailable', '@clippy/web is not installed beside the broker');
       }
@@ -67,8 +63,12 @@ export class WebHost implements WebPort {
             : code === 'EACCES'
               ? `port ${port} needs privileges`
               : String((err as Error).message ?? err);
-        throw new HandlerError('web_unavailable', `the web view could not start: ${why}`);
+        const still = running ? `; it still runs on port ${running.port}` : '';
+        throw new HandlerError('web_unavailable', `the web view could not start: ${why}${still}`);
       }
+      // Moved to another port: the old endpoint ends only once the new one listens, so a port
+      // that cannot be had leaves the running web view as it was.
+      if (running) await running.dispose();
       this.endpoint = endpoint;
       return { url: endpoint.url, port: endpoint.port, token: endpoint.token, started: true };
     });
