@@ -309,6 +309,15 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await page.waitForSelector('#notice', { state: 'hidden' });
   });
 
+  it('takes the token out of the address bar; a reload is let in by the cookie', async () => {
+    expect(page.url()).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/#?$`));
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('.card[data-name="alpha"]');
+    // Without the cookie (another browser, say), the same address is refused.
+    expect(await httpStatus(page.url())).toBe(403);
+  });
+
   it('works offline: the page asked nothing of any other host, under a strict CSP', async () => {
     const base = `127.0.0.1:${port}/`;
     expect(requested.length).toBeGreaterThan(2);

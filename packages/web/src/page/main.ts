@@ -31,10 +31,13 @@ function splitCommand(line: string): string[] {
 
 async function main(): Promise<void> {
   const banner = document.getElementById('banner')!;
-  const token = new URLSearchParams(location.search).get('token') ?? '';
+  const token = new URLSearchParams(location.search).get('token');
   let rpc: Rpc;
   try {
     rpc = await Rpc.connect(token);
+    // Connected: the token leaves the address bar (history, screen sharing, a copied link);
+    // a reload is let in by the endpoint's cookie, as Jupyter does.
+    if (token !== null) history.replaceState(null, '', `${location.pathname}${location.hash}`);
   } catch (err) {
     banner.textContent = `Cannot reach clippyd: ${(err as Error).message}. Run \`clippy web\` and open the URL it prints.`;
     banner.hidden = false;

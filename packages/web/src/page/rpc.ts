@@ -44,9 +44,14 @@ export class Rpc {
     });
   }
 
-  /** Opens the WebSocket beside the page (the token travels as `?token=`) and says hello. */
-  static async connect(token: string): Promise<Rpc> {
-    const url = `ws://${location.host}/ws?token=${encodeURIComponent(token)}`;
+  /**
+   * Opens the WebSocket beside the page and says hello. The token travels as `?token=` when
+   * the page was opened with one; otherwise the endpoint's cookie (set by that first load)
+   * carries it, as it does for the page's own files.
+   */
+  static async connect(token: string | null): Promise<Rpc> {
+    const query = token === null ? '' : `?token=${encodeURIComponent(token)}`;
+    const url = `ws://${location.host}/ws${query}`;
     const ws = new WebSocket(url);
     await new Promise<void>((resolve, reject) => {
       ws.addEventListener('open', () => resolve(), { once: true });

@@ -211,6 +211,9 @@ export class SessionView {
     item.title = turn.prompt;
     item.addEventListener('click', () => void this.select(turn));
     this.timeline.prepend(item);
+    // A view left open on a busy agent for hours keeps the newest turns only.
+    while (this.timeline.childElementCount > TIMELINE_LIMIT)
+      this.timeline.lastElementChild!.remove();
     if (isNew && (!this.selected || this.selected.seq === turn.seq - 1)) void this.select(turn);
   }
 
