@@ -271,6 +271,12 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
   });
 
   it('starts a session from the page, kills it from its view, and says so when it is gone', async () => {
+    await page.fill('#new-session input[name="command"]', 'no-such-program-here');
+    await page.click('#new-session button[type="submit"]');
+    await page.waitForSelector('#new-session .status:text("failed:")');
+    expect(await page.locator('#new-session .status').textContent()).toContain(
+      'no-such-program-here',
+    );
     await page.fill('#new-session input[name="command"]', 'sh -i');
     await page.fill('#new-session input[name="name"]', 'fresh');
     await page.click('#new-session button[type="submit"]');
