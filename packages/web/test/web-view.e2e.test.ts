@@ -1,4 +1,13 @@
-import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -279,8 +288,23 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     );
     await page.fill('#new-session input[name="command"]', 'sh -i');
     await page.fill('#new-session input[name="name"]', 'fresh');
+    await page.fill('#new-session input[name="preset"]', 'no-such-preset');
     await page.click('#new-session button[type="submit"]');
-    await page.waitForSelector('#new-session .status:text("started fresh")');
+    await page.waitForSelector('#new-session .status:text("failed:")');
+    expect(await page.locator('#new-session .status').textContent()).toMatch(
+      /unknown preset "no-such-preset"; known presets: .*claude/,
+    );
+    const folder = mkdtempSync(join(tmpdir(), 'clippy-web-cwd-'));
+    try {
+      await page.fill('#new-session input[name="preset"]', 'bash');
+      await page.fill('#new-session input[name="cwd"]', folder);
+      await page.click('#new-session button[type="submit"]');
+      await page.waitForSelector('#new-session .status:text("started fresh")');
+      const fresh = (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'fresh');
+      expect({ preset: fresh?.preset, cwd: fresh?.cwd }).toEqual({ preset: 'bash', cwd: folder });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
     await page.waitForSelector('.card[data-name="fresh"][data-state="idle"]');
     await page.click('.card[data-name="fresh"]');
     await page.waitForSelector('#session[data-name="fresh"] .terminal .xterm');

@@ -116,11 +116,18 @@ async function main(): Promise<void> {
     e.preventDefault();
     const data = new FormData(form);
     const [command, ...args] = splitCommand(String(data.get('command') ?? ''));
-    const name = String(data.get('name') ?? '').trim();
+    // Optional fields left empty take the daemon's defaults (a derived name, the `generic`
+    // preset, the daemon's directory); an unknown preset is refused by the daemon, naming the
+    // known ones.
+    const optional: Record<string, string> = {};
+    for (const field of ['name', 'preset', 'cwd']) {
+      const value = String(data.get(field) ?? '').trim();
+      if (value) optional[field] = value;
+    }
     const out = form.querySelector('.status')!;
     if (!command) return;
     rpc
-      .request<{ name: string }>('spawn', { command, args, ...(name ? { name } : {}) })
+      .request<{ name: string }>('spawn', { command, args, ...optional })
       .then((r) => {
         out.textContent = `started ${r.name}`;
         form.reset();
