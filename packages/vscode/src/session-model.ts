@@ -1,6 +1,12 @@
 import * as vscode from 'vscode';
 import type { ClippyClient } from '@clippy/client';
-import type { EventName, Push, RouteInfo, SessionInfo } from '@clippy/protocol';
+import {
+  EventNameSchema,
+  type EventName,
+  type Push,
+  type RouteInfo,
+  type SessionInfo,
+} from '@clippy/protocol';
 import type { DaemonLink } from './daemon-link.js';
 import { messageOf } from './errors.js';
 import { REQUEST_TIMEOUT_MS } from './limits.js';
@@ -8,16 +14,8 @@ import { REQUEST_TIMEOUT_MS } from './limits.js';
 /** The daemon's session events, pushed after `subscribe`. */
 export type SessionEvent = Push<EventName>;
 
-const EVENTS: ReadonlySet<string> = new Set<EventName>([
-  'session_created',
-  'session_ready',
-  'state_changed',
-  'turn_completed',
-  'session_exited',
-  'session_removed',
-  'route_fired',
-  'route_event',
-]);
+/** Every event the daemon pushes after `subscribe`: each one can change what the view shows. */
+const EVENTS: ReadonlySet<string> = new Set<EventName>(EventNameSchema.options);
 
 /** Whether the model follows a daemon now, and why not when it does not. */
 export type ModelStatus =
