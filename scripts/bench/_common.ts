@@ -74,3 +74,11 @@ export function processCpuSeconds(pid: number): number {
   // Fields 14 and 15 (utime, stime) in clock ticks; after the comm they are at 11 and 12.
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/** The machine's load averages (1, 5, 15 min), printed beside figures taken on a shared box. */
+export function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+}

@@ -1,98 +1,150 @@
 /**
- * Keystroke echo latency: one byte in, its echo out, 1,000 times in a row, through clippy
- * (client library -> daemon -> PTY -> program -> PTY -> daemon -> client), through the real
- * `clippy attach` running in a PTY (one more terminal hop, as a user has), and through node-pty
- * directly (the baseline). The program is `cat` with the terminal in raw mode, so the echo
- * comes from a process, as with an agent. Prints p50/p99; asserts nothing. Needs `npm run build`.
+ * Keystroke echo latency as a user feels it: one key typed into a terminal, wait for its echo
+ * on that terminal, repeat. The program is `cat` with its terminal in raw mode, so the echo
+ * comes from a process, as with an agent. Paths:
+ * - `clippy attach` running in a PTY (terminal ↔ clippy attach ↔ clippyd ↔ the session's PTY),
+ * - `tmux attach` running in a PTY, attached to a pane of a private tmux server (the baseline),
+ * - the program in node-pty directly (the machine's floor),
+ * - and, as second lines, the client library in this process (no attach process, no outer
+ *   terminal) and a minimal relay (a second process relaying bytes between a socket and a PTY,
+ *   with no framing: the floor of any broker).
+ * The benchmark types into each outer PTY as a terminal emulator would. Variants run
+ * interleaved, BENCH_KEYS keystrokes each per round for BENCH_ROUNDS rounds, after an uncounted
+ * warm-up. Prints p50/p99 and the ratios to tmux; asserts nothing. Needs `npm run build`.
  */
 import { spawn } from 'node:child_process';
-import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import pty from 'node-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
-import { bins } from '@clippy/testkit/paths';
-import { isMain, percentile, tempDir } from './_common.js';
+import type { ClippyClient } from '@clippy/client';
+import { isMain, loadAverage, percentile, tempDir } from './_common.js';
+import { ClippyHost, Term, TmuxHost, cpuOf } from './_terminals.js';
 
 const require = createRequire(import.meta.url);
 
-/** Keystrokes per variant: enough for a stable p99. */
-const KEYSTROKES = 1_000;
-/** Warm-up keystrokes not counted (JIT, first allocation). */
+/** Keystrokes per variant per round; rounds interleave the variants (the VM's speed drifts). */
+const KEYS_PER_ROUND = Number(process.env.BENCH_KEYS ?? 100);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** Warm-up keystrokes per variant, not counted (JIT, first allocations). */
 const WARMUP = 50;
 /** The echoing program: raw mode so each byte reaches cat at once, no tty echo. */
-const ECHO_PROGRAM = ['sh', '-c', 'stty raw -echo; echo READY; exec cat'];
+const ECHO_SCRIPT = 'stty raw -echo; echo READY; exec cat';
+const ECHO_PROGRAM = ['sh', '-c', ECHO_SCRIPT];
 /** Give up waiting for one echo after this long. */
 const ECHO_TIMEOUT_MS = 5_000;
+const COLS = 80;
+const ROWS = 24;
+/** See throughput.ts: another built checkout's `clippy attach`, as one more variant. */
+const BASELINE = process.env.BENCH_BASELINE;
 
-type Sender = (byte: string) => void;
-
-/**
- * Types into a PTY as a terminal emulator does: one write on the master. node-pty's own write
- * goes through libuv's thread pool, a hand-off that is the harness's, not the measured path's.
- */
-function typeKey(p: pty.IPty, key: string): void {
-  writeSync((p as unknown as { fd: number }).fd, key);
+/** A path under test: send one key, and hear of every chunk of output that comes back. */
+interface Path {
+  send(key: string): void;
+  /** Processes whose CPU is counted (name → PID). */
+  procs: Record<string, number>;
+  close(): Promise<void>;
 }
 
-/** Measures round trips: send one byte, wait until it comes back, repeat. */
-async function measure(
-  send: Sender,
-  subscribe: (onData: (s: string) => void) => void,
-): Promise<number[]> {
-  let waiting: ((t: number) => void) | null = null;
-  subscribe((s) => {
-    if (waiting && s.includes('x')) {
-      const w = waiting;
-      waiting = null;
+/** Round trips on a path: one key, wait for its echo, `n` times. */
+class EchoMeter {
+  private waiting: ((t: number) => void) | null = null;
+
+  constructor(private readonly path: Path) {}
+
+  /** Feed every chunk the path's terminal (or client) receives. */
+  feed(s: string): void {
+    if (this.waiting && s.includes('x')) {
+      const w = this.waiting;
+      this.waiting = null;
       w(performance.now());
     }
-  });
-  const samples: number[] = [];
-  for (let i = 0; i < KEYSTROKES + WARMUP; i++) {
-    const started = performance.now();
-    const echoed = new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('echo timed out')), ECHO_TIMEOUT_MS);
-      waiting = (t) => {
-        clearTimeout(timer);
-        resolve(t);
-      };
-    });
-    send('x');
-    const t = await echoed;
-    if (i >= WARMUP) samples.push(t - started);
   }
-  return samples.sort((a, b) => a - b);
+
+  async measure(n: number): Promise<number[]> {
+    const samples: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const started = performance.now();
+      const echoed = new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('echo timed out')), ECHO_TIMEOUT_MS);
+        this.waiting = (t) => {
+          clearTimeout(timer);
+          resolve(t);
+        };
+      });
+      this.path.send('x');
+      samples.push((await echoed) - started);
+    }
+    return samples;
+  }
 }
 
-function waitText(subscribe: (cb: (s: string) => void) => void, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = '';
-    subscribe((s) => {
-      seen += s;
-      if (seen.includes(text)) resolve();
-    });
-  });
+/** A terminal path (clippy attach, tmux attach, direct): type into it, read it. */
+async function terminalPath(term: Term, procs: Record<string, number>): Promise<[Path, EchoMeter]> {
+  await term.waitText('READY');
+  // The program printed READY before it reached `cat`; give it a moment.
+  await new Promise((r) => setTimeout(r, 300));
+  const p: Path = {
+    send: (k) => term.type(k),
+    procs: { ...procs },
+    close: async () => {
+      await term.kill();
+    },
+  };
+  const meter = new EchoMeter(p);
+  term.onData((d) => meter.feed(d.toString('latin1')));
+  return [p, meter];
 }
 
-async function direct(): Promise<number[]> {
-  const p = pty.spawn(ECHO_PROGRAM[0]!, ECHO_PROGRAM.slice(1), { cols: 80, rows: 24 });
-  try {
-    await waitText((cb) => p.onData(cb), 'READY');
-    return await measure(
-      (b) => typeKey(p, b),
-      (cb) => p.onData(cb),
-    );
-  } finally {
-    p.kill('SIGKILL');
-  }
+async function clippyAttach(host: ClippyHost): Promise<[Path, EchoMeter]> {
+  const session = await host.spawn(ECHO_PROGRAM[0]!, ECHO_PROGRAM.slice(1), COLS, ROWS);
+  const term = host.attach(session, COLS, ROWS);
+  return terminalPath(term, { 'attach client': term.pid, daemon: host.pid });
+}
+
+async function tmuxAttach(host: TmuxHost): Promise<[Path, EchoMeter]> {
+  host.spawn('echo', ECHO_SCRIPT, COLS, ROWS);
+  const term = host.attach('echo', COLS, ROWS);
+  return terminalPath(term, { 'tmux client': term.pid, 'tmux server': host.pid });
+}
+
+async function direct(): Promise<[Path, EchoMeter]> {
+  const term = new Term(ECHO_PROGRAM[0]!, ECHO_PROGRAM.slice(1), COLS, ROWS, {
+    ...(process.env as Record<string, string>),
+  });
+  return terminalPath(term, {});
+}
+
+async function clientLibrary(host: ClippyHost): Promise<[Path, EchoMeter]> {
+  const session = await host.spawn(ECHO_PROGRAM[0]!, ECHO_PROGRAM.slice(1), COLS, ROWS);
+  const client: ClippyClient = await host.connect();
+  let seen = '';
+  let meter: EchoMeter | null = null;
+  const ready = new Promise<void>((resolve) => {
+    client.on('output', (o) => {
+      const s = Buffer.from(o.data).toString('latin1');
+      if (meter) meter.feed(s);
+      else if ((seen += s).includes('READY')) resolve();
+    });
+  });
+  await client.request('attach', { session, mode: 'interactive', cols: COLS, rows: ROWS });
+  await Promise.race([ready, new Promise((r) => setTimeout(r, 2_000))]);
+  await new Promise((r) => setTimeout(r, 300));
+  const p: Path = {
+    // As `clippy attach` sends keystrokes: notifications, no response per key.
+    send: (k) => client.notify('input', { session, data: Buffer.from(k) }),
+    procs: { daemon: host.pid },
+    close: async () => {
+      await client.close();
+    },
+  };
+  meter = new EchoMeter(p);
+  return [p, meter];
 }
 
 /**
  * The floor of any broker on this machine: a second process that only relays bytes between a
  * Unix socket and a PTY running the same echo program (no framing, no screen model, no
- * detection). What clippy adds is measured against this, not only against direct node-pty.
+ * detection).
  */
 const MINIMAL_RELAY = `
 const pty = require(process.argv[1]);
@@ -105,108 +157,112 @@ net.createServer((c) => { client = c; c.on('data', (d) => fs.writeSync(p.fd, d))
   .listen(process.argv[2], () => process.stdout.write('listening\\n'));
 `;
 
-async function viaMinimalRelay(): Promise<number[]> {
+async function minimalRelay(): Promise<[Path, EchoMeter]> {
   const tmp = tempDir();
   const sock = path.join(tmp.dir, 'relay.sock');
   const relay = spawn(process.execPath, ['-e', MINIMAL_RELAY, require.resolve('node-pty'), sock], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      relay.stdout.on('data', (d: Buffer) => d.includes('listening') && resolve());
-      relay.once('exit', (code) => reject(new Error(`minimal relay exited (${code})`)));
-    });
-    const socket = net.connect(sock);
-    await new Promise((r) => socket.once('connect', r));
-    // The program printed READY before we connected; give it a moment to reach `cat`.
-    await new Promise((r) => setTimeout(r, 300));
-    try {
-      return await measure(
-        (b) => socket.write(b),
-        (cb) => socket.on('data', (d: Buffer) => cb(d.toString('latin1'))),
-      );
-    } finally {
-      socket.destroy();
-    }
-  } finally {
-    relay.kill('SIGKILL');
-    tmp.remove();
-  }
-}
-
-async function viaClient(daemon: TestDaemon, session: string): Promise<number[]> {
-  const client = await daemon.connect();
-  try {
-    const subscribe = (cb: (s: string) => void) =>
-      client.on('output', (o) => cb(Buffer.from(o.data).toString('latin1')));
-    const ready = waitText(subscribe, 'READY');
-    await client.request('attach', { session, mode: 'interactive', cols: 80, rows: 24 });
-    await client.request('input', { session, data: Buffer.from('\r') });
-    await Promise.race([ready, new Promise((r) => setTimeout(r, 500))]);
-    return await measure(
-      // As `clippy attach` sends keystrokes: notifications, no response per key.
-      (b) => client.notify('input', { session, data: Buffer.from(b) }),
-      subscribe,
-    );
-  } finally {
-    await client.close();
-  }
-}
-
-async function viaAttachCli(daemon: TestDaemon, session: string): Promise<number[]> {
-  const p = pty.spawn(process.execPath, [bins.clippy, 'attach', session], {
-    cols: 80,
-    rows: 24,
-    env: daemon.env.env as Record<string, string>,
+  await new Promise<void>((resolve, reject) => {
+    relay.stdout.on('data', (d: Buffer) => d.includes('listening') && resolve());
+    relay.once('exit', (code) => reject(new Error(`minimal relay exited (${code})`)));
   });
-  try {
-    // The replay shows READY (printed when the session started).
-    await waitText((cb) => p.onData(cb), 'READY');
-    await new Promise((r) => setTimeout(r, 200));
-    return await measure(
-      (b) => typeKey(p, b),
-      (cb) => p.onData(cb),
-    );
-  } finally {
-    p.write('\x1d');
-    await new Promise((r) => setTimeout(r, 100));
-    p.kill('SIGKILL');
-  }
+  const socket = net.connect(sock);
+  await new Promise((r) => socket.once('connect', r));
+  // The program printed READY before we connected; give it a moment to reach `cat`.
+  await new Promise((r) => setTimeout(r, 300));
+  const p: Path = {
+    send: (k) => socket.write(k),
+    procs: { relay: relay.pid! },
+    close: async () => {
+      socket.destroy();
+      relay.kill('SIGKILL');
+      tmp.remove();
+    },
+  };
+  const meter = new EchoMeter(p);
+  socket.on('data', (d: Buffer) => meter.feed(d.toString('latin1')));
+  return [p, meter];
 }
 
 export async function run(): Promise<void> {
-  const line = (name: string, s: number[]) =>
-    `${name.padEnd(34)} p50 ${percentile(s, 50).toFixed(3)} ms   p99 ${percentile(s, 99).toFixed(3)} ms   max ${s[s.length - 1]!.toFixed(3)} ms\n`;
-  process.stdout.write(`${KEYSTROKES} keystrokes each, echoed by \`cat\` in raw mode\n`);
-  const d = await direct();
-  process.stdout.write(line('node-pty direct', d));
-  const m = await viaMinimalRelay();
-  process.stdout.write(line('minimal relay (socket <-> PTY)', m));
-  const daemon = await TestDaemon.start();
+  const tmuxWhy = TmuxHost.unavailable();
+  const clippyHost = await ClippyHost.start();
+  const baselineHost = BASELINE ? await ClippyHost.start(BASELINE) : null;
+  const tmuxHost = tmuxWhy ? null : new TmuxHost();
+  const opened: Path[] = [];
   try {
-    const c0 = await daemon.connect();
-    const { session } = await c0.request('spawn', {
-      command: ECHO_PROGRAM[0]!,
-      args: ECHO_PROGRAM.slice(1),
-    });
-    await c0.close();
-    const c = await viaClient(daemon, session);
-    process.stdout.write(line('clippy (client library)', c));
-    const a = await viaAttachCli(daemon, session);
-    process.stdout.write(line('clippy attach (CLI in a PTY)', a));
+    type Setup = [string, () => Promise<[Path, EchoMeter]>];
+    const setups: Setup[] = [
+      ['clippy attach', () => clippyAttach(clippyHost)],
+      ...(baselineHost
+        ? [['clippy attach (baseline)', () => clippyAttach(baselineHost)] as Setup]
+        : []),
+      ...(tmuxHost ? [['tmux attach', () => tmuxAttach(tmuxHost)] as Setup] : []),
+      ['node-pty direct', direct],
+      ['clippy client library', () => clientLibrary(clippyHost)],
+      ['minimal relay', minimalRelay],
+    ];
     process.stdout.write(
-      `p99 added by clippy over direct: client ${(percentile(c, 99) - percentile(d, 99)).toFixed(3)} ms, ` +
-        `attach CLI ${(percentile(a, 99) - percentile(d, 99)).toFixed(3)} ms (target: p99 <= 2 ms)\n`,
+      `${ROUNDS} interleaved rounds of ${KEYS_PER_ROUND} keystrokes per path, echoed by \`cat\` in raw mode; load ${loadAverage()}\n`,
     );
+    if (tmuxWhy) process.stdout.write(`tmux: skipped (${tmuxWhy})\n`);
+    const meters: [string, Path, EchoMeter][] = [];
+    for (const [name, setup] of setups) {
+      const [p, meter] = await setup();
+      opened.push(p);
+      meters.push([name, p, meter]);
+      await meter.measure(WARMUP);
+    }
+    const samples = new Map<string, number[]>(meters.map(([n]) => [n, []]));
+    const cpu = new Map<string, Record<string, number>>();
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [name, p, meter] of meters) {
+        const before = Object.fromEntries(
+          Object.entries(p.procs).map(([k, pid]) => [k, cpuOf(pid)]),
+        );
+        samples.get(name)!.push(...(await meter.measure(KEYS_PER_ROUND)));
+        const sums = cpu.get(name) ?? {};
+        for (const [k, pid] of Object.entries(p.procs))
+          sums[k] = (sums[k] ?? 0) + cpuOf(pid) - before[k]!;
+        cpu.set(name, sums);
+      }
+      const p50s = meters.map(([n]) => {
+        const s = samples
+          .get(n)!
+          .slice(-KEYS_PER_ROUND)
+          .sort((a, b) => a - b);
+        return `${n} ${percentile(s, 50).toFixed(2)}`;
+      });
+      process.stdout.write(`round ${round} p50: ${p50s.join(', ')} ms; load ${loadAverage()}\n`);
+    }
+    const sorted = new Map([...samples].map(([n, s]) => [n, [...s].sort((a, b) => a - b)]));
+    process.stdout.write(`all rounds (${KEYS_PER_ROUND * ROUNDS} keystrokes per path):\n`);
+    for (const [name] of meters) {
+      const s = sorted.get(name)!;
+      const perKey = Object.entries(cpu.get(name) ?? {})
+        .map(([k, v]) => `${k} ${((v / s.length) * 1e6).toFixed(0)} µs`)
+        .join(', ');
+      process.stdout.write(
+        `${name.padEnd(26)} p50 ${percentile(s, 50).toFixed(3)} ms   p99 ${percentile(s, 99).toFixed(3)} ms   max ${s.at(-1)!.toFixed(3)} ms${perKey ? `   CPU per key: ${perKey}` : ''}\n`,
+      );
+    }
+    const ratio = (a: string, b: string, p: number) =>
+      sorted.has(a) && sorted.has(b)
+        ? (percentile(sorted.get(a)!, p) / percentile(sorted.get(b)!, p)).toFixed(2)
+        : '-';
     process.stdout.write(
-      `ratio p50 client/direct: ${(percentile(c, 50) / percentile(d, 50)).toFixed(2)}x\n`,
-    );
-    process.stdout.write(
-      `p99 added by clippy over the minimal relay: client ${(percentile(c, 99) - percentile(m, 99)).toFixed(3)} ms, ` +
-        `attach CLI ${(percentile(a, 99) - percentile(m, 99)).toFixed(3)} ms\n`,
+      `clippy attach / tmux attach: p50 ${ratio('clippy attach', 'tmux attach', 50)}x (goal <= 1.2x), p99 ${ratio('clippy attach', 'tmux attach', 99)}x (goal <= 1x)\n` +
+        (baselineHost
+          ? `baseline / tmux attach:      p50 ${ratio('clippy attach (baseline)', 'tmux attach', 50)}x, p99 ${ratio('clippy attach (baseline)', 'tmux attach', 99)}x\n`
+          : '') +
+        `client library / tmux:       p50 ${ratio('clippy client library', 'tmux attach', 50)}x, p99 ${ratio('clippy client library', 'tmux attach', 99)}x (second line: no attach process, no outer terminal)\n`,
     );
   } finally {
-    await daemon.stop();
+    for (const p of opened) await p.close();
+    await clippyHost.stop();
+    await baselineHost?.stop();
+    await tmuxHost?.stop();
   }
 }
 

@@ -1,16 +1,20 @@
 /**
- * Throughput: `cat` of a 64 MB text file inside a clippy session with one attached client
- * (the client library, reading everything and acknowledging), against the same file through
- * node-pty directly and through a tmux pane with an attached tmux client, in one run.
- * Prints MB/s and ratios; asserts nothing. Needs `npm run build` (uses the built daemon).
+ * Throughput as a user sees it: `cat` of a 64 MB text file typed into a shell, timed from the
+ * Enter to an end marker on the terminal, through
+ * - `clippy attach` running in a PTY (terminal ↔ clippy attach ↔ clippyd ↔ the session's PTY),
+ * - `tmux attach` running in a PTY, attached to a pane of a private tmux server (the baseline),
+ * - bash in node-pty directly (no multiplexer: the machine's ceiling),
+ * - and, as a second line, the client library reading the session in this process (no attach
+ *   process, no outer terminal).
+ * The benchmark reads each outer PTY as a terminal emulator would. Variants run interleaved
+ * (A B C D, A B C D, …) for BENCH_ROUNDS rounds; medians are compared. Also prints each
+ * process's CPU seconds per MB. Asserts nothing. Needs `npm run build` (the built daemon & CLI).
  */
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import pty from 'node-pty';
 import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
-import { TestDaemon } from '@clippy/testkit/daemon';
 import { threadCpu, threadCpuDelta } from './_threads.js';
-import { MarkerWatcher, isMain, mb, processCpuSeconds, tempDir, writeTextFile } from './_common.js';
+import { MarkerWatcher, isMain, loadAverage, mb, tempDir, writeTextFile } from './_common.js';
+import { ClippyHost, Term, TmuxHost, cpuOf, shellEnv } from './_terminals.js';
 
 /** Size of the file: large enough that start-up costs vanish, small enough for a 2-core box. */
 const FILE_BYTES = 64 * 1024 * 1024;
@@ -20,18 +24,24 @@ const ROWS = 50;
 const MARKER = '__BENCH_DONE__';
 const COMMAND = (file: string) => `cat ${file}; echo __BENCH_""DONE__\r`;
 /**
- * Printed after the warm-up file. Each variant first cats WARM_BYTES untimed: the daemon runs
- * for days, so what a user waits for is a warm one, not V8 compiling its hot paths (measured:
- * about 0.6 s of JIT work on V8's threads in a fresh daemon's first flood).
+ * Printed after the warm-up file. Each variant first cats WARM_BYTES untimed: the daemon and an
+ * attach client run for hours, so what a user waits for is a warm one, not V8 compiling its hot
+ * paths (measured: about 0.6 s of JIT work in a fresh daemon's first flood).
  */
 const WARM_MARKER = '__WARM_DONE__';
 const WARM_COMMAND = (file: string) => `cat ${file}; echo __WARM_""DONE__\r`;
 const WARM_BYTES = 8 * 1024 * 1024;
 /** Give up on one variant after this long. */
 const VARIANT_TIMEOUT_MS = 180_000;
-
-const shellEnv = () =>
-  ({ ...process.env, PS1: '$ ', TERM: 'xterm-256color' }) as Record<string, string>;
+/** Rounds of all variants, interleaved: the shared VM's speed drifts between minutes. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/**
+ * BENCH_BASELINE=/path/to/another/built/checkout adds its `clippy attach` (its daemon and CLI)
+ * as one more variant: a change's before and after in one run.
+ */
+const BASELINE = process.env.BENCH_BASELINE;
+/** Pause after a warm-up, as between two commands a user runs (the warm-up's turn closes). */
+const SETTLE_MS = 300;
 
 function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -43,10 +53,7 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
   ]);
 }
 
-/**
- * Waits for markers in a byte stream, one at a time: the warm-up's, then the measured run's.
- * `bytes` counts what was fed since the current marker was armed.
- */
+/** Waits for one marker at a time in a byte stream; `bytes` counts what came since it was armed. */
 class Markers {
   private watcher = new MarkerWatcher(Buffer.from(MARKER));
   private resolve: (() => void) | null = null;
@@ -69,59 +76,120 @@ class Markers {
   }
 }
 
-/** Direct node-pty: bash in a PTY, we read everything. */
-async function direct(file: string, warm: string): Promise<{ ms: number; cpu: number }> {
-  const p = pty.spawn('bash', ['--norc', '--noprofile'], {
-    cols: COLS,
-    rows: ROWS,
-    env: shellEnv(),
-  });
+/** One timed run: wall time, bytes the reader got, CPU seconds of each process involved. */
+interface Run {
+  ms: number;
+  bytes: number;
+  cpu: Record<string, number>;
+  /** The daemon's threads (clippy variants). */
+  threads?: string;
+}
+
+type Procs = Record<string, number>;
+
+/** CPU seconds of this process (the reader) and of each named PID. */
+function sampleCpu(procs: Procs): Record<string, number> {
+  const own = process.cpuUsage();
+  const out: Record<string, number> = { reader: (own.user + own.system) / 1e6 };
+  for (const [name, pid] of Object.entries(procs)) out[name] = cpuOf(pid);
+  return out;
+}
+
+function cpuDelta(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(a)) out[k] = b[k]! - a[k]!;
+  return out;
+}
+
+/**
+ * Through a terminal: waits for the prompt, cats the warm-up file, then the measured one, typed
+ * into the terminal; `procs` are the processes whose CPU is counted (besides this reader).
+ */
+async function floodThrough(
+  term: Term,
+  procs: Procs,
+  file: string,
+  warm: string,
+  what: string,
+  daemonPid?: number,
+): Promise<Run> {
+  const markers = new Markers();
+  term.onData((d) => markers.feed(d));
+  await term.waitText('$ ');
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const warmed = markers.arm(WARM_MARKER);
+  term.type(WARM_COMMAND(warm));
+  await withTimeout(warmed, `${what} warm-up`);
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const done = markers.arm(MARKER);
+  const cpu0 = sampleCpu(procs);
+  const threads0 = daemonPid ? threadCpu(daemonPid) : null;
+  const started = performance.now();
+  term.type(COMMAND(file));
+  await withTimeout(done, what);
+  const ms = performance.now() - started;
+  const cpu = cpuDelta(cpu0, sampleCpu(procs));
+  const threads =
+    threads0 && daemonPid ? threadCpuDelta(threads0, threadCpu(daemonPid)) : undefined;
+  return { ms, bytes: markers.bytes, cpu, ...(threads ? { threads } : {}) };
+}
+
+async function direct(file: string, warm: string): Promise<Run> {
+  const term = new Term('bash', ['--norc', '--noprofile'], COLS, ROWS, shellEnv());
   try {
-    const markers = new Markers();
-    p.onData((d) => markers.feed(Buffer.from(d)));
-    await new Promise((r) => setTimeout(r, 300));
-    const warmed = markers.arm(WARM_MARKER);
-    p.write(WARM_COMMAND(warm));
-    await withTimeout(warmed, 'direct node-pty warm-up');
-    const done = markers.arm(MARKER);
-    const own0 = process.cpuUsage();
-    const started = performance.now();
-    p.write(COMMAND(file));
-    await withTimeout(done, 'direct node-pty');
-    const ms = performance.now() - started;
-    const own = process.cpuUsage(own0);
-    return { ms, cpu: (own.user + own.system) / 1e6 };
+    return await floodThrough(term, {}, file, warm, 'direct');
   } finally {
-    p.kill('SIGKILL');
+    await term.kill();
   }
 }
 
-/** clippy: a session in the daemon, one attached client library reading and acking. */
-async function clippy(
+async function clippyAttach(host: ClippyHost, session: string, file: string, warm: string) {
+  const term = host.attach(session, COLS, ROWS);
+  try {
+    return await floodThrough(
+      term,
+      { 'attach client': term.pid, daemon: host.pid },
+      file,
+      warm,
+      'clippy attach',
+      host.pid,
+    );
+  } finally {
+    // Detach (Ctrl-]) as a user would, then make sure the client is gone.
+    term.type('\x1d');
+    await new Promise((r) => setTimeout(r, 100));
+    await term.kill();
+  }
+}
+
+async function tmuxAttach(host: TmuxHost, file: string, warm: string): Promise<Run> {
+  const term = host.attach('flood', COLS, ROWS);
+  try {
+    return await floodThrough(
+      term,
+      { 'tmux client': term.pid, 'tmux server': host.pid },
+      file,
+      warm,
+      'tmux attach',
+    );
+  } finally {
+    await term.kill();
+  }
+}
+
+/** The client library in this process: attach, read every output push, ack as the CLI does. */
+async function clientLibrary(
+  host: ClippyHost,
+  session: string,
   file: string,
   warm: string,
-): Promise<{
-  ms: number;
-  bytes: number;
-  daemonCpu: number;
-  clientCpu: number;
-  threads: string;
-}> {
-  const daemon = await TestDaemon.start();
+): Promise<Run> {
+  const client = await host.connect();
   try {
-    const client = await daemon.connect();
-    const { session } = await client.request('spawn', {
-      command: 'bash',
-      args: ['--norc', '--noprofile'],
-      env: shellEnv(),
-      cols: COLS,
-      rows: ROWS,
-    });
     const markers = new Markers();
     let unacked = 0;
     client.on('output', (push) => {
       unacked += push.data.length;
-      // Acknowledge as the attach CLI does: every ACK_INTERVAL_BYTES consumed bytes.
       if (unacked >= ACK_INTERVAL_BYTES) {
         client.notify('ack', { session, bytes: unacked });
         unacked = 0;
@@ -129,93 +197,39 @@ async function clippy(
       markers.feed(push.data);
     });
     await client.request('attach', { session, mode: 'interactive', cols: COLS, rows: ROWS });
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
     const warmed = markers.arm(WARM_MARKER);
-    await client.request('input', { session, data: Buffer.from(WARM_COMMAND(warm)) });
-    await withTimeout(warmed, 'clippy warm-up');
-    // Let the turn of the warm-up close, as it would between two commands a user runs.
-    await new Promise((r) => setTimeout(r, 300));
+    client.notify('input', { session, data: Buffer.from(WARM_COMMAND(warm)) });
+    await withTimeout(warmed, 'client library warm-up');
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
     const done = markers.arm(MARKER);
-    const cpu0 = processCpuSeconds(daemon.pid);
-    const threads0 = threadCpu(daemon.pid);
-    const own0 = process.cpuUsage();
+    const procs = { daemon: host.pid };
+    const cpu0 = sampleCpu(procs);
+    const threads0 = threadCpu(host.pid);
     const started = performance.now();
-    await client.request('input', { session, data: Buffer.from(COMMAND(file)) });
-    await withTimeout(done, 'clippy');
+    client.notify('input', { session, data: Buffer.from(COMMAND(file)) });
+    await withTimeout(done, 'client library');
     const ms = performance.now() - started;
-    const daemonCpu = processCpuSeconds(daemon.pid) - cpu0;
-    const threads = threadCpuDelta(threads0, threadCpu(daemon.pid));
-    const own = process.cpuUsage(own0);
-    await client.close();
+    const cpu = cpuDelta(cpu0, sampleCpu(procs));
     return {
       ms,
       bytes: markers.bytes,
-      daemonCpu,
-      clientCpu: (own.user + own.system) / 1e6,
-      threads,
+      cpu,
+      threads: threadCpuDelta(threads0, threadCpu(host.pid)),
     };
   } finally {
-    await daemon.stop();
+    await client.close();
   }
 }
-
-/** tmux: a detached server with a 200x50 pane, and a tmux client attached inside node-pty. */
-async function tmux(file: string): Promise<number> {
-  const sock = `clippy-bench-${process.pid}`;
-  const env = shellEnv();
-  execFileSync(
-    'tmux',
-    [
-      '-L',
-      sock,
-      '-f',
-      '/dev/null',
-      'new-session',
-      '-d',
-      '-x',
-      String(COLS),
-      '-y',
-      String(ROWS),
-      'bash --norc --noprofile',
-    ],
-    { env },
-  );
-  const client = pty.spawn('tmux', ['-L', sock, 'attach'], { cols: COLS, rows: ROWS, env });
-  try {
-    await new Promise((r) => setTimeout(r, 500));
-    const watcher = new MarkerWatcher(Buffer.from(MARKER));
-    const done = new Promise<void>((resolve) => {
-      client.onData((d) => {
-        if (watcher.feed(Buffer.from(d))) resolve();
-      });
-    });
-    const started = performance.now();
-    execFileSync('tmux', ['-L', sock, 'send-keys', `cat ${file}; echo __BENCH_""DONE__`, 'Enter'], {
-      env,
-    });
-    await withTimeout(done, 'tmux');
-    return performance.now() - started;
-  } finally {
-    client.kill('SIGKILL');
-    try {
-      execFileSync('tmux', ['-L', sock, 'kill-server']);
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-/**
- * Rounds of the three variants, interleaved (direct, clippy, tmux, direct, …): the VM's speed
- * drifts by ±40% between minutes, so one run each compares different machines. Medians are
- * compared.
- */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function run(): Promise<void> {
   const tmp = tempDir();
+  const tmuxWhy = TmuxHost.unavailable();
+  const clippyHost = await ClippyHost.start();
+  const baselineHost = BASELINE ? await ClippyHost.start(BASELINE) : null;
+  const tmuxHost = tmuxWhy ? null : new TmuxHost();
   try {
     const file = path.join(tmp.dir, 'big.txt');
     writeTextFile(file, FILE_BYTES);
@@ -223,59 +237,82 @@ export async function run(): Promise<void> {
     writeTextFile(warm, WARM_BYTES);
     const size = mb(FILE_BYTES);
     const rate = (ms: number) => size / (ms / 1000);
+    const shell = ['--norc', '--noprofile'];
+    const attachSession = await clippyHost.spawn('bash', shell, COLS, ROWS);
+    const librarySession = await clippyHost.spawn('bash', shell, COLS, ROWS);
+    const baselineSession = await baselineHost?.spawn('bash', shell, COLS, ROWS);
+    // tmux leaves PS1 out of a pane's environment: set it again, for the same prompt.
+    tmuxHost?.spawn('flood', "env PS1='$ ' bash --norc --noprofile", COLS, ROWS);
     process.stdout.write(
-      `file: ${size.toFixed(0)} MB of text, terminal ${COLS}x${ROWS}, ${ROUNDS} interleaved rounds\n`,
+      `file: ${size.toFixed(0)} MB of text, terminal ${COLS}x${ROWS}, ${ROUNDS} interleaved rounds; load ${loadAverage()}\n`,
     );
-    const directRuns: Awaited<ReturnType<typeof direct>>[] = [];
-    const clippyRuns: Awaited<ReturnType<typeof clippy>>[] = [];
-    const tmuxMs: number[] = [];
-    let tmuxSkipped: string | null = null;
-    for (let round = 1; round <= ROUNDS; round++) {
-      directRuns.push(await direct(file, warm));
-      const directMs = directRuns.map((d) => d.ms);
-      clippyRuns.push(await clippy(file, warm));
-      if (tmuxSkipped === null) {
-        try {
-          tmuxMs.push(await tmux(file));
-        } catch (err) {
-          tmuxSkipped = (err as Error).message;
-        }
-      }
-      const last = (xs: number[]) => (xs.length ? `${rate(xs.at(-1)!).toFixed(1)}` : '-');
-      process.stdout.write(
-        `round ${round}: direct ${last(directMs)}, clippy ${last(clippyRuns.map((c) => c.ms))}, tmux ${last(tmuxMs)} MB/s\n`,
-      );
-    }
-    if (tmuxSkipped !== null) process.stdout.write(`tmux: skipped (${tmuxSkipped})\n`);
-    const directMs = directRuns.map((d) => d.ms);
-    const clippyMs = median(clippyRuns.map((c) => c.ms));
-    const rows: [string, number][] = [
-      ['node-pty direct', median(directMs)],
-      ['clippy (daemon + attached client)', clippyMs],
-      ...(tmuxMs.length
-        ? ([['tmux (pane + attached client)', median(tmuxMs)]] as [string, number][])
+    if (tmuxWhy) process.stdout.write(`tmux: skipped (${tmuxWhy})\n`);
+    const variants: [string, () => Promise<Run>][] = [
+      ['clippy attach', () => clippyAttach(clippyHost, attachSession, file, warm)],
+      ...(baselineHost
+        ? ([
+            [
+              'clippy attach (baseline)',
+              () => clippyAttach(baselineHost, baselineSession!, file, warm),
+            ],
+          ] as [string, () => Promise<Run>][])
         : []),
+      ...(tmuxHost
+        ? ([['tmux attach', () => tmuxAttach(tmuxHost, file, warm)]] as [
+            string,
+            () => Promise<Run>,
+          ][])
+        : []),
+      ['node-pty direct', () => direct(file, warm)],
+      ['clippy client library', () => clientLibrary(clippyHost, librarySession, file, warm)],
     ];
+    const runs = new Map<string, Run[]>(variants.map(([n]) => [n, []]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      const parts: string[] = [];
+      for (const [name, fn] of variants) {
+        const r = await fn();
+        runs.get(name)!.push(r);
+        parts.push(`${name} ${rate(r.ms).toFixed(1)}`);
+      }
+      process.stdout.write(`round ${round}: ${parts.join(', ')} MB/s; load ${loadAverage()}\n`);
+    }
     process.stdout.write('medians:\n');
-    for (const [name, ms] of rows) {
+    const med = new Map<string, number>();
+    for (const [name] of variants) {
+      const ms = median(runs.get(name)!.map((r) => r.ms));
+      med.set(name, ms);
       process.stdout.write(
-        `${name.padEnd(36)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${rate(ms).toFixed(1).padStart(7)} MB/s\n`,
+        `${name.padEnd(24)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${rate(ms).toFixed(1).padStart(7)} MB/s\n`,
       );
     }
+    const ratio = (a: string, b: string) =>
+      med.has(a) && med.has(b) ? (rate(med.get(a)!) / rate(med.get(b)!)).toFixed(2) : '-';
     process.stdout.write(
-      `clippy / direct: ${(rate(clippyMs) / rate(median(directMs))).toFixed(2)}x (target >= 0.8x)\n`,
+      `clippy attach / tmux attach: ${ratio('clippy attach', 'tmux attach')}x (goal >= 1.3x)\n` +
+        (baselineHost
+          ? `clippy attach / baseline:    ${ratio('clippy attach', 'clippy attach (baseline)')}x (baseline / tmux ${ratio('clippy attach (baseline)', 'tmux attach')}x)\n`
+          : '') +
+        `clippy attach / direct:      ${ratio('clippy attach', 'node-pty direct')}x\n` +
+        `client library / tmux:       ${ratio('clippy client library', 'tmux attach')}x (second line: no attach process, no outer terminal)\n`,
     );
-    if (tmuxMs.length)
-      process.stdout.write(
-        `clippy / tmux:   ${(rate(clippyMs) / rate(median(tmuxMs))).toFixed(2)}x\n`,
+    process.stdout.write('CPU per MB of the file (median over rounds), per process:\n');
+    for (const [name] of variants) {
+      const rs = runs.get(name)!;
+      const keys = Object.keys(rs[0]!.cpu);
+      const cells = keys.map(
+        (k) => `${k} ${((median(rs.map((r) => r.cpu[k]!)) / size) * 1000).toFixed(1)} ms`,
       );
-    const c = clippyRuns.find((r) => r.ms === clippyMs)!;
-    const d = directRuns.find((r) => r.ms === median(directMs))!;
-    process.stdout.write(`median direct run: reader CPU ${d.cpu.toFixed(2)} s\n`);
-    process.stdout.write(
-      `median clippy run: client received ${mb(c.bytes).toFixed(1)} MB; CPU daemon ${c.daemonCpu.toFixed(2)} s (${c.threads}), client ${c.clientCpu.toFixed(2)} s\n`,
-    );
+      const bytes = median(rs.map((r) => r.bytes));
+      process.stdout.write(
+        `  ${name.padEnd(22)} ${cells.join(', ')}  (terminal got ${mb(bytes).toFixed(1)} MB)\n`,
+      );
+      const mid = rs.find((r) => r.ms === med.get(name));
+      if (mid?.threads) process.stdout.write(`  ${''.padEnd(22)} daemon threads: ${mid.threads}\n`);
+    }
   } finally {
+    await clippyHost.stop();
+    await baselineHost?.stop();
+    await tmuxHost?.stop();
     tmp.remove();
   }
 }
