@@ -147,6 +147,42 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
     expect(stty).not.toMatch(/-icanon/);
   });
 
+  it('gives the terminal the program’s bytes as they are (a bare line feed stays one), and output processing back after', async () => {
+    const made = await runClippy(
+      [
+        'new',
+        '-d',
+        '--name',
+        'stairs',
+        '--',
+        'sh',
+        '-c',
+        // Without onlcr the PTY passes the program's line feed on as it is: the cursor goes
+        // down a row and stays in its column, as it does on a terminal running it directly.
+        'echo READY; read x; stty -onlcr; printf "STAIR-ab\\nSTAIR-cd"; sleep 60',
+      ],
+      env,
+    );
+    expect(made.code).toBe(0);
+    const p = CliPty.shell('$CLIPPY attach stairs; echo "rc=$?"; stty -a; echo END-OF-STTY', {
+      env,
+      cols: 100,
+      rows: 30,
+    });
+    ptys.push(p);
+    await p.waitFor('READY');
+    p.write('\r');
+    await p.waitFor('STAIR-cd');
+    const row = p.screen().findIndex((l) => l.startsWith('STAIR-ab'));
+    expect(row).toBeGreaterThanOrEqual(0);
+    expect(p.screen()[row + 1]).toBe(`${' '.repeat('STAIR-ab'.length)}STAIR-cd`);
+    p.write('\x1d');
+    await p.waitFor('END-OF-STTY', { in: 'output' });
+    const stty = p.text.slice(p.text.indexOf('rc=0'));
+    expect(stty).toMatch(/(^|\s)opost(\s|$)/m);
+    expect(stty).not.toMatch(/-opost/);
+  });
+
   it('restores the terminal and exits 143 on SIGTERM', async () => {
     await newBash('term');
     const p = CliPty.shell('$CLIPPY attach term; echo "rc=$?"; stty -a; echo END-OF-STTY', { env });

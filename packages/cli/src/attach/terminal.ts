@@ -1,5 +1,24 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { ModeTracker } from './modes.js';
+
+/** Longest the attach waits for `stty` to turn output processing off (it takes milliseconds). */
+const STTY_TIMEOUT_MS = 2_000;
+
+/** The file descriptor behind a stream, when it has one. */
+function fdOf(stream: NodeJS.ReadStream | NodeJS.WriteStream): number | undefined {
+  const fd = (stream as unknown as { fd?: unknown }).fd;
+  return typeof fd === 'number' ? fd : undefined;
+}
+
+/** Whether two descriptors are the same terminal device (stdin and stdout of one terminal). */
+function sameTerminal(a: number, b: number): boolean {
+  try {
+    return fs.fstatSync(a).rdev === fs.fstatSync(b).rdev;
+  } catch {
+    return false;
+  }
+}
 
 /** The terminal's size as the session gets it: the classic 80x24 when stdout is no terminal. */
 export function terminalSize(stdout: NodeJS.WriteStream): { cols: number; rows: number } {
@@ -58,7 +77,28 @@ export class TerminalGuard {
     if (this.stdin.isTTY && !this.raw) {
       this.stdin.setRawMode(true);
       this.raw = true;
+      this.outputProcessingOff();
     }
+  }
+
+  /**
+   * Turns the terminal's output processing off (`stty -opost`), as tmux and ssh do; Node's raw
+   * mode leaves it on. The session's PTY already turned the program's line feeds into CR LF
+   * once: the terminal must get its bytes as they are (a program's bare line feed stays one),
+   * and the kernel then no longer handles each line of output on its own (measured: the attach
+   * client's system time for 64 MB of `cat` fell from 0.46 s to 0.10 s). Only when stdin and
+   * stdout are the same terminal: setRawMode(false) then puts back the settings libuv saved
+   * before raw mode, output processing included. Without `stty` the attach works as before.
+   */
+  private outputProcessingOff(): void {
+    const inFd = fdOf(this.stdin);
+    const outFd = fdOf(this.stdout);
+    if (inFd === undefined || outFd === undefined || !this.stdout.isTTY) return;
+    if (!sameTerminal(inFd, outFd)) return;
+    spawnSync('stty', ['-opost'], {
+      stdio: [outFd, 'ignore', 'ignore'],
+      timeout: STTY_TIMEOUT_MS,
+    });
   }
 
   /**
