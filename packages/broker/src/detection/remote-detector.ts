@@ -183,10 +183,13 @@ export class RemoteDetector {
 
   onInput(data: Uint8Array, now: number): void {
     if (this.closed) return;
+    // Held from here on, the output before it included: a keystroke wakes no worker on its way
+    // to the program (measured: the worker ran 30–95 µs between the input and `cat`'s echo on
+    // a busy 2-core machine).
+    this.outboxTimer ??= setTimeout(() => this.sendOutbox(), INPUT_POST_DELAY_MS);
     // Output that came before this input reaches the detector before it, even past a full ring.
     this.flush();
     if (this.pendingBytes > 0) this.postCopy(this.takePending(this.pendingBytes));
-    this.outboxTimer ??= setTimeout(() => this.sendOutbox(), INPUT_POST_DELAY_MS);
     this.post({ op: 'in', id: this.id, data, now });
     this.updateBacklog();
   }
@@ -197,7 +200,11 @@ export class RemoteDetector {
 
   private scheduleFlush(): void {
     if (this.flushTimer) return;
-    const wait = this.lastPostAt + OUTPUT_POST_INTERVAL_MS - performance.now();
+    // While input waits for its echo in the outbox, the echo joins it there at once (nothing is
+    // posted before the outbox goes): waiting out the post interval would cost a post of its own.
+    const wait = this.outboxTimer
+      ? 0
+      : this.lastPostAt + OUTPUT_POST_INTERVAL_MS - performance.now();
     const run = () => {
       this.flushTimer = null;
       this.flush();

@@ -59,7 +59,7 @@ export interface SessionParams {
 /**
  * One session: owns its process (behind PtyProcess), its screen model, the clients attached
  * to it and their flow control. Output path: PTY → every attached client (hot path) → screen
- * → `onOutput` (where the turn detector plugs in). Input path: `onInput` → PTY.
+ * → `onOutput` (where the turn detector plugs in). Input path: PTY → `onInput`.
  */
 export class Session {
   readonly id: string;
@@ -185,7 +185,12 @@ export class Session {
     this.turns?.onOutput(chunk);
   }
 
-  /** Hook: runs before client input is written to the PTY (echo removal, Enter, Ctrl-C). */
+  /**
+   * Hook: runs right after client input was written to the PTY (echo removal, Enter, Ctrl-C).
+   * After, not before: the keystroke reaches the program first, and the detector's work is off
+   * the echo's path; it still sees the input before any output that follows it (the PTY's
+   * output is read in a later turn of the event loop).
+   */
   private onInput(data: Uint8Array): void {
     this.turns?.onInput(data);
   }
@@ -282,8 +287,8 @@ export class Session {
       this.resize(attachment.cols, attachment.rows);
     }
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    this.onInput(bytes);
     this.pty.write(bytes);
+    this.onInput(bytes);
   }
 
   /** Sets the size of the PTY and the screen (latest active client wins). */
