@@ -50,6 +50,38 @@ describe('validateClientMessage', () => {
     });
   });
 
+  it('takes input and ack exactly as their schemas do (the hand-checked fast path)', () => {
+    const data = new Uint8Array([120]);
+    const cases: Record<string, unknown>[] = [
+      { type: 'input', id: 0, session: 's1', data },
+      { type: 'input', id: 3, session: 'name', data: Buffer.from('x') },
+      { type: 'ack', id: 0, session: 's1', bytes: 65536 },
+      { type: 'ack', id: 0, session: 's1', bytes: 0 },
+      // Refused by both: the answers must come from zod, naming the problem.
+      { type: 'input', id: 0, session: '', data },
+      { type: 'input', id: 0, session: 's1', data: 'x' },
+      { type: 'input', id: 0, session: 's1', data, extra: 1 },
+      { type: 'input', id: 0, data },
+      { type: 'ack', id: 0, session: 's1', bytes: -1 },
+      { type: 'ack', id: 0, session: 's1', bytes: 1.5 },
+      { type: 'ack', id: 0, session: 's1', bytes: Number.NaN },
+      { type: 'ack', id: 0, session: 's1', bytes: '10' },
+      { type: 'ack', id: 0, session: 7, bytes: 10 },
+    ];
+    for (const m of cases) {
+      const schema = REQUEST_SCHEMAS[m.type as 'input' | 'ack'];
+      const zod = schema.safeParse(m);
+      const r = validateClientMessage(m);
+      expect(r.ok, JSON.stringify(m)).toBe(zod.success);
+      if (r.ok) {
+        expect(r.message).toEqual(zod.data);
+        expect(r.message).not.toBe(m);
+      } else {
+        expect(r.message).toMatch(new RegExp(`^${m.type}: `));
+      }
+    }
+  });
+
   it('keeps clippy’s message names', () => {
     for (const t of [
       'hello',
