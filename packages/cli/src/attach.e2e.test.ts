@@ -200,6 +200,7 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
     const stty = p.text.slice(p.text.indexOf('rc=143'));
     expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);
     expect(stty).not.toMatch(/-icanon/);
+    expect(stty).toMatch(/(^|\s)opost(\s|$)/m);
     // The session itself keeps running.
     const r = await runClippy(['ls', '--json'], env);
     expect(JSON.parse(r.stdout).sessions.map((s: { name: string }) => s.name)).toEqual(['term']);
@@ -220,6 +221,7 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
     const stty = p.text.slice(p.text.indexOf('rc=69'));
     expect(stty).not.toMatch(/-icanon/);
     expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);
+    expect(stty).toMatch(/(^|\s)opost(\s|$)/m);
   });
 
   it('clippy new attaches at once and passes the exit code through', async () => {
