@@ -80,7 +80,7 @@ describe('RemoteDetector', () => {
     expect(worker.requests.slice(-2).map((m) => m.op)).toEqual(['in', 'out']);
   });
 
-  it('wakes no worker on a keystroke: output still waiting goes with the input, in order, in one message', async () => {
+  it('wakes no worker on a keystroke: output still waiting goes later, with the input, in order', async () => {
     const worker = new FakeWorker();
     const d = make(worker);
     await until(() => worker.posts === 1); // open
@@ -88,9 +88,7 @@ describe('RemoteDetector', () => {
     d.onInput(Buffer.from('b'), 2);
     expect(worker.posts).toBe(1);
     d.onOutput(Buffer.from('b'), 3);
-    await until(() => worker.requests.some((m) => m.op === 'in'));
     await until(() => worker.requests.filter((m) => m.op === 'out').length === 2);
-    expect(worker.posts).toBe(2);
     expect(worker.requests.slice(1).map((m) => m.op)).toEqual(['out', 'in', 'out']);
     worker.consume();
     expect(worker.output.toString()).toBe('previous echob');

@@ -202,9 +202,11 @@ export class RemoteDetector {
     if (this.flushTimer) return;
     // While input waits for its echo in the outbox, the echo joins it there at once (nothing is
     // posted before the outbox goes): waiting out the post interval would cost a post of its own.
-    const wait = this.outboxTimer
-      ? 0
-      : this.lastPostAt + OUTPUT_POST_INTERVAL_MS - performance.now();
+    // Not while the ring is full: only the worker frees it, so flushing again would spin.
+    const wait =
+      this.outboxTimer && !this.ringFull()
+        ? 0
+        : this.lastPostAt + OUTPUT_POST_INTERVAL_MS - performance.now();
     const run = () => {
       this.flushTimer = null;
       this.flush();
