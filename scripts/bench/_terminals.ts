@@ -93,6 +93,15 @@ export class Term {
   }
 }
 
+/**
+ * Other built checkouts to measure beside this one (BENCH_BASELINE, comma-separated paths):
+ * each as [variant name, path], the name from its folder.
+ */
+export function otherCheckouts(): [string, string][] {
+  const roots = (process.env.BENCH_BASELINE ?? '').split(',').filter(Boolean);
+  return roots.map((root) => [`clippy attach (${path.basename(path.resolve(root))})`, root]);
+}
+
 /** CPU seconds of a process so far, or NaN once it is gone. */
 export function cpuOf(pid: number): number {
   try {

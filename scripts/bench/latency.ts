@@ -18,7 +18,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { ClippyClient } from '@clippy/client';
 import { isMain, loadAverage, percentile, tempDir } from './_common.js';
-import { ClippyHost, Term, TmuxHost, cpuOf } from './_terminals.js';
+import { ClippyHost, Term, TmuxHost, cpuOf, otherCheckouts } from './_terminals.js';
 
 const require = createRequire(import.meta.url);
 
@@ -34,8 +34,8 @@ const ECHO_PROGRAM = ['sh', '-c', ECHO_SCRIPT];
 const ECHO_TIMEOUT_MS = 5_000;
 const COLS = 80;
 const ROWS = 24;
-/** See throughput.ts: another built checkout's `clippy attach`, as one more variant. */
-const BASELINE = process.env.BENCH_BASELINE;
+/** See throughput.ts: other built checkouts' `clippy attach`, as more variants. */
+const BASELINES = otherCheckouts();
 
 /** A path under test: send one key, and hear of every chunk of output that comes back. */
 interface Path {
@@ -188,16 +188,15 @@ async function minimalRelay(): Promise<[Path, EchoMeter]> {
 export async function run(): Promise<void> {
   const tmuxWhy = TmuxHost.unavailable();
   const clippyHost = await ClippyHost.start();
-  const baselineHost = BASELINE ? await ClippyHost.start(BASELINE) : null;
+  const others: [string, ClippyHost][] = [];
+  for (const [name, root] of BASELINES) others.push([name, await ClippyHost.start(root)]);
   const tmuxHost = tmuxWhy ? null : new TmuxHost();
   const opened: Path[] = [];
   try {
     type Setup = [string, () => Promise<[Path, EchoMeter]>];
     const setups: Setup[] = [
       ['clippy attach', () => clippyAttach(clippyHost)],
-      ...(baselineHost
-        ? [['clippy attach (baseline)', () => clippyAttach(baselineHost)] as Setup]
-        : []),
+      ...others.map(([name, host]) => [name, () => clippyAttach(host)] as Setup),
       ...(tmuxHost ? [['tmux attach', () => tmuxAttach(tmuxHost)] as Setup] : []),
       ['node-pty direct', direct],
       ['clippy client library', () => clientLibrary(clippyHost)],
@@ -253,15 +252,18 @@ export async function run(): Promise<void> {
         : '-';
     process.stdout.write(
       `clippy attach / tmux attach: p50 ${ratio('clippy attach', 'tmux attach', 50)}x (goal <= 1.2x), p99 ${ratio('clippy attach', 'tmux attach', 99)}x (goal <= 1x)\n` +
-        (baselineHost
-          ? `baseline / tmux attach:      p50 ${ratio('clippy attach (baseline)', 'tmux attach', 50)}x, p99 ${ratio('clippy attach (baseline)', 'tmux attach', 99)}x\n`
-          : '') +
+        others
+          .map(
+            ([name]) =>
+              `${name}: / tmux p50 ${ratio(name, 'tmux attach', 50)}x, p99 ${ratio(name, 'tmux attach', 99)}x\n`,
+          )
+          .join('') +
         `client library / tmux:       p50 ${ratio('clippy client library', 'tmux attach', 50)}x, p99 ${ratio('clippy client library', 'tmux attach', 99)}x (second line: no attach process, no outer terminal)\n`,
     );
   } finally {
     for (const p of opened) await p.close();
     await clippyHost.stop();
-    await baselineHost?.stop();
+    for (const [, host] of others) await host.stop();
     await tmuxHost?.stop();
   }
 }

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
 import { threadCpu, threadCpuDelta } from './_threads.js';
 import { MarkerWatcher, isMain, loadAverage, mb, tempDir, writeTextFile } from './_common.js';
-import { ClippyHost, Term, TmuxHost, cpuOf, shellEnv } from './_terminals.js';
+import { ClippyHost, Term, TmuxHost, cpuOf, otherCheckouts, shellEnv } from './_terminals.js';
 
 /** Size of the file: large enough that start-up costs vanish, small enough for a 2-core box. */
 const FILE_BYTES = 64 * 1024 * 1024;
@@ -36,10 +36,11 @@ const VARIANT_TIMEOUT_MS = 180_000;
 /** Rounds of all variants, interleaved: the shared VM's speed drifts between minutes. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /**
- * BENCH_BASELINE=/path/to/another/built/checkout adds its `clippy attach` (its daemon and CLI)
- * as one more variant: a change's before and after in one run.
+ * BENCH_BASELINE=/path/to/another/built/checkout[,/another/one…] adds each checkout's `clippy
+ * attach` (its daemon and CLI), named by its folder, as one more variant: a change's before
+ * and after in one run.
  */
-const BASELINE = process.env.BENCH_BASELINE;
+const BASELINES = otherCheckouts();
 /** Pause after a warm-up, as between two commands a user runs (the warm-up's turn closes). */
 const SETTLE_MS = 300;
 
@@ -228,7 +229,8 @@ export async function run(): Promise<void> {
   const tmp = tempDir();
   const tmuxWhy = TmuxHost.unavailable();
   const clippyHost = await ClippyHost.start();
-  const baselineHost = BASELINE ? await ClippyHost.start(BASELINE) : null;
+  const others: [string, ClippyHost][] = [];
+  for (const [name, root] of BASELINES) others.push([name, await ClippyHost.start(root)]);
   const tmuxHost = tmuxWhy ? null : new TmuxHost();
   try {
     const file = path.join(tmp.dir, 'big.txt');
@@ -240,7 +242,9 @@ export async function run(): Promise<void> {
     const shell = ['--norc', '--noprofile'];
     const attachSession = await clippyHost.spawn('bash', shell, COLS, ROWS);
     const librarySession = await clippyHost.spawn('bash', shell, COLS, ROWS);
-    const baselineSession = await baselineHost?.spawn('bash', shell, COLS, ROWS);
+    const otherSessions = await Promise.all(
+      others.map(([, host]) => host.spawn('bash', shell, COLS, ROWS)),
+    );
     // tmux leaves PS1 out of a pane's environment: set it again, for the same prompt.
     tmuxHost?.spawn('flood', "env PS1='$ ' bash --norc --noprofile", COLS, ROWS);
     process.stdout.write(
@@ -249,14 +253,13 @@ export async function run(): Promise<void> {
     if (tmuxWhy) process.stdout.write(`tmux: skipped (${tmuxWhy})\n`);
     const variants: [string, () => Promise<Run>][] = [
       ['clippy attach', () => clippyAttach(clippyHost, attachSession, file, warm)],
-      ...(baselineHost
-        ? ([
-            [
-              'clippy attach (baseline)',
-              () => clippyAttach(baselineHost, baselineSession!, file, warm),
-            ],
-          ] as [string, () => Promise<Run>][])
-        : []),
+      ...others.map(
+        ([name, host], k) =>
+          [name, () => clippyAttach(host, otherSessions[k]!, file, warm)] as [
+            string,
+            () => Promise<Run>,
+          ],
+      ),
       ...(tmuxHost
         ? ([['tmux attach', () => tmuxAttach(tmuxHost, file, warm)]] as [
             string,
@@ -289,9 +292,12 @@ export async function run(): Promise<void> {
       med.has(a) && med.has(b) ? (rate(med.get(a)!) / rate(med.get(b)!)).toFixed(2) : '-';
     process.stdout.write(
       `clippy attach / tmux attach: ${ratio('clippy attach', 'tmux attach')}x (goal >= 1.3x)\n` +
-        (baselineHost
-          ? `clippy attach / baseline:    ${ratio('clippy attach', 'clippy attach (baseline)')}x (baseline / tmux ${ratio('clippy attach (baseline)', 'tmux attach')}x)\n`
-          : '') +
+        others
+          .map(
+            ([name]) =>
+              `${name}: / tmux ${ratio(name, 'tmux attach')}x, clippy attach / it ${ratio('clippy attach', name)}x\n`,
+          )
+          .join('') +
         `clippy attach / direct:      ${ratio('clippy attach', 'node-pty direct')}x\n` +
         `client library / tmux:       ${ratio('clippy client library', 'tmux attach')}x (second line: no attach process, no outer terminal)\n`,
     );
@@ -311,7 +317,7 @@ export async function run(): Promise<void> {
     }
   } finally {
     await clippyHost.stop();
-    await baselineHost?.stop();
+    for (const [, host] of others) await host.stop();
     await tmuxHost?.stop();
     tmp.remove();
   }
