@@ -236,6 +236,7 @@ export async function run(): Promise<void> {
       process.stdout.write(`round ${round} p50: ${p50s.join(', ')} ms; load ${loadAverage()}\n`);
     }
     const sorted = new Map([...samples].map(([n, s]) => [n, [...s].sort((a, b) => a - b)]));
+    const width = Math.max(...meters.map(([n]) => n.length)) + 1;
     process.stdout.write(`all rounds (${KEYS_PER_ROUND * ROUNDS} keystrokes per path):\n`);
     for (const [name] of meters) {
       const s = sorted.get(name)!;
@@ -243,7 +244,7 @@ export async function run(): Promise<void> {
         .map(([k, v]) => `${k} ${((v / s.length) * 1e6).toFixed(0)} µs`)
         .join(', ');
       process.stdout.write(
-        `${name.padEnd(26)} p50 ${percentile(s, 50).toFixed(3)} ms   p99 ${percentile(s, 99).toFixed(3)} ms   max ${s.at(-1)!.toFixed(3)} ms${perKey ? `   CPU per key: ${perKey}` : ''}\n`,
+        `${name.padEnd(width)} p50 ${percentile(s, 50).toFixed(3)} ms   p99 ${percentile(s, 99).toFixed(3)} ms   max ${s.at(-1)!.toFixed(3)} ms${perKey ? `   CPU per key: ${perKey}` : ''}\n`,
       );
     }
     const ratio = (a: string, b: string, p: number) =>

@@ -279,13 +279,14 @@ export async function run(): Promise<void> {
       }
       process.stdout.write(`round ${round}: ${parts.join(', ')} MB/s; load ${loadAverage()}\n`);
     }
+    const width = Math.max(...variants.map(([n]) => n.length)) + 1;
     process.stdout.write('medians:\n');
     const med = new Map<string, number>();
     for (const [name] of variants) {
       const ms = median(runs.get(name)!.map((r) => r.ms));
       med.set(name, ms);
       process.stdout.write(
-        `${name.padEnd(24)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${rate(ms).toFixed(1).padStart(7)} MB/s\n`,
+        `${name.padEnd(width)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${rate(ms).toFixed(1).padStart(7)} MB/s\n`,
       );
     }
     const ratio = (a: string, b: string) =>
@@ -310,10 +311,11 @@ export async function run(): Promise<void> {
       );
       const bytes = median(rs.map((r) => r.bytes));
       process.stdout.write(
-        `  ${name.padEnd(22)} ${cells.join(', ')}  (terminal got ${mb(bytes).toFixed(1)} MB)\n`,
+        `  ${name.padEnd(width)} ${cells.join(', ')}  (terminal got ${mb(bytes).toFixed(1)} MB)\n`,
       );
       const mid = rs.find((r) => r.ms === med.get(name));
-      if (mid?.threads) process.stdout.write(`  ${''.padEnd(22)} daemon threads: ${mid.threads}\n`);
+      if (mid?.threads)
+        process.stdout.write(`  ${''.padEnd(width)} daemon threads: ${mid.threads}\n`);
     }
   } finally {
     await clippyHost.stop();
