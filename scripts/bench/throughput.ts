@@ -8,7 +8,8 @@
  *   process, no outer terminal).
  * The benchmark reads each outer PTY as a terminal emulator would. Variants run interleaved
  * (A B C D, A B C D, …) for BENCH_ROUNDS rounds; medians are compared. Also prints each
- * process's CPU seconds per MB. Asserts nothing. Needs `npm run build` (the built daemon & CLI).
+ * process's CPU time per MB and the load average beside the figures. Asserts nothing. Needs
+ * `npm run build` (the built daemon and CLI).
  */
 import path from 'node:path';
 import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
