@@ -68,30 +68,52 @@ const chunk = (n: number, seed: number) =>
   Buffer.from(Array.from({ length: n }, (_, i) => (i + seed) & 0xff));
 
 describe('RemoteDetector', () => {
-  it('posts a keystroke and its echo in one message', async () => {
-    const worker = new FakeWorker();
-    const d = make(worker);
-    const before = worker.posts;
-    d.onInput(Buffer.from('a'), 1);
-    // The echo is read before the input's short wait is over (as it is from a live program).
-    d.onOutput(Buffer.from('a'), 2);
-    await until(() => worker.requests.some((m) => m.op === 'out'));
-    expect(worker.posts - before).toBe(1);
-    expect(worker.requests.slice(-2).map((m) => m.op)).toEqual(['in', 'out']);
+  /**
+   * Runs `body` on fake timers: which of the input's short wait (a timer) and the echo's flush
+   * (an immediate) runs first must not depend on how loaded the machine is.
+   */
+  function onFakeTimers(body: () => void): void {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'],
+    });
+    // A broker that has run a while: the fake clock starts at 0.
+    vi.advanceTimersByTime(10_000);
+    try {
+      body();
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  it('posts a keystroke and its echo in one message', () => {
+    onFakeTimers(() => {
+      const worker = new FakeWorker();
+      const d = make(worker);
+      const before = worker.posts;
+      d.onInput(Buffer.from('a'), 1);
+      // The echo is read before the input's short wait is over (as it is from a live program).
+      d.onOutput(Buffer.from('a'), 2);
+      vi.runAllTimers();
+      expect(worker.posts - before).toBe(1);
+      expect(worker.requests.slice(-2).map((m) => m.op)).toEqual(['in', 'out']);
+    });
   });
 
-  it('wakes no worker on a keystroke: output still waiting goes later, with the input, in order', async () => {
-    const worker = new FakeWorker();
-    const d = make(worker);
-    await until(() => worker.posts === 1); // open
-    d.onOutput(Buffer.from('previous echo'), 1);
-    d.onInput(Buffer.from('b'), 2);
-    expect(worker.posts).toBe(1);
-    d.onOutput(Buffer.from('b'), 3);
-    await until(() => worker.requests.filter((m) => m.op === 'out').length === 2);
-    expect(worker.requests.slice(1).map((m) => m.op)).toEqual(['out', 'in', 'out']);
-    worker.consume();
-    expect(worker.output.toString()).toBe('previous echob');
+  it('wakes no worker on a keystroke: output still waiting goes with the input and its echo, in one message', () => {
+    onFakeTimers(() => {
+      const worker = new FakeWorker();
+      const d = make(worker);
+      expect(worker.posts).toBe(1); // open
+      d.onOutput(Buffer.from('previous echo'), 1);
+      d.onInput(Buffer.from('b'), 2);
+      expect(worker.posts).toBe(1);
+      d.onOutput(Buffer.from('b'), 3);
+      vi.runAllTimers();
+      expect(worker.posts).toBe(2);
+      expect(worker.requests.slice(1).map((m) => m.op)).toEqual(['out', 'in', 'out']);
+      worker.consume();
+      expect(worker.output.toString()).toBe('previous echob');
+    });
   });
 
   it('posts a prompt at once as a copy, without a ring', async () => {
