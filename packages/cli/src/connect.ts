@@ -10,7 +10,7 @@ import {
   type ClippyClient,
   type ConnectResult,
 } from '@clippy/client/lean';
-import { PROTOCOL_VERSION } from '@clippy/protocol';
+import { DAEMON_EXIT_INVALID_CONFIG, PROTOCOL_VERSION } from '@clippy/protocol';
 import { CliError, isCliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Host } from './remote/host-ref.js';
@@ -141,6 +141,12 @@ async function connectLocal(args: CommonArgs, opts: CliConnectOptions): Promise<
     }
   } catch (err) {
     if (err instanceof VersionMismatchError) throw new DaemonVersionError(err);
+    if (err instanceof DaemonStartError && err.exitCode === DAEMON_EXIT_INVALID_CONFIG) {
+      // The daemon refused a broken settings file: the same loader here says which, and where.
+      const { readConfigFile, readPresetsFile } = await import('./config-files.js');
+      readConfigFile();
+      readPresetsFile();
+    }
     if (
       err instanceof NoRuntimeDirError ||
       err instanceof DaemonNotRunningError ||
