@@ -199,6 +199,7 @@ export class Broker {
     return {
       log: this.log,
       helloTimeoutMs: this.config.limits.helloTimeoutMs,
+      packageVersion: this.packageVersion,
       get stopping() {
         return isStopping();
       },
@@ -240,7 +241,13 @@ export class Broker {
     // synchronously, before any connection is served.
     broker.history = openHistory(env, settings, log);
     if (broker.history)
-      restoreSessions(broker.history, broker.sessions, (p) => broker.restoredSession(p), settings, log);
+      restoreSessions(
+        broker.history,
+        broker.sessions,
+        (p) => broker.restoredSession(p),
+        settings,
+        log,
+      );
     log.info(
       { socket: config.paths.socket, ws_socket: config.websocket ? config.paths.wsSocket : null },
       'clippyd listening',

@@ -2,10 +2,12 @@
 // which bin/clippy runs: one file to read and a CommonJS start are what make `clippy ls` quick.
 // The full CLI (dist/main.js) stays as tsc wrote it and is imported only when needed.
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 /** Packages whose loading is what the fast path exists to avoid; the build fails if one creeps in. */
 const KEPT_OUT = ['zod', 'yargs', 'jsonc-parser', '@clippy/turns'];
@@ -80,8 +82,12 @@ const options = {
   // Loaded only by the paths that need them (ws: WebSocket transport; x11: hotkeys and focus;
   // the broker is started, never imported).
   external: ['ws', 'x11', '@clippy/broker'],
-  // The bundle is CommonJS: give the sources' import.meta.url its meaning back.
-  define: { 'import.meta.url': '__clippyImportMetaUrl' },
+  // The bundle is CommonJS: give the sources' import.meta.url its meaning back. The version is
+  // written in (cli-version.ts), so that comparing it with the daemon's reads no file.
+  define: {
+    'import.meta.url': '__clippyImportMetaUrl',
+    __CLIPPY_VERSION__: JSON.stringify(version),
+  },
   banner: { js: "var __clippyImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 };

@@ -7,6 +7,7 @@ import {
   NoRuntimeDirError,
   VersionMismatchError,
   connectDetailed,
+  resolveSocketPaths,
   type ClippyClient,
   type ConnectResult,
 } from '@clippy/client/lean';
@@ -14,6 +15,7 @@ import { DAEMON_EXIT_INVALID_CONFIG, PROTOCOL_VERSION } from '@clippy/protocol';
 import { CliError, isCliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Host } from './remote/host-ref.js';
+import { noticeUpgradeOnce } from './upgrade-notice.js';
 
 /** Options every command takes. */
 export interface CommonArgs {
@@ -69,6 +71,11 @@ export interface CliConnectOptions {
   /** Start the daemon when it is not running (default true). */
   autoStart?: boolean;
   transport?: 'unix' | 'ws';
+  /**
+   * Say once that the daemon runs another clippy release (default true); false where the
+   * command says it itself (daemon status, doctor) or the daemon is another machine's.
+   */
+  upgradeNotice?: boolean;
 }
 
 /** Connects for a command, mapping "no daemon" failures to CliErrors with EXIT.noBroker. */
@@ -97,7 +104,7 @@ export async function connectToHost(
   const { hostLabel } = await import('./remote/host-ref.js');
   const attempt = async (fresh: boolean) => {
     const f = await openForward(host.destination, process.env, fresh);
-    return connectLocal({ socket: f.socket }, { ...opts, autoStart: false });
+    return connectLocal({ socket: f.socket }, { ...opts, autoStart: false, upgradeNotice: false });
   };
   try {
     return await attempt(false);
@@ -133,7 +140,13 @@ async function connectLocal(args: CommonArgs, opts: CliConnectOptions): Promise<
   } as const;
   try {
     try {
-      return await connectDetailed(base);
+      const connected = await connectDetailed(base);
+      if (opts.upgradeNotice !== false) {
+        const { client } = connected;
+        const socket = resolveSocketPaths(process.env, args.socket).socket;
+        noticeUpgradeOnce(socket, client.brokerPackageVersion, client.brokerPid);
+      }
+      return connected;
     } catch (err) {
       // Only now look for clippyd: resolving its path costs every command some milliseconds.
       if (!(err instanceof DaemonNotRunningError) || opts.autoStart === false) throw err;

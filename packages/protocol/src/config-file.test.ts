@@ -89,7 +89,8 @@ describe('config files', () => {
 
 describe('settingLines', () => {
   it('gives the line of every key, nested ones by their dotted name', () => {
-    const text = '{\n  "term": "screen",\n  "hotkeys": {\n    "capture": "super+c"\n  },\n  "hosts": { "build": "me@b" }\n}\n';
+    const text =
+      '{\n  "term": "screen",\n  "hotkeys": {\n    "capture": "super+c"\n  },\n  "hosts": { "build": "me@b" }\n}\n';
     expect([...settingLines(text)]).toEqual([
       ['term', 2],
       ['hotkeys', 3],

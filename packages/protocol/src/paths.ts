@@ -55,4 +55,3 @@ export function configDir(env: Record<string, string | undefined>, home: string)
   const base = env.XDG_CONFIG_HOME || `${(env.HOME || home).replace(/\/+$/, '')}/.config`;
   return `${base.replace(/\/+$/, '')}/${CONFIG_DIR_NAME}`;
 }
-

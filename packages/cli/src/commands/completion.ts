@@ -8,7 +8,8 @@ interface CompletionArgs {
 /** `clippy completion bash|zsh|fish`: prints the shell's completion script. */
 const command: CommandModule<object, CompletionArgs> = {
   command: 'completion <shell>',
-  describe: 'Print the completion script for bash, zsh or fish (commands, options, sessions, turns)',
+  describe:
+    'Print the completion script for bash, zsh or fish (commands, options, sessions, turns)',
   builder: (y) =>
     y
       .positional('shell', { choices: SHELLS, describe: 'the shell' })

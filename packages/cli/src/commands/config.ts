@@ -8,7 +8,6 @@ import {
   readPresetsFile,
 } from '../config-files.js';
 import { effectiveConfig, type Setting } from '../config/settings.js';
-import { EXIT } from '../exit-codes.js';
 import { renderTable } from '../table.js';
 
 interface ConfigArgs {
@@ -106,7 +105,8 @@ const command: CommandModule<object, ConfigArgs> = {
       )
       .option('json', {
         type: 'boolean',
-        describe: 'print {file, exists, valid, settings: [{key, value, source, line, env, flag, description}], unknown, presets}',
+        describe:
+          'print {file, exists, valid, settings: [{key, value, source, line, env, flag, description}], unknown, presets}',
       })
       .command({
         command: 'path',

@@ -7,7 +7,11 @@ import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { FeedbackMode } from '../focus/feedback.js';
-import { DEFAULT_CAPTURE_KEY, DEFAULT_FEEDBACK, DEFAULT_PASTE_KEY } from '../hotkeys/default-keys.js';
+import {
+  DEFAULT_CAPTURE_KEY,
+  DEFAULT_FEEDBACK,
+  DEFAULT_PASTE_KEY,
+} from '../hotkeys/default-keys.js';
 import { HotkeyActions, type HotkeyAction } from '../hotkeys/hotkey-actions.js';
 import { TMUX_MARKER, desktopText, systemdUnit, tmuxBindings } from '../hotkeys/install-text.js';
 import { KeyGrabber } from '../hotkeys/key-grabber.js';

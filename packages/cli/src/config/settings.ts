@@ -12,7 +12,11 @@ import {
 import { DEFAULT_TIP_MAX_CHARS, DEFAULT_TIP_MAX_LINES } from '@clippy/reports';
 import { DEFAULT_DETACH_KEY } from '../attach/detach-key.js';
 import { configFilePath } from '../config-files.js';
-import { DEFAULT_CAPTURE_KEY, DEFAULT_FEEDBACK, DEFAULT_PASTE_KEY } from '../hotkeys/default-keys.js';
+import {
+  DEFAULT_CAPTURE_KEY,
+  DEFAULT_FEEDBACK,
+  DEFAULT_PASTE_KEY,
+} from '../hotkeys/default-keys.js';
 import { DEFAULT_SESSION_TERM } from '../session-term.js';
 
 /**
@@ -105,13 +109,27 @@ export function effectiveConfig(config: ConfigFile, env: NodeJS.ProcessEnv): Eff
     const fromFile = valueAt(config, key);
     const line = lines.get(key);
     if (fromEnv) {
-      settings.push({ key, value: fromEnv, source: 'env', env: envName, ...lineOf(line), ...common });
+      settings.push({
+        key,
+        value: fromEnv,
+        source: 'env',
+        env: envName,
+        ...lineOf(line),
+        ...common,
+      });
     } else if (key === 'hosts' && fromFile !== undefined) {
       // One row per host: each is its own line of the file.
       const hosts = Object.entries(fromFile as Record<string, string>);
-      if (hosts.length === 0) settings.push({ key, value: {}, source: 'file', ...lineOf(line), ...common });
+      if (hosts.length === 0)
+        settings.push({ key, value: {}, source: 'file', ...lineOf(line), ...common });
       for (const [name, dest] of hosts)
-        settings.push({ key: `hosts.${name}`, value: dest, source: 'file', ...lineOf(lines.get(`hosts.${name}`)), ...common });
+        settings.push({
+          key: `hosts.${name}`,
+          value: dest,
+          source: 'file',
+          ...lineOf(lines.get(`hosts.${name}`)),
+          ...common,
+        });
     } else if (fromFile !== undefined) {
       settings.push({ key, value: fromFile, source: 'file', ...lineOf(line), ...common });
     } else {
