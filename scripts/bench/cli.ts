@@ -77,6 +77,8 @@ export async function run(): Promise<void> {
     const c = await d.connect();
     await spawnProgram(d, c, 'a', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
     await spawnProgram(d, c, 'b', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+    // The target of what is typed without Enter: it stays idle, so those lines measure no wait.
+    await spawnProgram(d, c, 'c', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
     // One turn in `a` for show, capture and relay; capture fills the relay buffer for paste.
     await c.request('send', { session: 'a', text: 'echo bench-turn', enter: true });
     const turn = await until(async () => {
@@ -94,9 +96,15 @@ export async function run(): Promise<void> {
       ['clippy turns a', clippy('turns', 'a')],
       ['clippy show', clippy('show', turn)],
       ['clippy capture', clippy('capture', turn)],
-      ['clippy send', clippy('send', 'b', '#')],
+      ['clippy send', clippy('send', 'c', '#')],
       ['clippy paste', clippy('paste', 'b')],
       ['clippy relay', clippy('relay', turn, 'b')],
+      // Without the submit (the daemon's quiet wait before Enter and its confirmation): what
+      // the CLI itself costs on those two.
+      ['paste --no-enter', clippy('paste', 'c', '--no-enter')],
+      ['relay --no-enter', clippy('relay', turn, 'c', '--no-enter')],
+      // What the completion scripts run on TAB (`clippy attach <TAB>`: asks the daemon).
+      ['__complete', clippy('__complete', 'bash', '--', 'attach', '')],
       ['clippy --help', clippy('--help')],
     ];
     const figures = new Map<string, Figures>(variants.map(([n]) => [n, { ms: [], rssKb: [] }]));
@@ -111,16 +119,18 @@ export async function run(): Promise<void> {
     const base = median(figures.get('node -e 0')!.ms);
     process.stdout.write(
       `median of ${RUNS} (after ${WARMUP} warm-up rounds), every variant once per round\n` +
-        `${'command'.padEnd(16)} ${'median'.padStart(9)} ${'vs node -e 0'.padStart(13)} ${'max RSS'.padStart(9)}\n`,
+        `${'command'.padEnd(18)} ${'median'.padStart(9)} ${'vs node -e 0'.padStart(13)} ${'max RSS'.padStart(9)}\n`,
     );
     for (const [name, f] of figures) {
       const rss = Math.max(...f.rssKb);
       process.stdout.write(
-        `${name.padEnd(16)} ${`${median(f.ms).toFixed(1)} ms`.padStart(9)} ${`${(median(f.ms) / base).toFixed(2)}x`.padStart(13)} ${Number.isNaN(rss) ? '-'.padStart(9) : `${mb(rss * 1024).toFixed(1)} MB`.padStart(9)}\n`,
+        `${name.padEnd(18)} ${`${median(f.ms).toFixed(1)} ms`.padStart(9)} ${`${(median(f.ms) / base).toFixed(2)}x`.padStart(13)} ${Number.isNaN(rss) ? '-'.padStart(9) : `${mb(rss * 1024).toFixed(1)} MB`.padStart(9)}\n`,
       );
     }
     process.stdout.write(
-      'paste and relay include the daemon waiting for the target to be idle and submitting.\n',
+      'paste and relay (into b) include the daemon submitting: waiting for b to be idle again after\n' +
+        "the previous submit, a quiet wait before Enter (INJECT_ENTER_DELAY_MS) and b's reaction;\n" +
+        'send and the --no-enter lines type into c, which stays idle: the CLI and the request alone.\n',
     );
   } finally {
     if (tmux) spawnSync('tmux', ['-L', tmuxName, 'kill-server']);

@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import { connectToHost, withClient, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { mayCarryHost } from '../remote/host-peek.js';
 import { onFocused, withFocusedOptions, type FocusedArgs } from '../focus/focused-options.js';
 import {
   injectedLine,
@@ -75,8 +76,8 @@ const command: CommandModule<object, RelayArgs> = {
  * neither does (the command's own daemon relays, as always).
  */
 async function relayWithHosts(argv: RelayArgs, fromText: string, toText: string) {
-  // Without a colon no name carries a host: the config file (and its schemas) stay unread.
-  if (!fromText.includes(':') && !toText.includes(':')) return null;
+  // A turn ID (`claude:3`) names no host: the config file's schemas stay unloaded.
+  if (!mayCarryHost(fromText, process.env) && !mayCarryHost(toText, process.env)) return null;
   const { commandHost, sameHost, splitHostRef } = await import('../remote/host-ref.js');
   const from = splitHostRef(fromText, process.env);
   const to = splitHostRef(toText, process.env);
