@@ -24,6 +24,8 @@ const session = `alpha${process.pid}`;
 beforeAll(async () => {
   d = await TestDaemon.start();
   scripts = fs.mkdtempSync(path.join(d.env.root, 'completion-'));
+  // A file the shells' own file completion finds where clippy asks for one (`--plan FILE`).
+  fs.writeFileSync(path.join(scripts, 'zz-plan.yaml'), '');
   // `clippy` by name, as an installed one is (the scripts call the program the line names).
   env = {
     ...d.env.env,
@@ -84,7 +86,7 @@ describe('clippy completion', () => {
       });
       expect(load.stderr).toBe('');
       expect(load.status).toBe(0);
-      const sh = CliPty.shell('exec bash --norc --noprofile -i', { env });
+      const sh = CliPty.shell('exec bash --norc --noprofile -i', { env, cwd: scripts });
       try {
         sh.write(`source ${file}\n`);
         await tab(sh, 'clippy atta', /\$ clippy attach $/m);
@@ -93,6 +95,11 @@ describe('clippy completion', () => {
         // A turn ID: bash splits the word at ':'; the script joins it again.
         await tab(sh, `clippy show ${session}:`, `$ clippy show ${session}:1 `);
         await tab(sh, 'clippy daemon rest', /\$ clippy daemon restart $/m);
+        await tab(sh, 'clippy map --plan zz-p', /\$ clippy map --plan zz-plan\.yaml $/m);
+        // No candidate: the word is left as typed.
+        sh.write(`clippy attach nomatch\t`);
+        await new Promise((r) => setTimeout(r, 500));
+        await tab(sh, 'x', /\$ clippy attach nomatchx$/m);
         await exit(sh);
       } finally {
         await sh.dispose();
@@ -115,12 +122,13 @@ describe('clippy completion', () => {
       });
       expect(load.stderr).toBe('');
       expect(load.status).toBe(0);
-      const sh = CliPty.shell('exec zsh -f -i', { env: { ...env, PS1: '%% ' } });
+      const sh = CliPty.shell('exec zsh -f -i', { env: { ...env, PS1: '%% ' }, cwd: scripts });
       try {
         sh.write(`${init}\n`);
         await tab(sh, 'clippy atta', /% clippy attach $/m);
         await tab(sh, `clippy attach ${session.slice(0, 6)}`, `% clippy attach ${session} `);
         await tab(sh, `clippy show ${session}:`, `% clippy show ${session}:1 `);
+        await tab(sh, 'clippy map --plan zz-p', /% clippy map --plan zz-plan\.yaml $/m);
         await exit(sh);
       } finally {
         await sh.dispose();
@@ -138,6 +146,7 @@ describe('clippy completion', () => {
         spawnSync('fish', ['--no-config', '-c', `source ${file}; complete -C '${line}'`], {
           env,
           encoding: 'utf8',
+          cwd: scripts,
         });
       const attach = complete('clippy attach ');
       expect(attach.stderr).toBe('');
@@ -148,6 +157,7 @@ describe('clippy completion', () => {
         new RegExp(`^${session}:1\\techo completion-turn$`, 'm'),
       );
       expect(complete('clippy rel').stdout).toMatch(/^relay\t/m);
+      expect(complete('clippy map --plan zz-p').stdout).toBe('zz-plan.yaml\n');
     },
     E2E_TIMEOUT_MS,
   );

@@ -15,6 +15,7 @@ export const INSTALL: Record<Shell, string> = {
   fish: 'clippy completion fish > ~/.config/fish/completions/clippy.fish',
 };
 
+// Written for bash 3.2 too (macOS): no mapfile, compopt only where it exists.
 // bash splits words at the characters of COMP_WORDBREAKS, ':' among them, so a turn ID
 // `claude:3` arrives as three words: they are joined again before asking clippy, and the part
 // before the last ':' is taken off the answers (bash replaces only what follows it).
@@ -22,8 +23,9 @@ const BASH = `# clippy completion for bash.
 # Install: ${INSTALL.bash}
 # (or add 'source <(clippy completion bash)' to ~/.bashrc)
 _clippy_complete() {
-  local i w cur prefix out
+  local i w cur prefix out line
   local -a words=()
+  COMPREPLY=()
   for ((i = 1; i <= COMP_CWORD; i++)); do
     w=\${COMP_WORDS[i]}
     if ((i > 1)) && [[ $COMP_WORDBREAKS == *:* ]] && [[ $w == : || \${COMP_WORDS[i - 1]} == : ]]; then
@@ -35,12 +37,12 @@ _clippy_complete() {
   cur=\${words[\${#words[@]} - 1]}
   out=$("\${COMP_WORDS[0]}" __complete bash -- "\${words[@]}" 2>/dev/null) || return 0
   if [[ $out == :files ]]; then
-    compopt -o default 2>/dev/null
-    COMPREPLY=()
+    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    compopt -o filenames 2>/dev/null
     return 0
   fi
-  local IFS=$'\\n'
-  COMPREPLY=($out)
+  [[ -n $out ]] || return 0
+  while IFS= read -r line; do COMPREPLY+=("$line"); done <<<"$out"
   if [[ $cur == *:* && $COMP_WORDBREAKS == *:* ]]; then
     prefix=\${cur%"\${cur##*:}"}
     COMPREPLY=("\${COMPREPLY[@]#"$prefix"}")
