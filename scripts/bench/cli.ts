@@ -6,6 +6,7 @@
  * nothing. Needs `npm run build` (it runs the built bin/clippy.js, as a user does).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import type { ClippyClient } from '@clippy/client';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { spawnProgram } from '@clippy/testkit/agents/harness';
 import { bins } from '@clippy/testkit/paths';
@@ -31,6 +32,12 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number):
     if (Date.now() > deadline) throw new Error(`nothing after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
+}
+
+/** True once the session is idle (its state after a submitted line has been answered). */
+async function idle(c: ClippyClient, session: string): Promise<true | undefined> {
+  const { sessions } = await c.request('list_sessions', {});
+  return sessions.find((s) => s.name === session)?.state === 'idle' ? true : undefined;
 }
 
 interface Figures {
@@ -85,10 +92,11 @@ export async function run(): Promise<void> {
       const { turns } = await c.request('list_turns', { session: 'a' });
       return turns[0]?.turn_id;
     }, TURN_TIMEOUT_MS);
-    await c.close();
     if (tmux) spawnSync('tmux', ['-L', tmuxName, 'new-session', '-d', 'sleep 600']);
 
     const clippy = (...args: string[]) => [process.execPath, bins.clippy, ...args];
+    /** Names of the variants that submit into b: the round waits for b to be idle after them. */
+    const submits = new Set(['clippy paste', 'clippy relay']);
     const variants: [string, string[]][] = [
       ['node -e 0', [process.execPath, '-e', '0']],
       ...(tmux ? [['tmux ls', ['tmux', '-L', tmuxName, 'ls']] as [string, string[]]] : []),
@@ -111,6 +119,9 @@ export async function run(): Promise<void> {
     for (let round = 0; round < WARMUP + RUNS; round++) {
       for (const [name, argv] of variants) {
         const r = await runOnce(argv, d.env.env);
+        // b runs what was submitted and the daemon detects its turn: not while the next
+        // command is timed (unmeasured, like a person's pause between two commands).
+        if (submits.has(name)) await until(() => idle(c, 'b'), TURN_TIMEOUT_MS);
         if (round < WARMUP) continue;
         figures.get(name)!.ms.push(r.ms);
         figures.get(name)!.rssKb.push(r.rssKb);
@@ -128,10 +139,11 @@ export async function run(): Promise<void> {
       );
     }
     process.stdout.write(
-      'paste and relay (into b) include the daemon submitting: waiting for b to be idle again after\n' +
-        "the previous submit, a quiet wait before Enter (INJECT_ENTER_DELAY_MS) and b's reaction;\n" +
+      "paste and relay (into b) include the daemon submitting: a quiet wait before Enter\n" +
+        "(INJECT_ENTER_DELAY_MS) and b's reaction; each round waits, untimed, for b to be idle again.\n" +
         'send and the --no-enter lines type into c, which stays idle: the CLI and the request alone.\n',
     );
+    await c.close();
   } finally {
     if (tmux) spawnSync('tmux', ['-L', tmuxName, 'kill-server']);
     await d.stop();

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
   InvalidConfigError,
@@ -19,11 +20,12 @@ function shown(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-/** Where a value came from, as a person reads it. */
+/** Where a value came from, as a person reads it (the file's path heads the table). */
 function origin(s: Setting, file: string): string {
-  const at = s.line === undefined ? '' : `${file}:${s.line}`;
+  const name = basename(file);
+  const at = s.line === undefined ? '' : `${name}:${s.line}`;
   if (s.source === 'env') return `${s.env}${at ? ` (over ${at})` : ''}`;
-  if (s.source === 'file') return at || file;
+  if (s.source === 'file') return at || name;
   return 'default';
 }
 

@@ -55,7 +55,6 @@ const SETTING_FLAGS: Readonly<Record<string, string>> = {
   'hotkeys.feedback': '--feedback (hotkeys)',
   'executionReport.tipMaxLines': '--tip-max-lines (navigate, report)',
   'executionReport.tipMaxChars': '--tip-max-chars (navigate, report)',
-  hosts: '--host takes a name of hosts or any [user@]host',
 };
 
 export interface Setting {
