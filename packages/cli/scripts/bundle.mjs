@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
+/** The import() calls the bundle may hold: load-module.ts's and the client's (for ws). */
+const IMPORT_CALLS = 2;
+
 /** Packages whose loading is what the fast path exists to avoid; the build fails if one creeps in. */
 const KEPT_OUT = ['zod', 'yargs', 'jsonc-parser', '@clippy/turns'];
 
@@ -100,6 +103,17 @@ const result = await build({
   metafile: true,
   plugins: [keptOutIsSideEffectFree(), withoutMsgpackrExtract(), dynamicImportsFromDist()],
 });
+// Code run from V8's code cache (bin/compile-cache.cjs) has lost node's import() on Node 20:
+// every import() of the bundle must be load-module.ts's (or the client's ws), which use the
+// runner's hook instead.
+const imports = readFileSync(options.outfile, 'utf8').match(/\bimport\(/g) ?? [];
+if (imports.length !== IMPORT_CALLS) {
+  process.stderr.write(
+    `bundle: dist/clippy.cjs holds ${imports.length} import() calls, ${IMPORT_CALLS} expected: ` +
+      'load on demand with loadModule()/loadPackage() of src/load-module.ts, not import().\n',
+  );
+  process.exit(1);
+}
 const [output] = Object.values(result.metafile.outputs);
 const included = Object.entries(output.inputs).filter(([, v]) => v.bytesInOutput > 0);
 const crept = included

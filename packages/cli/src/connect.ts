@@ -15,6 +15,9 @@ import { DAEMON_EXIT_INVALID_CONFIG, PROTOCOL_VERSION } from '@clippy/protocol';
 import { CliError, isCliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Host } from './remote/host-ref.js';
+import { loadModule } from './load-module.js';
+
+type HostRefModule = typeof import('./remote/host-ref.js');
 import { noticeUpgradeOnce } from './upgrade-notice.js';
 
 /** Options every command takes. */
@@ -85,7 +88,7 @@ export async function connectForCommand(
 ): Promise<ConnectResult> {
   // Hosts come from the config file: read (with its schemas) only when a host is asked for.
   if (args.host === undefined && !process.env.CLIPPY_HOST) return connectLocal(args, opts);
-  const { commandHost } = await import('./remote/host-ref.js');
+  const { commandHost } = await loadModule<HostRefModule>('remote/host-ref.js');
   const host = commandHost(args.host, process.env);
   if (host.kind === 'ssh') {
     if (args.socket) throw new CliError('--socket and --host cannot be used together', EXIT.usage);
@@ -100,8 +103,9 @@ export async function connectToHost(
   opts: CliConnectOptions = {},
 ): Promise<ConnectResult> {
   if (host.kind === 'local') return connectLocal({}, opts);
-  const { openForward } = await import('./remote/ssh-forward.js');
-  const { hostLabel } = await import('./remote/host-ref.js');
+  const { openForward } =
+    await loadModule<typeof import('./remote/ssh-forward.js')>('remote/ssh-forward.js');
+  const { hostLabel } = await loadModule<HostRefModule>('remote/host-ref.js');
   const attempt = async (fresh: boolean) => {
     const f = await openForward(host.destination, process.env, fresh);
     return connectLocal({ socket: f.socket }, { ...opts, autoStart: false, upgradeNotice: false });
@@ -156,7 +160,8 @@ async function connectLocal(args: CommonArgs, opts: CliConnectOptions): Promise<
     if (err instanceof VersionMismatchError) throw new DaemonVersionError(err);
     if (err instanceof DaemonStartError && err.exitCode === DAEMON_EXIT_INVALID_CONFIG) {
       // The daemon refused a broken settings file: the same loader here says which, and where.
-      const { readConfigFile, readPresetsFile } = await import('./config-files.js');
+      const { readConfigFile, readPresetsFile } =
+        await loadModule<typeof import('./config-files.js')>('config-files.js');
       readConfigFile();
       readPresetsFile();
     }

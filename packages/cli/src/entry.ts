@@ -1,5 +1,6 @@
 import { runComplete } from './completion/complete.js';
 import { runFast } from './fast.js';
+import { loadModule } from './load-module.js';
 
 /**
  * What `bin/clippy` runs, bundled into one CommonJS file (dist/clippy.cjs): node starts a
@@ -17,7 +18,7 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = code;
     return;
   }
-  await import(new URL('./main.js', import.meta.url).href);
+  await loadModule('main.js');
 }
 
 void main(process.argv.slice(2));
