@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { constants } from 'node:os';
+import { constants, homedir } from 'node:os';
 import { connectDetailed, type ClippyClient } from '@clippy/client/lean';
 import { configDir } from '@clippy/protocol';
 import type { CompletionSpec, SpecCommand, SpecOption } from './spec.js';
@@ -50,7 +49,7 @@ const FILE_OPTIONS = new Set([
 /** Options whose value is a live session (`relay --focused-to`, `replay --into`). */
 const LIVE_SESSION_OPTIONS = new Set(['focused-to', 'into']);
 /** Commands whose SESSION is any session, exited ones included (`rm` takes exited ones only). */
-const ANY_SESSION_COMMANDS = new Set(['turns', 'snapshot', 'report', 'replay', 'history']);
+const ANY_SESSION_COMMANDS = new Set(['turns', 'snapshot', 'report', 'replay']);
 
 function loadSpec(): CompletionSpec {
   return JSON.parse(
