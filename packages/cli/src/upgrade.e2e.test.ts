@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv } from '@clippy/testkit/daemon';
+import { otherRelease } from '@clippy/testkit/other-release';
 import { bins, repoRoot } from '@clippy/testkit/paths';
 
 // End-to-end: a CLI newer than the daemon that runs (same protocol, another release), as after
@@ -20,22 +21,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 }, E2E_TIMEOUT_MS);
 
-/** The broker package as an older release: its dist and bin, and an older package.json. */
-function oldBroker(root: string): string {
-  const broker = path.join(repoRoot, 'packages', 'broker');
-  const copy = path.join(root, 'old-broker');
-  fs.cpSync(path.join(broker, 'dist'), path.join(copy, 'dist'), { recursive: true });
-  fs.cpSync(path.join(broker, 'bin'), path.join(copy, 'bin'), { recursive: true });
-  const pkg = JSON.parse(fs.readFileSync(path.join(broker, 'package.json'), 'utf8'));
-  fs.writeFileSync(
-    path.join(copy, 'package.json'),
-    JSON.stringify({ ...pkg, version: OLD_VERSION }),
-  );
-  // Its dependencies resolve to the ones installed here, as they would beside an old install.
-  fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(copy, 'node_modules'));
-  return path.join(copy, 'bin', 'clippyd.js');
-}
-
 describe('a CLI newer than the running daemon', () => {
   it(
     'says so once, in daemon status and doctor every time, and daemon restart brings the new one',
@@ -44,7 +29,7 @@ describe('a CLI newer than the running daemon', () => {
       cleanups.push(() => e.dispose());
       const started = await runClippy(['daemon', 'start'], {
         ...e.env,
-        CLIPPYD_PATH: oldBroker(e.root),
+        CLIPPYD_PATH: otherRelease(e.root, { version: OLD_VERSION }),
       });
       expect(started.code).toBe(0);
       const oldPid = Number(/pid (\d+)/.exec(started.stdout)?.[1]);
