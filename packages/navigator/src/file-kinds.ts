@@ -50,9 +50,9 @@ export function fileKind(path: string, head = ''): FileKind {
 /** Score multiplier per kind: a matching test or doc still shows, below the source it covers. */
 export const KIND_WEIGHT: Record<FileKind, number> = {
   source: 1,
-  test: 0.35,
-  doc: 0.3,
-  generated: 0.1,
+  test: 0.1,
+  doc: 0.1,
+  generated: 0.05,
 };
 
 /**

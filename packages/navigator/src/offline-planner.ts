@@ -36,6 +36,18 @@ const IDENT_DEF_WEIGHT = 4;
 const IDENT_BODY_WEIGHT = 1.5;
 /** Share of a test file's score credited to the source file it is named after. */
 const TEST_SUBJECT_SHARE = 0.5;
+/** Tokens of every file's path (the least a map shows of a repository), per index. */
+const pathsCostMemo = new WeakMap<RepoIndex, number>();
+function pathsCost(index: RepoIndex): number {
+  let total = pathsCostMemo.get(index);
+  if (total === undefined) {
+    total = 0;
+    for (const f of index.files) total += fileCostAt(index, f.path, 1);
+    pathsCostMemo.set(index, total);
+  }
+  return total;
+}
+
 /** Files at L3/L4 at most: a small context the agent reads closely beats a large one it skims. */
 const MAX_PINNED = 10;
 /** The rest is pinned to one level when it fits in this share of the budget (room for rounding). */
@@ -399,27 +411,51 @@ export class OfflinePlanner implements Planner {
     return { kind: 'calls', calls: [call], cost: 0 };
   }
 
-  /** The first plan: best files at L4, their neighbours at L3, within a share of the budget. */
+  /**
+   * The first plan: the best matches in detail — the best one in full, the others as interfaces,
+   * then as many of them in full as the room allows — their neighbours as interfaces in any
+   * slot left, the rest as structure or paths.
+   */
   private initialSelection(input: PlannerInput): Selection {
     const budget = input.state.budget.token_budget;
     const scored = (this.scored ?? []).filter((s) => s.score > 0);
     const top = scored[0]?.score ?? 0;
-    const l4: string[] = [];
-    const l3: string[] = [];
+    const restPaths = pathsCost(input.index);
+    // The rest as paths is the least the map shows; the detailed files get what that leaves.
+    const limit =
+      restPaths <= budget * (BASE_FIT_SHARE - PINNED_BUDGET_SHARE)
+        ? budget * BASE_FIT_SHARE - restPaths
+        : budget * PINNED_BUDGET_SHARE;
+    const maxL4 = budget * MAX_L4_SHARE;
+    const picked: {
+      path: string;
+      level: 3 | 4;
+      costs: ReturnType<typeof fileCosts>;
+      score: number;
+    }[] = [];
     let used = 0;
-    const limit = budget * PINNED_BUDGET_SHARE;
     for (const s of scored) {
-      if (l4.length + l3.length >= MAX_PINNED || s.score < top * MIN_SHARE) break;
+      if (picked.length >= MAX_PINNED || s.score < top * MIN_SHARE) break;
       if (this.rejectedFiles.has(literal(s.path))) continue;
       const c = fileCosts(input.index, s.path);
-      if (s.score >= top * CORE_SHARE && c.l4 <= budget * MAX_L4_SHARE && used + c.l4 <= limit) {
-        l4.push(s.path);
-        used += c.l4;
-      } else if (used + c.l3 <= limit && c.l3 > c.l1) {
-        l3.push(s.path);
-        used += c.l3;
-      }
+      // The best match that fits in full is shown in full; the others as interfaces first, so
+      // more of the matches show.
+      const full = !picked.some((p) => p.level === 4) && s.score >= top * CORE_SHARE;
+      const level: 3 | 4 = (full && c.l4 <= maxL4 && used + c.l4 <= limit) || c.l3 <= c.l1 ? 4 : 3;
+      const cost = level === 4 ? c.l4 : c.l3;
+      if ((level === 4 && c.l4 > maxL4) || used + cost > limit) continue;
+      picked.push({ path: s.path, level, costs: c, score: s.score });
+      used += cost;
     }
+    // Room left: the strongest matches in full, best first.
+    for (const p of picked) {
+      if (p.level === 4 || p.score < top * CORE_SHARE || p.costs.l4 > maxL4) continue;
+      if (used - p.costs.l3 + p.costs.l4 > limit) continue;
+      used += p.costs.l4 - p.costs.l3;
+      p.level = 4;
+    }
+    const l4 = picked.filter((p) => p.level === 4).map((p) => p.path);
+    const l3 = picked.filter((p) => p.level === 3).map((p) => p.path);
     const core = new Set([...l4, ...l3]);
     const links = neighboursOf(input.graph, core);
     const scoreOf = new Map(scored.map((s) => [s.path, s.score]));
@@ -432,7 +468,7 @@ export class OfflinePlanner implements Planner {
       if (neighbours >= MAX_NEIGHBOURS || l4.length + l3.length >= MAX_PINNED) break;
       if (this.rejectedFiles.has(literal(p))) continue;
       const c = fileCosts(input.index, p);
-      if (c.l3 === 0 || used + c.l3 > limit) continue;
+      if (c.l3 <= c.l1 || used + c.l3 > limit) continue;
       l3.push(p);
       used += c.l3;
       neighbours++;
