@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import type { IndexedFile } from './types.js';
 
 /** Bump when extraction output changes, so old caches are never read as current. */
-export const CACHE_VERSION = 5;
+export const CACHE_VERSION = 6;
 /**
  * A file modified this close to when it was read may change again within the same mtime tick
  * (coarse file-system clocks): such entries also store a content hash and are verified by it.
@@ -22,11 +22,15 @@ export interface CacheEntry {
   file: IndexedFile | null;
 }
 
-/** A cache entry as stored: the file without its outline, which lies in the outlines part. */
+/** The packed parts of a file kept out of the cache's index, in its bytes part. */
+const PACKED = ['outline', 'words'] as const;
+type Packed = (typeof PACKED)[number];
+
+/** A cache entry as stored: the file without its packed parts, which lie in the bytes part. */
 interface StoredEntry extends Omit<CacheEntry, 'file'> {
-  file: Omit<IndexedFile, 'outline'> | null;
-  /** Offset and length of the file's outline in the outlines part. */
-  outlineAt?: [number, number];
+  file: Omit<IndexedFile, Packed> | null;
+  /** Offset and length of each of the file's packed parts in the bytes part. */
+  at?: Partial<Record<Packed, [number, number]>>;
 }
 
 interface CacheIndex {
@@ -37,9 +41,9 @@ interface CacheIndex {
 }
 
 /**
- * A cache file is [u32 big-endian length of the index][index: v8-serialized CacheIndex][outlines:
- * every file's packed outline, back to back]. Outlines are kept as bytes, not decoded on load:
- * most files are never rendered at L2/L3, and decoding them all was most of the load time.
+ * A cache file is [u32 big-endian length of the index][index: v8-serialized CacheIndex][bytes:
+ * every file's packed outline and words, back to back]. They are kept as bytes, not decoded on
+ * load: most files are never rendered at L2/L3, and decoding them all was most of the load time.
  */
 const INDEX_LENGTH_BYTES = 4;
 
@@ -77,16 +81,21 @@ export function loadCache(
     ) {
       return new Map();
     }
-    // Read apart from the index, so the outlines do not keep the index's bytes alive.
-    const outlines = readExactly(fd, size - indexEnd, indexEnd);
+    // Read apart from the index, so the packed parts do not keep the index's bytes alive.
+    const bytes = readExactly(fd, size - indexEnd, indexEnd);
     const out = new Map<string, CacheEntry>();
     for (const [p, stored] of Object.entries(data.entries)) {
-      const { outlineAt, ...entry } = stored;
-      if (outlineAt && entry.file) {
-        const [at, length] = outlineAt;
-        if (!(at >= 0 && length > 0 && at + length <= outlines.length)) return new Map();
-        const outline = new Uint8Array(outlines.buffer, outlines.byteOffset + at, length);
-        out.set(p, { ...entry, file: { ...entry.file, outline } });
+      const { at: where, ...entry } = stored;
+      if (where && entry.file) {
+        const file: IndexedFile = { ...entry.file };
+        for (const key of PACKED) {
+          const span = where[key];
+          if (!span) continue;
+          const [at, length] = span;
+          if (!(at >= 0 && length > 0 && at + length <= bytes.length)) return new Map();
+          file[key] = new Uint8Array(bytes.buffer, bytes.byteOffset + at, length);
+        }
+        out.set(p, { ...entry, file });
       } else out.set(p, entry as CacheEntry);
     }
     return out;
@@ -147,25 +156,30 @@ export function saveCache(
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const parts: Uint8Array[] = [];
-  // Identical contents share one packed outline: stored once.
+  // Identical contents share one packed outline (and words): stored once.
   const offsets = new Map<Uint8Array, number>();
   let length = 0;
   const stored: Record<string, StoredEntry> = {};
   for (const [p, entry] of entries) {
-    const outline = entry.file?.outline;
-    if (!entry.file || !outline) {
+    if (!entry.file || !PACKED.some((key) => entry.file![key])) {
       stored[p] = entry;
       continue;
     }
-    let at = offsets.get(outline);
-    if (at === undefined) {
-      at = length;
-      offsets.set(outline, at);
-      parts.push(outline);
-      length += outline.length;
+    const { outline: _o, words: _w, ...rest } = entry.file;
+    const where: Partial<Record<Packed, [number, number]>> = {};
+    for (const key of PACKED) {
+      const part = entry.file[key];
+      if (!part) continue;
+      let at = offsets.get(part);
+      if (at === undefined) {
+        at = length;
+        offsets.set(part, at);
+        parts.push(part);
+        length += part.length;
+      }
+      where[key] = [at, part.length];
     }
-    const { outline: _, ...rest } = entry.file;
-    stored[p] = { ...entry, file: rest, outlineAt: [at, outline.length] };
+    stored[p] = { ...entry, file: rest, at: where };
   }
   const data: CacheIndex = { version: CACHE_VERSION, root, maxFileBytes, entries: stored };
   const index = v8.serialize(data);

@@ -31,3 +31,4 @@ export { generateMap } from './generate.js';
 export { countTokens } from './tokens.js';
 export { LANGUAGES, languageForPath, loadAllGrammars } from './languages.js';
 export { defaultCacheDir } from './cache.js';
+export { wordsOf, hasGeneratedHeader, type FileWords } from './words.js';

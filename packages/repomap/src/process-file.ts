@@ -4,6 +4,7 @@ import { packOutline } from './content.js';
 import { isBinary, isImportant } from './discovery.js';
 import { extractCode, extractMarkdown, type Extraction } from './extract.js';
 import { languageForPath } from './languages.js';
+import { hasGeneratedHeader, packWords } from './words.js';
 import type { IndexedFile } from './types.js';
 
 /** Default per-file size cap: larger files are listed (L1) but not read. */
@@ -98,6 +99,9 @@ export async function processFile(job: FileJob, maxFileBytes: number): Promise<P
       hash,
     };
   }
+  const words = packWords(text);
+  if (words) file.words = words;
+  if (hasGeneratedHeader(text)) file.generated = true;
   if (!language) return { file, hash, ...(warning ? { warning } : {}) };
   try {
     const key = `${language}:${hash}`;

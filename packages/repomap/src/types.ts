@@ -78,6 +78,13 @@ export interface IndexedFile {
   lines?: number;
   /** Highest level this file can be shown at (1 for too-large/minified/binary-ish files). */
   maxLevel?: Level;
+  /**
+   * The identifiers of the file's text with their counts, packed (`wordsOf` in words.ts decodes
+   * it): what a goal's words are matched against. Absent for files not read or minified.
+   */
+  words?: Uint8Array;
+  /** The file's first lines say it is generated ("@generated", "DO NOT EDIT" …). */
+  generated?: true;
 }
 
 export interface RepoIndex {
