@@ -61,18 +61,25 @@ interface Selection {
   l4: string[];
   l3: string[];
   /**
-   * Pin every other file to one level: structure (L2) when all of it fits, else paths (L1), so
-   * the ranked fill never raises files the planner did not choose to L3/L4.
+   * Every other file: pinned at structure (L2) when all of it fits, else at paths (L1); else
+   * ('ranked') left to the ranked fill but never above structure — either way no file the
+   * planner did not choose gets L3/L4. False: no rule (the ranked fill decides everything).
    */
-  base?: 1 | 2 | false;
+  base?: 1 | 2 | 'ranked' | false;
 }
 
 /** The catch-all rule for "the rest as structure"; later rules override it. */
 const BASE_PATTERN = '**';
+/** When the rest does not fit pinned, the ranked fill shows it at structure at most. */
+const RANKED_MAX_LEVEL = 2 as const;
 
 function planFor(current: FlightPlan, sel: Selection): FlightPlan {
   const verbosity = [
-    ...(sel.base ? [{ pattern: BASE_PATTERN, level: sel.base }] : []),
+    ...(sel.base === 'ranked'
+      ? [{ pattern: BASE_PATTERN, max_level: RANKED_MAX_LEVEL }]
+      : sel.base
+        ? [{ pattern: BASE_PATTERN, level: sel.base }]
+        : []),
     ...sel.l3.map((p) => ({ pattern: p, level: 3 as const })),
     ...sel.l4.map((p) => ({ pattern: p, level: 4 as const })),
   ];
@@ -93,9 +100,10 @@ function selectionOf(plan: FlightPlan): Selection {
   return {
     l4: rules.filter((r) => r.level === 4).map((r) => r.pattern),
     l3: rules.filter((r) => r.level === 3).map((r) => r.pattern),
-    base:
-      (rules.find((r) => r.pattern === BASE_PATTERN && (r.level === 1 || r.level === 2))?.level as
-        1 | 2 | undefined) ?? false,
+    base: rules.some((r) => r.pattern === BASE_PATTERN && r.max_level === RANKED_MAX_LEVEL)
+      ? 'ranked'
+      : ((rules.find((r) => r.pattern === BASE_PATTERN && (r.level === 1 || r.level === 2))
+          ?.level as 1 | 2 | undefined) ?? false),
   };
 }
 
@@ -245,7 +253,7 @@ export class OfflinePlanner implements Planner {
       if (used + rest2 <= budget) rest2 += fileCostAt(input.index, f.path, 2);
     }
     const fits = (rest: number) => used + rest <= budget * BASE_FIT_SHARE;
-    const base = l4.length + l3.length === 0 ? false : fits(rest2) ? 2 : fits(rest1) ? 1 : false;
+    const base = l4.length + l3.length === 0 ? false : fits(rest2) ? 2 : fits(rest1) ? 1 : 'ranked';
     return { l4, l3, base };
   }
 
@@ -295,9 +303,9 @@ export class OfflinePlanner implements Planner {
       const l4 = weakest(current.l4);
       const sel: Selection = { ...current, l4: [...current.l4], l3: [...current.l3] };
       let reasoning: string;
-      if (current.base) {
-        sel.base = false;
-        reasoning = `The map is over budget (${map.totalTokens} of ${budget} tokens): the rest of the repository goes back to the ranked fill instead of structure for every file.`;
+      if (current.base === 1 || current.base === 2) {
+        sel.base = 'ranked';
+        reasoning = `The map is over budget (${map.totalTokens} of ${budget} tokens): the rest of the repository goes back to the ranked fill (structure at most) instead of one level for every file.`;
       } else if (l4 && current.l4.length > 1) {
         sel.l4 = sel.l4.filter((p) => p !== l4);
         sel.l3 = [...sel.l3, l4];

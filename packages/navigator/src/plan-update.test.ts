@@ -38,7 +38,7 @@ describe('plan updates', () => {
       ],
       [
         { verbosity: [{ pattern: 'x', level: 2, sections: [] }] },
-        /exactly one of "level" or "sections"/,
+        /exactly one of "level", "sections" or "max_level"/,
       ],
       [{ colour: 'red' }, /unknown key "colour"/],
       [[{ op: 'remove', path: '/focus' }], /invalid JSON Patch/],

@@ -12,7 +12,7 @@ Each file is shown at a verbosity level:
 
 You steer the map with a flight plan:
 - focus.paths [{pattern, weight}] and focus.symbols [{name, weight}] raise files in the ranking;
-- verbosity [{pattern, level}] sets levels by glob; the last matching rule wins.
+- verbosity [{pattern, level}] sets levels by glob; the last matching rule wins; {pattern, max_level} instead caps the level the ranking gives files no rule sets.
 Patterns are globs relative to the repository root ("src/auth/**", "**/*.md").
 
 Each step call exactly one tool:

@@ -20,7 +20,10 @@ export interface ToolResult {
   error?: string;
 }
 
-/** A verbosity rule: a level for files matching a glob, or levels for sections inside them. */
+/**
+ * A verbosity rule: a level for files matching a glob, a cap on the level the ranked fill gives
+ * them, or levels for sections inside them.
+ */
 const levelRule = {
   type: 'object',
   properties: {
@@ -33,6 +36,13 @@ const levelRule = {
       minimum: 0,
       maximum: 4,
       description: '0 exclude, 1 path only, 2 structure, 3 interface, 4 full text',
+    },
+    max_level: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 4,
+      description:
+        'instead of level: the highest level the ranked fill may give matching files (e.g. 2: the rest as structure at most)',
     },
     sections: {
       type: 'array',

@@ -21,6 +21,7 @@ export interface LevelRule {
   pattern: string;
   level?: Level;
   sections?: SectionRule[];
+  max_level?: Level;
 }
 
 const customMemo = new WeakMap<IndexedFile, Map<string, OutlineEntry[]>>();
@@ -39,13 +40,16 @@ function newFileState(
   rank: number,
   sections: SectionRule[],
   extra: OutlineEntry[],
+  maxLevel?: Level,
 ): FileState {
   const hasSections = sections.length > 0;
+  const allowed = allowedLevels(file, hasSections);
+  const capped = maxLevel === undefined ? allowed : allowed.filter((l) => l <= maxLevel);
   return {
     file,
     rank,
     important: file.important,
-    levels: allowedLevels(file, hasSections),
+    levels: capped.length ? capped : allowed.slice(0, 1),
     sections,
     extra,
     level: 0,
@@ -103,17 +107,26 @@ export async function fileStates(
   const states: FileState[] = [];
   for (const file of index.files) {
     let pinned: Level | undefined;
+    let cap: Level | undefined;
     const sections: SectionRule[] = [];
     for (const r of rules) {
       if (!r.match(file.path)) continue;
       if (r.level !== undefined) pinned = r.level as Level;
+      if (r.max_level !== undefined) cap = r.max_level as Level;
       if (r.sections) sections.push(...r.sections);
     }
     const extra = plan?.custom_queries?.length
       ? await customEntries(index, plan, file, warnings)
       : [];
     const hasSections = sections.length > 0;
-    const st = newFileState(file, rankOf.get(file.path) ?? 0, sections, extra);
+    // A cap limits what the ranked fill may give (a pinned level is the plan's own choice).
+    const st = newFileState(
+      file,
+      rankOf.get(file.path) ?? 0,
+      sections,
+      extra,
+      pinned === undefined ? cap : undefined,
+    );
     if (pinned !== undefined) {
       st.pinned = pinned === 0 ? 0 : clampLevel(file, pinned, hasSections);
       st.level = st.pinned;

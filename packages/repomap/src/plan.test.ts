@@ -56,6 +56,12 @@ describe('flight plans', () => {
     );
     const both = errorOf('verbosity:\n  - pattern: src\n    level: 2\n    sections: []\n');
     expect(both.message).toContain('exactly one');
+    expect(errorOf('verbosity:\n  - {pattern: src, level: 2, max_level: 3}\n').message).toContain(
+      'exactly one',
+    );
+    expect(parseFlightPlan('verbosity:\n  - {pattern: src, max_level: 2}\n').verbosity).toEqual([
+      { pattern: 'src', max_level: 2 },
+    ]);
   });
 
   it('reports invalid YAML with its line', () => {

@@ -28,15 +28,19 @@ const WeightSchema = z.number().positive('weight must be > 0').finite();
 
 export const SectionRuleSchema = z.strictObject({ pattern: GlobSchema, level: LevelSchema });
 
-/** A verbosity rule sets the level of matching files, or the level of sections inside them. */
+/**
+ * A verbosity rule sets the level of matching files, the level of sections inside them, or the
+ * highest level the ranked fill may give them (`max_level`).
+ */
 export const VerbosityRuleSchema = z
   .strictObject({
     pattern: GlobSchema,
     level: LevelSchema.optional(),
     sections: z.array(SectionRuleSchema).optional(),
+    max_level: LevelSchema.optional(),
   })
-  .refine((r) => (r.level === undefined) !== (r.sections === undefined), {
-    message: 'a verbosity rule needs exactly one of "level" or "sections"',
+  .refine((r) => [r.level, r.sections, r.max_level].filter((v) => v !== undefined).length === 1, {
+    message: 'a verbosity rule needs exactly one of "level", "sections" or "max_level"',
   });
 
 export const FlightPlanSchema = z.strictObject({

@@ -101,6 +101,23 @@ describe('budget', () => {
     expect(r.topContributors[0]!.tokens).toBeGreaterThanOrEqual(r.topContributors[1]!.tokens);
   });
 
+  it('fits files under a max_level rule by rank but never above that level', async () => {
+    const r = await renderMap(index, {
+      budget: 100_000,
+      plan: {
+        verbosity: [
+          { pattern: '**', max_level: 2 },
+          { pattern: 'src/auth/session.ts', level: 4 },
+        ],
+      },
+    });
+    const levelOf = (p: string) => r.files.find((f) => f.path === p)!.level;
+    expect(levelOf('src/auth/session.ts')).toBe(4);
+    // A budget that would show everything in full: the rest stops at structure.
+    expect(r.files.filter((f) => f.level > 2).map((f) => f.path)).toEqual(['src/auth/session.ts']);
+    expect(r.files.filter((f) => f.level === 2).length).toBeGreaterThan(3);
+  });
+
   it('applies section rules inside files and leaves the rest at the file level', async () => {
     const r = await renderMap(index, {
       budget: 100_000,
