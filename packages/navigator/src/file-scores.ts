@@ -1,6 +1,6 @@
 import { wordsOf, type RepoIndex } from '@clippy/repomap';
-import { fileKind, KIND_WEIGHT, testSubject, type FileKind } from './file-kinds.js';
-import { goalIdentifiers, identifierTerms, termMatches } from './goal-terms.js';
+import { fileKind, kindWeights, testSubject, type FileKind } from './file-kinds.js';
+import { goalAreas, goalIdentifiers, identifierTerms, inArea, termMatches } from './goal-terms.js';
 
 /** How much a term found in each field counts (a path names a module, a definition names code). */
 const FIELD_WEIGHT = { path: 3, def: 2, doc: 1, ref: 0.5, body: 1 } as const;
@@ -13,10 +13,12 @@ const BODY_B = 0.75;
 const IDENT_DEF_WEIGHT = 4;
 /** The same identifier written in a file's text. */
 const IDENT_BODY_WEIGHT = 1.5;
+/** A file in a part of the repository the goal names (`lib/multistream.js`, `fix(cors):`). */
+const AREA_WEIGHT = 4;
 /** Share of a test file's score credited to the source file it is named after. */
 const TEST_SUBJECT_SHARE = 0.5;
 /** Share of a file's score passed to each file it references or is referenced by (one hop). */
-const SPREAD_SHARE = 0.15;
+const SPREAD_SHARE = 0.05;
 /** Definitions named in a file's reason at most. */
 const MAX_SYMBOLS = 5;
 
@@ -31,6 +33,8 @@ export interface Scored {
   kind?: 'test' | 'doc' | 'generated';
   /** A matching test file named after this one. */
   tested_by?: string;
+  /** Parts of the repository named by the goal that hold this file (`utils/body`). */
+  areas?: string[];
 }
 
 /**
@@ -214,7 +218,15 @@ export function scoreFiles(
     for (const defs of c.defs) if (defs.some((d) => d.lower === id)) def++;
     return { def: idfOf(n, def), body: idfOf(n, c.identFiles.get(id)?.length ?? 0) };
   });
+  const kindWeight = kindWeights(terms);
   const identIn = idents.map((id) => new Set(c.identFiles.get(id) ?? []));
+  const areas = goalAreas(goal).map((segs) => {
+    const holders = new Set<number>();
+    files.forEach((f, fi) => {
+      if (inArea(f.path, segs)) holders.add(fi);
+    });
+    return { name: segs.join('/'), holders, idf: idfOf(n, holders.size) };
+  });
 
   const base: Scored[] = [];
   const raw = new Float64Array(n);
@@ -250,6 +262,8 @@ export function scoreFiles(
       else if (identIn[k]!.has(fi)) score += IDENT_BODY_WEIGHT * identIdf[k]!.body;
       if (identIn[k]!.has(fi) && !matched.includes(id)) matched.push(id);
     });
+    const inAreas = areas.filter((a) => a.holders.has(fi));
+    for (const a of inAreas) score += AREA_WEIGHT * a.idf;
     const symbols = new Set<string>();
     for (const d of defs) {
       if (symbols.size >= MAX_SYMBOLS) break;
@@ -259,10 +273,11 @@ export function scoreFiles(
     const kind = c.kinds[fi]!;
     base.push({
       path: files[fi]!.path,
-      score: score * KIND_WEIGHT[kind],
+      score: score * kindWeight[kind],
       matched,
       symbols: [...symbols],
       ...(kind !== 'source' ? { kind } : {}),
+      ...(inAreas.length ? { areas: inAreas.map((a) => a.name) } : {}),
     });
   }
   creditTestSubjects(c, index, base, raw);

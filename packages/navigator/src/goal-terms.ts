@@ -95,3 +95,46 @@ export function goalIdentifiers(goal: string): string[] {
   }
   return [...out];
 }
+
+/** Extensions of source files a goal may name (`multistream.js`, `core.py`). */
+const SOURCE_EXT =
+  /\.(ts|tsx|js|jsx|mjs|cjs|py|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|php|swift|lua|sh)$/i;
+
+/**
+ * Parts of the repository a goal names, as lowercase path segments: paths and file names
+ * (`lib/multistream.js`, `utils/body`) and the scope of a commit-style subject (`fix(cors): …`
+ * names the cors module). A file whose path holds those segments in a row is in that part.
+ */
+export function goalAreas(goal: string): string[][] {
+  const out: string[][] = [];
+  const add = (raw: string) => {
+    const segs = raw
+      .replace(/[.]+$/, '')
+      .toLowerCase()
+      .replace(SOURCE_EXT, '')
+      .split('/')
+      .filter((s) => /^[\w.-]+$/.test(s) && s !== '.' && s !== '..');
+    if (
+      segs.length &&
+      segs.join('/').length >= 2 &&
+      !out.some((o) => o.join('/') === segs.join('/'))
+    )
+      out.push(segs);
+  };
+  const scope = /^\s*\w+\(([^)]+)\)!?:/.exec(goal);
+  if (scope) for (const s of scope[1]!.split(/[,\s]+/)) if (s) add(s);
+  for (const m of goal.matchAll(
+    /(?:^|[\s`'"(])((?:[\w.-]+\/)+[\w.-]+|[\w-]+\.[A-Za-z]{1,4})(?=$|[\s`'",):;])/g,
+  ))
+    if (m[1]!.includes('/') || SOURCE_EXT.test(m[1]!)) add(m[1]!);
+  return out;
+}
+
+/** Whether a path lies in an area: its segments (the file's without extension) hold the area's in a row. */
+export function inArea(path: string, area: string[]): boolean {
+  const segs = path.toLowerCase().split('/');
+  segs[segs.length - 1] = segs[segs.length - 1]!.replace(/\.[^.]*$/, '');
+  for (let i = 0; i + area.length <= segs.length; i++)
+    if (area.every((a, k) => segs[i + k] === a)) return true;
+  return false;
+}

@@ -16,6 +16,11 @@ const CORE_SHARE = 0.5;
 const PINNED_BUDGET_SHARE = 0.75;
 /** A single file whose full text takes more than this share of the budget is shown as interface. */
 const MAX_L4_SHARE = 0.4;
+/**
+ * A file whose interface takes more than this share of the budget is shown as its structure
+ * with only the definitions matching the goal as interfaces (when some match).
+ */
+const MAX_L3_SHARE = 0.25;
 /** Below this utilisation the planner tries to zoom another candidate in. */
 const GROW_BELOW = 0.7;
 /** Focus weights: core files, then neighbours (PageRank personalisation in repomap). */
@@ -66,6 +71,11 @@ interface Selection {
    * planner did not choose gets L3/L4. False: no rule (the ranked fill decides everything).
    */
   base?: 1 | 2 | 'ranked' | false;
+  /**
+   * L3 files too big to show whole as interfaces: their structure, with the definitions that
+   * match the goal as interfaces (pattern → those definitions' names).
+   */
+  focused?: Record<string, string[]>;
 }
 
 /** The catch-all rule for "the rest as structure"; later rules override it. */
@@ -82,6 +92,9 @@ function planFor(current: FlightPlan, sel: Selection): FlightPlan {
         : []),
     ...sel.l3.map((p) => ({ pattern: p, level: 3 as const })),
     ...sel.l4.map((p) => ({ pattern: p, level: 4 as const })),
+    ...Object.entries(sel.focused ?? {})
+      .filter(([p]) => sel.l3.includes(p))
+      .map(([p, names]) => ({ pattern: p, sections: focusedSections(names) })),
   ];
   const paths = [
     ...sel.l4.map((p) => ({ pattern: p, weight: CORE_WEIGHT })),
@@ -100,11 +113,30 @@ function selectionOf(plan: FlightPlan): Selection {
   return {
     l4: rules.filter((r) => r.level === 4).map((r) => r.pattern),
     l3: rules.filter((r) => r.level === 3).map((r) => r.pattern),
+    focused: Object.fromEntries(
+      rules
+        .filter((r) => r.sections?.[0]?.pattern === ALL_SECTIONS)
+        .map((r) => [
+          r.pattern,
+          r.sections!.slice(1).map((x) => x.pattern.replace(/\\(.)/g, '$1')),
+        ]),
+    ),
     base: rules.some((r) => r.pattern === BASE_PATTERN && r.max_level === RANKED_MAX_LEVEL)
       ? 'ranked'
       : ((rules.find((r) => r.pattern === BASE_PATTERN && (r.level === 1 || r.level === 2))
           ?.level as 1 | 2 | undefined) ?? false),
   };
+}
+
+/** Every definition of a file, as a section rule names them. */
+const ALL_SECTIONS = '*';
+
+/** Section rules of a focused file: every definition as structure, the named ones as interfaces. */
+function focusedSections(names: string[]): { pattern: string; level: 2 | 3 }[] {
+  return [
+    { pattern: ALL_SECTIONS, level: 2 },
+    ...names.map((n) => ({ pattern: literal(n), level: 3 as const })),
+  ];
 }
 
 /** A plan as JSON with sorted keys, so equal plans compare equal whatever their key order. */
@@ -201,6 +233,8 @@ export class OfflinePlanner implements Planner {
       level: 3 | 4;
       costs: ReturnType<typeof fileCosts>;
       score: number;
+      /** Definitions shown as interfaces in a focused file. */
+      focus?: string[];
     }[] = [];
     let used = 0;
     for (const s of scored) {
@@ -211,14 +245,26 @@ export class OfflinePlanner implements Planner {
       // more of the matches show.
       const full = !picked.some((p) => p.level === 4) && s.score >= top * CORE_SHARE;
       const level: 3 | 4 = (full && c.l4 <= maxL4 && used + c.l4 <= limit) || c.l3 <= c.l1 ? 4 : 3;
-      const cost = level === 4 ? c.l4 : c.l3;
+      const focus = level === 3 && c.l3 > budget * MAX_L3_SHARE && s.symbols.length > 0;
+      const cost =
+        level === 4
+          ? c.l4
+          : focus
+            ? fileCostAt(input.index, s.path, 3, focusedSections(s.symbols))
+            : c.l3;
       if ((level === 4 && c.l4 > maxL4) || used + cost > limit) continue;
-      picked.push({ path: s.path, level, costs: c, score: s.score });
+      picked.push({
+        path: s.path,
+        level,
+        costs: { ...c, l3: cost },
+        score: s.score,
+        ...(focus ? { focus: s.symbols } : {}),
+      });
       used += cost;
     }
     // Room left: the strongest matches in full, best first.
     for (const p of picked) {
-      if (p.level === 4 || p.score < top * CORE_SHARE || p.costs.l4 > maxL4) continue;
+      if (p.level === 4 || p.focus || p.score < top * CORE_SHARE || p.costs.l4 > maxL4) continue;
       if (used - p.costs.l3 + p.costs.l4 > limit) continue;
       used += p.costs.l4 - p.costs.l3;
       p.level = 4;
@@ -254,7 +300,10 @@ export class OfflinePlanner implements Planner {
     }
     const fits = (rest: number) => used + rest <= budget * BASE_FIT_SHARE;
     const base = l4.length + l3.length === 0 ? false : fits(rest2) ? 2 : fits(rest1) ? 1 : 'ranked';
-    return { l4, l3, base };
+    const focused = Object.fromEntries(
+      picked.filter((p) => p.focus).map((p) => [p.path, p.focus!]),
+    );
+    return { l4, l3, base, focused };
   }
 
   private reasonFor(sel: Selection): string {
@@ -264,14 +313,16 @@ export class OfflinePlanner implements Planner {
       if (!s || s.matched.length === 0) return `${p} (linked by references)`;
       return `${p} (matches ${s.matched.join(', ')}${s.symbols.length ? `; defines ${s.symbols.slice(0, 3).join(', ')}` : ''})`;
     };
+    const list = (ps: string[]) =>
+      `${ps.slice(0, 6).join(', ')}${ps.length > 6 ? ` and ${ps.length - 6} more` : ''}`;
+    const matches = sel.l3.filter((p) => (scored.get(p)?.matched.length ?? 0) > 0);
+    const neighbours = sel.l3.filter((p) => !matches.includes(p));
     const parts = [
-      `Best matches for "${this.terms.join(' ')}" in full, their neighbours as interfaces.`,
+      `Best matches for "${this.terms.join(' ')}" in detail, their neighbours as interfaces.`,
     ];
     if (sel.l4.length) parts.push(`Full text: ${sel.l4.map(why).join(', ')}.`);
-    if (sel.l3.length)
-      parts.push(
-        `Interfaces for their neighbours: ${sel.l3.slice(0, 6).join(', ')}${sel.l3.length > 6 ? ` and ${sel.l3.length - 6} more` : ''}.`,
-      );
+    if (matches.length) parts.push(`Interfaces of further matches: ${list(matches)}.`);
+    if (neighbours.length) parts.push(`Interfaces of their neighbours: ${list(neighbours)}.`);
     return parts.join(' ');
   }
 
@@ -287,7 +338,14 @@ export class OfflinePlanner implements Planner {
 
     if (input.step === 1 || newFeedback.length > 0) {
       const sel = this.initialSelection(input);
-      const next = planFor(plan, { ...sel, l4: sel.l4.map(literal), l3: sel.l3.map(literal) });
+      const next = planFor(plan, {
+        ...sel,
+        l4: sel.l4.map(literal),
+        l3: sel.l3.map(literal),
+        focused: Object.fromEntries(
+          Object.entries(sel.focused ?? {}).map(([p, names]) => [literal(p), names]),
+        ),
+      });
       if (JSON.stringify(next) !== JSON.stringify(plan)) {
         const reasoning = `${newFeedback.length ? `Feedback: "${newFeedback.join('; ')}". ` : ''}${this.reasonFor(sel)}`;
         const proposal = this.propose(next, reasoning);
@@ -373,12 +431,19 @@ export class OfflinePlanner implements Planner {
     const core = order.filter((s) => s.matched.length > 0).map((s) => s.path);
     return order.map((s, i) => {
       const why: string[] = [];
+      if (s.areas) why.push(`in ${s.areas.join(', ')}, which the goal names`);
       if (s.symbols.length) why.push(`defines ${s.symbols.slice(0, 3).join(', ')}`);
       if (s.matched.length) why.push(`matches ${s.matched.join(', ')}`);
       if (s.tested_by) why.push(`${s.tested_by} tests it`);
       if (s.kind) why.push(`a ${s.kind} file`);
       if (why.length === 0) why.push(`linked by references to ${core[0] ?? 'the matches'}`);
-      return `${i + 1}. ${s.path} (${sel.l4.includes(literal(s.path)) ? 'L4' : 'L3'}): ${why.join('; ')}`;
+      const p = literal(s.path);
+      const level = sel.l4.includes(p)
+        ? 'L4'
+        : sel.focused?.[p]
+          ? 'L3, the matching definitions'
+          : 'L3';
+      return `${i + 1}. ${s.path} (${level}): ${why.join('; ')}`;
     });
   }
 

@@ -30,9 +30,13 @@ export function cmpPath(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** A file at L0 with no rules (as `fileCosts` prices it). */
-export function plainFileState(file: IndexedFile, rank: number): FileState {
-  return newFileState(file, rank, [], []);
+/** A file at L0 with no rules but `sections` (as `fileCosts` prices it). */
+export function plainFileState(
+  file: IndexedFile,
+  rank: number,
+  sections: SectionRule[] = [],
+): FileState {
+  return newFileState(file, rank, sections, []);
 }
 
 function newFileState(

@@ -10,7 +10,7 @@ import {
 } from './format.js';
 import { pathMatcher } from './globs.js';
 import { levelCost, levelCosts, MapSections, type LevelCosts } from './map-sections.js';
-import type { FlightPlan } from './plan.js';
+import type { FlightPlan, SectionRule } from './plan.js';
 import { rankFiles } from './rank.js';
 import { countTokens } from './tokens.js';
 import type { Level, MapFile, MapResult, Personalization, RepoIndex } from './types.js';
@@ -274,12 +274,17 @@ function mapResult(
 
 /**
  * A file's cost at one level, without counting the others (summing the rest of a repository at
- * L1 or L2 must not tokenize every file's full text).
+ * L1 or L2 must not tokenize every file's full text); with `sections`, as section rules show it.
  */
-export function fileCostAt(index: RepoIndex, filePath: string, level: Level): number {
+export function fileCostAt(
+  index: RepoIndex,
+  filePath: string,
+  level: Level,
+  sections: SectionRule[] = [],
+): number {
   const file = index.files.find((f) => f.path === filePath);
   if (!file) throw new Error(`not in the index: ${filePath}`);
-  return levelCost(index, plainFileState(file, 0), level);
+  return levelCost(index, plainFileState(file, 0, sections), level);
 }
 
 /** A file's cost (tokens of its Markdown section) at L1–L4; levels it lacks cost as the next lower. */
