@@ -6,7 +6,7 @@ import { FINALIZE_CONTEXT, UPDATE_FLIGHT_PLAN, type ToolCall } from './tools.js'
 
 export { scoreFiles, type Scored };
 
-/** Neighbours shown as interfaces at most. */
+/** Neighbours shown as interfaces at most (they fill the slots the matches leave, up to MIN_PINNED). */
 const MAX_NEIGHBOURS = 10;
 /** A file is pinned (L3/L4) only when it scores at least this share of the best file. */
 const MIN_SHARE = 0.1;
@@ -38,8 +38,14 @@ function pathsCost(index: RepoIndex): number {
   return total;
 }
 
-/** Files at L3/L4 at most: a small context the agent reads closely beats a large one it skims. */
-const MAX_PINNED = 10;
+/**
+ * Files at L3/L4: the best MIN_PINNED matches, and past them up to MAX_PINNED while they score
+ * at least CLOSE_SHARE of the best — a goal with one clear answer gets a small context, a
+ * vague one a wider look. A small context the agent reads closely beats a large one it skims.
+ */
+const MIN_PINNED = 8;
+const MAX_PINNED = 15;
+const CLOSE_SHARE = 0.3;
 /** The rest is pinned to one level when it fits in this share of the budget (room for rounding). */
 const BASE_FIT_SHARE = 0.95;
 /** Files added per growth step at most (each step re-renders the map). */
@@ -239,6 +245,7 @@ export class OfflinePlanner implements Planner {
     let used = 0;
     for (const s of scored) {
       if (picked.length >= MAX_PINNED || s.score < top * MIN_SHARE) break;
+      if (picked.length >= MIN_PINNED && s.score < top * CLOSE_SHARE) break;
       if (this.rejectedFiles.has(literal(s.path))) continue;
       const c = fileCosts(input.index, s.path);
       // The best match that fits in full is shown in full; the others as interfaces first, so
@@ -280,7 +287,7 @@ export class OfflinePlanner implements Planner {
       .map((x) => x.p);
     let neighbours = 0;
     for (const p of candidates) {
-      if (neighbours >= MAX_NEIGHBOURS || l4.length + l3.length >= MAX_PINNED) break;
+      if (neighbours >= MAX_NEIGHBOURS || l4.length + l3.length >= MIN_PINNED) break;
       if (this.rejectedFiles.has(literal(p))) continue;
       const c = fileCosts(input.index, p);
       if (c.l3 <= c.l1 || used + c.l3 > limit) continue;
@@ -394,7 +401,9 @@ export class OfflinePlanner implements Planner {
           added.length >= MAX_GROW_PER_STEP ||
           current.l4.length + current.l3.length + added.length >= MAX_PINNED ||
           s.score <= 0 ||
-          s.score < top * MIN_SHARE
+          s.score < top * MIN_SHARE ||
+          (current.l4.length + current.l3.length + added.length >= MIN_PINNED &&
+            s.score < top * CLOSE_SHARE)
         )
           break;
         const pattern = literal(s.path);
