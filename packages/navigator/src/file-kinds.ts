@@ -3,7 +3,7 @@
  * examples and generated files are shown after the source that matches as well.
  */
 
-/** Path segments of tests, fixtures, examples, docs and benchmarks. */
+/** Path segments of tests, fixtures, examples, docs (and documentation websites) and benchmarks. */
 const AUX_DIRS = new Set([
   'test',
   'tests',
@@ -16,10 +16,14 @@ const AUX_DIRS = new Set([
   'examples',
   'docs',
   'doc',
+  'website',
+  'www',
   'bench',
   'benchmark',
   'benchmarks',
 ]);
+/** Directories of docs and examples (the other aux directories hold tests and benchmarks). */
+const DOC_DIR = /^(doc|example|website$|www$)/;
 /** Test file names: foo.test.ts, foo.spec.js, test_foo.py, foo_test.go, foo.test-d.ts. */
 const TEST_NAME = /(^test_|_test\.|\.(test|spec)(-d)?\.)/i;
 /** Prose and configuration rather than code. */
@@ -39,7 +43,7 @@ export function fileKind(path: string, generated = false): FileKind {
   if (TEST_NAME.test(name)) return 'test';
   if (DOC_EXT.test(name) || CHANGELOG.test(path)) return 'doc';
   if (parts.slice(0, -1).some((p) => AUX_DIRS.has(p)))
-    return parts.some((p) => p.startsWith('doc') || p.startsWith('example')) ? 'doc' : 'test';
+    return parts.some((p) => DOC_DIR.test(p)) ? 'doc' : 'test';
   return 'source';
 }
 

@@ -19,6 +19,9 @@ const AREA_WEIGHT = 4;
 const TEST_SUBJECT_SHARE = 0.5;
 /** Share of a file's score passed to each file it references or is referenced by (one hop). */
 const SPREAD_SHARE = 0.05;
+/** Type declaration files (`pino.d.ts`, `core.pyi`): a goal about "types" names them. */
+const DECLARATIONS = /\.d\.[cm]?ts$|\.pyi$/;
+const DECLARATION_WORDS = ['type', 'typing'];
 /** Definitions named in a file's reason at most. */
 const MAX_SYMBOLS = 5;
 
@@ -124,7 +127,10 @@ function corpusOf(index: RepoIndex): Corpus {
   });
   const corpus: Corpus = {
     kinds: files.map((f) => fileKind(f.path, f.generated === true)),
-    pathWords: files.map((f) => identifierTerms(f.path)),
+    pathWords: files.map((f) => [
+      ...identifierTerms(f.path),
+      ...(DECLARATIONS.test(f.path) ? DECLARATION_WORDS : []),
+    ]),
     defWords: files.map((f) =>
       f.tags.filter((t) => t.kind === 'def').flatMap((t) => wordsOfName(t.name)),
     ),
