@@ -30,8 +30,10 @@ export interface Scored {
   score: number;
   /** Goal terms the file matched, for the reasoning. */
   matched: string[];
-  /** Definitions whose names matched. */
+  /** Definitions whose names matched (the goal's identifiers first). */
   symbols: string[];
+  /** The goal's identifiers this file defines (`sendFile`, `TRPCError`). */
+  named?: string[];
   /** Not hand-written source: ranked below the source that matches as well. */
   kind?: 'test' | 'doc' | 'generated';
   /** A matching test file named after this one. */
@@ -263,14 +265,18 @@ export function scoreFiles(
     // Files naming several of the goal's terms beat files naming one term many times.
     if (terms.length > 1) score *= 1 + matched.length / terms.length;
     const defs = c.defs[fi]!;
+    const symbols = new Set<string>();
     idents.forEach((id, k) => {
-      if (defs.some((d) => d.lower === id)) score += IDENT_DEF_WEIGHT * identIdf[k]!.def;
-      else if (identIn[k]!.has(fi)) score += IDENT_BODY_WEIGHT * identIdf[k]!.body;
+      const def = defs.find((d) => d.lower === id);
+      if (def) {
+        score += IDENT_DEF_WEIGHT * identIdf[k]!.def;
+        symbols.add(def.name);
+      } else if (identIn[k]!.has(fi)) score += IDENT_BODY_WEIGHT * identIdf[k]!.body;
       if (identIn[k]!.has(fi) && !matched.includes(id)) matched.push(id);
     });
     const inAreas = areas.filter((a) => a.holders.has(fi));
     for (const a of inAreas) score += AREA_WEIGHT * a.idf;
-    const symbols = new Set<string>();
+    const named = symbols.size;
     for (const d of defs) {
       if (symbols.size >= MAX_SYMBOLS) break;
       if (terms.some((t) => d.words.some((w) => termMatches(t, w)))) symbols.add(d.name);
@@ -282,6 +288,7 @@ export function scoreFiles(
       score: score * kindWeight[kind],
       matched,
       symbols: [...symbols],
+      ...(named ? { named: [...symbols].slice(0, named) } : {}),
       ...(kind !== 'source' ? { kind } : {}),
       ...(inAreas.length ? { areas: inAreas.map((a) => a.name) } : {}),
     });

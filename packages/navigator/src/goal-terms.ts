@@ -20,6 +20,13 @@ const STOPWORDS = new Set(
     .filter(Boolean),
 );
 
+/** Extensions of source files a goal may name (`multistream.js`, `core.py`). */
+const SOURCE_EXTENSIONS =
+  'ts|tsx|js|jsx|mjs|cjs|py|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|php|swift|lua|sh';
+const SOURCE_EXT = new RegExp(`\\.(${SOURCE_EXTENSIONS})$`, 'i');
+/** The same ending a word of a goal: not a term of its own ("ts" would match every .ts file). */
+const SOURCE_EXT_IN_TEXT = new RegExp(`\\.(${SOURCE_EXTENSIONS})\\b`, 'gi');
+
 /** Light stemming (suffix stripping), applied alike to goal words and identifier parts. */
 export function stem(word: string): string {
   let w = word;
@@ -47,7 +54,7 @@ export function splitWords(text: string): string[] {
 /** The distinct, stemmed content words of a goal (order kept, at least 2 characters). */
 export function goalTerms(goal: string): string[] {
   const out: string[] = [];
-  for (const word of splitWords(goal)) {
+  for (const word of splitWords(goal.replace(SOURCE_EXT_IN_TEXT, ' '))) {
     if (STOPWORDS.has(word) || word.length < 2 || /^\d+$/.test(word)) continue;
     const s = stem(word);
     if (!out.includes(s)) out.push(s);
@@ -90,15 +97,16 @@ export function goalIdentifiers(goal: string): string[] {
   for (const m of goal.matchAll(/([A-Za-z_$][\w$]*)\((?![^)]*\)!?:)/g)) add(m[1]!);
   for (const m of goal.matchAll(/[A-Za-z_$][\w$]*/g)) {
     const w = m[0];
-    if (/[a-z][A-Z]/.test(w) || /[A-Za-z]_[A-Za-z]/.test(w) || /^[A-Z][A-Z0-9_]{2,}$/.test(w))
+    if (
+      /[a-z][A-Z]/.test(w) ||
+      /^[A-Z]{2,}[a-z]/.test(w) ||
+      /[A-Za-z]_[A-Za-z]/.test(w) ||
+      /^[A-Z][A-Z0-9_]{2,}$/.test(w)
+    )
       add(w);
   }
   return [...out];
 }
-
-/** Extensions of source files a goal may name (`multistream.js`, `core.py`). */
-const SOURCE_EXT =
-  /\.(ts|tsx|js|jsx|mjs|cjs|py|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|php|swift|lua|sh)$/i;
 
 /**
  * Parts of the repository a goal names, as lowercase path segments: paths and file names

@@ -441,7 +441,12 @@ export class OfflinePlanner implements Planner {
     return order.map((s, i) => {
       const why: string[] = [];
       if (s.areas) why.push(`in ${s.areas.join(', ')}, which the goal names`);
-      if (s.symbols.length) why.push(`defines ${s.symbols.slice(0, 3).join(', ')}`);
+      const others = s.symbols.filter((n) => !s.named?.includes(n));
+      const defined = [
+        ...(s.named ? [`${s.named.join(', ')} (named by the goal)`] : []),
+        ...others.slice(0, 3 - (s.named ? 1 : 0)),
+      ];
+      if (defined.length) why.push(`defines ${defined.join(', ')}`);
       if (s.matched.length) why.push(`matches ${s.matched.join(', ')}`);
       if (s.tested_by) why.push(`${s.tested_by} tests it`);
       if (s.kind) why.push(`a ${s.kind} file`);
