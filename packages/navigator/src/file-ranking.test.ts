@@ -4,8 +4,8 @@ import path from 'node:path';
 import { hasGeneratedHeader, indexRepository, referenceGraph } from '@clippy/repomap';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileKind, testSubject } from './file-kinds.js';
-import { goalIdentifiers, goalTerms } from './goal-terms.js';
-import { scoreFiles } from './offline-planner.js';
+import { goalAreas, goalIdentifiers, goalTerms } from './goal-terms.js';
+import { scoreFiles, type Scored } from './offline-planner.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -22,9 +22,13 @@ function repo(files: Record<string, string>): string {
   return dir;
 }
 
-async function ranking(root: string, goal: string): Promise<string[]> {
+async function scored(root: string, goal: string): Promise<Scored[]> {
   const index = await indexRepository({ root, cache: false });
-  return scoreFiles(index, referenceGraph(index), goalTerms(goal), goal).map((s) => s.path);
+  return scoreFiles(index, referenceGraph(index), goalTerms(goal), goal);
+}
+
+async function ranking(root: string, goal: string): Promise<string[]> {
+  return (await scored(root, goal)).map((s) => s.path);
 }
 
 describe('goal identifiers and file kinds', () => {
@@ -36,6 +40,20 @@ describe('goal identifiers and file kinds', () => {
     expect(goalIdentifiers('feat(dev): support `NO_COLOR`')).toEqual(['no_color']);
     expect(goalIdentifiers('- add new tool() api')).toEqual(['tool']);
     expect(goalIdentifiers('make types stricter')).toEqual([]);
+    expect(goalIdentifiers('TRPCError formatting')).toEqual(['trpcerror']);
+  });
+
+  it('finds the parts of a repository a goal names: paths, file names, a commit scope', () => {
+    expect(goalAreas('fix(utils/body,validator): normalize Content-Type')).toEqual([
+      ['utils', 'body'],
+      ['validator'],
+    ]);
+    expect(goalAreas('crash in lib/multistream.js when a stream ends')).toEqual([
+      ['lib', 'multistream'],
+    ]);
+    expect(goalAreas('the sign in form shows no error')).toEqual([]);
+    // A file's extension is no term of its own ("ts" would match every TypeScript file).
+    expect(goalTerms('the TRPCError class in TRPCError.ts')).toEqual(['trpc', 'error', 'class']);
   });
 
   it('tells source from tests, docs and generated files', () => {
@@ -44,6 +62,8 @@ describe('goal identifiers and file kinds', () => {
     expect(fileKind('src/a.test.ts')).toBe('test');
     expect(fileKind('tests/test_core.py')).toBe('test');
     expect(fileKind('CHANGELOG.md')).toBe('doc');
+    expect(fileKind('LICENSE')).toBe('doc');
+    expect(fileKind('www/src/pages/index.tsx')).toBe('doc');
     expect(fileKind('docs/api.js')).toBe('doc');
     expect(fileKind('src/types.gen.ts')).toBe('generated');
     expect(fileKind('package-lock.json')).toBe('generated');
@@ -93,5 +113,54 @@ describe('ranking files for a goal', () => {
     });
     const ranked = await ranking(root, 'fix req header lookup');
     expect(ranked[0]).toBe('lib/request.js');
+  });
+
+  it('ranks the module a commit scope or a path names first, and says so', async () => {
+    const root = repo({
+      'src/middleware/cors/index.ts': 'export const cors = (opts) => (c, next) => next();\n',
+      'src/middleware/csrf/index.ts':
+        'export const csrf = (origin) => (c, next) => { if (c.origin !== origin) throw 1; return next(); };\n',
+      'src/hono.ts':
+        'export class Hono { origin = ""; match(origin) { return this.origin === origin; } header(h) { return h; } }\n',
+    });
+    const ranked = await scored(root, 'fix(cors): avoid setting the header if no origin matches');
+    expect(ranked[0]!.path).toBe('src/middleware/cors/index.ts');
+    expect(ranked[0]!.areas).toEqual(['cors']);
+    const byPath = await ranking(root, 'origin check in src/hono.ts');
+    expect(byPath[0]).toBe('src/hono.ts');
+  });
+
+  it('ranks tests as source when the goal is about tests, below their subject otherwise', async () => {
+    const root = repo({
+      'src/parser.py': 'def parse(text):\n    return text.split()\n',
+      'src/lexer.py': 'def tokens(text):\n    return list(text)\n',
+      'tests/test_parser.py':
+        'from src.parser import parse\n\ndef test_parse_words():\n    assert parse("a b") == ["a", "b"]\n',
+    });
+    expect((await ranking(root, 'parser drops empty words'))[0]).toBe('src/parser.py');
+    expect((await ranking(root, 'add tests for the parser'))[0]).toBe('tests/test_parser.py');
+  });
+
+  it('points a matching test at the source file it is named after', async () => {
+    const root = repo({
+      'src/core.py': 'class Command:\n    def invoke(self, ctx):\n        return ctx\n',
+      'src/termui.py': 'def echo(message):\n    print(message)\n',
+      'tests/test_core.py':
+        'def test_deprecated_callback_style():\n    # old callback style: deprecated callback with two args\n    assert Command().invoke(None) is None\n',
+    });
+    const ranked = await scored(root, 'deprecate old callback style');
+    expect(ranked[0]!.path).toBe('src/core.py');
+    expect(ranked[0]!.tested_by).toBe('tests/test_core.py');
+  });
+
+  it('takes a type declaration file for a goal about types', async () => {
+    const root = repo({
+      'index.js':
+        "function pino(opts) {\n  if (typeof opts !== 'object') throw new TypeError('opts: wrong type');\n  return { info(msg) { return msg; } };\n}\nmodule.exports = pino;\n",
+      'index.d.ts':
+        'declare function pino(opts?: object): { info(msg: string): void };\nexport = pino;\n',
+      'lib/levels.js': 'module.exports = { info: 30, error: 50 };\n',
+    });
+    expect((await ranking(root, 'make types stricter'))[0]).toBe('index.d.ts');
   });
 });
