@@ -62,6 +62,7 @@ export const KIND_WEIGHT: Record<FileKind, number> = {
 const KIND_WORDS: Partial<Record<FileKind, RegExp>> = {
   test: /^(test|spec|flaky|coverag)$/,
   doc: /^(doc|docs|documentation|readm|changelog)$/,
+  generated: /^(generat|codegen)/,
 };
 
 /** The multipliers for a goal: a goal about tests ("add tests for …") ranks tests as source. */

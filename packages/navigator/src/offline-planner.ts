@@ -1,5 +1,6 @@
 import { fileCostAt, fileCosts, type FlightPlan, type RepoIndex } from '@clippy/repomap';
 import { scoreFiles, type Scored } from './file-scores.js';
+import { kindWeights } from './file-kinds.js';
 import { goalTerms } from './goal-terms.js';
 import type { Planner, PlannerInput, PlannerOutcome } from './planner.js';
 import { FINALIZE_CONTEXT, UPDATE_FLIGHT_PLAN, type ToolCall } from './tools.js';
@@ -183,6 +184,14 @@ export class OfflinePlanner implements Planner {
     );
   }
 
+  /**
+   * Generated files are regenerated, not edited: they get no detail (they stay structure)
+   * unless the goal is about them ("the generated client …").
+   */
+  private leftOut(s: Scored | undefined): boolean {
+    return s?.kind === 'generated' && kindWeights(this.terms).generated !== 1;
+  }
+
   private feedbackSeen: string[] = [];
   /** Plans the user rejected (canonical JSON): never proposed again. */
   private readonly rejectedPlans = new Set<string>();
@@ -246,7 +255,7 @@ export class OfflinePlanner implements Planner {
     for (const s of scored) {
       if (picked.length >= MAX_PINNED || s.score < top * MIN_SHARE) break;
       if (picked.length >= MIN_PINNED && s.score < top * CLOSE_SHARE) break;
-      if (this.rejectedFiles.has(literal(s.path))) continue;
+      if (this.rejectedFiles.has(literal(s.path)) || this.leftOut(s)) continue;
       const c = fileCosts(input.index, s.path);
       // The best match that fits in full is shown in full; the others as interfaces first, so
       // more of the matches show.
@@ -281,6 +290,7 @@ export class OfflinePlanner implements Planner {
     const core = new Set([...l4, ...l3]);
     const links = neighboursOf(input.graph, core);
     const scoreOf = new Map(scored.map((s) => [s.path, s.score]));
+    const byPath = new Map((this.scored ?? []).map((s) => [s.path, s]));
     const candidates = [...links.keys()]
       .map((p) => ({ p, w: (links.get(p) ?? 0) * (1 + (scoreOf.get(p) ?? 0)) }))
       .sort((a, b) => b.w - a.w || (a.p < b.p ? -1 : 1))
@@ -288,7 +298,7 @@ export class OfflinePlanner implements Planner {
     let neighbours = 0;
     for (const p of candidates) {
       if (neighbours >= MAX_NEIGHBOURS || l4.length + l3.length >= MIN_PINNED) break;
-      if (this.rejectedFiles.has(literal(p))) continue;
+      if (this.rejectedFiles.has(literal(p)) || this.leftOut(byPath.get(p))) continue;
       const c = fileCosts(input.index, p);
       if (c.l3 <= c.l1 || used + c.l3 > limit) continue;
       l3.push(p);
@@ -407,7 +417,12 @@ export class OfflinePlanner implements Planner {
         )
           break;
         const pattern = literal(s.path);
-        if (pinned.has(pattern) || this.demoted.has(pattern) || this.rejectedFiles.has(pattern))
+        if (
+          pinned.has(pattern) ||
+          this.demoted.has(pattern) ||
+          this.rejectedFiles.has(pattern) ||
+          this.leftOut(s)
+        )
           continue;
         const c = fileCosts(input.index, s.path);
         const now = tokensNow.get(s.path) ?? 0;
