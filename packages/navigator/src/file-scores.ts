@@ -3,7 +3,7 @@ import { fileKind, kindWeights, testSubject, type FileKind } from './file-kinds.
 import { goalAreas, goalIdentifiers, identifierTerms, inArea, termMatches } from './goal-terms.js';
 
 /** How much a term found in each field counts (a path names a module, a definition names code). */
-const FIELD_WEIGHT = { path: 3, def: 2, doc: 1, ref: 0.5, body: 1 } as const;
+const FIELD_WEIGHT = { path: 3, def: 2, doc: 1, body: 1 } as const;
 /** Share of the weaker fields' evidence added to the strongest one. */
 const OTHER_FIELDS_SHARE = 0.25;
 /** BM25 term-frequency saturation and length normalisation for the body (the usual values). */
@@ -43,30 +43,33 @@ export interface Scored {
 }
 
 /**
- * What a goal is matched against, built once per index: every file's field words, and an
- * inverted index of the words of all texts (a goal term is looked up in the vocabulary once,
- * not in every file).
+ * What a goal is matched against, built once per index: one vocabulary of stemmed words, every
+ * file's field words (path, definitions, doc comments) as word ids, and its text as
+ * identifier ids with counts (an identifier's words are split and stemmed once for the whole
+ * repository, so a goal term is compared with each distinct word once, not with every file).
  */
 interface Corpus {
   kinds: FileKind[];
-  pathWords: string[][];
-  defWords: string[][];
-  docWords: string[][];
-  refWords: string[][];
+  /** Stemmed words, by id. */
+  vocabulary: string[];
+  pathWords: Int32Array[];
+  defWords: Int32Array[];
+  docWords: Int32Array[];
   /** Per file: its definitions, lowercased name and words (for the goal's identifiers and the reason). */
   defs: { name: string; lower: string; words: string[] }[][];
-  /** Stemmed words of all texts, and per word the files holding it with their counts. */
-  vocabulary: string[];
-  postingFiles: number[][];
-  postingCounts: number[][];
+  /** Distinct identifiers of all texts: their word ids and lowercase form. */
+  identWords: Int32Array[];
+  identLower: string[];
+  /** Per file: the identifiers of its text (ids) and how often each occurs. */
+  bodyIdents: Int32Array[];
+  bodyCounts: Uint32Array[];
   /** Words in each file's text. */
   bodyLen: Float64Array;
   avgLen: number;
-  /** Lowercased identifiers of the texts → the files holding them. */
-  identFiles: Map<string, number[]>;
 }
 
 const corpora = new WeakMap<RepoIndex, Corpus>();
+const NO_COUNTS = new Uint32Array(0);
 
 function corpusOf(index: RepoIndex): Corpus {
   const cached = corpora.get(index);
@@ -74,104 +77,123 @@ function corpusOf(index: RepoIndex): Corpus {
   const files = index.files;
   const vocabId = new Map<string, number>();
   const vocabulary: string[] = [];
-  const postingFiles: number[][] = [];
-  const postingCounts: number[][] = [];
-  /** Identifiers recur across files and tags: each is split and stemmed once. */
-  const wordsMemo = new Map<string, string[]>();
+  const wordId = (w: string) => {
+    let id = vocabId.get(w);
+    if (id === undefined) {
+      id = vocabulary.length;
+      vocabId.set(w, id);
+      vocabulary.push(w);
+    }
+    return id;
+  };
+  /** Names recur across files and tags: each is split and stemmed once. */
+  const nameMemo = new Map<string, string[]>();
   const wordsOfName = (name: string) => {
-    let w = wordsMemo.get(name);
-    if (!w) wordsMemo.set(name, (w = identifierTerms(name)));
+    let w = nameMemo.get(name);
+    if (!w) nameMemo.set(name, (w = identifierTerms(name)));
     return w;
   };
-  /** An identifier's word ids and the files holding its lowercase form, shared by every file. */
-  const split = new Map<string, { ids: number[]; holders: number[] }>();
-  const byLower = new Map<string, number[]>();
+  const ids = (words: string[]) => Int32Array.from(words, wordId);
+  const identId = new Map<string, number>();
+  const identWords: Int32Array[] = [];
+  const identLower: string[] = [];
+  const bodyIdents: Int32Array[] = [];
+  const bodyCounts: Uint32Array[] = [];
   const bodyLen = new Float64Array(files.length);
   files.forEach((file, fi) => {
     const { names, counts } = wordsOf(file);
+    const own = new Int32Array(names.length);
     let len = 0;
     for (let k = 0; k < names.length; k++) {
       const name = names[k]!;
-      const count = counts[k]!;
-      let s = split.get(name);
-      if (!s) {
-        const ids = wordsOfName(name).map((w) => {
-          let id = vocabId.get(w);
-          if (id === undefined) {
-            id = vocabulary.length;
-            vocabId.set(w, id);
-            vocabulary.push(w);
-            postingFiles.push([]);
-            postingCounts.push([]);
-          }
-          return id;
-        });
-        const lower = name.toLowerCase();
-        let holders = byLower.get(lower);
-        if (!holders) byLower.set(lower, (holders = []));
-        s = { ids, holders };
-        split.set(name, s);
+      let id = identId.get(name);
+      if (id === undefined) {
+        id = identWords.length;
+        identId.set(name, id);
+        identWords.push(ids(wordsOfName(name)));
+        identLower.push(name.toLowerCase());
       }
-      for (const id of s.ids) {
-        // Postings are appended file by file: this file's entry, if any, is the last one.
-        const pf = postingFiles[id]!;
-        const pc = postingCounts[id]!;
-        if (pf[pf.length - 1] === fi) pc[pc.length - 1]! += count;
-        else {
-          pf.push(fi);
-          pc.push(count);
-        }
-      }
-      len += s.ids.length * count;
-      if (s.holders[s.holders.length - 1] !== fi) s.holders.push(fi);
+      own[k] = id;
+      len += identWords[id]!.length * counts[k]!;
     }
+    bodyIdents.push(own);
+    bodyCounts.push(names.length ? counts : NO_COUNTS);
     bodyLen[fi] = len;
   });
   const corpus: Corpus = {
     kinds: files.map((f) => fileKind(f.path, f.generated === true)),
-    pathWords: files.map((f) => [
-      ...identifierTerms(f.path),
-      ...(DECLARATIONS.test(f.path) ? DECLARATION_WORDS : []),
-    ]),
+    vocabulary,
+    pathWords: files.map((f) =>
+      ids([...identifierTerms(f.path), ...(DECLARATIONS.test(f.path) ? DECLARATION_WORDS : [])]),
+    ),
     defWords: files.map((f) =>
-      f.tags.filter((t) => t.kind === 'def').flatMap((t) => wordsOfName(t.name)),
+      ids(f.tags.filter((t) => t.kind === 'def').flatMap((t) => wordsOfName(t.name))),
     ),
-    docWords: files.map((f) => f.tags.flatMap((t) => (t.doc ? identifierTerms(t.doc) : []))),
-    refWords: files.map((f) =>
-      f.tags.filter((t) => t.kind === 'ref').flatMap((t) => wordsOfName(t.name)),
-    ),
+    docWords: files.map((f) => ids(f.tags.flatMap((t) => (t.doc ? identifierTerms(t.doc) : [])))),
     defs: files.map((f) =>
       f.tags
         .filter((t) => t.kind === 'def')
-        .map((t) => ({
-          name: t.name,
-          lower: t.name.toLowerCase(),
-          words: wordsOfName(t.name),
-        })),
+        .map((t) => ({ name: t.name, lower: t.name.toLowerCase(), words: wordsOfName(t.name) })),
     ),
-    vocabulary,
-    postingFiles,
-    postingCounts,
+    identWords,
+    identLower,
+    bodyIdents,
+    bodyCounts,
     bodyLen,
     avgLen: bodyLen.reduce((a, b) => a + b, 0) / Math.max(1, files.length),
-    identFiles: byLower,
   };
   corpora.set(index, corpus);
   return corpus;
 }
 
-function hits(term: string, words: string[]): number {
+/** Which words of the vocabulary a term names: as a word, and as a path word (short terms by prefix). */
+interface TermWords {
+  word: Uint8Array;
+  path: Uint8Array;
+}
+
+function termWords(c: Corpus, term: string): TermWords {
+  const word = new Uint8Array(c.vocabulary.length);
+  const path = new Uint8Array(c.vocabulary.length);
+  c.vocabulary.forEach((w, id) => {
+    word[id] = termMatches(term, w) ? 1 : 0;
+    // `res` names response.js, `req` request.js.
+    path[id] = term.length >= 4 ? word[id]! : w.startsWith(term) ? 1 : 0;
+  });
+  return { word, path };
+}
+
+/** How many of `words` are flagged. */
+function hits(flags: Uint8Array, words: Int32Array): number {
   let n = 0;
-  for (const w of words) if (termMatches(term, w)) n++;
+  for (let k = 0; k < words.length; k++) n += flags[words[k]!]!;
   return n;
 }
 
-/** Path words also match a short term by prefix: `res` names response.js, `req` request.js. */
-function pathHits(term: string, words: string[]): number {
-  if (term.length >= 4) return hits(term, words);
-  let n = 0;
-  for (const w of words) if (w.startsWith(term)) n++;
-  return n;
+/** Occurrences of a term's words in every file's text. */
+function bodyCounts(c: Corpus, t: TermWords, n: number): Float64Array {
+  const perIdent = new Float64Array(c.identWords.length);
+  c.identWords.forEach((words, id) => (perIdent[id] = hits(t.word, words)));
+  const tf = new Float64Array(n);
+  for (let fi = 0; fi < n; fi++) {
+    const own = c.bodyIdents[fi]!;
+    const counts = c.bodyCounts[fi]!;
+    let sum = 0;
+    for (let k = 0; k < own.length; k++) sum += perIdent[own[k]!]! * counts[k]!;
+    tf[fi] = sum;
+  }
+  return tf;
+}
+
+/** The files whose text holds an identifier (compared lowercased: `sendfile`, `trpcerror`). */
+function filesHolding(c: Corpus, lower: string): Set<number> {
+  const flag = new Uint8Array(c.identLower.length);
+  c.identLower.forEach((l, id) => (flag[id] = l === lower ? 1 : 0));
+  const out = new Set<number>();
+  c.bodyIdents.forEach((own, fi) => {
+    if (hits(flag, own) > 0) out.add(fi);
+  });
+  return out;
 }
 
 /** Saturating count: one hit counts 1, many approach 2 (a long file cannot win on volume). */
@@ -180,21 +202,9 @@ const sat = (n: number) => (n === 0 ? 0 : (2 * n) / (n + 1));
 /** BM25's idf: a word found in nearly every file counts for almost nothing. */
 const idfOf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
 
-/** Occurrences of a term in every file's text (words it names by prefix included). */
-function bodyCounts(c: Corpus, term: string, n: number): Float64Array {
-  const tf = new Float64Array(n);
-  c.vocabulary.forEach((w, id) => {
-    if (!termMatches(term, w)) return;
-    const fs = c.postingFiles[id]!;
-    const cs = c.postingCounts[id]!;
-    for (let k = 0; k < fs.length; k++) tf[fs[k]!]! += cs[k]!;
-  });
-  return tf;
-}
-
 /**
  * Lexical relevance of every file to the terms (paths, definition names, doc comments,
- * references, texts; rare terms weigh more) and the goal's identifiers, by file kind, with a
+ * texts; rare terms weigh more) and the goal's identifiers, by file kind, with a
  * matching test's credit to its subject, then spread one hop along the reference graph.
  */
 export function scoreFiles(
@@ -207,27 +217,28 @@ export function scoreFiles(
   const files = index.files;
   const n = files.length;
   const idents = goalIdentifiers(goal);
-  const tfs = terms.map((t) => bodyCounts(c, t, n));
-  const idfs = terms.map((t, ti) => {
+  const flags = terms.map((t) => termWords(c, t));
+  const tfs = flags.map((f) => bodyCounts(c, f, n));
+  const idfs = flags.map((f, ti) => {
     let df = 0;
     for (let fi = 0; fi < n; fi++) {
       if (
         tfs[ti]![fi]! > 0 ||
-        pathHits(t, c.pathWords[fi]!) > 0 ||
-        hits(t, c.defWords[fi]!) > 0 ||
-        hits(t, c.docWords[fi]!) > 0
+        hits(f.path, c.pathWords[fi]!) > 0 ||
+        hits(f.word, c.defWords[fi]!) > 0 ||
+        hits(f.word, c.docWords[fi]!) > 0
       )
         df++;
     }
     return idfOf(n, df);
   });
-  const identIdf = idents.map((id) => {
+  const identIn = idents.map((id) => filesHolding(c, id));
+  const identIdf = idents.map((id, k) => {
     let def = 0;
     for (const defs of c.defs) if (defs.some((d) => d.lower === id)) def++;
-    return { def: idfOf(n, def), body: idfOf(n, c.identFiles.get(id)?.length ?? 0) };
+    return { def: idfOf(n, def), body: idfOf(n, identIn[k]!.size) };
   });
   const kindWeight = kindWeights(terms);
-  const identIn = idents.map((id) => new Set(c.identFiles.get(id) ?? []));
   const areas = goalAreas(goal).map((segs) => {
     const holders = new Set<number>();
     files.forEach((f, fi) => {
@@ -242,6 +253,7 @@ export function scoreFiles(
     let score = 0;
     const matched: string[] = [];
     terms.forEach((t, ti) => {
+      const f = flags[ti]!;
       const tf = tfs[ti]![fi]!;
       const body =
         tf === 0
@@ -249,10 +261,9 @@ export function scoreFiles(
           : (tf * (BODY_K1 + 1)) /
             (tf + BODY_K1 * (1 - BODY_B + (BODY_B * c.bodyLen[fi]!) / Math.max(1, c.avgLen)));
       const fields = [
-        FIELD_WEIGHT.path * sat(pathHits(t, c.pathWords[fi]!)),
-        FIELD_WEIGHT.def * sat(hits(t, c.defWords[fi]!)),
-        FIELD_WEIGHT.doc * sat(hits(t, c.docWords[fi]!)),
-        FIELD_WEIGHT.ref * sat(hits(t, c.refWords[fi]!)),
+        FIELD_WEIGHT.path * sat(hits(f.path, c.pathWords[fi]!)),
+        FIELD_WEIGHT.def * sat(hits(f.word, c.defWords[fi]!)),
+        FIELD_WEIGHT.doc * sat(hits(f.word, c.docWords[fi]!)),
         FIELD_WEIGHT.body * body,
       ];
       // The strongest field counts in full, the others a little: a common word found in every

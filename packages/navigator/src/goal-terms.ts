@@ -41,14 +41,35 @@ export function stem(word: string): string {
   return w;
 }
 
-/** Splits an identifier or path into lowercase words: `refreshToken_v2` → refresh, token, v2. */
+/**
+ * Splits an identifier or path into lowercase words: `refreshToken_v2` → refresh, token, v2;
+ * `HTTPServer` → http, server. (A scan, not regular expressions: it runs on every identifier of
+ * a repository.)
+ */
 export function splitWords(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    const upper = c >= 65 && c <= 90;
+    if (!(upper || (c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+      if (start >= 0) out.push(text.slice(start, i).toLowerCase());
+      start = -1;
+    } else if (start < 0) start = i;
+    else if (upper) {
+      // A word starts at a capital after a lowercase letter or digit (camelCase), or at the
+      // last capital of a run followed by a lowercase letter (HTTPServer).
+      const p = text.charCodeAt(i - 1);
+      const n = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+      const afterLower = (p >= 97 && p <= 122) || (p >= 48 && p <= 57);
+      const runEnds = p >= 65 && p <= 90 && n >= 97 && n <= 122;
+      if (afterLower || runEnds) {
+        out.push(text.slice(start, i).toLowerCase());
+        start = i;
+      }
+    }
+  }
+  return out;
 }
 
 /** The distinct, stemmed content words of a goal (order kept, at least 2 characters). */
