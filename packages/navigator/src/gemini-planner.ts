@@ -1,10 +1,9 @@
 import { countTokens } from '@clippy/repomap';
-import {
-  ApiError,
+import type {
   FunctionCallingConfigMode,
+  GenerateContentParameters,
+  GenerateContentResponse,
   GoogleGenAI,
-  type GenerateContentParameters,
-  type GenerateContentResponse,
 } from '@google/genai';
 import type {
   Planner,
@@ -61,24 +60,40 @@ export interface GeminiPlannerOptions {
   seed?: number;
 }
 
+type Sdk = typeof import('@google/genai');
+let sdk: Promise<Sdk> | undefined;
+/** The SDK, loaded at the first call: an offline run never pays for loading it. */
+const loadSdk = () => (sdk ??= import('@google/genai'));
+
+/** An HTTP error the SDK raised (its ApiError), with the status it carries. */
+function apiError(err: unknown): { status: number; message: string } | undefined {
+  return err instanceof Error &&
+    err.name === 'ApiError' &&
+    typeof (err as { status?: unknown }).status === 'number'
+    ? (err as Error & { status: number })
+    : undefined;
+}
+
 function isRetryable(err: unknown): boolean {
-  if (err instanceof ApiError) return err.status === 429 || err.status >= 500;
+  const api = apiError(err);
+  if (api) return api.status === 429 || api.status >= 500;
   // Network failures (connection reset, DNS) surface as TypeError from fetch: worth a retry.
   return err instanceof TypeError;
 }
 
 function errorText(err: unknown): string {
-  if (err instanceof ApiError) {
-    let detail = err.message;
+  const api = apiError(err);
+  if (api) {
+    let detail = api.message;
     try {
-      const parsed = JSON.parse(err.message.replace(/^[^{]*/, '')) as {
+      const parsed = JSON.parse(api.message.replace(/^[^{]*/, '')) as {
         error?: { message?: string };
       };
       detail = parsed.error?.message ?? detail;
     } catch {
       // not JSON: keep the message
     }
-    return `HTTP ${err.status}: ${detail.slice(0, 300)}`;
+    return `HTTP ${api.status}: ${detail.slice(0, 300)}`;
   }
   return err instanceof Error ? err.message : String(err);
 }
@@ -87,7 +102,8 @@ function errorText(err: unknown): string {
 export class GeminiPlanner implements Planner {
   readonly kind = 'gemini' as const;
   readonly model: string;
-  private readonly ai: GoogleGenAI;
+  private client: Promise<GoogleGenAI> | undefined;
+  private readonly clientOptions: { apiKey: string; httpOptions?: { baseUrl: string } };
   private readonly pricing: Pricing;
   private readonly backoffMs: number;
   private readonly countWith: 'server' | 'o200k';
@@ -117,12 +133,18 @@ export class GeminiPlanner implements Planner {
       context_length: CONTEXT_WINDOWS[this.model] ?? null,
     };
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-    this.ai = new GoogleGenAI({
+    this.clientOptions = {
       apiKey: opts.apiKey,
       ...(opts.baseUrl ? { httpOptions: { baseUrl: opts.baseUrl } } : {}),
-    });
+    };
     this.fixedTokens =
       countTokens(SYSTEM_INSTRUCTION) + countTokens(JSON.stringify(TOOL_DECLARATIONS));
+  }
+
+  private ai(): Promise<GoogleGenAI> {
+    return (this.client ??= loadSdk().then(
+      ({ GoogleGenAI }) => new GoogleGenAI(this.clientOptions),
+    ));
   }
 
   private request(prompt: string): GenerateContentParameters {
@@ -139,7 +161,7 @@ export class GeminiPlanner implements Planner {
         // ANY: the model must answer with a call; prose answers cost money and do nothing.
         toolConfig: {
           functionCallingConfig: {
-            mode: FunctionCallingConfigMode.ANY,
+            mode: 'ANY' as FunctionCallingConfigMode,
             allowedFunctionNames: [...TOOL_NAMES],
           },
         },
@@ -157,7 +179,9 @@ export class GeminiPlanner implements Planner {
   ): Promise<{ tokens: number; source: 'server' | 'o200k' }> {
     if (this.countWith === 'server') {
       try {
-        const res = await this.ai.models.countTokens({
+        const res = await (
+          await this.ai()
+        ).models.countTokens({
           model: this.model,
           contents: [{ role: 'user', parts: [{ text: prompt }] }],
         });
@@ -202,7 +226,7 @@ export class GeminiPlanner implements Planner {
       const started = Date.now();
       let response: GenerateContentResponse;
       try {
-        response = await this.ai.models.generateContent(request);
+        response = await (await this.ai()).models.generateContent(request);
       } catch (err) {
         lastError = errorText(err);
         const retry = isRetryable(err) && attempt < MAX_ATTEMPTS;
@@ -214,12 +238,11 @@ export class GeminiPlanner implements Planner {
           cost: 0,
           finish_reason: null,
           retry,
-          retry_reason:
-            err instanceof ApiError
-              ? err.status === 429
-                ? 'rate_limit'
-                : 'server_error'
-              : 'network',
+          retry_reason: !apiError(err)
+            ? 'network'
+            : apiError(err)!.status === 429
+              ? 'rate_limit'
+              : 'server_error',
           error: lastError,
         });
         if (!retry) return { kind: 'failed', error: `Gemini call failed: ${lastError}`, cost: 0 };
