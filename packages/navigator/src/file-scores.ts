@@ -18,7 +18,7 @@ const AREA_WEIGHT = 4;
 /** Share of a test file's score credited to the source file it is named after. */
 const TEST_SUBJECT_SHARE = 0.5;
 /** Share of a file's score passed to each file it references or is referenced by (one hop). */
-const SPREAD_SHARE = 0.05;
+const SPREAD_SHARE = 0.1;
 /** Type declaration files (`pino.d.ts`, `core.pyi`): a goal about "types" names them. */
 const DECLARATIONS = /\.d\.[cm]?ts$|\.pyi$/;
 const DECLARATION_WORDS = ['type', 'typing'];
