@@ -3,7 +3,7 @@ import { fileKind, kindWeights, testSubject, type FileKind } from './file-kinds.
 import { goalAreas, goalIdentifiers, identifierTerms, inArea, termMatches } from './goal-terms.js';
 
 /** How much a term found in each field counts (a path names a module, a definition names code). */
-const FIELD_WEIGHT = { path: 3, def: 2, doc: 1, body: 1 } as const;
+const FIELD_WEIGHT = { path: 3, def: 2, body: 1 } as const;
 /** Share of the weaker fields' evidence added to the strongest one. */
 const OTHER_FIELDS_SHARE = 0.25;
 /** BM25 term-frequency saturation and length normalisation for the body (the usual values). */
@@ -44,7 +44,7 @@ export interface Scored {
 
 /**
  * What a goal is matched against, built once per index: one vocabulary of stemmed words, every
- * file's field words (path, definitions, doc comments) as word ids, and its text as
+ * file's field words (path, definition names) as word ids, and its text as
  * identifier ids with counts (an identifier's words are split and stemmed once for the whole
  * repository, so a goal term is compared with each distinct word once, not with every file).
  */
@@ -54,7 +54,6 @@ interface Corpus {
   vocabulary: string[];
   pathWords: Int32Array[];
   defWords: Int32Array[];
-  docWords: Int32Array[];
   /** Per file: its definitions, lowercased name and words (for the goal's identifiers and the reason). */
   defs: { name: string; lower: string; words: string[] }[][];
   /** Distinct identifiers of all texts: their word ids and lowercase form. */
@@ -129,7 +128,6 @@ function corpusOf(index: RepoIndex): Corpus {
     defWords: files.map((f) =>
       ids(f.tags.filter((t) => t.kind === 'def').flatMap((t) => wordsOfName(t.name))),
     ),
-    docWords: files.map((f) => ids(f.tags.flatMap((t) => (t.doc ? identifierTerms(t.doc) : [])))),
     defs: files.map((f) =>
       f.tags
         .filter((t) => t.kind === 'def')
@@ -203,7 +201,7 @@ const sat = (n: number) => (n === 0 ? 0 : (2 * n) / (n + 1));
 const idfOf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
 
 /**
- * Lexical relevance of every file to the terms (paths, definition names, doc comments,
+ * Lexical relevance of every file to the terms (paths, definition names,
  * texts; rare terms weigh more) and the goal's identifiers, by file kind, with a
  * matching test's credit to its subject, then spread one hop along the reference graph.
  */
@@ -225,8 +223,7 @@ export function scoreFiles(
       if (
         tfs[ti]![fi]! > 0 ||
         hits(f.path, c.pathWords[fi]!) > 0 ||
-        hits(f.word, c.defWords[fi]!) > 0 ||
-        hits(f.word, c.docWords[fi]!) > 0
+        hits(f.word, c.defWords[fi]!) > 0
       )
         df++;
     }
@@ -263,7 +260,6 @@ export function scoreFiles(
       const fields = [
         FIELD_WEIGHT.path * sat(hits(f.path, c.pathWords[fi]!)),
         FIELD_WEIGHT.def * sat(hits(f.word, c.defWords[fi]!)),
-        FIELD_WEIGHT.doc * sat(hits(f.word, c.docWords[fi]!)),
         FIELD_WEIGHT.body * body,
       ];
       // The strongest field counts in full, the others a little: a common word found in every
