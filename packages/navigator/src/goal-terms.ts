@@ -167,3 +167,21 @@ export function inArea(path: string, area: string[]): boolean {
     if (area.every((a, k) => segs[i + k] === a)) return true;
   return false;
 }
+
+/**
+ * How the goal spells each of its terms and identifiers (`remov` → remove, `trpcerror` →
+ * TRPCError), for reasons a user reads.
+ */
+export function termLabels(goal: string): Map<string, string> {
+  const labels = new Map<string, string>();
+  for (const m of goal.matchAll(/[A-Za-z_$][\w$]*/g)) {
+    const word = m[0];
+    const lower = word.toLowerCase();
+    if (!labels.has(lower)) labels.set(lower, word);
+    for (const w of splitWords(word)) {
+      const s = stem(w);
+      if (!labels.has(s)) labels.set(s, w);
+    }
+  }
+  return labels;
+}

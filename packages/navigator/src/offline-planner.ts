@@ -1,7 +1,7 @@
 import { fileCostAt, fileCosts, type FlightPlan, type RepoIndex } from '@clippy/repomap';
 import { scoreFiles, type Scored } from './file-scores.js';
 import { kindWeights } from './file-kinds.js';
-import { goalTerms } from './goal-terms.js';
+import { goalTerms, termLabels } from './goal-terms.js';
 import type { Planner, PlannerInput, PlannerOutcome } from './planner.js';
 import { FINALIZE_CONTEXT, UPDATE_FLIGHT_PLAN, type ToolCall } from './tools.js';
 
@@ -172,10 +172,19 @@ export class OfflinePlanner implements Planner {
   /** Paths the planner already moved down for the budget: never promoted again (no oscillation). */
   private readonly demoted = new Set<string>();
 
+  /** How the goal and feedback spell the terms (reasons show words, not stems). */
+  private labels = new Map<string, string>();
+
+  /** Terms or identifiers as the user wrote them. */
+  private words(terms: string[], sep = ', '): string {
+    return terms.map((t) => this.labels.get(t) ?? t).join(sep);
+  }
+
   private rescore(input: PlannerInput, feedback: string[]): void {
     const terms = goalTerms([input.state.goal, ...feedback].join(' '));
     if (this.scored && terms.join(' ') === this.terms.join(' ')) return;
     this.terms = terms;
+    this.labels = termLabels([input.state.goal, ...feedback].join(' '));
     this.scored = scoreFiles(
       input.index,
       input.graph,
@@ -328,14 +337,14 @@ export class OfflinePlanner implements Planner {
     const why = (p: string) => {
       const s = scored.get(p);
       if (!s || s.matched.length === 0) return `${p} (linked by references)`;
-      return `${p} (matches ${s.matched.join(', ')}${s.symbols.length ? `; defines ${s.symbols.slice(0, 3).join(', ')}` : ''})`;
+      return `${p} (matches ${this.words(s.matched)}${s.symbols.length ? `; defines ${s.symbols.slice(0, 3).join(', ')}` : ''})`;
     };
     const list = (ps: string[]) =>
       `${ps.slice(0, 6).join(', ')}${ps.length > 6 ? ` and ${ps.length - 6} more` : ''}`;
     const matches = sel.l3.filter((p) => (scored.get(p)?.matched.length ?? 0) > 0);
     const neighbours = sel.l3.filter((p) => !matches.includes(p));
     const parts = [
-      `Best matches for "${this.terms.join(' ')}" in detail, their neighbours as interfaces.`,
+      `Best matches for "${this.words(this.terms, ' ')}" in detail, their neighbours as interfaces.`,
     ];
     if (sel.l4.length) parts.push(`Full text: ${sel.l4.map(why).join(', ')}.`);
     if (matches.length) parts.push(`Interfaces of further matches: ${list(matches)}.`);
@@ -437,7 +446,7 @@ export class OfflinePlanner implements Planner {
         if (level === 0) continue;
         (level === 4 ? sel.l4 : sel.l3).push(pattern);
         used += (level === 4 ? c.l4 : c.l3) - now;
-        added.push(`${s.path} at L${level} (${s.matched.join(', ') || 'linked'})`);
+        added.push(`${s.path} at L${level} (${this.words(s.matched) || 'linked'})`);
       }
       if (added.length) {
         const reasoning = `Room left (${map.totalTokens} of ${budget} tokens): adding the next-best matches. ${added.join('; ')}.`;
@@ -462,7 +471,7 @@ export class OfflinePlanner implements Planner {
         ...others.slice(0, 3 - (s.named ? 1 : 0)),
       ];
       if (defined.length) why.push(`defines ${defined.join(', ')}`);
-      if (s.matched.length) why.push(`matches ${s.matched.join(', ')}`);
+      if (s.matched.length) why.push(`matches ${this.words(s.matched)}`);
       if (s.tested_by) why.push(`${s.tested_by} tests it`);
       if (s.kind) why.push(`a ${s.kind} file`);
       if (why.length === 0) why.push(`linked by references to ${core[0] ?? 'the matches'}`);
@@ -481,8 +490,8 @@ export class OfflinePlanner implements Planner {
     const map = input.map;
     const none =
       this.rejectedFiles.size > 0
-        ? `No other file to raise for the goal's terms (${this.terms.join(', ') || 'none'})`
-        : `No file matched the goal's terms (${this.terms.join(', ') || 'none'})`;
+        ? `No other file to raise for the goal's terms (${this.words(this.terms) || 'none'})`
+        : `No file matched the goal's terms (${this.words(this.terms) || 'none'})`;
     const summary =
       sel.l4.length + sel.l3.length === 0
         ? `${none}; the map is the ranked structure of the repository (${map.totalTokens} tokens).`
