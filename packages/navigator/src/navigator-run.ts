@@ -33,7 +33,7 @@ export type DecisionEntry = Omit<Decision, 'timestamp' | 'tokens' | 'counts_by_l
 export interface RunSetup {
   root: string;
   goal: string;
-  planner: Pick<Planner, 'kind'>;
+  planner: Pick<Planner, 'kind' | 'needsFirstMap'>;
   pricing: Pricing;
   mode?: Mode;
   tokenBudget?: number;
@@ -85,7 +85,7 @@ export class NavigatorRun {
 
   private constructor(
     readonly state: NavigatorState,
-    private current: MapResult,
+    private current: MapResult | undefined,
     readonly index: RepoIndex,
     private readonly graph: Map<string, Map<string, number>>,
     private readonly terms: string[],
@@ -99,7 +99,10 @@ export class NavigatorRun {
     const graph = referenceGraph(index);
     const terms = goalTerms(opts.goal);
     const plan: FlightPlan = { ...(opts.initialPlan ?? {}), budget: tokenBudget };
-    const map = await renderFor(index, plan, tokenBudget, terms);
+    const map =
+      opts.planner.needsFirstMap === false
+        ? undefined
+        : await renderFor(index, plan, tokenBudget, terms);
     const state: NavigatorState = {
       goal: opts.goal,
       repository: opts.root,
@@ -113,7 +116,7 @@ export class NavigatorRun {
       },
       flight_plan: plan,
       decision_log: [],
-      map: mapMetadata(map),
+      map: mapMetadata(map ?? blankMap(tokenBudget)),
       iterations: 0,
       max_iterations: opts.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       complete: false,
@@ -124,8 +127,27 @@ export class NavigatorRun {
     return new NavigatorRun(state, map, index, graph, terms, clock);
   }
 
+  /** The current map (only read after `ensureMap` when the first one may not be rendered). */
   get map(): MapResult {
+    if (!this.current) throw new Error('the map was read before it was rendered');
     return this.current;
+  }
+
+  /** Whether the current plan's map is rendered. */
+  get rendered(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** The current plan's map, rendered now if it was not yet. */
+  async ensureMap(): Promise<MapResult> {
+    if (!this.current) this.setMap(await this.render(this.state.flight_plan));
+    return this.current!;
+  }
+
+  /** Forgets the map (a reverted first step): the plan's map is rendered when next read. */
+  clearMap(): void {
+    this.current = undefined;
+    this.state.map = mapMetadata(blankMap(this.state.budget.token_budget));
   }
 
   /** Makes `map` the current map, and the state's figures its figures. */
@@ -143,8 +165,8 @@ export class NavigatorRun {
   log(d: DecisionEntry): void {
     this.state.decision_log.push({
       ...d,
-      tokens: this.current.totalTokens,
-      counts_by_level: [...this.current.countsByLevel],
+      tokens: this.map.totalTokens,
+      counts_by_level: [...this.map.countsByLevel],
       timestamp: this.clock().toISOString(),
     });
   }
@@ -185,7 +207,8 @@ export class NavigatorRun {
     const input: PlannerInput = {
       state: this.state,
       step,
-      map: this.current,
+      map: this.current ?? blankMap(this.state.budget.token_budget),
+      ...(this.current ? {} : { ensureMap: () => this.ensureMap() }),
       index: this.index,
       graph: this.graph,
       lastResults: this.lastResults,
@@ -196,6 +219,20 @@ export class NavigatorRun {
     this.rejection = undefined;
     return input;
   }
+}
+
+/** A stand-in for a map not rendered yet: no files, no tokens. */
+function blankMap(budget: number): MapResult {
+  return {
+    files: [],
+    totalTokens: 0,
+    budget,
+    overBudget: false,
+    countsByLevel: [0, 0, 0, 0, 0],
+    topContributors: [],
+    warnings: [],
+    output: '',
+  };
 }
 
 function renderFor(

@@ -6,7 +6,7 @@ import type { Planner, PlannerOutcome, PlannerSettings } from './planner.js';
 import { renderTurnReport } from './render-turn-report.js';
 import type { NavigatorState, RunStats, TimelineEvent } from './state.js';
 import { runTool } from './tool-runner.js';
-import type { ToolResult } from './tools.js';
+import { UPDATE_FLIGHT_PLAN, type ToolResult } from './tools.js';
 import { buildTurnReport, type TurnReport } from './turn-report.js';
 
 import { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_SPEND_USD, DEFAULT_TOKEN_BUDGET } from './defaults.js';
@@ -91,14 +91,22 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
       }
       const step = state.iterations + 1;
       // Kept so an interactive `reject` can put the plan and map back as they were.
-      const before: StepStart = { plan: state.flight_plan, map: run.map };
+      // Only a first step may start without its map (a planner that does not need it).
+      if (step > 1) await run.ensureMap();
+      const before: StepStart = {
+        plan: state.flight_plan,
+        map: run.rendered ? run.map : undefined,
+      };
       const feedback = [...state.pending_feedback, ...broker.takeFeedback()];
       state.pending_feedback = [];
       await broker.setBusy(true);
       const outcome = await opts.planner.next(run.plannerInput(step, feedback), {
         recordModelCall: (ev) => run.recordModelCall(ev),
       });
+      // Anything but a plan change first reads the current map (a refusal logs its figures).
+      if (!opensWithPlanChange(outcome)) await run.ensureMap();
       const cost = await applyOutcome(run, step, outcome, feedback);
+      await run.ensureMap();
       const report = buildTurnReport(state, { cost, timestamp: clock(), step });
       run.reports.push(report);
       await broker.turn(renderTurnReport(report, { verbose: opts.verbose }));
@@ -110,6 +118,7 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
   } finally {
     opts.planner.dispose?.();
   }
+  if (run.userAction !== 'quit') await run.ensureMap();
   const finishedAt = clock();
   const context =
     run.userAction === 'quit'
@@ -144,7 +153,15 @@ export async function navigate(opts: NavigatorOptions): Promise<NavigatorResult>
 /** The plan and map a step started from (what an interactive `reject` restores). */
 interface StepStart {
   plan: FlightPlan;
-  map: MapResult;
+  /** Undefined when the step started before its map was rendered. */
+  map: MapResult | undefined;
+}
+
+/** Whether a step's answer starts with a well-formed plan change (which renders its own map). */
+function opensWithPlanChange(outcome: PlannerOutcome): boolean {
+  return (
+    outcome.kind === 'calls' && !outcome.problem && outcome.calls[0]?.name === UPDATE_FLIGHT_PLAN
+  );
 }
 
 /**
@@ -260,7 +277,8 @@ function revertStep(run: NavigatorRun, step: number, reason: string | null, befo
   };
   state.flight_plan = before.plan;
   // Rendering is deterministic: the map from before the step is the re-rendered old plan.
-  run.setMap(before.map);
+  if (before.map) run.setMap(before.map);
+  else run.clearMap();
   const error = `rejected by the user${reason ? `: ${reason}` : ''}; the change was reverted`;
   run.lastResults = run.lastResults.map((r) => ({
     ...r,

@@ -116,6 +116,10 @@ describe('offline planner on the fixture app', () => {
     expect(result.state.completion_reason).toBe('agent_done');
     expect(result.state.iterations).toBe(1);
     expect(result.state.summary).toContain('No file matched');
+    // The starting map is rendered only now (the planner did not need it to plan): it is real.
+    expect(result.map.totalTokens).toBeGreaterThan(0);
+    expect(result.state.summary).toContain(`(${result.map.totalTokens} tokens)`);
+    expect(result.reports[0]!.map_size_tokens).toBe(result.map.totalTokens);
   });
 
   it('takes feedback: new words re-plan the next step', async () => {

@@ -1,4 +1,10 @@
-import { fileCostAt, fileCosts, type FlightPlan, type RepoIndex } from '@clippy/repomap';
+import {
+  fileCostAt,
+  fileCosts,
+  type FlightPlan,
+  type MapResult,
+  type RepoIndex,
+} from '@clippy/repomap';
 import { scoreFiles, type Scored } from './file-scores.js';
 import { kindWeights } from './file-kinds.js';
 import { goalTerms, termLabels } from './goal-terms.js';
@@ -167,6 +173,8 @@ function literal(path: string): string {
 export class OfflinePlanner implements Planner {
   readonly kind = 'offline' as const;
   readonly model = 'offline';
+  /** Its first plan comes from the index and the goal: the starting map is not needed. */
+  readonly needsFirstMap = false;
   private scored: Scored[] | undefined;
   private terms: string[] = [];
   /** Paths the planner already moved down for the budget: never promoted again (no oscillation). */
@@ -360,7 +368,6 @@ export class OfflinePlanner implements Planner {
     const plan = input.state.flight_plan;
     const current = selectionOf(plan);
     const budget = input.state.budget.token_budget;
-    const map = input.map;
 
     if (input.step === 1 || newFeedback.length > 0) {
       const sel = this.initialSelection(input);
@@ -379,6 +386,8 @@ export class OfflinePlanner implements Planner {
       }
     }
 
+    // No new plan: what follows reads the map (rendered now if the first step started without it).
+    const map = input.ensureMap ? await input.ensureMap() : input.map;
     if (map.overBudget) {
       // Too big: the weakest full-text file becomes an interface, else the weakest interface goes.
       const order = new Map((this.scored ?? []).map((s, i) => [literal(s.path), i]));
@@ -397,14 +406,14 @@ export class OfflinePlanner implements Planner {
         reasoning = `The map is over budget (${map.totalTokens} of ${budget} tokens): showing ${l4} as an interface instead of full text.`;
       } else {
         const l3 = weakest(current.l3);
-        if (!l3) return this.finalize(input);
+        if (!l3) return this.finalize(input, map);
         sel.l3 = sel.l3.filter((p) => p !== l3);
         this.demoted.add(l3);
         reasoning = `The map is over budget (${map.totalTokens} of ${budget} tokens): ${l3} goes back to structure.`;
       }
       const proposal = this.propose(planFor(plan, sel), reasoning);
       if (proposal) return proposal;
-      return this.finalize(input);
+      return this.finalize(input, map);
     }
 
     if (map.totalTokens < budget * GROW_BELOW) {
@@ -454,7 +463,7 @@ export class OfflinePlanner implements Planner {
         if (proposal) return proposal;
       }
     }
-    return this.finalize(input);
+    return this.finalize(input, map);
   }
 
   /** The pinned files, most likely to need changing first, each with why (one line each). */
@@ -485,9 +494,8 @@ export class OfflinePlanner implements Planner {
     });
   }
 
-  private finalize(input: PlannerInput): PlannerOutcome {
+  private finalize(input: PlannerInput, map: MapResult): PlannerOutcome {
     const sel = selectionOf(input.state.flight_plan);
-    const map = input.map;
     const none =
       this.rejectedFiles.size > 0
         ? `No other file to raise for the goal's terms (${this.words(this.terms) || 'none'})`

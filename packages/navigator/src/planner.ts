@@ -7,7 +7,13 @@ export interface PlannerInput {
   state: Readonly<NavigatorState>;
   /** The step about to run (1-based). */
   step: number;
+  /**
+   * The current map. At step 1 of a planner that does not need the first map it is a blank
+   * stand-in (no files, 0 tokens) and `ensureMap` renders the real one.
+   */
   map: MapResult;
+  /** Set while `map` is the stand-in: renders the map of the current plan. */
+  ensureMap?: () => Promise<MapResult>;
   index: RepoIndex;
   /** file -> referenced file -> weight (from repomap). */
   graph: Map<string, Map<string, number>>;
@@ -67,6 +73,12 @@ export interface Planner {
   readonly settings?: PlannerSettings;
   /** Model name for reports (`offline` for the offline planner). */
   readonly model: string;
+  /**
+   * False for a planner whose first step plans from the index alone (the offline planner): the
+   * map of the starting plan is then rendered only if something reads it before the first plan
+   * change replaces it (on a 1,500-file repository, one whole ranked fit saved).
+   */
+  readonly needsFirstMap?: boolean;
   next(input: PlannerInput, hooks: PlannerHooks): Promise<PlannerOutcome>;
   dispose?(): void;
 }

@@ -29,6 +29,7 @@ export async function runTool(
   const checked = checkToolCall(call);
   if (!checked.ok) {
     run.stats.malformed_calls += 1;
+    await run.ensureMap();
     return refuse(ctx, checked.error, 'invalid call');
   }
   return checked.call.name === UPDATE_FLIGHT_PLAN
@@ -41,6 +42,7 @@ async function updateFlightPlan(ctx: CallContext, args: UpdateFlightPlanArgs): P
   const applied = applyPlanUpdate(run.state.flight_plan, args.updates);
   if (!applied.ok) {
     run.stats.rejected_changes += 1;
+    await run.ensureMap();
     return refuse(
       ctx,
       applied.error,
@@ -51,7 +53,9 @@ async function updateFlightPlan(ctx: CallContext, args: UpdateFlightPlanArgs): P
   }
   const before = run.state.flight_plan;
   run.state.flight_plan = applied.plan;
-  run.setMap(applied.operations.length > 0 ? await run.render(applied.plan) : run.map);
+  run.setMap(
+    applied.operations.length > 0 ? await run.render(applied.plan) : await run.ensureMap(),
+  );
   run.log({
     step,
     action: UPDATE_FLIGHT_PLAN,
