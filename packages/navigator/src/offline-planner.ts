@@ -33,15 +33,21 @@ const GROW_BELOW = 0.7;
 /** Focus weights: core files, then neighbours (PageRank personalisation in repomap). */
 const CORE_WEIGHT = 10;
 const NEIGHBOUR_WEIGHT = 3;
-/** Tokens of every file's path (the least a map shows of a repository), per index. */
-const pathsCostMemo = new WeakMap<RepoIndex, number>();
-function pathsCost(index: RepoIndex): number {
-  let total = pathsCostMemo.get(index);
-  if (total === undefined) {
-    total = 0;
-    for (const f of index.files) total += fileCostAt(index, f.path, 1);
-    pathsCostMemo.set(index, total);
+/** Tokens of each file's path line (L1), per index: counted once for the plan's sums. */
+const pathCostsMemo = new WeakMap<RepoIndex, Map<string, number>>();
+function pathCosts(index: RepoIndex): Map<string, number> {
+  let costs = pathCostsMemo.get(index);
+  if (!costs) {
+    costs = new Map(index.files.map((f) => [f.path, fileCostAt(index, f.path, 1)]));
+    pathCostsMemo.set(index, costs);
   }
+  return costs;
+}
+
+/** Tokens of every file's path (the least a map shows of a repository). */
+function pathsCost(index: RepoIndex): number {
+  let total = 0;
+  for (const c of pathCosts(index).values()) total += c;
   return total;
 }
 
@@ -328,7 +334,7 @@ export class OfflinePlanner implements Planner {
     let rest1 = 0;
     for (const f of input.index.files) {
       if (pinned.has(f.path)) continue;
-      rest1 += fileCostAt(input.index, f.path, 1);
+      rest1 += pathCosts(input.index).get(f.path) ?? 0;
       // Past the budget at L2 already: no need to count further.
       if (used + rest2 <= budget) rest2 += fileCostAt(input.index, f.path, 2);
     }

@@ -13,7 +13,14 @@ import { levelCost, levelCosts, MapSections, type LevelCosts } from './map-secti
 import type { FlightPlan, SectionRule } from './plan.js';
 import { rankFiles } from './rank.js';
 import { countTokens } from './tokens.js';
-import type { Level, MapFile, MapResult, Personalization, RepoIndex } from './types.js';
+import type {
+  IndexedFile,
+  Level,
+  MapFile,
+  MapResult,
+  Personalization,
+  RepoIndex,
+} from './types.js';
 
 /** The budget when neither the plan nor the caller gives one (the navigator's default too). */
 export const DEFAULT_BUDGET = 20_000;
@@ -272,6 +279,16 @@ function mapResult(
   };
 }
 
+/** Each index's files by path (cost queries name files by path, many per plan). */
+const byPathMemo = new WeakMap<RepoIndex, Map<string, IndexedFile>>();
+function fileAt(index: RepoIndex, filePath: string): IndexedFile {
+  let byPath = byPathMemo.get(index);
+  if (!byPath) byPathMemo.set(index, (byPath = new Map(index.files.map((f) => [f.path, f]))));
+  const file = byPath.get(filePath);
+  if (!file) throw new Error(`not in the index: ${filePath}`);
+  return file;
+}
+
 /**
  * A file's cost at one level, without counting the others (summing the rest of a repository at
  * L1 or L2 must not tokenize every file's full text); with `sections`, as section rules show it.
@@ -282,14 +299,10 @@ export function fileCostAt(
   level: Level,
   sections: SectionRule[] = [],
 ): number {
-  const file = index.files.find((f) => f.path === filePath);
-  if (!file) throw new Error(`not in the index: ${filePath}`);
-  return levelCost(index, plainFileState(file, 0, sections), level);
+  return levelCost(index, plainFileState(fileAt(index, filePath), 0, sections), level);
 }
 
 /** A file's cost (tokens of its Markdown section) at L1–L4; levels it lacks cost as the next lower. */
 export function fileCosts(index: RepoIndex, filePath: string): LevelCosts {
-  const file = index.files.find((f) => f.path === filePath);
-  if (!file) throw new Error(`not in the index: ${filePath}`);
-  return levelCosts(index, plainFileState(file, 0));
+  return levelCosts(index, plainFileState(fileAt(index, filePath), 0));
 }
