@@ -89,7 +89,10 @@ function directTerminal(
         { session: session.id, err: err.message },
         'direct attach: the terminal failed; detached',
       );
-      void session.detach(connection, farewell('terminal_lost', `its terminal failed: ${err.message}`));
+      void session.detach(
+        connection,
+        farewell('terminal_lost', `its terminal failed: ${err.message}`),
+      );
     },
   });
 }

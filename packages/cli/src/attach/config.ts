@@ -17,6 +17,9 @@ export function resolveDetachKey(
  * this machine (never through --host: a daemon elsewhere cannot open this terminal), and not
  * with CLIPPY_ATTACH_RELAY=1, which keeps every byte going through the attach process.
  */
-export function directAttachAllowed(remote: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+export function directAttachAllowed(
+  remote: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   return !remote && env.CLIPPY_ATTACH_RELAY !== '1';
 }

@@ -19,11 +19,23 @@ describe('detach key', () => {
 
   it('finds the key as a control byte or as kitty / modifyOtherKeys sequences', () => {
     const key = parseDetachKey('ctrl-]');
-    expect(findDetachKey(Buffer.from('ab\x1dcd'), detachKeyEncodings(key))).toEqual({ index: 2, length: 1 });
-    expect(findDetachKey(Buffer.from('x\x1b[93;5u'), detachKeyEncodings(key))).toEqual({ index: 1, length: 7 });
-    expect(findDetachKey(Buffer.from('\x1b[27;5;93~'), detachKeyEncodings(key))).toEqual({ index: 0, length: 10 });
+    expect(findDetachKey(Buffer.from('ab\x1dcd'), detachKeyEncodings(key))).toEqual({
+      index: 2,
+      length: 1,
+    });
+    expect(findDetachKey(Buffer.from('x\x1b[93;5u'), detachKeyEncodings(key))).toEqual({
+      index: 1,
+      length: 7,
+    });
+    expect(findDetachKey(Buffer.from('\x1b[27;5;93~'), detachKeyEncodings(key))).toEqual({
+      index: 0,
+      length: 10,
+    });
     expect(findDetachKey(Buffer.from('plain text'), detachKeyEncodings(key))).toBeNull();
     const q = parseDetachKey('ctrl-q');
-    expect(findDetachKey(Buffer.from('\x1b[113;5u'), detachKeyEncodings(q))).toEqual({ index: 0, length: 8 });
+    expect(findDetachKey(Buffer.from('\x1b[113;5u'), detachKeyEncodings(q))).toEqual({
+      index: 0,
+      length: 8,
+    });
   });
 });

@@ -16,7 +16,10 @@ function run(
       input: (d) => sent.push(d.toString('latin1')),
       detach: () => detaches++,
       ...(opts.focus
-        ? { focus: (f: boolean) => focus.push(f), programWantsFocus: () => !!opts.programWantsFocus }
+        ? {
+            focus: (f: boolean) => focus.push(f),
+            programWantsFocus: () => !!opts.programWantsFocus,
+          }
         : {}),
     },
     opts.interactive ?? true,

@@ -46,7 +46,8 @@ export class InputFilter {
       if (chunk.length === 0) return;
     }
     const n = this.scanner.scan(chunk);
-    if (n > 0 && this.interactive) handlers.input(n === chunk.length ? chunk : chunk.subarray(0, n));
+    if (n > 0 && this.interactive)
+      handlers.input(n === chunk.length ? chunk : chunk.subarray(0, n));
     if (this.scanner.detached) handlers.detach();
   }
 }
