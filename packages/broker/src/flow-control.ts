@@ -211,6 +211,12 @@ export class Attachment {
     this.updateHolding();
   }
 
+  /** Gives the client's terminal back and sends `frame`, staying attached (daemon shutdown). */
+  tell(frame: Buffer): Promise<void> {
+    if (this.disposed) return Promise.resolve();
+    return this.sink.release(frame);
+  }
+
   /** The client is gone: nothing more is written to it. */
   dispose(): void {
     if (this.disposed) return;

@@ -479,7 +479,7 @@ export class Broker {
         reason: 'daemon_shutdown',
         message: `the broker is shutting down: ${reason}`,
       } satisfies Push<'detached'>);
-      released.push(session.detachAll(frame));
+      released.push(session.tellAll(frame));
     }
     const shutdownSent = Promise.all(released).then(() => {
       for (const c of this.clients) c.send(shutdownFrame);

@@ -289,6 +289,15 @@ export class Session {
     await Promise.all([...this.attachments.keys()].map((c) => this.detach(c, farewell)));
   }
 
+  /**
+   * Tells every client `farewell` (a `detached` push), each terminal the daemon writes given back
+   * first, but keeps them attached: the daemon is stopping, and the sessions' `exit` pushes still
+   * follow. Resolves when all were told.
+   */
+  async tellAll(farewell: Buffer): Promise<void> {
+    await Promise.all([...this.attachments.values()].map((a) => a.tell(farewell)));
+  }
+
   /** Forgets a client that is gone (its connection closed): nothing more is written to it. */
   drop(client: SessionClient): boolean {
     const attachment = this.attachments.get(client);

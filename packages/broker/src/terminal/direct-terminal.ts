@@ -101,7 +101,8 @@ export class DirectTerminal implements FlowSink {
   }
 
   sendOutput(batch: OutputBatch, consumed: (bytes: number) => void): void {
-    if (this.done) return;
+    // Given back (the daemon is stopping, exit pushes still come): nobody reads this any more.
+    if (this.done) return consumed(batch.bytes);
     const { chunks, bytes } = batch;
     if (chunks.length === 1) {
       this.modes.feed(chunks[0]!);
