@@ -11,6 +11,13 @@ import {
 import { TERMINAL_GIVE_BACK_MS } from '../constants.js';
 import type { FlowSink, FrameSink, OutputBatch } from '../flow-control.js';
 
+/**
+ * The terminal is read into one buffer of this size, handed to a callback as it fills (net's
+ * `onread`): a keystroke then costs no stream queue and no event, only the copy that goes on.
+ * Large enough for any paste a terminal delivers in one read.
+ */
+const INPUT_BUFFER_BYTES = 64 * 1024;
+
 export interface DirectTerminalOptions {
   /** The terminal, opened and checked (openClientTerminal); owned from now on. */
   fd: number;
@@ -55,12 +62,27 @@ export class DirectTerminal implements FlowSink {
   /** Given back or disposed: nothing more is read or written. */
   private done = false;
   private releasing: Promise<void> | null = null;
-  private readonly onData = (chunk: Buffer) => this.filter.feed(chunk);
+  /** Byte counts of the output writes in flight, oldest first (their callbacks come in order). */
+  private readonly inFlight: number[] = [];
+  /** The attachment's ack, for bytes the terminal took (see sendOutput). */
+  private consumed: ((bytes: number) => void) | null = null;
+  private readonly onWritten = () => {
+    const bytes = this.inFlight.shift();
+    if (bytes !== undefined) this.consumed?.(bytes);
+  };
+  private readonly onRead = (n: number, buf: Buffer) => {
+    // A copy: what goes on may be queued (a full PTY) or kept (echo removal) past this read.
+    if (this.reading && n > 0) this.filter.feed(Buffer.from(buf.subarray(0, n)));
+  };
   private readonly onError = (err: Error) => this.fail(err);
   private readonly onClose = () => this.fail(new Error('the terminal closed'));
 
   constructor(private readonly opts: DirectTerminalOptions) {
-    this.stream = new tty.ReadStream(opts.fd);
+    const onread = { buffer: Buffer.alloc(INPUT_BUFFER_BYTES), callback: this.onRead };
+    // `onread` is net.Socket's option, which tty.ReadStream passes on (its types omit it).
+    this.stream = new tty.ReadStream(opts.fd, { onread } as ConstructorParameters<
+      typeof tty.ReadStream
+    >[1]);
     this.stream.on('error', this.onError);
     this.stream.on('close', this.onClose);
     this.filter = new InputFilter(
@@ -97,16 +119,18 @@ export class DirectTerminal implements FlowSink {
     this.stream.write(cursorAfterReplay(replay) + FOCUS_REPORTS_ON);
     this.stream.uncork();
     this.reading = true;
-    this.stream.on('data', this.onData);
+    this.stream.resume();
   }
 
   sendOutput(batch: OutputBatch, consumed: (bytes: number) => void): void {
     // Given back (the daemon is stopping, exit pushes still come): nobody reads this any more.
     if (this.done) return consumed(batch.bytes);
     const { chunks, bytes } = batch;
+    this.consumed = consumed;
+    this.inFlight.push(bytes);
     if (chunks.length === 1) {
       this.modes.feed(chunks[0]!);
-      this.stream.write(chunks[0]!, () => consumed(bytes));
+      this.stream.write(chunks[0]!, this.onWritten);
       return;
     }
     // One writev for the batch; the last write's callback means the terminal took all of it.
@@ -114,7 +138,7 @@ export class DirectTerminal implements FlowSink {
     for (let i = 0; i < chunks.length; i++) {
       this.modes.feed(chunks[i]!);
       if (i < chunks.length - 1) this.stream.write(chunks[i]!);
-      else this.stream.write(chunks[i]!, () => consumed(bytes));
+      else this.stream.write(chunks[i]!, this.onWritten);
     }
     this.stream.uncork();
   }
@@ -177,7 +201,8 @@ export class DirectTerminal implements FlowSink {
   private stopReading(): void {
     if (!this.reading) return;
     this.reading = false;
-    this.stream.off('data', this.onData);
+    // With `onread`, pausing stops the reads themselves: what is typed now stays in the
+    // terminal, for whatever reads it next.
     this.stream.pause();
   }
 
