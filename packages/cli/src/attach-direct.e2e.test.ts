@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pty from 'node-pty';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
+import { bins } from '@clippy/testkit/paths';
 import { TestDaemon } from '@clippy/testkit/daemon';
 
 /** Per test: a daemon, a few sessions and attached terminals; a loaded 2-core CI box needs room. */
@@ -81,14 +83,12 @@ function daemonTerminals(): string[] {
 }
 
 /** The attach clients as the daemon lists them. */
-async function clients(): Promise<{ name: string; pid: number; terminal: boolean }[]> {
+async function clients(): Promise<
+  { name: string; pid: number | null; terminal: boolean; mode: string }[]
+> {
   const c = await daemon.connect();
   try {
-    return (await c.request('list_clients', {})).clients as {
-      name: string;
-      pid: number;
-      terminal: boolean;
-    }[];
+    return (await c.request('list_clients', {})).clients;
   } finally {
     await c.close();
   }
@@ -319,6 +319,59 @@ describe(
       expect(p.cursor.alternate).toBe(false);
       expect(p.output.slice(p.output.indexOf('IN-ALT'))).toContain('\x1b[?1000l');
       expect(p.text.slice(p.text.indexOf('rc=69'))).toMatch(/(^|\s)icanon(\s|$)/m);
+    });
+
+    it('an observer is direct too: it watches, its keys go nowhere, its detach key works', async () => {
+      await newBash('watched');
+      const typist = attach('watched');
+      const watcher = track(CliPty.clippy(['attach', 'watched', '--observer'], { env }));
+      await typist.waitFor(PROMPT);
+      await watcher.waitFor(PROMPT);
+      const listed = await clients();
+      expect(listed.find((c) => c.pid === watcher.pid)).toMatchObject({
+        terminal: true,
+        mode: 'observer',
+      });
+      watcher.write('echo from-observer\r');
+      typist.write('echo from-typist-$((9*9))\r');
+      await watcher.waitFor('from-typist-81');
+      expect(typist.text).not.toContain('from-observer');
+      watcher.write('\x1d');
+      await watcher.waitFor('[detached from watched]');
+      expect(await watcher.waitExit()).toBe(0);
+    });
+
+    it('a terminal that closes under the attach is let go; the daemon and the session go on', async () => {
+      await newBash('closing');
+      const outer = pty.spawn(process.execPath, [bins.clippy, 'attach', 'closing'], {
+        name: 'xterm-256color',
+        cols: 100,
+        rows: 30,
+        env: env as Record<string, string>,
+      });
+      let seen = '';
+      outer.onData((d) => (seen += d));
+      try {
+        await eventually(() => seen.includes(PROMPT), 'the prompt on the outer terminal');
+        const tty = terminalOf(outer.pid);
+        expect(daemonTerminals()).toContain(tty);
+        // The terminal emulator goes away: its side of the PTY closes (the attach gets SIGHUP,
+        // the daemon's reads and writes fail).
+        // node-pty's destroy() (not in its typings) closes the master, then signals the process.
+        (outer as unknown as { destroy(): void }).destroy();
+        await eventually(() => !daemonTerminals().includes(tty), 'the daemon closed the terminal');
+        await eventually(async () => (await clients()).length === 0, 'no client left');
+      } finally {
+        try {
+          process.kill(outer.pid, 'SIGKILL');
+        } catch {
+          // Gone with its terminal.
+        }
+      }
+      const again = attach('closing');
+      await again.waitFor(PROMPT);
+      again.write('echo after-close-$((6*6))\r');
+      await again.waitFor('after-close-36');
     });
 
     it('writes a notice into the terminal itself', async () => {
