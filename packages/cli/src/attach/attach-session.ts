@@ -123,7 +123,7 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
     // The daemon died while we asked: that ending (exit 69, message) is already under way.
     if (ending) return done;
     for (const o of owned.splice(0)) o.dispose();
-    term.restore({ leaveScreen: false });
+    if (terminal) term.restore({ leaveScreen: false });
     throw err;
   }
   const session = result.session;
