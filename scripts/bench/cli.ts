@@ -6,6 +6,7 @@
  * nothing. Needs `npm run build` (it runs the built bin/clippy.js, as a user does).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import type { ClippyClient } from '@clippy/client';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { spawnProgram } from '@clippy/testkit/agents/harness';
 import { bins } from '@clippy/testkit/paths';
@@ -31,6 +32,12 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number):
     if (Date.now() > deadline) throw new Error(`nothing after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
+}
+
+/** True once the session is idle (its state after a submitted line has been answered). */
+async function idle(c: ClippyClient, session: string): Promise<true | undefined> {
+  const { sessions } = await c.request('list_sessions', {});
+  return sessions.find((s) => s.name === session)?.state === 'idle' ? true : undefined;
 }
 
 interface Figures {
@@ -77,16 +84,19 @@ export async function run(): Promise<void> {
     const c = await d.connect();
     await spawnProgram(d, c, 'a', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
     await spawnProgram(d, c, 'b', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
+    // The target of what is typed without Enter: it stays idle, so those lines measure no wait.
+    await spawnProgram(d, c, 'c', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
     // One turn in `a` for show, capture and relay; capture fills the relay buffer for paste.
     await c.request('send', { session: 'a', text: 'echo bench-turn', enter: true });
     const turn = await until(async () => {
       const { turns } = await c.request('list_turns', { session: 'a' });
       return turns[0]?.turn_id;
     }, TURN_TIMEOUT_MS);
-    await c.close();
     if (tmux) spawnSync('tmux', ['-L', tmuxName, 'new-session', '-d', 'sleep 600']);
 
     const clippy = (...args: string[]) => [process.execPath, bins.clippy, ...args];
+    /** Names of the variants that submit into b: the round waits for b to be idle after them. */
+    const submits = new Set(['clippy paste', 'clippy relay']);
     const variants: [string, string[]][] = [
       ['node -e 0', [process.execPath, '-e', '0']],
       ...(tmux ? [['tmux ls', ['tmux', '-L', tmuxName, 'ls']] as [string, string[]]] : []),
@@ -94,15 +104,24 @@ export async function run(): Promise<void> {
       ['clippy turns a', clippy('turns', 'a')],
       ['clippy show', clippy('show', turn)],
       ['clippy capture', clippy('capture', turn)],
-      ['clippy send', clippy('send', 'b', '#')],
+      ['clippy send', clippy('send', 'c', '#')],
       ['clippy paste', clippy('paste', 'b')],
       ['clippy relay', clippy('relay', turn, 'b')],
+      // Without the submit (the daemon's quiet wait before Enter and its confirmation): what
+      // the CLI itself costs on those two.
+      ['paste --no-enter', clippy('paste', 'c', '--no-enter')],
+      ['relay --no-enter', clippy('relay', turn, 'c', '--no-enter')],
+      // What the completion scripts run on TAB (`clippy attach <TAB>`: asks the daemon).
+      ['__complete', clippy('__complete', 'bash', '--', 'attach', '')],
       ['clippy --help', clippy('--help')],
     ];
     const figures = new Map<string, Figures>(variants.map(([n]) => [n, { ms: [], rssKb: [] }]));
     for (let round = 0; round < WARMUP + RUNS; round++) {
       for (const [name, argv] of variants) {
         const r = await runOnce(argv, d.env.env);
+        // b runs what was submitted and the daemon detects its turn: not while the next
+        // command is timed (unmeasured, like a person's pause between two commands).
+        if (submits.has(name)) await until(() => idle(c, 'b'), TURN_TIMEOUT_MS);
         if (round < WARMUP) continue;
         figures.get(name)!.ms.push(r.ms);
         figures.get(name)!.rssKb.push(r.rssKb);
@@ -111,17 +130,20 @@ export async function run(): Promise<void> {
     const base = median(figures.get('node -e 0')!.ms);
     process.stdout.write(
       `median of ${RUNS} (after ${WARMUP} warm-up rounds), every variant once per round\n` +
-        `${'command'.padEnd(16)} ${'median'.padStart(9)} ${'vs node -e 0'.padStart(13)} ${'max RSS'.padStart(9)}\n`,
+        `${'command'.padEnd(18)} ${'median'.padStart(9)} ${'vs node -e 0'.padStart(13)} ${'max RSS'.padStart(9)}\n`,
     );
     for (const [name, f] of figures) {
       const rss = Math.max(...f.rssKb);
       process.stdout.write(
-        `${name.padEnd(16)} ${`${median(f.ms).toFixed(1)} ms`.padStart(9)} ${`${(median(f.ms) / base).toFixed(2)}x`.padStart(13)} ${Number.isNaN(rss) ? '-'.padStart(9) : `${mb(rss * 1024).toFixed(1)} MB`.padStart(9)}\n`,
+        `${name.padEnd(18)} ${`${median(f.ms).toFixed(1)} ms`.padStart(9)} ${`${(median(f.ms) / base).toFixed(2)}x`.padStart(13)} ${Number.isNaN(rss) ? '-'.padStart(9) : `${mb(rss * 1024).toFixed(1)} MB`.padStart(9)}\n`,
       );
     }
     process.stdout.write(
-      'paste and relay include the daemon waiting for the target to be idle and submitting.\n',
+      "paste and relay (into b) include the daemon submitting: a quiet wait before Enter\n" +
+        "(INJECT_ENTER_DELAY_MS) and b's reaction; each round waits, untimed, for b to be idle again.\n" +
+        'send and the --no-enter lines type into c, which stays idle: the CLI and the request alone.\n',
     );
+    await c.close();
   } finally {
     if (tmux) spawnSync('tmux', ['-L', tmuxName, 'kill-server']);
     await d.stop();

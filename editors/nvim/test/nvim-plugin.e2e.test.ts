@@ -3,9 +3,10 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
-import { FrameDecoder, PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
+import { PROTOCOL_VERSION } from '@clippy/protocol';
 import { spawnAgent, submissions, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+import { otherRelease } from '@clippy/testkit/other-release';
 import { installed } from '@clippy/testkit/installed';
 import { Nvim, nvimPluginDir } from '@clippy/testkit/nvim';
 import { bins } from '@clippy/testkit/paths';
@@ -377,34 +378,17 @@ describe.skipIf(!hasNvim)('without a working daemon', { timeout: E2E_TIMEOUT_MS 
 
   it('a daemon of another protocol version: says so and what to do', async () => {
     const e = freshEnv();
-    fs.mkdirSync(path.dirname(e.socket), { mode: 0o700 });
-    // Answers every hello the way a broker of the previous protocol version does.
-    const server = net.createServer((s) => {
-      const decoder = new FrameDecoder();
-      s.on('data', (chunk) => {
-        for (const _hello of decoder.push(chunk)) {
-          s.end(
-            encodeFrame({
-              type: 'hello_ack',
-              id: 0,
-              status: 'error',
-              error: 'version_mismatch',
-              message: `this broker speaks protocol version ${PROTOCOL_VERSION - 1}`,
-              version: PROTOCOL_VERSION - 1,
-              broker_pid: process.pid,
-            }),
-          );
-        }
-      });
+    // The real daemon as the previous protocol version's release would run it.
+    const old = await TestDaemon.start({
+      env: e,
+      bin: otherRelease(e.root, { protocolVersion: PROTOCOL_VERSION - 1 }),
     });
-    servers.push(server);
-    await new Promise<void>((r) => server.listen(e.socket, r));
     const n = await startNvim(e.env);
     await n.command('ClippySessions');
     const m = await note(n, /clippy:/);
     expect(m.level).toBe(ERROR);
     expect(m.msg).toBe(
-      `clippy: the running clippy daemon (pid ${process.pid}) at ${e.socket} speaks protocol version ` +
+      `clippy: the running clippy daemon (pid ${old.pid}) at ${e.socket} speaks protocol version ` +
         `${PROTOCOL_VERSION - 1}, this plugin speaks ${PROTOCOL_VERSION}: it was started by another ` +
         'version of clippy. Run `clippy daemon restart --force` to replace it (its sessions end then), ' +
         'or use a plugin of its version.',

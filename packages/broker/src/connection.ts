@@ -37,6 +37,8 @@ const ALLOWED_WHILE_STOPPING = new Set<string>([
 export interface ConnectionHost {
   readonly log: Logger;
   readonly helloTimeoutMs: number;
+  /** The clippy release this broker runs (said in `hello_ack`). */
+  readonly packageVersion: string;
   /** The broker is shutting down: only ALLOWED_WHILE_STOPPING requests are answered. */
   readonly stopping: boolean;
   readonly ports: BrokerPorts;
@@ -187,6 +189,7 @@ export class ClientConnection implements Caller {
       status: 'ok',
       version: PROTOCOL_VERSION,
       broker_pid: process.pid,
+      package_version: this.host.packageVersion,
     };
     this.sendMessage(ack);
   }

@@ -1,7 +1,8 @@
 import { writeSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { NoRuntimeDirError } from '@clippy/protocol';
+import { DAEMON_EXIT_INVALID_CONFIG, NoRuntimeDirError } from '@clippy/protocol';
+import { InvalidConfigError } from './detection/turn-config.js';
 import { startBroker, type Broker } from './server.js';
 import { AlreadyRunningError } from './transports/listen.js';
 
@@ -103,6 +104,11 @@ async function main(): Promise<void> {
     if (err instanceof NoRuntimeDirError) {
       writeStderr(`clippyd: ${err.message}\n`);
       process.exit(EXIT_USAGE);
+    }
+    if (err instanceof InvalidConfigError) {
+      // The same words every client prints for this error (`clippy new`, `clippy attach`...).
+      writeStderr(`clippyd: ${err.message} (invalid_config)\n`);
+      process.exit(DAEMON_EXIT_INVALID_CONFIG);
     }
     if (err instanceof AlreadyRunningError) {
       writeStderr(`clippyd: ${err.message}\n`);

@@ -17,6 +17,7 @@ import type { RelayEntry } from './relay/relay-buffer.js';
 import { RouteEngine } from './relay/routes/route-engine.js';
 import { FocusState } from './focus/focus-state.js';
 import { createSessionTurns, type TurnsHost } from './detection/create-session-turns.js';
+import { loadStartSettings } from './detection/turn-config.js';
 import type { Connection, InputLimits, Transport } from './transports/transport.js';
 import { PartialFrameBudget } from './transports/partial-frames.js';
 import { UnixTransport } from './transports/unix.js';
@@ -198,6 +199,7 @@ export class Broker {
     return {
       log: this.log,
       helloTimeoutMs: this.config.limits.helloTimeoutMs,
+      packageVersion: this.packageVersion,
       get stopping() {
         return isStopping();
       },
@@ -227,20 +229,24 @@ export class Broker {
 
   static async start(options: BrokerOptions = {}): Promise<Broker> {
     const config = resolveConfig(options);
+    const env = options.env ?? process.env;
+    // A broken config.json or presets.json stops the start (InvalidConfigError), as it refuses
+    // every spawn: the daemon never runs on settings the user did not write.
+    const settings = loadStartSettings(env);
     prepareSocketDir(config);
     const log = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
     const broker = new Broker(config, log, options);
     await broker.listen();
     // Only once the socket is ours (no other daemon here): the history is read and restored
     // synchronously, before any connection is served.
-    broker.history = openHistory(options.env ?? process.env, log);
+    broker.history = openHistory(env, settings, log);
     if (broker.history)
       restoreSessions(
         broker.history,
         broker.sessions,
         (p) => broker.restoredSession(p),
+        settings,
         log,
-        options.env ?? process.env,
       );
     log.info(
       { socket: config.paths.socket, ws_socket: config.websocket ? config.paths.wsSocket : null },

@@ -2,10 +2,15 @@
 // which bin/clippy runs: one file to read and a CommonJS start are what make `clippy ls` quick.
 // The full CLI (dist/main.js) stays as tsc wrote it and is imported only when needed.
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+/** The import() calls the bundle may hold: load-module.ts's and the client's (for ws). */
+const IMPORT_CALLS = 2;
 
 /** Packages whose loading is what the fast path exists to avoid; the build fails if one creeps in. */
 const KEPT_OUT = ['zod', 'yargs', 'jsonc-parser', '@clippy/turns'];
@@ -80,8 +85,12 @@ const options = {
   // Loaded only by the paths that need them (ws: WebSocket transport; x11: hotkeys and focus;
   // the broker is started, never imported).
   external: ['ws', 'x11', '@clippy/broker'],
-  // The bundle is CommonJS: give the sources' import.meta.url its meaning back.
-  define: { 'import.meta.url': '__clippyImportMetaUrl' },
+  // The bundle is CommonJS: give the sources' import.meta.url its meaning back. The version is
+  // written in (cli-version.ts), so that comparing it with the daemon's reads no file.
+  define: {
+    'import.meta.url': '__clippyImportMetaUrl',
+    __CLIPPY_VERSION__: JSON.stringify(version),
+  },
   banner: { js: "var __clippyImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 };
@@ -94,6 +103,17 @@ const result = await build({
   metafile: true,
   plugins: [keptOutIsSideEffectFree(), withoutMsgpackrExtract(), dynamicImportsFromDist()],
 });
+// Code run from V8's code cache (bin/compile-cache.cjs) has lost node's import() on Node 20:
+// every import() of the bundle must be load-module.ts's (or the client's ws), which use the
+// runner's hook instead.
+const imports = readFileSync(options.outfile, 'utf8').match(/\bimport\(/g) ?? [];
+if (imports.length !== IMPORT_CALLS) {
+  process.stderr.write(
+    `bundle: dist/clippy.cjs holds ${imports.length} import() calls, ${IMPORT_CALLS} expected: ` +
+      'load on demand with loadModule()/loadPackage() of src/load-module.ts, not import().\n',
+  );
+  process.exit(1);
+}
 const [output] = Object.values(result.metafile.outputs);
 const included = Object.entries(output.inputs).filter(([, v]) => v.bytesInOutput > 0);
 const crept = included

@@ -7,13 +7,18 @@ import {
   NoRuntimeDirError,
   VersionMismatchError,
   connectDetailed,
+  resolveSocketPaths,
   type ClippyClient,
   type ConnectResult,
 } from '@clippy/client/lean';
-import { PROTOCOL_VERSION } from '@clippy/protocol';
+import { DAEMON_EXIT_INVALID_CONFIG, PROTOCOL_VERSION } from '@clippy/protocol';
 import { CliError, isCliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Host } from './remote/host-ref.js';
+import { loadModule } from './load-module.js';
+
+type HostRefModule = typeof import('./remote/host-ref.js');
+import { noticeUpgradeOnce } from './upgrade-notice.js';
 
 /** Options every command takes. */
 export interface CommonArgs {
@@ -69,6 +74,11 @@ export interface CliConnectOptions {
   /** Start the daemon when it is not running (default true). */
   autoStart?: boolean;
   transport?: 'unix' | 'ws';
+  /**
+   * Say once that the daemon runs another clippy release (default true); false where the
+   * command says it itself (daemon status, doctor) or the daemon is another machine's.
+   */
+  upgradeNotice?: boolean;
 }
 
 /** A command's connection; `remote`: to a daemon on another machine (through SSH). */
@@ -85,7 +95,7 @@ export async function connectForCommand(
   if (args.host === undefined && !process.env.CLIPPY_HOST) {
     return { ...(await connectLocal(args, opts)), remote: false };
   }
-  const { commandHost } = await import('./remote/host-ref.js');
+  const { commandHost } = await loadModule<HostRefModule>('remote/host-ref.js');
   const host = commandHost(args.host, process.env);
   if (host.kind === 'ssh') {
     if (args.socket) throw new CliError('--socket and --host cannot be used together', EXIT.usage);
@@ -100,11 +110,12 @@ export async function connectToHost(
   opts: CliConnectOptions = {},
 ): Promise<ConnectResult> {
   if (host.kind === 'local') return connectLocal({}, opts);
-  const { openForward } = await import('./remote/ssh-forward.js');
-  const { hostLabel } = await import('./remote/host-ref.js');
+  const { openForward } =
+    await loadModule<typeof import('./remote/ssh-forward.js')>('remote/ssh-forward.js');
+  const { hostLabel } = await loadModule<HostRefModule>('remote/host-ref.js');
   const attempt = async (fresh: boolean) => {
     const f = await openForward(host.destination, process.env, fresh);
-    return connectLocal({ socket: f.socket }, { ...opts, autoStart: false });
+    return connectLocal({ socket: f.socket }, { ...opts, autoStart: false, upgradeNotice: false });
   };
   try {
     return await attempt(false);
@@ -140,7 +151,13 @@ async function connectLocal(args: CommonArgs, opts: CliConnectOptions): Promise<
   } as const;
   try {
     try {
-      return await connectDetailed(base);
+      const connected = await connectDetailed(base);
+      if (opts.upgradeNotice !== false) {
+        const { client } = connected;
+        const socket = resolveSocketPaths(process.env, args.socket).socket;
+        noticeUpgradeOnce(socket, client.brokerPackageVersion, client.brokerPid);
+      }
+      return connected;
     } catch (err) {
       // Only now look for clippyd: resolving its path costs every command some milliseconds.
       if (!(err instanceof DaemonNotRunningError) || opts.autoStart === false) throw err;
@@ -148,6 +165,13 @@ async function connectLocal(args: CommonArgs, opts: CliConnectOptions): Promise<
     }
   } catch (err) {
     if (err instanceof VersionMismatchError) throw new DaemonVersionError(err);
+    if (err instanceof DaemonStartError && err.exitCode === DAEMON_EXIT_INVALID_CONFIG) {
+      // The daemon refused a broken settings file: the same loader here says which, and where.
+      const { readConfigFile, readPresetsFile } =
+        await loadModule<typeof import('./config-files.js')>('config-files.js');
+      readConfigFile();
+      readPresetsFile();
+    }
     if (
       err instanceof NoRuntimeDirError ||
       err instanceof DaemonNotRunningError ||

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FrameDecoder, PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
+import { PROTOCOL_VERSION } from '@clippy/protocol';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+import { otherRelease } from '@clippy/testkit/other-release';
 
 // End-to-end: the built `clippy doctor` against real sockets and files. Each failing check is
 // produced on purpose and must give its message, its fix and exit 1.
@@ -106,35 +106,18 @@ describe('clippy doctor', () => {
   );
 
   it(
-    'an old daemon (another protocol version): doctor and ls say so and offer daemon restart',
+    'an old daemon (another protocol version): doctor and ls say so, daemon restart --force replaces it',
     async () => {
       const e = freshEnv();
-      fs.mkdirSync(path.dirname(e.socket), { mode: 0o700 });
-      // Answers every hello the way a broker of the previous protocol version does.
-      const server = net.createServer((s) => {
-        const decoder = new FrameDecoder();
-        s.on('data', (chunk) => {
-          for (const _hello of decoder.push(chunk)) {
-            s.end(
-              encodeFrame({
-                type: 'hello_ack',
-                id: 0,
-                status: 'error',
-                error: 'version_mismatch',
-                message: `this broker speaks protocol version ${PROTOCOL_VERSION - 1}, the client sent ${PROTOCOL_VERSION}`,
-                version: PROTOCOL_VERSION - 1,
-                broker_pid: process.pid,
-              }),
-            );
-          }
-        });
+      // The real daemon as the previous protocol version's release would run it.
+      const old = await TestDaemon.start({
+        env: e,
+        bin: otherRelease(e.root, { version: '0.0.1', protocolVersion: PROTOCOL_VERSION - 1 }),
       });
-      await new Promise<void>((r) => server.listen(e.socket, r));
-      cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
       const doctor = await runClippy(['doctor'], e.env);
       expect(doctor.stdout).toMatch(
         new RegExp(
-          `FAIL\\s+daemon\\s+the running daemon \\(pid ${process.pid}\\) does not speak protocol ${PROTOCOL_VERSION}`,
+          `FAIL\\s+daemon\\s+the running daemon \\(pid ${old.pid}\\) does not speak protocol ${PROTOCOL_VERSION}`,
         ),
       );
       expect(doctor.stdout).toContain('clippy daemon restart --force');
@@ -148,7 +131,17 @@ describe('clippy doctor', () => {
       const restart = await runClippy(['daemon', 'restart'], e.env);
       expect(restart.stderr).toContain('restarting ends its sessions');
       expect(restart.code).toBe(1);
-      expect(fs.existsSync(e.socket), 'the old daemon is left alone').toBe(true);
+      expect(
+        await Promise.race([old.exited.then(() => 'exited'), Promise.resolve('running')]),
+      ).toBe('running');
+      // With it, the old daemon goes and this release's takes the socket.
+      const forced = await runClippy(['daemon', 'restart', '--force'], e.env);
+      expect(forced.code).toBe(0);
+      await old.exited;
+      await e.discoverPid();
+      const status = JSON.parse((await runClippy(['daemon', 'status', '--json'], e.env)).stdout);
+      expect(status.version).toBe(PROTOCOL_VERSION);
+      expect((await runClippy(['doctor'], e.env)).code).toBe(0);
     },
     E2E_TIMEOUT_MS,
   );

@@ -1,14 +1,24 @@
+import { runComplete } from './completion/complete.js';
 import { runFast } from './fast.js';
+import { loadModule } from './load-module.js';
 
 /**
  * What `bin/clippy` runs, bundled into one CommonJS file (dist/clippy.cjs): node starts a
  * CommonJS script some 50 ms sooner than an ES module. The common commands run from here (see
- * fast.ts); every other command line goes to the full CLI (main.js, yargs).
+ * fast.ts), and so does `__complete`, which the completion scripts run on every TAB; every
+ * other command line goes to the full CLI (main.js, yargs).
  */
-void runFast(process.argv.slice(2)).then(async (code) => {
+async function main(argv: string[]): Promise<void> {
+  if (argv[0] === '__complete') {
+    await runComplete(argv.slice(1));
+    return;
+  }
+  const code = await runFast(argv);
   if (code !== undefined) {
     process.exitCode = code;
     return;
   }
-  await import(new URL('./main.js', import.meta.url).href);
-});
+  await loadModule('main.js');
+}
+
+void main(process.argv.slice(2));

@@ -91,7 +91,9 @@ describe('the session’s TERM', { timeout: E2E_TIMEOUT_MS }, () => {
     fs.mkdirSync(path.dirname(config), { recursive: true });
     fs.writeFileSync(config, JSON.stringify({ term: 256 }));
     const bad = await runClippy(['new', '-d', '--', 'sleep', '9'], env);
-    expect(bad.stderr).toBe(`clippy: ${config}:1: term: must be a string like "xterm-256color"\n`);
+    expect(bad.stderr).toBe(
+      `clippy: ${config}:1: term: must be a string like "xterm-256color" (invalid_config)\n`,
+    );
     expect(bad.code).toBe(64);
     const ls = await runClippy(['ls', '--json'], env);
     expect(JSON.parse(ls.stdout).sessions).toEqual([]);

@@ -29,12 +29,7 @@ export function resolveSessionTerm(
       );
     return flag;
   }
-  let configured;
-  try {
-    configured = readConfigFile(env).term;
-  } catch (err) {
-    throw new CliError((err as Error).message, EXIT.usage);
-  }
+  const configured = readConfigFile(env).term;
   if (configured === undefined) return DEFAULT_SESSION_TERM;
   if (!TERM_NAME.test(configured))
     throw new CliError(

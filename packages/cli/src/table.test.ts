@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAge, renderTable } from './table.js';
+import { clockTime, formatAge, renderTable } from './table.js';
 import { normalizeSignal } from './commands/kill.js';
 import { stateLabel } from './commands/ls.js';
 
@@ -65,5 +65,12 @@ describe('stateLabel', () => {
     expect(stateLabel({ ...base, state: 'exited', exit_code: null, exit_signal: 'SIGKILL' })).toBe(
       'exited(SIGKILL)',
     );
+  });
+});
+
+describe('clockTime', () => {
+  it('is the local time of day, 24-hour, two digits each', () => {
+    expect(clockTime(new Date(2026, 0, 2, 9, 5, 7).getTime())).toBe('09:05:07');
+    expect(clockTime(new Date(2026, 0, 2, 23, 59, 0).getTime())).toBe('23:59:00');
   });
 });

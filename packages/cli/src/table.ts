@@ -47,3 +47,13 @@ export function formatAge(ms: number): string {
   if (h < 48) return `${h}h`;
   return `${Math.floor(h / 24)}d`;
 }
+
+/**
+ * `14:03:07`: a local time of day, 24-hour. Written out rather than toLocaleTimeString(), whose
+ * first call loads the ICU locale data: some 8 MB and milliseconds every `clippy turns` pays.
+ */
+export function clockTime(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}

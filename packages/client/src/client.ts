@@ -80,6 +80,8 @@ export class ClippyClient {
   static resultCheck: ResultCheck | null = null;
   /** The broker's process id, from `hello_ack` (when it says). */
   brokerPid: number | undefined;
+  /** The clippy release the broker runs, from `hello_ack` (brokers older than this field do not say). */
+  brokerPackageVersion: string | undefined;
 
   private constructor(private readonly transport: Transport) {
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
@@ -117,6 +119,8 @@ export class ClippyClient {
         );
       }
       if (typeof answer.broker_pid === 'number') client.brokerPid = answer.broker_pid;
+      if (typeof answer.package_version === 'string')
+        client.brokerPackageVersion = answer.package_version;
       return client;
     } catch (err) {
       client.close();

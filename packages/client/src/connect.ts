@@ -92,6 +92,7 @@ export async function connectDetailed(opts: ConnectOptions = {}): Promise<Connec
           `the clippy daemon (${opts.autoStart.daemonPath}) exited at start-up with ` +
             `${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}; ` +
             'run `clippy daemon start --foreground` to see why',
+          exit.code ?? undefined,
         );
       }
       if (Date.now() >= deadline) {

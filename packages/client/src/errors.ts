@@ -19,7 +19,11 @@ export class DaemonNotRunningError extends Error {
 
 /** Starting the daemon was attempted and did not produce a socket that answers. */
 export class DaemonStartError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The daemon's exit code when it exited at start-up (e.g. DAEMON_EXIT_INVALID_CONFIG). */
+    readonly exitCode?: number,
+  ) {
     super(message);
     this.name = 'DaemonStartError';
   }

@@ -75,7 +75,12 @@ export function openUnixTransport(path: string): Promise<Transport> {
  */
 export async function openWebSocketTransport(path: string): Promise<Transport> {
   // Loaded here, not at the top: the CLI's commands speak the Unix socket and need not load ws.
-  const { default: WebSocket } = await import('ws');
+  // Through the CLI's import hook when it set one (see cli/src/load-module.ts: its bundle may run
+  // from V8's code cache, where node 20's own import() is lost).
+  const hook = (globalThis as Record<symbol, unknown>)[Symbol.for('clippy.import')];
+  const { default: WebSocket } = (await (typeof hook === 'function'
+    ? (hook as (s: string) => Promise<unknown>)('ws')
+    : import('ws'))) as typeof import('ws');
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws+unix:${path}:/`);
     ws.binaryType = 'nodebuffer';

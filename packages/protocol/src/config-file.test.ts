@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigFileError,
   ConfigFileSchema,
-  configDir,
   loadConfigFile,
   parseConfigText,
+  settingLines,
 } from './config-file.js';
+import { configDir } from './paths.js';
 
 const FILE = '/home/u/.config/clippy/config.json';
 
@@ -83,5 +84,24 @@ describe('config files', () => {
     expect(() => loadConfigFile('locked.json', ConfigFileSchema, env, io({}))).toThrow(
       /^\/c\/clippy\/locked\.json: EACCES/,
     );
+  });
+});
+
+describe('settingLines', () => {
+  it('gives the line of every key, nested ones by their dotted name', () => {
+    const text =
+      '{\n  "term": "screen",\n  "hotkeys": {\n    "capture": "super+c"\n  },\n  "hosts": { "build": "me@b" }\n}\n';
+    expect([...settingLines(text)]).toEqual([
+      ['term', 2],
+      ['hotkeys', 3],
+      ['hotkeys.capture', 4],
+      ['hosts', 6],
+      ['hosts.build', 6],
+    ]);
+  });
+
+  it('is empty for a text that is not an object', () => {
+    expect(settingLines('[1, 2]').size).toBe(0);
+    expect(settingLines('').size).toBe(0);
   });
 });

@@ -3,9 +3,11 @@ import {
   parse,
   parseTree,
   printParseErrorCode,
+  type Node as JsonNode,
   type ParseError,
 } from 'jsonc-parser';
 import { z } from 'zod';
+import { configDir } from './paths.js';
 
 /**
  * The user's settings files (`$XDG_CONFIG_HOME/clippy/config.json`, `presets.json`): where they
@@ -14,9 +16,8 @@ import { z } from 'zod';
  * file and line) happens here, so a broken file reads the same wherever it is loaded.
  */
 
-export const CONFIG_DIR_NAME = 'clippy';
-export const CONFIG_FILE_NAME = 'config.json';
-export const PRESETS_FILE_NAME = 'presets.json';
+// Where the files are (configDir, CONFIG_FILE_NAME) needs no schema: it sits in paths.ts, which
+// the CLI's fast path loads without zod.
 
 /** Largest accepted ring depth: bounds memory at depth × per-turn cap per session. */
 export const MAX_TURN_RING_DEPTH = 1024;
@@ -27,6 +28,15 @@ export const MAX_TURN_BYTES_LIMIT = 12 * 1024 * 1024;
 
 /** Smallest accepted history size limit: below it a single segment could not be kept. */
 export const MIN_HISTORY_BYTES = 1024 * 1024;
+
+/** Turns kept per session by default (clippy's registry default). */
+export const DEFAULT_TURN_RING_DEPTH = 32;
+/** Content bytes kept per turn by default (clippy's registry default): 4 MiB. */
+export const DEFAULT_MAX_TURN_BYTES = 4 * 1024 * 1024;
+/** The turn history's size limit by default: weeks of agent work, small beside a disk. */
+export const DEFAULT_HISTORY_MAX_BYTES = 512 * 1024 * 1024;
+/** The turn history's age limit by default, in days: a month of looking back. */
+export const DEFAULT_HISTORY_MAX_AGE_DAYS = 30;
 
 /** `config.json`: every key any part of clippy reads; keys of newer versions are let through. */
 export const ConfigFileSchema = z
@@ -123,6 +133,23 @@ export const ConfigFileSchema = z
   .loose();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
+/**
+ * Every setting of config.json by its dotted key (`hotkeys.capture`), with its description;
+ * a record (`hosts`) is one setting. What `clippy config` lists.
+ */
+export function configSettings(): { key: string; description: string }[] {
+  const out: { key: string; description: string }[] = [];
+  const walk = (shape: Record<string, z.ZodType>, prefix: string) => {
+    for (const [name, schema] of Object.entries(shape)) {
+      const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
+      if (inner instanceof z.ZodObject) walk(inner.shape, `${prefix}${name}.`);
+      else out.push({ key: `${prefix}${name}`, description: schema.description ?? '' });
+    }
+  };
+  walk(ConfigFileSchema.shape, '');
+  return out;
+}
+
 /** A settings file that cannot be used: the message is `<file>:<line>: <reason>`. */
 export class ConfigFileError extends Error {
   constructor(
@@ -139,12 +166,6 @@ export class ConfigFileError extends Error {
 export interface ConfigIo {
   home: string;
   readFile(path: string): string;
-}
-
-/** `$XDG_CONFIG_HOME/clippy` (default `$HOME/.config/clippy`; `home` when HOME is unset). */
-export function configDir(env: Record<string, string | undefined>, home: string): string {
-  const base = env.XDG_CONFIG_HOME || `${(env.HOME || home).replace(/\/+$/, '')}/.config`;
-  return `${base.replace(/\/+$/, '')}/${CONFIG_DIR_NAME}`;
 }
 
 /**
@@ -204,6 +225,27 @@ export function loadConfigFile<S extends z.ZodType>(
     throw new ConfigFileError(file, undefined, (err as Error).message);
   }
   return parseConfigText(schema, text, file);
+}
+
+/**
+ * The line of every setting written in a config file's text, by its dotted key
+ * (`hotkeys.capture`, `hosts.build`); objects are listed too (`hotkeys`). Empty when the text is
+ * not JSON. For saying where a value came from (`clippy config`).
+ */
+export function settingLines(text: string): Map<string, number> {
+  const lines = new Map<string, number>();
+  const walk = (node: JsonNode | undefined, prefix: string) => {
+    if (node?.type !== 'object') return;
+    for (const prop of node.children ?? []) {
+      const [key, value] = prop.children ?? [];
+      if (key?.type !== 'string') continue;
+      const name = `${prefix}${String(key.value)}`;
+      lines.set(name, lineAt(text, key.offset));
+      walk(value, `${name}.`);
+    }
+  };
+  walk(parseTree(text), '');
+  return lines;
 }
 
 /** 1-based line of a character offset. */

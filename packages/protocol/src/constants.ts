@@ -1,6 +1,12 @@
 /** Version of the message set spoken on the socket; `hello` must carry exactly this. */
 export const PROTOCOL_VERSION = 2;
 
+/**
+ * clippyd's exit code when a settings file is broken (sysexits' EX_CONFIG): the daemon does
+ * not start on settings the user did not write; restarting it cannot help.
+ */
+export const DAEMON_EXIT_INVALID_CONFIG = 78;
+
 /** Largest MessagePack payload in one frame (the contract's 16 MiB cap). */
 export const MAX_PAYLOAD_SIZE = 16 * 1024 * 1024;
 

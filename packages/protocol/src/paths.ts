@@ -45,3 +45,13 @@ export function resolveSocketPaths(
   const dir = `${runtime.replace(/\/+$/, '')}/${SOCKET_DIR_NAME}`;
   return { dir, socket: `${dir}/${SOCKET_FILE_NAME}`, wsSocket: `${dir}/${WS_SOCKET_FILE_NAME}` };
 }
+
+export const CONFIG_DIR_NAME = 'clippy';
+export const CONFIG_FILE_NAME = 'config.json';
+export const PRESETS_FILE_NAME = 'presets.json';
+
+/** `$XDG_CONFIG_HOME/clippy` (default `$HOME/.config/clippy`; `home` when HOME is unset). */
+export function configDir(env: Record<string, string | undefined>, home: string): string {
+  const base = env.XDG_CONFIG_HOME || `${(env.HOME || home).replace(/\/+$/, '')}/.config`;
+  return `${base.replace(/\/+$/, '')}/${CONFIG_DIR_NAME}`;
+}

@@ -2,7 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connect, type ClippyClient, type ConnectOptions } from '@clippy/client';
+import {
+  connect,
+  VersionMismatchError,
+  type ClippyClient,
+  type ConnectOptions,
+} from '@clippy/client';
 import { resolveSocketPaths } from '@clippy/protocol';
 import { bins } from './paths.js';
 
@@ -135,9 +140,13 @@ export class TestDaemon {
     return this.stderr;
   }
 
-  /** Starts `clippyd --foreground` with a fresh environment and waits until it answers `hello`. */
+  /**
+   * Starts `clippyd --foreground` with a fresh environment and waits until it answers `hello`.
+   * `bin`: another clippyd.js (e.g. testkit's otherRelease()); one of another protocol version
+   * counts as ready when it answers the handshake with its version.
+   */
   static async start(
-    opts: { env?: DaemonEnv; args?: string[]; logLevel?: string } = {},
+    opts: { env?: DaemonEnv; args?: string[]; logLevel?: string; bin?: string } = {},
   ): Promise<TestDaemon> {
     const env = opts.env ?? new DaemonEnv();
     const child = spawn(
@@ -145,7 +154,7 @@ export class TestDaemon {
       [
         // Extra node flags for profiling a test daemon (e.g. `--cpu-prof`), space-separated.
         ...(process.env.CLIPPYD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-        bins.clippyd,
+        opts.bin ?? bins.clippyd,
         '--foreground',
         '--log-level',
         opts.logLevel ?? 'warn',
@@ -164,6 +173,7 @@ export class TestDaemon {
         await c.close();
         return daemon;
       } catch (err) {
+        if (err instanceof VersionMismatchError) return daemon;
         if (exited || Date.now() > deadline) {
           await env.dispose();
           throw new Error(

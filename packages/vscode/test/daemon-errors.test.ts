@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FrameDecoder, PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
+import { PROTOCOL_VERSION } from '@clippy/protocol';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+import { otherRelease } from '@clippy/testkit/other-release';
 import {
   eventually,
   messageShown,
@@ -110,29 +111,15 @@ describe('without a daemon it can use', () => {
 
   it('a daemon of another protocol version: says so and what to do', async () => {
     const e = freshEnv();
-    await listen(e, (s) => {
-      const decoder = new FrameDecoder();
-      s.on('data', (chunk) => {
-        // Answers every hello the way a broker of the previous protocol version does.
-        for (const _hello of decoder.push(chunk)) {
-          s.end(
-            encodeFrame({
-              type: 'hello_ack',
-              id: 0,
-              status: 'error',
-              error: 'version_mismatch',
-              message: `this broker speaks protocol version ${PROTOCOL_VERSION - 1}`,
-              version: PROTOCOL_VERSION - 1,
-              broker_pid: process.pid,
-            }),
-          );
-        }
-      });
+    // The real daemon as the previous protocol version's release would run it.
+    const old = await TestDaemon.start({
+      env: e,
+      bin: otherRelease(e.root, { protocolVersion: PROTOCOL_VERSION - 1 }),
     });
     ext = startExtension(e.env);
     await run('clippy.relay', 'a', 'b');
     const expected =
-      `the running clippy daemon (pid ${process.pid}) at ${e.socket} speaks protocol version ` +
+      `the running clippy daemon (pid ${old.pid}) at ${e.socket} speaks protocol version ` +
       `${PROTOCOL_VERSION - 1}, this extension speaks ${PROTOCOL_VERSION}: it was started by ` +
       'another version of clippy. Run `clippy daemon restart --force` to replace it (its sessions ' +
       'end then), or use an extension of its version.';

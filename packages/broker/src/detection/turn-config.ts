@@ -4,6 +4,10 @@ import {
   CONFIG_FILE_NAME,
   ConfigFileError,
   ConfigFileSchema,
+  DEFAULT_HISTORY_MAX_AGE_DAYS,
+  DEFAULT_HISTORY_MAX_BYTES,
+  DEFAULT_MAX_TURN_BYTES,
+  DEFAULT_TURN_RING_DEPTH,
   PRESETS_FILE_NAME,
   loadConfigFile,
   type ConfigIo,
@@ -11,10 +15,8 @@ import {
 import { UserPresetsSchema, type UserPresets } from '@clippy/turns';
 import { HandlerError } from '../errors.js';
 
-/** Turns kept per session by default (clippy's registry default). */
-export const DEFAULT_TURN_RING_DEPTH = 32;
-/** Content bytes kept per turn by default (clippy's registry default): 4 MiB. */
-export const DEFAULT_MAX_TURN_BYTES = 4 * 1024 * 1024;
+// The defaults sit beside the config file's schema (protocol), where `clippy config` reads them.
+export { DEFAULT_MAX_TURN_BYTES, DEFAULT_TURN_RING_DEPTH };
 
 export interface TurnConfig {
   turnRingDepth: number;
@@ -23,9 +25,9 @@ export interface TurnConfig {
   userPresets: UserPresets;
   /** config.json `persist`: every session (true), none (false), or those with these presets. */
   persist: boolean | string[];
-  /** Retention of the history (config.json), undefined: the defaults. */
-  historyMaxBytes: number | undefined;
-  historyMaxAgeMs: number | undefined;
+  /** Retention of the history (config.json, else the defaults). */
+  historyMaxBytes: number;
+  historyMaxAgeMs: number;
 }
 
 /** Whether a new session with this preset is persisted when `spawn` does not say. */
@@ -55,12 +57,34 @@ export function loadTurnConfig(env: Record<string, string | undefined>): TurnCon
       maxTurnBytes: file.maxTurnBytes ?? DEFAULT_MAX_TURN_BYTES,
       userPresets,
       persist: file.persist ?? false,
-      historyMaxBytes: file.historyMaxBytes,
-      historyMaxAgeMs:
-        file.historyMaxAgeDays === undefined ? undefined : file.historyMaxAgeDays * DAY_MS,
+      historyMaxBytes: file.historyMaxBytes ?? DEFAULT_HISTORY_MAX_BYTES,
+      historyMaxAgeMs: (file.historyMaxAgeDays ?? DEFAULT_HISTORY_MAX_AGE_DAYS) * DAY_MS,
     };
   } catch (err) {
     if (err instanceof ConfigFileError) throw new HandlerError('invalid_config', err.message);
+    throw err;
+  }
+}
+
+/** The settings files are broken at start: clippyd exits with DAEMON_EXIT_INVALID_CONFIG. */
+export class InvalidConfigError extends Error {
+  readonly code = 'invalid_config';
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidConfigError';
+  }
+}
+
+/**
+ * The settings the daemon starts with (history retention, restored sessions' rings). A broken
+ * file throws InvalidConfigError with the same `<file>:<line>: <reason>` a spawn would answer.
+ */
+export function loadStartSettings(env: Record<string, string | undefined>): TurnConfig {
+  try {
+    return loadTurnConfig(env);
+  } catch (err) {
+    if (err instanceof HandlerError && err.code === 'invalid_config')
+      throw new InvalidConfigError(err.message);
     throw err;
   }
 }

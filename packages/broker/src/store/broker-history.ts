@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { Session, SessionParams } from '../sessions/session.js';
 import type { SessionTable } from '../sessions/session-table.js';
 import type { NewSessionParams } from '../handlers/context.js';
-import { loadTurnConfig } from '../detection/turn-config.js';
+import type { TurnConfig } from '../detection/turn-config.js';
 import type { StoredTurn } from '../detection/turn-ring.js';
 import { TurnStore, type PersistedSession } from './turn-store.js';
 
@@ -18,23 +18,17 @@ export function historyDir(env: Record<string, string | undefined>): string {
 }
 
 /**
- * Opens the turn history at start. Retention comes from config.json (a broken file: defaults,
- * logged). A history that cannot be read at all leaves the daemon without persistence: it
- * starts anyway, and says so in the log.
+ * Opens the turn history at start, with the retention of the settings read at start. A history
+ * that cannot be read at all leaves the daemon without persistence: it starts anyway, and says
+ * so in the log.
  */
 export function openHistory(
   env: Record<string, string | undefined>,
+  settings: TurnConfig,
   log: Logger,
 ): TurnStore | null {
-  let maxBytes: number | undefined;
-  let maxAgeMs: number | undefined;
-  try {
-    const config = loadTurnConfig(env);
-    maxBytes = config.historyMaxBytes;
-    maxAgeMs = config.historyMaxAgeMs;
-  } catch (err) {
-    log.warn({ err }, 'history: config.json unusable, default retention');
-  }
+  const maxBytes = settings.historyMaxBytes;
+  const maxAgeMs = settings.historyMaxAgeMs;
   const dir = historyDir(env);
   const started = performance.now();
   try {
@@ -70,15 +64,9 @@ export function restoreSessions(
   history: TurnStore,
   table: Pick<SessionTable, 'resolve'>,
   make: (params: RestoredParams) => Session,
+  config: TurnConfig,
   log: Logger,
-  env: Record<string, string | undefined>,
 ): void {
-  let config;
-  try {
-    config = loadTurnConfig(env);
-  } catch {
-    config = null;
-  }
   for (const p of history.persistedSessions()) {
     if (table.resolve(p.meta.id)) continue;
     try {
@@ -103,10 +91,10 @@ export function restoreSessions(
           exitCode: p.exit?.exit_code ?? null,
           exitSignal: p.exit?.exit_signal ?? null,
         },
-        turns: config ? { preset: null, config } : null,
+        turns: { preset: null, config },
       });
       session.turns?.ring.restore(
-        ringTurns(history, p, config?.turnRingDepth ?? 32),
+        ringTurns(history, p, config.turnRingDepth),
         p.turns.at(-1)?.meta.seq ?? 0,
       );
       void history.readExitScreen(p).then(

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_HISTORY_MAX_AGE_DAYS, DEFAULT_HISTORY_MAX_BYTES } from '@clippy/protocol';
 import type { Logger } from '../log.js';
 import {
   RECORD_HEADER_BYTES,
@@ -30,10 +31,10 @@ import { HistoryLock } from './history-lock.js';
 
 /** Segment size at which a new segment begins: retention drops whole segments, so this is its step. */
 export const SEGMENT_MAX_BYTES = 32 * 1024 * 1024;
-/** Default size limit of the history: oldest segments are dropped above it. */
-export const DEFAULT_HISTORY_MAX_BYTES = 512 * 1024 * 1024;
-/** Default age limit of the history: 30 days, then a segment whose newest record is older goes. */
-export const DEFAULT_HISTORY_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+/** Default size limit of the history (protocol's, beside the config schema): oldest segments go above it. */
+export { DEFAULT_HISTORY_MAX_BYTES };
+/** Default age limit of the history: a segment whose newest record is older goes. */
+export const DEFAULT_HISTORY_MAX_AGE_MS = DEFAULT_HISTORY_MAX_AGE_DAYS * 24 * 60 * 60 * 1000;
 /** How often retention runs besides after each new segment (an idle daemon still ages out). */
 export const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
 /** Default and largest number of search results: enough to read, few enough to answer fast. */

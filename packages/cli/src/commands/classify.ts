@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { ConfigFileError } from '@clippy/protocol';
 import type { CommandModule } from 'yargs';
 import {
   classifyScreen,
@@ -8,7 +7,7 @@ import {
   stripAnsi,
   type UserPresets,
 } from '@clippy/turns';
-import { readPresetsFile } from '../config-files.js';
+import { InvalidConfigError, readPresetsFile } from '../config-files.js';
 import { CliError } from '../errors.js';
 
 /** Exit code of `classify` for an unusable preset: unknown name, bad pattern, broken presets.json. */
@@ -26,7 +25,8 @@ export function loadUserPresets(): UserPresets {
   try {
     return readPresetsFile();
   } catch (err) {
-    if (err instanceof ConfigFileError) throw new CliError(err.message, EXIT_BAD_PRESET);
+    // The words every command uses for a broken file; classify's own exit code (docs/presets.md).
+    if (err instanceof InvalidConfigError) throw new CliError(err.message, EXIT_BAD_PRESET);
     throw err;
   }
 }

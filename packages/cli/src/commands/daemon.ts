@@ -15,6 +15,8 @@ import { install, uninstall, type InstallArgs } from '../daemon/install.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAge } from '../table.js';
+import { cliVersion } from '../cli-version.js';
+import { upgradeNotice } from '../upgrade-notice.js';
 
 /** `clippy daemon status` when no daemon runs (LSB's "program is not running"). */
 export const EXIT_NOT_RUNNING = 3;
@@ -43,7 +45,7 @@ function processAlive(pid: number): boolean {
 /** Connects without starting anything; null when no daemon answers. */
 async function tryConnect(args: CommonArgs) {
   try {
-    return (await connectForCommand(args, { autoStart: false })).client;
+    return (await connectForCommand(args, { autoStart: false, upgradeNotice: false })).client;
   } catch (err) {
     if (
       err instanceof CliError &&
@@ -136,8 +138,10 @@ async function status(args: DaemonArgs): Promise<void> {
   }
   try {
     const s = await client.request('daemon_status', {});
+    const upgrade = upgradeNotice(s.package_version, s.pid);
     if (args.json) {
-      process.stdout.write(`${JSON.stringify({ running: true, ...s }, null, 2)}\n`);
+      const out = { running: true, ...s, cli_version: cliVersion(), upgrade };
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return;
     }
     const lines = [
@@ -153,6 +157,7 @@ async function status(args: DaemonArgs): Promise<void> {
       ...(s.store?.warning ? [['WARNING', s.store.warning]] : []),
       ['memory', `${(s.rss_bytes / 1024 / 1024).toFixed(1)} MiB RSS`],
       ['version', `${s.package_version} (protocol ${s.version})`],
+      ...(upgrade ? [['UPGRADE', upgrade]] : []),
     ];
     process.stdout.write(
       `clippy daemon is running\n${lines.map(([k, v]) => `  ${k!.padEnd(10)} ${v}`).join('\n')}\n`,

@@ -12,6 +12,8 @@ import {
   type Check,
 } from '../doctor/checks.js';
 import { EXIT } from '../exit-codes.js';
+import { cliVersion } from '../cli-version.js';
+import { RESTART_ENDS_SESSIONS, upgradeNotice } from '../upgrade-notice.js';
 
 interface DoctorArgs extends CommonArgs {
   json?: boolean;
@@ -20,9 +22,18 @@ interface DoctorArgs extends CommonArgs {
 /** The running daemon against this CLI: the same protocol, or what to do. Starts nothing. */
 async function checkDaemon(args: CommonArgs): Promise<Check> {
   try {
-    const { client } = await connectForCommand(args, { autoStart: false });
+    const { client } = await connectForCommand(args, { autoStart: false, upgradeNotice: false });
     try {
       const s = await client.request('daemon_status', {});
+      const upgrade = upgradeNotice(s.package_version, s.pid);
+      if (upgrade) {
+        return {
+          name: 'daemon',
+          status: 'warn',
+          detail: `runs clippy ${s.package_version}, this CLI is ${cliVersion()} (protocol ${s.version} both)`,
+          fix: `\`clippy daemon restart\` runs ${cliVersion()}; ${RESTART_ENDS_SESSIONS} (${s.live_sessions} live)`,
+        };
+      }
       return {
         name: 'daemon',
         status: 'ok',

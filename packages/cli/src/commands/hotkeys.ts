@@ -7,14 +7,18 @@ import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { FeedbackMode } from '../focus/feedback.js';
+import {
+  DEFAULT_CAPTURE_KEY,
+  DEFAULT_FEEDBACK,
+  DEFAULT_PASTE_KEY,
+} from '../hotkeys/default-keys.js';
 import { HotkeyActions, type HotkeyAction } from '../hotkeys/hotkey-actions.js';
 import { TMUX_MARKER, desktopText, systemdUnit, tmuxBindings } from '../hotkeys/install-text.js';
 import { KeyGrabber } from '../hotkeys/key-grabber.js';
 import { parseKeySpec, type KeySpec } from '../hotkeys/key-spec.js';
 import { XDisplay } from '../x11/x11-display.js';
 
-export const DEFAULT_CAPTURE_KEY = 'super+shift+c';
-export const DEFAULT_PASTE_KEY = 'super+shift+v';
+export { DEFAULT_CAPTURE_KEY, DEFAULT_PASTE_KEY };
 
 interface HotkeysArgs extends CommonArgs {
   capture?: string;
@@ -152,7 +156,7 @@ const command: CommandModule<object, HotkeysArgs> = {
     process.env.DISPLAY = displayName;
     const actions = new HotkeyActions(
       async () => (await connectForCommand(argv)).client,
-      argv.feedback ?? config.feedback ?? 'auto',
+      argv.feedback ?? config.feedback ?? DEFAULT_FEEDBACK,
     );
     const onPress = (action: HotkeyAction) => {
       void actions.press(action).then((o) => {

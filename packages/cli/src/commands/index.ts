@@ -33,6 +33,8 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['replay'], () => import('./replay.js')],
   [['daemon'], () => import('./daemon.js')],
   [['doctor'], () => import('./doctor.js')],
+  [['config'], () => import('./config.js')],
+  [['completion'], () => import('./completion.js')],
   [['hosts'], () => import('./hosts.js')],
   [['web'], () => import('./web.js')],
   [['map'], () => import('./map.js')],

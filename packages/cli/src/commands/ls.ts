@@ -3,6 +3,7 @@ import type { RouteInfo, SessionInfo } from '@clippy/protocol';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAge, renderTable } from '../table.js';
+import { loadModule } from '../load-module.js';
 
 interface LsArgs extends CommonArgs {
   json?: boolean;
@@ -100,7 +101,8 @@ const command: CommandModule<object, LsArgs> = {
  */
 async function listAllHosts(argv: LsArgs): Promise<void> {
   // Loaded here: the hosts come from the config file, which plain `ls` does not read.
-  const { allHosts, onEachHost } = await import('../remote/each-host.js');
+  const { allHosts, onEachHost } =
+    await loadModule<typeof import('../remote/each-host.js')>('remote/each-host.js');
   const outcomes = await onEachHost(allHosts(process.env), async (c) => {
     const { sessions } = await c.request('list_sessions', {});
     return argv.all ? sessions : sessions.filter((s) => s.state !== 'exited');

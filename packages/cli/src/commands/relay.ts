@@ -2,6 +2,8 @@ import type { CommandModule } from 'yargs';
 import { connectToHost, withClient, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { loadModule } from '../load-module.js';
+import { mayCarryHost } from '../remote/host-peek.js';
 import { onFocused, withFocusedOptions, type FocusedArgs } from '../focus/focused-options.js';
 import {
   injectedLine,
@@ -75,9 +77,10 @@ const command: CommandModule<object, RelayArgs> = {
  * neither does (the command's own daemon relays, as always).
  */
 async function relayWithHosts(argv: RelayArgs, fromText: string, toText: string) {
-  // Without a colon no name carries a host: the config file (and its schemas) stay unread.
-  if (!fromText.includes(':') && !toText.includes(':')) return null;
-  const { commandHost, sameHost, splitHostRef } = await import('../remote/host-ref.js');
+  // A turn ID (`claude:3`) names no host: the config file's schemas stay unloaded.
+  if (!mayCarryHost(fromText, process.env) && !mayCarryHost(toText, process.env)) return null;
+  const { commandHost, sameHost, splitHostRef } =
+    await loadModule<typeof import('../remote/host-ref.js')>('remote/host-ref.js');
   const from = splitHostRef(fromText, process.env);
   const to = splitHostRef(toText, process.env);
   if (!from.host && !to.host) return null;
@@ -85,7 +88,9 @@ async function relayWithHosts(argv: RelayArgs, fromText: string, toText: string)
   const src = { host: from.host ?? here, ref: from.ref };
   const dst = { host: to.host ?? here, ref: to.ref };
   if (!sameHost(src.host, dst.host)) {
-    const { relayAcrossHosts } = await import('../remote/cross-host-relay.js');
+    const { relayAcrossHosts } = await loadModule<typeof import('../remote/cross-host-relay.js')>(
+      'remote/cross-host-relay.js',
+    );
     return injectedLine('relayed', await relayAcrossHosts(src, dst, argv), toText);
   }
   // One daemon holds both: its own relay, as without hosts.

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
-import { renderTable } from '../table.js';
+import { clockTime, renderTable } from '../table.js';
 import { turnCall } from '../turn-exits.js';
 
 interface TurnsArgs extends CommonArgs {
@@ -42,7 +42,7 @@ const command: CommandModule<object, TurnsArgs> = {
     }
     const rows = turns.map((t) => [
       t.turn_id,
-      new Date(t.timestamp).toLocaleTimeString(),
+      clockTime(t.timestamp),
       String(t.byte_length),
       `${(t.duration_ms / 1000).toFixed(1)}s`,
       [t.interrupted ? 'interrupted' : '', t.truncated ? 'truncated' : '']

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { DAEMON_EXIT_ALREADY_RUNNING } from '@clippy/client/lean';
+import { DAEMON_EXIT_INVALID_CONFIG } from '@clippy/protocol';
 
 // The files that make the service manager start clippyd at login: a systemd user unit (Linux)
 // or a launchd agent (macOS). Both run `clippyd --foreground` on the default socket, the one the
@@ -37,7 +38,8 @@ function systemdWord(w: string): string {
 /**
  * The user unit. systemd's user manager sets XDG_RUNTIME_DIR, so the socket is the CLI's own;
  * stderr goes to the journal. An already running daemon (started on demand) makes this one exit
- * with DAEMON_EXIT_ALREADY_RUNNING, which is neither a failure to restart on nor an error.
+ * with DAEMON_EXIT_ALREADY_RUNNING, which is neither a failure to restart on nor an error. A
+ * broken config file (DAEMON_EXIT_INVALID_CONFIG) is a failure, but restarting cannot mend it.
  */
 export function systemdUnit(t: ServiceTarget): string {
   return [
@@ -49,7 +51,7 @@ export function systemdUnit(t: ServiceTarget): string {
     `ExecStart=${[t.node, t.clippyd, '--foreground'].map(systemdWord).join(' ')}`,
     'Restart=on-failure',
     `SuccessExitStatus=${DAEMON_EXIT_ALREADY_RUNNING}`,
-    `RestartPreventExitStatus=${DAEMON_EXIT_ALREADY_RUNNING}`,
+    `RestartPreventExitStatus=${DAEMON_EXIT_ALREADY_RUNNING} ${DAEMON_EXIT_INVALID_CONFIG}`,
     '',
     '[Install]',
     'WantedBy=default.target',

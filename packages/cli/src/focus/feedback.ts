@@ -1,8 +1,5 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { ClippyClient } from '@clippy/client';
-
-const run = promisify(execFile);
+import { runProgram } from '../run-program.js';
 
 /** How long a notification helper may take before the terminal is used instead. */
 const NOTIFY_TIMEOUT_MS = 2_000;
@@ -34,7 +31,7 @@ export async function showFeedback(
   const hasDesktop = Boolean(env.DISPLAY || env.WAYLAND_DISPLAY || env.DBUS_SESSION_BUS_ADDRESS);
   if (mode !== 'terminal' && hasDesktop) {
     try {
-      await run(
+      await runProgram(
         'notify-send',
         [
           '--app-name=clippy',
@@ -51,7 +48,7 @@ export async function showFeedback(
   }
   if (env.TMUX) {
     try {
-      await run('tmux', ['display-message', `clippy: ${message.text}`], {
+      await runProgram('tmux', ['display-message', `clippy: ${message.text}`], {
         env,
         timeout: NOTIFY_TIMEOUT_MS,
       });

@@ -1,8 +1,4 @@
-import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { runProgram } from '../run-program.js';
 
 /** Longest `ps` listing read where there is no /proc (a few thousand processes). */
 const PS_MAX_BUFFER = 8 * 1024 * 1024;
@@ -18,6 +14,8 @@ export async function parentMap(): Promise<Map<number, number>> {
 
 async function parentsFromProc(): Promise<Map<number, number>> {
   const parents = new Map<number, number>();
+  // Loaded here, not imported: the fast path's commands load this module and need none of it.
+  const { readdir, readFile } = process.getBuiltinModule('node:fs/promises');
   const entries = await readdir('/proc');
   await Promise.all(
     entries.map(async (entry) => {
@@ -37,7 +35,7 @@ async function parentsFromProc(): Promise<Map<number, number>> {
 }
 
 async function parentsFromPs(): Promise<Map<number, number>> {
-  const { stdout } = await run('ps', ['-A', '-o', 'pid=', '-o', 'ppid='], {
+  const { stdout } = await runProgram('ps', ['-A', '-o', 'pid=', '-o', 'ppid='], {
     maxBuffer: PS_MAX_BUFFER,
   });
   const parents = new Map<number, number>();

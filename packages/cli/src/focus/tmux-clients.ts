@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { runProgram } from '../run-program.js';
 
 /** How long a `tmux` query may take: the server answers in milliseconds when it is there. */
 const TMUX_QUERY_TIMEOUT_MS = 2_000;
@@ -23,7 +20,7 @@ export async function tmuxClients(
 ): Promise<TmuxClient[] | string> {
   let stdout: string;
   try {
-    ({ stdout } = await run(
+    ({ stdout } = await runProgram(
       'tmux',
       ['list-clients', '-F', '#{client_activity} #{client_pid} #{pane_pid}'],
       { env, timeout: TMUX_QUERY_TIMEOUT_MS },

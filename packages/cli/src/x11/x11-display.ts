@@ -1,4 +1,5 @@
 import type { XClient, XDisplayInfo, XEvent } from 'x11';
+import { loadPackage } from '../load-module.js';
 
 /** How long connecting to the X server may take: a local server answers at once. */
 export const X11_CONNECT_TIMEOUT_MS = 2_000;
@@ -24,7 +25,7 @@ export class XDisplay {
   /** Connects to `display` ($DISPLAY by default); rejects when no X server answers. */
   static connect(display = process.env.DISPLAY): Promise<XDisplay> {
     if (!display) return Promise.reject(new Error('no X display ($DISPLAY is unset)'));
-    return import('x11').then(
+    return loadPackage<typeof import('x11')>('x11').then(
       (x11) =>
         new Promise<XDisplay>((resolve, reject) => {
           const timer = setTimeout(() => {

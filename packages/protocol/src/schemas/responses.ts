@@ -67,6 +67,12 @@ export const HelloAckSchema = z
     message: z.string().optional().describe('human-readable detail when status is error'),
     version: z.number().int().optional().describe('the version the broker speaks'),
     broker_pid: z.number().int().optional().describe('process ID of the broker'),
+    package_version: z
+      .string()
+      .optional()
+      .describe(
+        'the clippy release the broker runs (e.g. `0.1.0`): a client of another one can say an upgrade awaits a restart',
+      ),
   })
   .describe('Answer to `hello`.');
 
