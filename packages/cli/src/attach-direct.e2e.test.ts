@@ -73,7 +73,8 @@ function daemonTerminals(): string[] {
   const out: string[] = [];
   for (const fd of fs.readdirSync(dir)) {
     try {
-      const target = fs.readlinkSync(path.join(dir, fd));
+      // A terminal whose other side closed since reads "/dev/pts/N (deleted)": still held.
+      const target = fs.readlinkSync(path.join(dir, fd)).replace(/ \(deleted\)$/, '');
       if (target.startsWith('/dev/pts/')) out.push(target);
     } catch {
       // Closed meanwhile.

@@ -18,8 +18,14 @@ export const attach: Handler<'attach'> = async (request, context) => {
     const opened = session.live
       ? openClientTerminal(request.terminal, request.pid!)
       : ({ ok: false, reason: 'the session has exited' } as const);
-    if (opened.ok) terminal = directTerminal(opened.fd, session, context, request);
-    else refused = opened.reason;
+    if (!opened.ok) refused = opened.reason;
+    else {
+      try {
+        terminal = directTerminal(opened.fd, session, context, request);
+      } catch (err) {
+        refused = (err as Error).message;
+      }
+    }
   }
   // The session records the client synchronously (before the snapshot): a disconnect during the
   // snapshot still detaches it.

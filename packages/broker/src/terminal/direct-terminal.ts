@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import tty from 'node:tty';
 import {
   CLEAR_SCREEN,
@@ -19,7 +20,7 @@ import type { FlowSink, FrameSink, OutputBatch } from '../flow-control.js';
 const INPUT_BUFFER_BYTES = 64 * 1024;
 
 export interface DirectTerminalOptions {
-  /** The terminal, opened and checked (openClientTerminal); owned from now on. */
+  /** The terminal, opened and checked (openClientTerminal); owned (closed) from now on. */
   fd: number;
   /** The attach client's connection: pushes that end the attachment still go there. */
   connection: FrameSink;
@@ -83,6 +84,15 @@ export class DirectTerminal implements FlowSink {
     this.stream = new tty.ReadStream(opts.fd, { onread } as ConstructorParameters<
       typeof tty.ReadStream
     >[1]);
+    // libuv opens the device again for itself (non-blocking for this process alone) and leaves
+    // the descriptor it was given to us. Had it not (it then writes blocking), the daemon could
+    // hang on a stopped terminal: refuse.
+    const handleFd = (this.stream as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    if (handleFd === undefined || handleFd === opts.fd) {
+      this.stream.destroy();
+      throw new Error('libuv could not reopen the terminal for non-blocking writes');
+    }
+    fs.closeSync(opts.fd);
     this.stream.on('error', this.onError);
     this.stream.on('close', this.onClose);
     this.filter = new InputFilter(
