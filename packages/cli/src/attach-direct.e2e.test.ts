@@ -85,7 +85,7 @@ function daemonTerminals(): string[] {
 
 /** The attach clients as the daemon lists them. */
 async function clients(): Promise<
-  { name: string; pid: number | null; terminal: boolean; mode: string }[]
+  { name: string; pid: number | null; terminal?: boolean; mode: string }[]
 > {
   const c = await daemon.connect();
   try {

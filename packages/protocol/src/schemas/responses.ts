@@ -206,7 +206,10 @@ export const RESULT_SCHEMAS = {
         focused: z.boolean().describe('its terminal reported focus last'),
         terminal: z
           .boolean()
-          .describe('the daemon reads and writes this client’s terminal itself (direct attach)'),
+          .optional()
+          .describe(
+            'the daemon reads and writes this client’s terminal itself (direct attach); absent from daemons before direct attach',
+          ),
       }),
     ),
   }),
