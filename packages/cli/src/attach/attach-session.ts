@@ -73,7 +73,7 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
     stdin.pause();
     if (how.flush) await flushOutput(stdout);
     if (!direct) term.restore({ leaveScreen: !how.sessionEnded });
-    else if (how.daemonRestored) term.restore({ leaveScreen: false });
+    else if (how.daemonRestored) term.restore({ leaveScreen: false, modesUnknown: false });
     else term.restore({ modesUnknown: true });
     if (how.message) (how.isError ? stderr : stdout).write(`${how.message}\n`);
     await client.close();
@@ -129,6 +129,8 @@ export async function runAttach(client: ClippyClient, opts: AttachOptions): Prom
   const session = result.session;
   name = result.name;
   direct = result.terminal === true;
+  // From here on an unexpected failure of this process restores every mode blindly.
+  term.outputBypassed = direct;
 
   if (!direct) {
     term.enterRaw();

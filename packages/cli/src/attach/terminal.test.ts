@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ModeTracker } from '@clippy/protocol';
+import { ModeTracker, blindRestoreBytes } from '@clippy/protocol';
 import { TerminalGuard } from './terminal.js';
 
 /** A TUI's output: alternate screen, hidden cursor, mouse reporting, bracketed paste. */
@@ -58,5 +58,21 @@ describe('TerminalGuard', () => {
     expect(early.rawModes).toEqual([]);
     expect(early.written()).toBe(new ModeTracker().restoreSequence());
     early.close();
+  });
+
+  it('direct attach: restores every mode blindly unless told the daemon gave the terminal back', () => {
+    const failed = fakeTerminal();
+    failed.guard.enterRaw();
+    failed.guard.outputBypassed = true;
+    failed.guard.restore();
+    expect(failed.written()).toBe(blindRestoreBytes({ rows: 30, moveBelow: true }));
+    failed.close();
+
+    const given = fakeTerminal();
+    given.guard.enterRaw();
+    given.guard.outputBypassed = true;
+    given.guard.restore({ leaveScreen: false, modesUnknown: false });
+    expect(given.written()).toBe(new ModeTracker().restoreSequence());
+    given.close();
   });
 });

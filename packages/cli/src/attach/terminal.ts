@@ -55,6 +55,11 @@ export function directTerminalPath(
  */
 export class TerminalGuard {
   readonly modes = new ModeTracker();
+  /**
+   * The session's output goes to the terminal without passing through here (direct attach):
+   * `modes` knows nothing, so a restore not told otherwise turns every mode off (see restore).
+   */
+  outputBypassed = false;
   private raw = false;
   private entered = false;
   private restored = false;
@@ -117,9 +122,9 @@ export class TerminalGuard {
    * Undo raw mode and whatever modes the session's output left on. Idempotent. Unless the
    * session itself ended (`leaveScreen: false`: its last output is where a program run
    * directly would leave it), the cursor then goes to a fresh line below the session's screen
-   * (see terminalRestoreBytes). `modesUnknown`: the session's output did not pass through here
-   * (direct attach) and the daemon could not give the terminal back itself: every mode a
-   * session may turn on is turned off.
+   * (see terminalRestoreBytes). `modesUnknown` (default: `outputBypassed`): the session's
+   * output did not pass through here (direct attach) and the daemon could not give the terminal
+   * back itself (it died, or this process fails): every mode a session may turn on is turned off.
    */
   restore(opts: { leaveScreen?: boolean; modesUnknown?: boolean } = {}): void {
     if (this.restored) return;
@@ -128,9 +133,10 @@ export class TerminalGuard {
     process.off('unhandledRejection', this.onFatal);
     if (this.stdout.isTTY) {
       const where = { rows: this.stdout.rows, moveBelow: this.raw && opts.leaveScreen !== false };
-      const bytes = opts.modesUnknown
-        ? blindRestoreBytes(where)
-        : terminalRestoreBytes(this.modes, where);
+      const bytes =
+        (opts.modesUnknown ?? this.outputBypassed)
+          ? blindRestoreBytes(where)
+          : terminalRestoreBytes(this.modes, where);
       try {
         fs.writeSync((this.stdout as unknown as { fd: number }).fd, bytes);
       } catch {
