@@ -167,14 +167,21 @@ export class ClippyHost {
     }
   }
 
-  /** The real `clippy attach SESSION` in a PTY of the given size. */
-  attach(session: string, cols: number, rows: number): Term {
+  /**
+   * The real `clippy attach SESSION` in a PTY of the given size. `relay`: with
+   * CLIPPY_ATTACH_RELAY=1, every byte through the attach process (as before direct attach, and
+   * as with --host); otherwise the daemon reads and writes the PTY itself where it can.
+   */
+  attach(session: string, cols: number, rows: number, relay = false): Term {
     // Extra node flags for profiling the attach client (e.g. `--cpu-prof`), space-separated.
     const nodeArgs = process.env.CLIPPY_ATTACH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-    return new Term(process.execPath, [...nodeArgs, this.cli, 'attach', session], cols, rows, {
+    const env: Record<string, string> = {
       ...(this.daemon.env.env as Record<string, string>),
       TERM: 'xterm-256color',
-    });
+    };
+    delete env.CLIPPY_ATTACH_RELAY;
+    if (relay) env.CLIPPY_ATTACH_RELAY = '1';
+    return new Term(process.execPath, [...nodeArgs, this.cli, 'attach', session], cols, rows, env);
   }
 
   async stop(): Promise<void> {

@@ -139,7 +139,7 @@ export async function run(): Promise<void> {
       );
     }
     process.stdout.write(
-      "paste and relay (into b) include the daemon submitting: a quiet wait before Enter\n" +
+      'paste and relay (into b) include the daemon submitting: a quiet wait before Enter\n' +
         "(INJECT_ENTER_DELAY_MS) and b's reaction; each round waits, untimed, for b to be idle again.\n" +
         'send and the --no-enter lines type into c, which stays idle: the CLI and the request alone.\n',
     );

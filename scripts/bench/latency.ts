@@ -2,7 +2,8 @@
  * Keystroke echo latency as a user feels it: one key typed into a terminal, wait for its echo
  * on that terminal, repeat. The program is `cat` with its terminal in raw mode, so the echo
  * comes from a process, as with an agent. Paths:
- * - `clippy attach` running in a PTY (terminal ↔ clippy attach ↔ clippyd ↔ the session's PTY),
+ * - `clippy attach` running in a PTY: direct (clippyd reads and writes that PTY itself), and
+ *   relayed (CLIPPY_ATTACH_RELAY=1: terminal ↔ clippy attach ↔ clippyd ↔ the session's PTY),
  * - `tmux attach` running in a PTY, attached to a pane of a private tmux server (the baseline),
  * - the program in node-pty directly (the machine's floor),
  * - and, as second lines, the client library in this process (no attach process, no outer
@@ -36,6 +37,8 @@ const COLS = 80;
 const ROWS = 24;
 /** See throughput.ts: other built checkouts' `clippy attach`, as more variants. */
 const BASELINES = otherCheckouts();
+/** This checkout's attach with CLIPPY_ATTACH_RELAY=1: every byte through the attach process. */
+const RELAY = 'clippy attach, relay';
 
 /** A path under test: send one key, and hear of every chunk of output that comes back. */
 interface Path {
@@ -95,9 +98,9 @@ async function terminalPath(term: Term, procs: Record<string, number>): Promise<
   return [p, meter];
 }
 
-async function clippyAttach(host: ClippyHost): Promise<[Path, EchoMeter]> {
+async function clippyAttach(host: ClippyHost, relay = false): Promise<[Path, EchoMeter]> {
   const session = await host.spawn(ECHO_PROGRAM[0]!, ECHO_PROGRAM.slice(1), COLS, ROWS);
-  const term = host.attach(session, COLS, ROWS);
+  const term = host.attach(session, COLS, ROWS, relay);
   return terminalPath(term, { 'attach client': term.pid, daemon: host.pid });
 }
 
@@ -196,6 +199,7 @@ export async function run(): Promise<void> {
     type Setup = [string, () => Promise<[Path, EchoMeter]>];
     const setups: Setup[] = [
       ['clippy attach', () => clippyAttach(clippyHost)],
+      [RELAY, () => clippyAttach(clippyHost, true)],
       ...others.map(([name, host]) => [name, () => clippyAttach(host)] as Setup),
       ...(tmuxHost ? [['tmux attach', () => tmuxAttach(tmuxHost)] as Setup] : []),
       ['node-pty direct', direct],
@@ -253,6 +257,7 @@ export async function run(): Promise<void> {
         : '-';
     process.stdout.write(
       `clippy attach / tmux attach: p50 ${ratio('clippy attach', 'tmux attach', 50)}x (goal <= 1.2x), p99 ${ratio('clippy attach', 'tmux attach', 99)}x (goal <= 1x)\n` +
+        `${RELAY}: / tmux p50 ${ratio(RELAY, 'tmux attach', 50)}x, p99 ${ratio(RELAY, 'tmux attach', 99)}x\n` +
         others
           .map(
             ([name]) =>

@@ -1,7 +1,9 @@
 /**
  * Throughput as a user sees it: `cat` of a 64 MB text file typed into a shell, timed from the
  * Enter to an end marker on the terminal, through
- * - `clippy attach` running in a PTY (terminal ↔ clippy attach ↔ clippyd ↔ the session's PTY),
+ * - `clippy attach` running in a PTY: direct (clippyd reads and writes that PTY itself; the
+ *   attach process waits), and relayed (CLIPPY_ATTACH_RELAY=1: terminal ↔ clippy attach ↔
+ *   clippyd ↔ the session's PTY),
  * - `tmux attach` running in a PTY, attached to a pane of a private tmux server (the baseline),
  * - bash in node-pty directly (no multiplexer: the machine's ceiling),
  * - and, as a second line, the client library reading the session in this process (no attach
@@ -42,6 +44,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
  * and after in one run.
  */
 const BASELINES = otherCheckouts();
+/** This checkout's attach with CLIPPY_ATTACH_RELAY=1: every byte through the attach process. */
+const RELAY = 'clippy attach, relay';
 /** Pause after a warm-up, as between two commands a user runs (the warm-up's turn closes). */
 const SETTLE_MS = 300;
 
@@ -145,8 +149,14 @@ async function direct(file: string, warm: string): Promise<Run> {
   }
 }
 
-async function clippyAttach(host: ClippyHost, session: string, file: string, warm: string) {
-  const term = host.attach(session, COLS, ROWS);
+async function clippyAttach(
+  host: ClippyHost,
+  session: string,
+  file: string,
+  warm: string,
+  relay = false,
+) {
+  const term = host.attach(session, COLS, ROWS, relay);
   try {
     return await floodThrough(
       term,
@@ -242,6 +252,7 @@ export async function run(): Promise<void> {
     const rate = (ms: number) => size / (ms / 1000);
     const shell = ['--norc', '--noprofile'];
     const attachSession = await clippyHost.spawn('bash', shell, COLS, ROWS);
+    const relaySession = await clippyHost.spawn('bash', shell, COLS, ROWS);
     const librarySession = await clippyHost.spawn('bash', shell, COLS, ROWS);
     const otherSessions = await Promise.all(
       others.map(([, host]) => host.spawn('bash', shell, COLS, ROWS)),
@@ -254,6 +265,7 @@ export async function run(): Promise<void> {
     if (tmuxWhy) process.stdout.write(`tmux: skipped (${tmuxWhy})\n`);
     const variants: [string, () => Promise<Run>][] = [
       ['clippy attach', () => clippyAttach(clippyHost, attachSession, file, warm)],
+      [RELAY, () => clippyAttach(clippyHost, relaySession, file, warm, true)],
       ...others.map(
         ([name, host], k) =>
           [name, () => clippyAttach(host, otherSessions[k]!, file, warm)] as [
@@ -294,6 +306,7 @@ export async function run(): Promise<void> {
       med.has(a) && med.has(b) ? (rate(med.get(a)!) / rate(med.get(b)!)).toFixed(2) : '-';
     process.stdout.write(
       `clippy attach / tmux attach: ${ratio('clippy attach', 'tmux attach')}x (goal >= 1.3x)\n` +
+        `${RELAY}: / tmux ${ratio(RELAY, 'tmux attach')}x, clippy attach / it ${ratio('clippy attach', RELAY)}x\n` +
         others
           .map(
             ([name]) =>

@@ -171,3 +171,11 @@ export const LOG_REOPEN_INTERVAL_MS = 30_000;
  * is dropped: a reader that is merely busy catches up, one that stopped cannot stall the daemon.
  */
 export const LOG_PIPE_WAIT_MS = 100;
+
+/**
+ * Direct attach: longest the daemon waits for a client's terminal to take the restore (and the
+ * session's last output) when it gives the terminal back; then it closes it anyway. As long as
+ * the attach client's own wait for a terminal to drain (relay mode), and shorter than its wait
+ * for the daemon's answer, so the two never write at once.
+ */
+export const TERMINAL_GIVE_BACK_MS = 2_000;

@@ -1,3 +1,4 @@
+import { encodeOutputFrame } from '@clippy/protocol';
 import {
   FLOW_DEMOTE_GRACE_MS,
   FLOW_HIGH_WATERMARK,
@@ -22,10 +23,87 @@ export const DEFAULT_FLOW_LIMITS: FlowLimits = {
 
 export type AttachMode = 'interactive' | 'observer';
 
-/** What an attachment needs from the connection it writes to. */
-export interface FlowSink {
+/**
+ * A stretch of a session's output on its way to its clients: the PTY's bytes, and their
+ * `output` frame, encoded once for all the socket clients and only when one of them needs it (a
+ * terminal the daemon writes itself takes the bytes as they are).
+ */
+export class OutputBatch {
+  private encoded: Buffer | null = null;
+
+  constructor(
+    readonly session: string,
+    readonly chunks: Buffer[],
+    readonly bytes: number,
+  ) {}
+
+  frame(): Buffer {
+    return (this.encoded ??= encodeOutputFrame(this.session, this.chunks, this.bytes));
+  }
+}
+
+/** A connection as the socket sink sees it: somewhere to send frames. */
+export interface FrameSink {
   send(frame: Buffer): void;
   readonly bufferedAmount: number;
+}
+
+/**
+ * Where an attachment's output goes: the client's connection (relay: the client writes it to its
+ * terminal and acks), or the client's terminal itself (direct attach: the daemon writes it).
+ */
+export interface FlowSink {
+  /** The daemon writes (and reads) the client's terminal itself: direct attach. */
+  readonly terminal: boolean;
+  /**
+   * Live output. `consumed` is for a sink that sees its reader take the bytes (a terminal's
+   * write callbacks): it is called with the batch's byte count then, in place of the client's acks.
+   */
+  sendOutput(batch: OutputBatch, consumed: (bytes: number) => void): void;
+  /** The session exited (`frame` is the `exit` push), after all its output. */
+  sendExit(frame: Buffer): void;
+  /** A one-line message for the user (`frame` is the `notice` push). */
+  sendNotice(text: string, frame: Buffer): void;
+  /** Output handed to the sink and not yet taken by its reader. */
+  readonly bufferedAmount: number;
+  /**
+   * The attachment ends with the client still there: a terminal is given back (modes the
+   * session left on turned off, the cursor below its screen, its writes drained), then
+   * `farewell` (a `detached` push) is sent. Resolves when both are done.
+   */
+  release(farewell: Buffer | null): Promise<void>;
+  /** The client is gone: let go of anything held for it at once, writing nothing more. */
+  dispose(): void;
+}
+
+/** The socket sink: every push goes to the client's connection as its frame. */
+export class SocketSink implements FlowSink {
+  readonly terminal = false;
+
+  constructor(private readonly connection: FrameSink) {}
+
+  sendOutput(batch: OutputBatch): void {
+    this.connection.send(batch.frame());
+  }
+
+  sendExit(frame: Buffer): void {
+    this.connection.send(frame);
+  }
+
+  sendNotice(_text: string, frame: Buffer): void {
+    this.connection.send(frame);
+  }
+
+  get bufferedAmount(): number {
+    return this.connection.bufferedAmount;
+  }
+
+  release(farewell: Buffer | null): Promise<void> {
+    if (farewell) this.connection.send(farewell);
+    return Promise.resolve();
+  }
+
+  dispose(): void {}
 }
 
 export interface FlowCallbacks {
@@ -38,12 +116,13 @@ export interface FlowCallbacks {
 /**
  * Flow control of one client attached to one session (VS Code's pty-host scheme plus a way
  * out for stopped clients):
- * - `interactive`: the client acks consumed bytes; above the high watermark of unacked bytes
+ * - `interactive`: the client acks consumed bytes (a terminal the daemon writes itself: its
+ *   write callbacks do); above the high watermark of unacked bytes
  *   it "holds" the PTY paused until it is back below the low watermark. If it holds longer
  *   than the demote grace it is demoted: it stops holding and is treated as an observer until
  *   its acks bring it below the low watermark again.
  * - `observer` (and demoted clients): never hold the PTY; if the bytes queued on their
- *   connection pass the queue limit they are detached as slow consumers.
+ *   connection (or terminal) pass the queue limit they are detached as slow consumers.
  */
 export class Attachment {
   /** Output bytes sent and not yet acknowledged. */
@@ -55,11 +134,13 @@ export class Attachment {
   /** The client's own terminal size, when it told one (attach/resize): used by "latest active wins". */
   cols: number | undefined;
   rows: number | undefined;
-  /** Frames held back until the attach response (with the replay) has been sent. */
-  private pending: Buffer[] | null = [];
+  /** Output (and an exit) held back until the attach response (with the replay) has been sent. */
+  private pending: Array<OutputBatch | Buffer> | null = [];
   private pendingBytes = 0;
   private demoteTimer: NodeJS.Timeout | null = null;
   private disposed = false;
+  /** The sink's readers tell what they consumed here (one function for every batch). */
+  private readonly consumed = (bytes: number) => this.ack(bytes);
 
   constructor(
     readonly mode: AttachMode,
@@ -68,32 +149,60 @@ export class Attachment {
     private readonly callbacks: FlowCallbacks,
   ) {}
 
+  /** The daemon writes this client's terminal itself (direct attach). */
+  get terminal(): boolean {
+    return this.sink.terminal;
+  }
+
   get isPending(): boolean {
     return this.pending !== null;
   }
 
-  /** Live output: `frame` is the encoded `output` push, `bytes` the PTY bytes it carries. */
-  deliverOutput(frame: Buffer, bytes: number): void {
+  /** Live output. */
+  deliverOutput(batch: OutputBatch): void {
     if (this.disposed) return;
-    this.unacked += bytes;
-    this.queue(frame, bytes);
+    this.unacked += batch.bytes;
+    if (this.pending) this.hold(batch, batch.bytes);
+    else {
+      this.sink.sendOutput(batch, this.consumed);
+      this.checkQueue();
+    }
     this.updateHolding();
   }
 
-  /** Any other push for this attachment (e.g. `exit`): same order guarantees as output. */
-  deliverPush(frame: Buffer): void {
+  /** The session exited (`frame` is the `exit` push): after all output, as output is ordered. */
+  deliverExit(frame: Buffer): void {
     if (this.disposed) return;
-    this.queue(frame, 0);
+    if (this.pending) this.hold(frame, frame.length);
+    else this.sink.sendExit(frame);
   }
 
   /** Sends what was held back during the attach; from now on output goes out directly. */
   flushPending(): void {
     if (this.disposed || !this.pending) return;
-    const frames = this.pending;
+    const held = this.pending;
     this.pending = null;
     this.pendingBytes = 0;
-    for (const f of frames) this.sink.send(f);
+    for (const item of held) {
+      if (item instanceof OutputBatch) this.sink.sendOutput(item, this.consumed);
+      else this.sink.sendExit(item);
+    }
     this.checkQueue();
+  }
+
+  /** A one-line message for the user: to the client, or written into its terminal. */
+  notice(text: string, frame: Buffer): void {
+    if (!this.disposed) this.sink.sendNotice(text, frame);
+  }
+
+  /**
+   * Ends the attachment with the client still there (detach, slow consumer, removal, shutdown):
+   * its terminal is given back, then `farewell` is sent (see FlowSink.release).
+   */
+  release(farewell: Buffer | null): Promise<void> {
+    if (this.disposed) return Promise.resolve();
+    this.stop();
+    return this.sink.release(farewell);
   }
 
   ack(bytes: number): void {
@@ -102,7 +211,20 @@ export class Attachment {
     this.updateHolding();
   }
 
+  /** Gives the client's terminal back and sends `frame`, staying attached (daemon shutdown). */
+  tell(frame: Buffer): Promise<void> {
+    if (this.disposed) return Promise.resolve();
+    return this.sink.release(frame);
+  }
+
+  /** The client is gone: nothing more is written to it. */
   dispose(): void {
+    if (this.disposed) return;
+    this.stop();
+    this.sink.dispose();
+  }
+
+  private stop(): void {
     this.disposed = true;
     this.pending = null;
     this.clearDemoteTimer();
@@ -112,15 +234,10 @@ export class Attachment {
     }
   }
 
-  private queue(frame: Buffer, bytes: number): void {
-    if (this.pending) {
-      this.pending.push(frame);
-      this.pendingBytes += bytes || frame.length;
-      if (this.pendingBytes > this.limits.observerQueueLimit) this.callbacks.onSlowConsumer();
-      return;
-    }
-    this.sink.send(frame);
-    this.checkQueue();
+  private hold(item: OutputBatch | Buffer, bytes: number): void {
+    this.pending!.push(item);
+    this.pendingBytes += bytes;
+    if (this.pendingBytes > this.limits.observerQueueLimit) this.callbacks.onSlowConsumer();
   }
 
   private checkQueue(): void {

@@ -205,7 +205,7 @@ export class Broker {
       },
       ports,
       closed: (connection) => {
-        for (const session of sessions.all()) session.detach(connection);
+        for (const session of sessions.all()) session.drop(connection);
         this.clients.delete(connection);
         this.log.debug({ conn: connection.number }, 'client disconnected');
       },
@@ -391,7 +391,7 @@ export class Broker {
       reason: 'session_removed',
       message: `session '${session.name}' was removed`,
     } satisfies Push<'detached'>);
-    for (const client of session.detachAll()) client.send(frame);
+    void session.detachAll(frame);
     this.sessions.delete(session);
     session.dispose();
     this.log.info({ session: session.id, name: session.name }, 'session removed');
@@ -404,20 +404,23 @@ export class Broker {
   }
 
   private detachSlowConsumer(session: Session, client: SessionClient): void {
-    if (!session.detach(client)) return;
-    this.log.warn({ session: session.id, queued: client.bufferedAmount }, 'slow consumer detached');
-    client.send(
-      encodeFrame({
-        type: 'detached',
-        id: 0,
-        session: session.id,
-        reason: 'slow_consumer',
-        // The client names the session ("detached from NAME: …"): the message says only why.
-        message:
-          `the client fell more than ${this.config.limits.observerQueueLimit} bytes behind the output; ` +
-          'attach again to resume from the current screen',
-      } satisfies Push<'detached'>),
+    if (!session.isAttached(client)) return;
+    const terminal = session.writesTerminalOf(client);
+    const farewell = encodeFrame({
+      type: 'detached',
+      id: 0,
+      session: session.id,
+      reason: 'slow_consumer',
+      // The client names the session ("detached from NAME: …"): the message says only why.
+      message:
+        `the ${terminal ? 'terminal' : 'client'} fell more than ${this.config.limits.observerQueueLimit} bytes behind the output; ` +
+        'attach again to resume from the current screen',
+    } satisfies Push<'detached'>);
+    this.log.warn(
+      { session: session.id, queued: client.bufferedAmount, terminal },
+      'slow consumer detached',
     );
+    void session.detach(client, farewell);
   }
 
   // --- events ---
@@ -470,10 +473,11 @@ export class Broker {
       id: 0,
       reason,
     } satisfies Push<'daemon_shutdown'>);
-    // Each client hears of every session it shows before it hears that the daemon stops.
+    // Each client hears of every session it shows before it hears that the daemon stops (a
+    // terminal the daemon writes itself is given back first).
+    const released: Promise<void>[] = [];
     for (const session of this.sessions.all()) {
-      const clients = session.clients();
-      if (clients.length === 0) continue;
+      if (session.clientCount === 0) continue;
       const frame = encodeFrame({
         type: 'detached',
         id: 0,
@@ -481,9 +485,11 @@ export class Broker {
         reason: 'daemon_shutdown',
         message: `the broker is shutting down: ${reason}`,
       } satisfies Push<'detached'>);
-      for (const c of clients) c.send(frame);
+      released.push(session.tellAll(frame));
     }
-    for (const c of this.clients) c.send(shutdownFrame);
+    const shutdownSent = Promise.all(released).then(() => {
+      for (const c of this.clients) c.send(shutdownFrame);
+    });
 
     const live = this.sessions.live().filter((s) => s.kind === 'pty');
     for (const s of live) s.kill('SIGHUP');
@@ -504,6 +510,7 @@ export class Broker {
       );
     }
 
+    await shutdownSent;
     for (const c of this.clients) c.close();
     await waitAll(
       [...this.clients].map(

@@ -81,20 +81,27 @@ export interface CliConnectOptions {
   upgradeNotice?: boolean;
 }
 
+/** A command's connection; `remote`: to a daemon on another machine (through SSH). */
+export interface CommandConnection extends ConnectResult {
+  remote: boolean;
+}
+
 /** Connects for a command, mapping "no daemon" failures to CliErrors with EXIT.noBroker. */
 export async function connectForCommand(
   args: CommonArgs,
   opts: CliConnectOptions = {},
-): Promise<ConnectResult> {
+): Promise<CommandConnection> {
   // Hosts come from the config file: read (with its schemas) only when a host is asked for.
-  if (args.host === undefined && !process.env.CLIPPY_HOST) return connectLocal(args, opts);
+  if (args.host === undefined && !process.env.CLIPPY_HOST) {
+    return { ...(await connectLocal(args, opts)), remote: false };
+  }
   const { commandHost } = await loadModule<HostRefModule>('remote/host-ref.js');
   const host = commandHost(args.host, process.env);
   if (host.kind === 'ssh') {
     if (args.socket) throw new CliError('--socket and --host cannot be used together', EXIT.usage);
-    return connectToHost(host, opts);
+    return { ...(await connectToHost(host, opts)), remote: true };
   }
-  return connectLocal(args, opts);
+  return { ...(await connectLocal(args, opts)), remote: false };
 }
 
 /** Connects to the daemon of `host`: the local one, or a remote one through its SSH forwarding. */

@@ -15,3 +15,4 @@ export * from './paths.js';
 export * from './keys.js';
 export * from './turn-id.js';
 export * from './config-file.js';
+export * from './terminal/index.js';

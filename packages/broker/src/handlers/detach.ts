@@ -1,12 +1,15 @@
 import { HandlerError, findSession, type Handler } from './context.js';
 
-export const detach: Handler<'detach'> = (request, context) => {
+/** Answered once the client's terminal is given back, when the daemon wrote it (direct attach). */
+export const detach: Handler<'detach'> = async (request, context) => {
   const session = findSession(context, request.session);
-  if (!session.detach(context.connection)) {
+  const released = session.detach(context.connection);
+  if (!released) {
     throw new HandlerError(
       'not_attached',
       `this connection is not attached to session '${session.name}'`,
     );
   }
+  await released;
   return {};
 };

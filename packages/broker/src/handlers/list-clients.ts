@@ -12,6 +12,7 @@ export const listClients: Handler<'list_clients'> = (_request, context) => {
         pid: context.focus.pidOf(client),
         mode: session.attachMode(client) ?? 'interactive',
         focused: focusedEntry?.client === client && focusedEntry.session === session,
+        terminal: session.writesTerminalOf(client),
       });
     }
   }

@@ -1,12 +1,19 @@
 import {
   encodeFrame,
-  encodeOutputFrame,
   type Push,
   type SessionInfo,
   type SessionKind,
   type SessionState,
 } from '@clippy/protocol';
-import { Attachment, type AttachMode, type FlowLimits, type FlowSink } from '../flow-control.js';
+import {
+  Attachment,
+  OutputBatch,
+  SocketSink,
+  type AttachMode,
+  type FlowLimits,
+  type FlowSink,
+  type FrameSink,
+} from '../flow-control.js';
 import type { PtyExit, PtyProcess } from '../pty/pty-process.js';
 import type { SessionTurns } from '../detection/session-turns.js';
 import { OutputBatcher } from './output-batcher.js';
@@ -20,8 +27,11 @@ export interface SessionObserver {
   slowConsumer(session: Session, client: SessionClient): void;
 }
 
-/** A connection as a session sees it: somewhere to send frames. */
-export type SessionClient = FlowSink;
+/**
+ * A connection as a session sees it: somewhere to send frames. It names the attachment; where
+ * the output goes is the attachment's sink (this connection, or the client's terminal).
+ */
+export type SessionClient = FrameSink;
 
 export interface SessionParams {
   id: string;
@@ -224,12 +234,14 @@ export class Session {
     mode: AttachMode,
     cols: number | undefined,
     rows: number | undefined,
+    /** Where its output goes: its connection, unless the daemon writes its terminal itself. */
+    sink: FlowSink = new SocketSink(client),
   ): Promise<{ attachment: Attachment; replay: string }> {
-    this.detach(client);
+    this.drop(client);
     // Output the screen has already taken goes to the clients attached before this one: the
     // replay carries it for the new client.
     this.toClients.flush();
-    const attachment = new Attachment(mode, client, this.flowLimits, {
+    const attachment = new Attachment(mode, sink, this.flowLimits, {
       onHoldChanged: () => this.updateFlow(),
       onSlowConsumer: () => this.observer.slowConsumer(this, client),
     });
@@ -250,13 +262,44 @@ export class Session {
     return this.attachments.get(client)?.mode;
   }
 
+  /** Whether the daemon writes this client's terminal itself (direct attach). */
+  writesTerminalOf(client: SessionClient): boolean {
+    return this.attachments.get(client)?.terminal ?? false;
+  }
+
   /** The attached clients, in the order they attached. */
   clients(): SessionClient[] {
     return [...this.attachments.keys()];
   }
 
-  /** Detaches a client; returns false if it was not attached. */
-  detach(client: SessionClient): boolean {
+  /**
+   * Detaches a client that is still there: its terminal is given back if the daemon writes it,
+   * then `farewell` (a `detached` push) is sent. Null if it was not attached; else resolves
+   * when that is done (at once for a socket client).
+   */
+  detach(client: SessionClient, farewell: Buffer | null = null): Promise<void> | null {
+    const attachment = this.attachments.get(client);
+    if (!attachment) return null;
+    this.attachments.delete(client);
+    return attachment.release(farewell);
+  }
+
+  /** Detaches every client, each told `farewell`; resolves when all were let go. */
+  async detachAll(farewell: Buffer | null = null): Promise<void> {
+    await Promise.all([...this.attachments.keys()].map((c) => this.detach(c, farewell)));
+  }
+
+  /**
+   * Tells every client `farewell` (a `detached` push), each terminal the daemon writes given back
+   * first, but keeps them attached: the daemon is stopping, and the sessions' `exit` pushes still
+   * follow. Resolves when all were told.
+   */
+  async tellAll(farewell: Buffer): Promise<void> {
+    await Promise.all([...this.attachments.values()].map((a) => a.tell(farewell)));
+  }
+
+  /** Forgets a client that is gone (its connection closed): nothing more is written to it. */
+  drop(client: SessionClient): boolean {
     const attachment = this.attachments.get(client);
     if (!attachment) return false;
     this.attachments.delete(client);
@@ -264,10 +307,23 @@ export class Session {
     return true;
   }
 
-  detachAll(): SessionClient[] {
-    const clients = [...this.attachments.keys()];
-    for (const c of clients) this.detach(c);
-    return clients;
+  /** A one-line message for every attached user (their clients show it, or the daemon writes it). */
+  notice(text: string): number {
+    if (this.attachments.size === 0) return 0;
+    const frame = encodeFrame({
+      type: 'notice',
+      id: 0,
+      session: this.id,
+      text,
+    } satisfies Push<'notice'>);
+    for (const a of this.attachments.values()) a.notice(text, frame);
+    return this.attachments.size;
+  }
+
+  /** The size a client told (attach, resize), else the session's. */
+  clientSize(client: SessionClient): { cols: number; rows: number } {
+    const a = this.attachments.get(client);
+    return { cols: a?.cols ?? this.cols, rows: a?.rows ?? this.rows };
   }
 
   ack(client: SessionClient, bytes: number): boolean {
@@ -341,7 +397,7 @@ export class Session {
     if (this.killTimer) clearTimeout(this.killTimer);
     this.killTimer = null;
     this.toClients.dispose();
-    this.detachAll();
+    for (const client of [...this.attachments.keys()]) this.drop(client);
     this.turns?.dispose();
     this.pty?.dispose();
     this.screen.dispose();
@@ -360,9 +416,10 @@ export class Session {
 
   private sendOutput(chunks: Buffer[], bytes: number): void {
     if (this.attachments.size === 0) return;
-    // Encoded once, shared by every client: the hot path does no per-client encoding.
-    const frame = encodeOutputFrame(this.id, chunks, bytes);
-    for (const a of this.attachments.values()) a.deliverOutput(frame, bytes);
+    // The frame is encoded once, shared by every socket client, and only if there is one: a
+    // terminal the daemon writes itself takes the bytes as they are.
+    const batch = new OutputBatch(this.id, chunks, bytes);
+    for (const a of this.attachments.values()) a.deliverOutput(batch);
   }
 
   private handleExit(exit: PtyExit): void {
@@ -382,7 +439,7 @@ export class Session {
       exit_code: exit.exitCode,
       signal: exit.signal,
     } satisfies Push<'exit'>);
-    for (const a of this.attachments.values()) a.deliverPush(frame);
+    for (const a of this.attachments.values()) a.deliverExit(frame);
     // A turn in progress is dropped (a crash is no turn); waits for the next turn fail.
     this.turns?.end();
     this.setState('exited');

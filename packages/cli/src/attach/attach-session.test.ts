@@ -9,7 +9,7 @@ import { connect, type ClippyClient } from '@clippy/client';
 import { FrameDecoder, PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
 import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
 import { runAttach } from './attach-session.js';
-import { parseDetachKey } from './detach-key.js';
+import { parseDetachKey } from '@clippy/protocol';
 
 type Msg = Record<string, unknown> & { type: string; id: number };
 

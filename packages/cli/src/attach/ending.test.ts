@@ -23,6 +23,7 @@ describe('how an attach ends', () => {
       flush: true,
       isError: false,
       sessionEnded: false,
+      daemonRestored: false,
     });
   });
 
@@ -40,6 +41,18 @@ describe('how an attach ends', () => {
     });
   });
 
+  it('direct attach: the detach key seen by the daemon ends as the user’s detach, the terminal given back', () => {
+    expect(brokerDetached('demo', 'detach_key', 'the detach key was typed')).toEqual({
+      ...userDetached('demo'),
+      daemonRestored: true,
+    });
+    expect(brokerDetached('demo', 'terminal_lost', 'EIO')).toMatchObject({
+      code: 1,
+      daemonRestored: true,
+    });
+    expect(sessionExited(0, null).daemonRestored).toBe(true);
+  });
+
   it('exits 69 at once, naming the problem on stderr, when the connection is lost', () => {
     expect(connectionLost('the connection to the clippy daemon was lost')).toEqual({
       code: 69,
@@ -47,6 +60,7 @@ describe('how an attach ends', () => {
       flush: false,
       isError: true,
       sessionEnded: false,
+      daemonRestored: false,
     });
   });
 

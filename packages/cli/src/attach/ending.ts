@@ -16,9 +16,15 @@ export interface Ending {
   isError: boolean;
   /** The session itself ended: leave the cursor where its last output put it. */
   sessionEnded: boolean;
+  /**
+   * Direct attach: the daemon gave the terminal back before this ending was known (the modes
+   * the session left on are off, the cursor below its screen unless it ended), so the client
+   * only leaves raw mode. False: it must restore blindly (see TerminalGuard.restore).
+   */
+  daemonRestored: boolean;
 }
 
-const base = { flush: true, isError: false, sessionEnded: false };
+const base = { flush: true, isError: false, sessionEnded: false, daemonRestored: false };
 
 /** The exit status a shell would report: the code, or 128 + the signal number. */
 export function exitStatus(
@@ -33,12 +39,15 @@ export function exitStatus(
   return EXIT.failure;
 }
 
-/** The session's program exited: its status passes through, as if it had run directly. */
+/**
+ * The session's program exited: its status passes through, as if it had run directly. The
+ * daemon says so once its output is on the terminal (and, direct, the terminal given back).
+ */
 export function sessionExited(
   code: number | null | undefined,
   signal: string | null | undefined,
 ): Ending {
-  return { ...base, code: exitStatus(code, signal), sessionEnded: true };
+  return { ...base, code: exitStatus(code, signal), sessionEnded: true, daemonRestored: true };
 }
 
 /** The user pressed the detach key. */
@@ -46,13 +55,19 @@ export function userDetached(name: string): Ending {
   return { ...base, code: EXIT.ok, message: `[detached from ${name}]` };
 }
 
-/** The broker detached us (the daemon stopping is "no broker"; anything else a failure). */
+/**
+ * The broker detached us (the daemon stopping is "no broker"; anything else a failure), or, in
+ * direct attach, saw the user type the detach key. Either way it sends this push only after it
+ * gave the terminal back.
+ */
 export function brokerDetached(name: string, reason: string, message: string): Ending {
+  if (reason === 'detach_key') return { ...userDetached(name), daemonRestored: true };
   return {
     ...base,
     code: reason === 'daemon_shutdown' ? EXIT.noBroker : EXIT.failure,
     message: `[detached from ${name}: ${message}]`,
     isError: true,
+    daemonRestored: true,
   };
 }
 

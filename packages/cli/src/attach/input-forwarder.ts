@@ -1,7 +1,5 @@
 import type { ClippyClient } from '@clippy/client';
-import { DetachScanner } from './detach-scanner.js';
-import { splitFocusReports } from './focus-reports.js';
-import type { DetachKey } from './detach-key.js';
+import { InputFilter, detachKeyEncodings, type DetachKey } from '@clippy/protocol';
 
 export interface InputForwarderOptions {
   stdin: NodeJS.ReadStream;
@@ -22,36 +20,31 @@ export interface InputForwarderOptions {
 }
 
 /**
- * The input path: the user's keystrokes become `input` notifications to the session, until the
- * detach key. Starts reading stdin; dispose() stops.
+ * The input path of relay mode: the user's keystrokes become `input` notifications to the
+ * session, until the detach key (the filtering is InputFilter's, as in the daemon's direct
+ * mode). Starts reading stdin; dispose() stops.
  */
 export class InputForwarder {
-  private readonly scanner: DetachScanner;
-  private readonly onData = (chunk: Buffer) => this.forward(chunk);
+  private readonly filter: InputFilter;
+  private readonly onData = (chunk: Buffer) => this.filter.feed(chunk);
 
   constructor(private readonly opts: InputForwarderOptions) {
-    this.scanner = new DetachScanner(opts.detachKey);
+    const { client, session } = opts;
+    this.filter = new InputFilter(
+      detachKeyEncodings(opts.detachKey),
+      {
+        // A notification, not a request: a response per keystroke would wake this process (and
+        // the daemon) once more per key, next to the echo it waits for. Nothing is lost without
+        // it: a session that is gone says so with its `exit` push, which ends the attach.
+        input: (data) => client.notify('input', { session, data: Buffer.from(data) }),
+        detach: () => opts.onDetach(),
+        ...(opts.onFocus ? { focus: opts.onFocus } : {}),
+        ...(opts.programWantsFocus ? { programWantsFocus: opts.programWantsFocus } : {}),
+      },
+      opts.interactive,
+    );
     opts.stdin.on('data', this.onData);
     opts.stdin.resume();
-  }
-
-  private forward(chunk: Buffer): void {
-    if (this.scanner.detached) return;
-    const split = this.opts.onFocus ? splitFocusReports(chunk) : null;
-    if (split) {
-      for (const focused of split.changes) this.opts.onFocus!(focused);
-      if (!this.opts.programWantsFocus?.()) chunk = split.data;
-      if (chunk.length === 0) return;
-    }
-    const n = this.scanner.scan(chunk);
-    // A notification, not a request: a response per keystroke would wake this process (and
-    // the daemon) once more per key, next to the echo it waits for. Nothing is lost without
-    // it: a session that is gone says so with its `exit` push, which ends the attach.
-    if (n > 0 && this.opts.interactive) {
-      const data = n === chunk.length ? chunk : chunk.subarray(0, n);
-      this.opts.client.notify('input', { session: this.opts.session, data: Buffer.from(data) });
-    }
-    if (this.scanner.detached) this.opts.onDetach();
   }
 
   dispose(): void {

@@ -1,21 +1,13 @@
 import type { ClippyClient } from '@clippy/client';
-import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
-import type { ModeTracker } from './modes.js';
+import {
+  ACK_INTERVAL_BYTES,
+  CLEAR_SCREEN,
+  cursorAfterReplay,
+  type ModeTracker,
+} from '@clippy/protocol';
 
 /** How long the end of an attach waits for the terminal to take pending output. */
 export const EXIT_FLUSH_TIMEOUT_MS = 2_000;
-
-/** Clears the screen before the replay paints it again. */
-const CLEAR_SCREEN = '\x1b[H\x1b[2J';
-const HIDE_CURSOR = '\x1b[?25l';
-const SHOW_CURSOR = '\x1b[?25h';
-
-/** Hides nothing the program chose to hide: only re-shows the cursor if the replay did not hide it on purpose. */
-export function cursorAfterReplay(replay: Buffer): string {
-  const hide = replay.lastIndexOf(HIDE_CURSOR);
-  const show = replay.lastIndexOf(SHOW_CURSOR);
-  return hide > show ? '' : SHOW_CURSOR;
-}
 
 export interface OutputWriterOptions {
   stdout: NodeJS.WriteStream;

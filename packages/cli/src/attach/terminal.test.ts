@@ -2,40 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ModeTracker } from './modes.js';
-import { TerminalGuard, terminalRestoreBytes } from './terminal.js';
+import { ModeTracker, blindRestoreBytes } from '@clippy/protocol';
+import { TerminalGuard } from './terminal.js';
 
 /** A TUI's output: alternate screen, hidden cursor, mouse reporting, bracketed paste. */
 const TUI_OUTPUT = '\x1b[?1049h\x1b[?25l\x1b[?1000h\x1b[?2004h\x1b[?1hscreen';
-
-function afterOutput(text: string): ModeTracker {
-  const modes = new ModeTracker();
-  modes.feed(Buffer.from(text));
-  return modes;
-}
-
-describe('terminalRestoreBytes', () => {
-  it('turns off what the session left on, shows the cursor, then moves below its screen', () => {
-    const bytes = terminalRestoreBytes(afterOutput(TUI_OUTPUT), { rows: 40, moveBelow: true });
-    for (const off of ['\x1b[?1049l', '\x1b[?1000l', '\x1b[?2004l', '\x1b[?1l', '\x1b[?25h'])
-      expect(bytes).toContain(off);
-    // Leaving the alternate screen puts back the main screen's cursor: the move comes after it.
-    expect(bytes.endsWith('\x1b[?25h\x1b[40;1H\r\n')).toBe(true);
-    expect(bytes.indexOf('\x1b[?1049l')).toBeLessThan(bytes.indexOf('\x1b[40;1H'));
-  });
-
-  it('leaves the cursor where the session put it when the session itself ended', () => {
-    const bytes = terminalRestoreBytes(afterOutput(TUI_OUTPUT), { rows: 40, moveBelow: false });
-    expect(bytes.endsWith('\x1b[?25h')).toBe(true);
-    expect(bytes).not.toMatch(/\x1b\[\d+;1H/);
-  });
-
-  it('does not leave a main screen it never entered, and moves to row 1 of a sizeless terminal', () => {
-    const bytes = terminalRestoreBytes(afterOutput('$ ls\r\n'), { rows: 0, moveBelow: true });
-    expect(bytes).not.toContain('\x1b[?1049l');
-    expect(bytes.endsWith('\x1b[1;1H\r\n')).toBe(true);
-  });
-});
 
 describe('TerminalGuard', () => {
   const dirs: string[] = [];
@@ -87,5 +58,21 @@ describe('TerminalGuard', () => {
     expect(early.rawModes).toEqual([]);
     expect(early.written()).toBe(new ModeTracker().restoreSequence());
     early.close();
+  });
+
+  it('direct attach: restores every mode blindly unless told the daemon gave the terminal back', () => {
+    const failed = fakeTerminal();
+    failed.guard.enterRaw();
+    failed.guard.outputBypassed = true;
+    failed.guard.restore();
+    expect(failed.written()).toBe(blindRestoreBytes({ rows: 30, moveBelow: true }));
+    failed.close();
+
+    const given = fakeTerminal();
+    given.guard.enterRaw();
+    given.guard.outputBypassed = true;
+    given.guard.restore({ leaveScreen: false, modesUnknown: false });
+    expect(given.written()).toBe(new ModeTracker().restoreSequence());
+    given.close();
   });
 });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { ModeTracker } from './modes.js';
+import { ModeTracker, blindRestoreBytes, terminalRestoreBytes } from '@clippy/protocol';
 
 /** Longest the attach waits for `stty` to turn output processing off (it takes milliseconds). */
 const STTY_TIMEOUT_MS = 2_000;
@@ -28,16 +28,24 @@ export function terminalSize(stdout: NodeJS.WriteStream): { cols: number; rows: 
 }
 
 /**
- * The bytes that give the user's terminal back: whatever modes the session's output left on are
- * turned off, and with `moveBelow` the cursor then goes to a fresh line below the session's
- * screen (the bottom row of a terminal `rows` high, then one line more).
+ * The terminal the daemon may read and write itself (direct attach): stdin and stdout are one
+ * terminal, and its path is known. Null otherwise (pipes, a file, two different terminals).
  */
-export function terminalRestoreBytes(
-  modes: ModeTracker,
-  opts: { rows: number; moveBelow: boolean },
-): string {
-  const rows = opts.rows > 0 ? opts.rows : 1;
-  return modes.restoreSequence() + (opts.moveBelow ? `\x1b[${rows};1H\r\n` : '');
+export function directTerminalPath(
+  stdin: NodeJS.ReadStream,
+  stdout: NodeJS.WriteStream,
+): string | null {
+  const inFd = fdOf(stdin);
+  const outFd = fdOf(stdout);
+  if (!stdin.isTTY || !stdout.isTTY || inFd === undefined || outFd === undefined) return null;
+  if (!sameTerminal(inFd, outFd)) return null;
+  try {
+    // Linux names the device behind a descriptor here; the daemon checks the same place.
+    const p = fs.realpathSync(`/proc/self/fd/${inFd}`);
+    return p.startsWith('/dev/') ? p : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -47,7 +55,13 @@ export function terminalRestoreBytes(
  */
 export class TerminalGuard {
   readonly modes = new ModeTracker();
+  /**
+   * The session's output goes to the terminal without passing through here (direct attach):
+   * `modes` knows nothing, so a restore not told otherwise turns every mode off (see restore).
+   */
+  outputBypassed = false;
   private raw = false;
+  private entered = false;
   private restored = false;
   private readonly onFatal = (err: unknown) => {
     this.restore();
@@ -71,7 +85,10 @@ export class TerminalGuard {
     return terminalSize(this.stdout);
   }
 
+  /** Idempotent. */
   enterRaw(): void {
+    if (this.entered) return;
+    this.entered = true;
     process.on('uncaughtException', this.onFatal);
     process.on('unhandledRejection', this.onFatal);
     if (this.stdin.isTTY && !this.raw) {
@@ -104,21 +121,22 @@ export class TerminalGuard {
   /**
    * Undo raw mode and whatever modes the session's output left on. Idempotent. Unless the
    * session itself ended (`leaveScreen: false`: its last output is where a program run
-   * directly would leave it), the cursor then goes to a fresh line below the session's screen,
-   * as tmux's detach does: what comes next (a notice, the shell's prompt) lands under the
-   * app's footer instead of over its input line. A main-screen TUI leaves its cursor anywhere
-   * and the client keeps no screen model, so "below" is the bottom row, then one line more.
+   * directly would leave it), the cursor then goes to a fresh line below the session's screen
+   * (see terminalRestoreBytes). `modesUnknown` (default: `outputBypassed`): the session's
+   * output did not pass through here (direct attach) and the daemon could not give the terminal
+   * back itself (it died, or this process fails): every mode a session may turn on is turned off.
    */
-  restore(opts: { leaveScreen?: boolean } = {}): void {
+  restore(opts: { leaveScreen?: boolean; modesUnknown?: boolean } = {}): void {
     if (this.restored) return;
     this.restored = true;
     process.off('uncaughtException', this.onFatal);
     process.off('unhandledRejection', this.onFatal);
     if (this.stdout.isTTY) {
-      const bytes = terminalRestoreBytes(this.modes, {
-        rows: this.stdout.rows,
-        moveBelow: this.raw && opts.leaveScreen !== false,
-      });
+      const where = { rows: this.stdout.rows, moveBelow: this.raw && opts.leaveScreen !== false };
+      const bytes =
+        (opts.modesUnknown ?? this.outputBypassed)
+          ? blindRestoreBytes(where)
+          : terminalRestoreBytes(this.modes, where);
       try {
         fs.writeSync((this.stdout as unknown as { fd: number }).fd, bytes);
       } catch {

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { resolveDetachKey } from '../attach/config.js';
 import { runAttach } from '../attach/attach-session.js';
+import { directAttachAllowed, resolveDetachKey } from '../attach/config.js';
 import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -34,12 +34,13 @@ const command: CommandModule<object, AttachArgs> = {
     } catch (err) {
       throw new CliError((err as Error).message, EXIT.usage);
     }
-    const { client } = await connectForCommand(argv);
+    const { client, remote } = await connectForCommand(argv);
     try {
       process.exitCode = await runAttach(client, {
         session: argv.session,
         detachKey,
         observer: Boolean(argv.observer),
+        direct: directAttachAllowed(remote),
       });
     } finally {
       await client.close();

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { BrokerError } from '@clippy/protocol';
-import { resolveDetachKey } from '../attach/config.js';
+import { directAttachAllowed, resolveDetachKey } from '../attach/config.js';
 import { runAttach } from '../attach/attach-session.js';
 import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
@@ -118,7 +118,7 @@ const command: CommandModule<object, NewArgs> = {
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     // The caller's environment, but TERM: the session outlives this terminal (docs/cli.md).
     env.TERM = resolveSessionTerm(argv.term);
-    const { client } = await connectForCommand(argv);
+    const { client, remote } = await connectForCommand(argv);
     let attached = false;
     try {
       const created = await usageErrors(() =>
@@ -143,7 +143,11 @@ const command: CommandModule<object, NewArgs> = {
         return;
       }
       attached = true;
-      process.exitCode = await runAttach(client, { session: created.session, detachKey });
+      process.exitCode = await runAttach(client, {
+        session: created.session,
+        detachKey,
+        direct: directAttachAllowed(remote),
+      });
     } finally {
       if (!attached) await client.close();
     }

@@ -5,12 +5,12 @@ import {
   DEFAULT_HISTORY_MAX_AGE_DAYS,
   DEFAULT_HISTORY_MAX_BYTES,
   DEFAULT_MAX_TURN_BYTES,
+  DEFAULT_DETACH_KEY,
   DEFAULT_TURN_RING_DEPTH,
   settingLines,
   type ConfigFile,
 } from '@clippy/protocol';
 import { DEFAULT_TIP_MAX_CHARS, DEFAULT_TIP_MAX_LINES } from '@clippy/reports';
-import { DEFAULT_DETACH_KEY } from '../attach/detach-key.js';
 import { configFilePath } from '../config-files.js';
 import {
   DEFAULT_CAPTURE_KEY,

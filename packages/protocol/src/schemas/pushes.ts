@@ -13,7 +13,7 @@ export const OutputPushSchema = push('output', 'Live PTY output of an attached s
 });
 export const ExitPushSchema = push(
   'exit',
-  'The attached session’s process exited (after its output was drained).',
+  'The attached session’s process exited (after its output was drained: with direct attach, written into the terminal).',
   {
     session: z.string(),
     exit_code: z.number().int().nullable(),
@@ -25,7 +25,11 @@ export const DetachedPushSchema = push(
   'The broker detached this connection from a session.',
   {
     session: z.string(),
-    reason: z.enum(['slow_consumer', 'session_removed', 'daemon_shutdown']),
+    reason: z
+      .enum(['slow_consumer', 'session_removed', 'daemon_shutdown', 'detach_key', 'terminal_lost'])
+      .describe(
+        '`detach_key`: the user typed the detach key in a terminal the daemon reads (direct attach); `terminal_lost`: that terminal failed (e.g. it closed). With direct attach the push comes once the daemon has given the terminal back (modes restored, its writes drained)',
+      ),
     message: z.string(),
   },
 );

@@ -112,6 +112,22 @@ export const AttachSchema = message(
       .describe(
         'the attaching process’s ID: lets resolvers (tmux, X11) find the session shown in a pane or window from its process tree',
       ),
+    terminal: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe(
+        'direct mode: the path of the attaching process’s terminal (its stdin and stdout, e.g. `/dev/pts/3`), in raw mode, which the daemon then reads and writes itself; needs `pid` (that process must have it as descriptor 0 or 1) and `detach_key`. The answer says whether the daemon took it',
+      ),
+    detach_key: z
+      .array(BytesSchema)
+      .min(1)
+      .max(8)
+      .optional()
+      .describe(
+        'with `terminal`: every byte string the terminal may send for the detach key (its control byte, its kitty and modifyOtherKeys forms)',
+      ),
   },
 );
 export const DetachSchema = message(

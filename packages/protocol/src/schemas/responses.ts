@@ -109,6 +109,16 @@ export const RESULT_SCHEMAS = {
     exited: z.boolean().describe('the session has already exited (no live output will follow)'),
     exit_code: z.number().int().nullable().optional(),
     exit_signal: z.string().nullable().optional(),
+    terminal: z
+      .boolean()
+      .optional()
+      .describe(
+        'direct mode: true when the daemon took the terminal it was offered (it painted the replay there itself; `replay` is empty); false when it did not (`terminal_refused` says why): the client relays',
+      ),
+    terminal_refused: z
+      .string()
+      .optional()
+      .describe('why the daemon did not take the offered terminal'),
   }),
   detach: z.object({}),
   input: z.object({}),
@@ -194,6 +204,12 @@ export const RESULT_SCHEMAS = {
           .describe('the client’s process ID, when it told one at attach'),
         mode: z.enum(['interactive', 'observer']),
         focused: z.boolean().describe('its terminal reported focus last'),
+        terminal: z
+          .boolean()
+          .optional()
+          .describe(
+            'the daemon reads and writes this client’s terminal itself (direct attach); absent from daemons before direct attach',
+          ),
       }),
     ),
   }),

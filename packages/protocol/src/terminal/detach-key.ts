@@ -59,17 +59,29 @@ export function parseDetachKey(spec: string): DetachKey {
   };
 }
 
-/** Where the detach key starts in a chunk of input and how long it is, or null. */
+/**
+ * Every byte string a terminal may send for the key: its control byte, then its other
+ * encodings. This is what a scanner looks for, and what an attach request carries so that the
+ * daemon can see the key in a terminal it reads itself.
+ */
+export function detachKeyEncodings(key: DetachKey): Buffer[] {
+  return [Buffer.from([key.byte]), ...key.sequences];
+}
+
+/** Where the first of `encodings` starts in a chunk of input and how long it is, or null. */
 export function findDetachKey(
-  chunk: Buffer,
-  key: DetachKey,
+  chunk: Uint8Array,
+  encodings: readonly Uint8Array[],
 ): { index: number; length: number } | null {
+  const buf = Buffer.isBuffer(chunk)
+    ? chunk
+    : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   let best: { index: number; length: number } | null = null;
-  const i = chunk.indexOf(key.byte);
-  if (i >= 0) best = { index: i, length: 1 };
-  for (const seq of key.sequences) {
-    const j = chunk.indexOf(seq);
-    if (j >= 0 && (!best || j < best.index)) best = { index: j, length: seq.length };
+  for (const seq of encodings) {
+    if (seq.length === 0) continue;
+    // One byte: indexOf of a number is a plain memchr, no search object.
+    const i = seq.length === 1 ? buf.indexOf(seq[0]!) : buf.indexOf(seq);
+    if (i >= 0 && (!best || i < best.index)) best = { index: i, length: seq.length };
   }
   return best;
 }

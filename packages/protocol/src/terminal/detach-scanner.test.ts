@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DetachScanner } from './detach-scanner.js';
-import { parseDetachKey } from './detach-key.js';
+import { detachKeyEncodings, parseDetachKey } from './detach-key.js';
 
 /** Feeds reads one by one, as stdin delivers them; returns what reached the program. */
 function typed(reads: string[], key = 'ctrl-]'): { sent: string[]; detached: boolean } {
-  const scanner = new DetachScanner(parseDetachKey(key));
+  const scanner = new DetachScanner(detachKeyEncodings(parseDetachKey(key)));
   const sent = reads.map((r) => {
     const chunk = Buffer.from(r, 'latin1');
     return chunk.subarray(0, scanner.scan(chunk)).toString('latin1');

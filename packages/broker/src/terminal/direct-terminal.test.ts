@@ -1,0 +1,183 @@
+import fs from 'node:fs';
+import pty from 'node-pty';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLEAR_SCREEN, FOCUS_REPORTS_ON } from '@clippy/protocol';
+import { OutputBatch } from '../flow-control.js';
+import { DirectTerminal } from './direct-terminal.js';
+import { openClientTerminal } from './open-terminal.js';
+
+// A real pseudo-terminal plays the user's terminal: this test writes keys into its master and
+// reads what the daemon's side writes, as a terminal emulator does; a raw-mode `sleep` holds the
+// slave as its stdin and stdout, as the attach client does (and, like it, reads nothing).
+
+const onLinux = process.platform === 'linux';
+const ROWS = 30;
+const children: pty.IPty[] = [];
+const terminals: DirectTerminal[] = [];
+
+afterEach(() => {
+  for (const t of terminals.splice(0)) t.dispose();
+  for (const c of children.splice(0)) {
+    try {
+      process.kill(c.pid, 'SIGKILL');
+    } catch {
+      // Gone.
+    }
+  }
+});
+
+/** A terminal whose slave a raw-mode `sleep` holds; resolves once it is raw. */
+async function userTerminal(): Promise<{ child: pty.IPty; path: string; seen: () => string }> {
+  const child = pty.spawn('sh', ['-c', 'stty raw -echo; echo READY; exec sleep 30'], {
+    cols: 100,
+    rows: ROWS,
+    encoding: null,
+  });
+  children.push(child);
+  let out = '';
+  child.onData((d) => (out += Buffer.from(d as unknown as Buffer).toString('latin1')));
+  await until(() => out.includes('READY'));
+  const path = fs.realpathSync(`/proc/${child.pid}/fd/0`);
+  const before = out.length;
+  return { child, path, seen: () => out.slice(before) };
+}
+
+async function until(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** The daemon's side of that terminal, recording what it reports. */
+function drive(path: string, pid: number) {
+  const opened = openClientTerminal(path, pid);
+  if (!opened.ok) throw new Error(opened.reason);
+  const events: string[] = [];
+  const sent: Buffer[] = [];
+  const term = new DirectTerminal({
+    fd: opened.fd,
+    connection: { send: (f) => sent.push(f), bufferedAmount: 0 },
+    detachKey: [Buffer.from([0x1d])],
+    interactive: true,
+    size: () => ({ cols: 100, rows: ROWS }),
+    input: (d) => events.push(`input:${d.toString('latin1')}`),
+    focus: (f) => events.push(`focus:${f}`),
+    detachKeyTyped: () => events.push('detach'),
+    failed: (err) => events.push(`failed:${err.message}`),
+  });
+  terminals.push(term);
+  return { term, events, sent };
+}
+
+/** How many descriptors of process `pid` lead to `path`. */
+function heldBy(pid: number, path: string): number {
+  return fs.readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+const batch = (text: string) => new OutputBatch('s1', [Buffer.from(text)], text.length);
+
+describe.skipIf(!onLinux)('openClientTerminal', () => {
+  it('opens the terminal its process has as stdin, and refuses any other', async () => {
+    const { child, path } = await userTerminal();
+    const ok = openClientTerminal(path, child.pid);
+    expect(ok.ok).toBe(true);
+    if (ok.ok) fs.closeSync(ok.fd);
+    expect(openClientTerminal(path, process.pid)).toEqual({
+      ok: false,
+      reason: `${path} is not the stdin or stdout of process ${process.pid}`,
+    });
+    expect(openClientTerminal('/dev/null', child.pid)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/not a pseudo-terminal/),
+    });
+    expect(openClientTerminal('/dev/pts/999999', child.pid)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/ENOENT/),
+    });
+  });
+});
+
+describe.skipIf(!onLinux)('DirectTerminal', () => {
+  it('paints the replay, writes output in order and acks it as the terminal takes it', async () => {
+    const { child, path, seen } = await userTerminal();
+    const { term } = drive(path, child.pid);
+    term.start(Buffer.from('REPLAY'));
+    const acked: number[] = [];
+    term.sendOutput(batch('one,'), (n) => acked.push(n));
+    term.sendOutput(new OutputBatch('s1', [Buffer.from('two,'), Buffer.from('three')], 9), (n) =>
+      acked.push(n),
+    );
+    await until(() => seen().includes('three'));
+    expect(seen()).toBe(`${CLEAR_SCREEN}REPLAY\x1b[?25h${FOCUS_REPORTS_ON}one,two,three`);
+    await until(() => acked.length === 2);
+    expect(acked).toEqual([4, 9]);
+  });
+
+  it('passes keys on, takes focus reports out, and stops reading at the detach key', async () => {
+    const { child, path } = await userTerminal();
+    const { term, events } = drive(path, child.pid);
+    term.start(Buffer.from(''));
+    child.write('ab');
+    await until(() => events.length === 1);
+    child.write('\x1b[I');
+    await until(() => events.length === 2);
+    child.write('x\x1dy');
+    await until(() => events.includes('detach'));
+    expect(events).toEqual(['input:ab', 'focus:true', 'input:x', 'detach']);
+  });
+
+  it('gives the terminal back: modes the output turned on off, below the screen, then the farewell; nothing after', async () => {
+    const { child, path, seen } = await userTerminal();
+    const { term, sent } = drive(path, child.pid);
+    expect(heldBy(process.pid, path)).toBe(1);
+    term.start(Buffer.from(''));
+    term.sendOutput(batch('\x1b[?1049h\x1b[?1000hAPP'), () => {});
+    const farewell = Buffer.from('farewell');
+    await term.release(farewell);
+    expect(sent).toEqual([farewell]);
+    await until(() => seen().endsWith(`\x1b[${ROWS};1H\r\n`));
+    const restore = seen().slice(seen().indexOf('APP'));
+    expect(restore).toContain('\x1b[?1049l');
+    expect(restore).toContain('\x1b[?1000l');
+    // Closed (libuv closes its descriptor in the next turn of the loop; the one it was given
+    // is closed at once), and later output is not written.
+    await until(() => heldBy(process.pid, path) === 0);
+    const acked: number[] = [];
+    term.sendOutput(batch('LATE'), (n) => acked.push(n));
+    expect(acked).toEqual([4]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen()).not.toContain('LATE');
+  });
+
+  it('at the session’s exit writes its last output and the restore (staying put), then sends exit', async () => {
+    const { child, path, seen } = await userTerminal();
+    const { term, sent } = drive(path, child.pid);
+    term.start(Buffer.from(''));
+    term.sendOutput(batch('LAST-WORDS'), () => {});
+    term.sendExit(Buffer.from('exit'));
+    await until(() => sent.length === 1);
+    expect(seen()).toContain('LAST-WORDS');
+    expect(seen().slice(seen().indexOf('LAST-WORDS'))).not.toMatch(/\x1b\[\d+;1H/);
+  });
+
+  it('writes notices on the bottom row; dispose closes without writing', async () => {
+    const { child, path, seen } = await userTerminal();
+    const { term } = drive(path, child.pid);
+    term.start(Buffer.from(''));
+    term.sendNotice('hello');
+    await until(() => seen().includes('clippy: hello'));
+    expect(seen()).toContain(`\x1b7\x1b[${ROWS};1H`);
+    const before = seen().length;
+    term.dispose();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen().length).toBe(before);
+  });
+});

@@ -1,0 +1,235 @@
+import fs from 'node:fs';
+import tty from 'node:tty';
+import {
+  CLEAR_SCREEN,
+  FOCUS_REPORTS_ON,
+  InputFilter,
+  ModeTracker,
+  cursorAfterReplay,
+  noticeLineBytes,
+  terminalRestoreBytes,
+} from '@clippy/protocol';
+import { TERMINAL_GIVE_BACK_MS } from '../constants.js';
+import type { FlowSink, FrameSink, OutputBatch } from '../flow-control.js';
+
+/**
+ * The terminal is read into one buffer of this size, handed to a callback as it fills (net's
+ * `onread`): a keystroke then costs no stream queue and no event, only the copy that goes on.
+ * Large enough for any paste a terminal delivers in one read.
+ */
+const INPUT_BUFFER_BYTES = 64 * 1024;
+
+export interface DirectTerminalOptions {
+  /** The terminal, opened and checked (openClientTerminal); owned (closed) from now on. */
+  fd: number;
+  /** The attach client's connection: pushes that end the attachment still go there. */
+  connection: FrameSink;
+  /** Every byte string the terminal may send for the detach key. */
+  detachKey: readonly Uint8Array[];
+  /** Observers' keystrokes (but the detach key) go nowhere. */
+  interactive: boolean;
+  /** The client's terminal size (for notices and the restore's move below the screen). */
+  size(): { cols: number; rows: number };
+  /** Keystrokes for the session. */
+  input(data: Buffer): void;
+  /** The terminal reported focus in (true) or out (false). */
+  focus(focused: boolean): void;
+  /** The user typed the detach key (reading has stopped). */
+  detachKeyTyped(): void;
+  /** The terminal failed (closed under us: EIO): the attachment must end. */
+  failed(err: Error): void;
+  /** How long a give-back waits for the terminal to take what was written (tests shorten it). */
+  giveBackMs?: number;
+}
+
+/**
+ * Direct attach: the daemon reads and writes an attach client's terminal itself, as tmux's
+ * server does, so a keystroke and its echo wake no process but the daemon. The output sink of
+ * that client's attachment (flow-control.ts): output is written as it comes, and the write
+ * callbacks play the client's acks, so a terminal that stops reading holds the PTY, is demoted
+ * and is finally detached like any slow client. The writes never block: the terminal is a libuv
+ * TTY handle, which reopens the pseudo-terminal non-blocking for this process alone (Node's
+ * tty.WriteStream would make it blocking). Input goes through the same InputFilter as in the
+ * attach client: focus reports taken out, the detach key seen here. The ModeTracker follows
+ * what is written, so the terminal can be given back with the session's modes turned off.
+ * Errors of the terminal (EIO when it closed) end this attachment only.
+ */
+export class DirectTerminal implements FlowSink {
+  readonly terminal = true;
+  private readonly stream: tty.ReadStream;
+  private readonly modes = new ModeTracker();
+  private readonly filter: InputFilter;
+  private reading = false;
+  /** Given back or disposed: nothing more is read or written. */
+  private done = false;
+  private releasing: Promise<void> | null = null;
+  /** Byte counts of the output writes in flight, oldest first (their callbacks come in order). */
+  private readonly inFlight: number[] = [];
+  /** The attachment's ack, for bytes the terminal took (see sendOutput). */
+  private consumed: ((bytes: number) => void) | null = null;
+  private readonly onWritten = () => {
+    const bytes = this.inFlight.shift();
+    if (bytes !== undefined) this.consumed?.(bytes);
+  };
+  private readonly onRead = (n: number, buf: Buffer) => {
+    // A copy: what goes on may be queued (a full PTY) or kept (echo removal) past this read.
+    if (this.reading && n > 0) this.filter.feed(Buffer.from(buf.subarray(0, n)));
+  };
+  private readonly onError = (err: Error) => this.fail(err);
+  private readonly onClose = () => this.fail(new Error('the terminal closed'));
+
+  constructor(private readonly opts: DirectTerminalOptions) {
+    const onread = { buffer: Buffer.alloc(INPUT_BUFFER_BYTES), callback: this.onRead };
+    // `onread` is net.Socket's option, which tty.ReadStream passes on (its types omit it).
+    this.stream = new tty.ReadStream(opts.fd, { onread } as ConstructorParameters<
+      typeof tty.ReadStream
+    >[1]);
+    // libuv opens the device again for itself (non-blocking for this process alone) and leaves
+    // the descriptor it was given to us. Had it not (it then writes blocking), the daemon could
+    // hang on a stopped terminal: refuse.
+    const handleFd = (this.stream as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    if (handleFd === undefined || handleFd === opts.fd) {
+      this.stream.destroy();
+      throw new Error('libuv could not reopen the terminal for non-blocking writes');
+    }
+    fs.closeSync(opts.fd);
+    this.stream.on('error', this.onError);
+    this.stream.on('close', this.onClose);
+    this.filter = new InputFilter(
+      opts.detachKey,
+      {
+        input: (data) => opts.input(data),
+        detach: () => {
+          this.stopReading();
+          opts.detachKeyTyped();
+        },
+        focus: (focused) => opts.focus(focused),
+        programWantsFocus: () => this.modes.isOn(1004),
+      },
+      opts.interactive,
+    );
+    // The attach turns focus reports on, so the daemon knows which session the user looks at;
+    // a program that turns them off is overruled (right after the output that did it).
+    this.modes.onFocusReportsOff = () =>
+      queueMicrotask(() => {
+        if (!this.done) this.stream.write(FOCUS_REPORTS_ON);
+      });
+  }
+
+  /**
+   * Paints the session's screen as its replay has it, on a cleared terminal, turns focus
+   * reports on, and starts reading the user's keys. Live output follows with sendOutput().
+   */
+  start(replay: Buffer): void {
+    if (this.done) return;
+    this.modes.feed(replay);
+    this.stream.cork();
+    this.stream.write(CLEAR_SCREEN);
+    this.stream.write(replay);
+    this.stream.write(cursorAfterReplay(replay) + FOCUS_REPORTS_ON);
+    this.stream.uncork();
+    this.reading = true;
+    this.stream.resume();
+  }
+
+  sendOutput(batch: OutputBatch, consumed: (bytes: number) => void): void {
+    // Given back (the daemon is stopping, exit pushes still come): nobody reads this any more.
+    if (this.done) return consumed(batch.bytes);
+    const { chunks, bytes } = batch;
+    this.consumed = consumed;
+    this.inFlight.push(bytes);
+    if (chunks.length === 1) {
+      this.modes.feed(chunks[0]!);
+      this.stream.write(chunks[0]!, this.onWritten);
+      return;
+    }
+    // One writev for the batch; the last write's callback means the terminal took all of it.
+    this.stream.cork();
+    for (let i = 0; i < chunks.length; i++) {
+      this.modes.feed(chunks[i]!);
+      if (i < chunks.length - 1) this.stream.write(chunks[i]!);
+      else this.stream.write(chunks[i]!, this.onWritten);
+    }
+    this.stream.uncork();
+  }
+
+  /** The session exited: its last output is on the terminal, given back, before `exit` is sent. */
+  sendExit(frame: Buffer): void {
+    void this.giveBack({ moveBelow: false }).then(() => this.opts.connection.send(frame));
+  }
+
+  /** Written into the terminal, after the output before it (never inside an escape sequence). */
+  sendNotice(text: string): void {
+    if (this.done) return;
+    const { cols, rows } = this.opts.size();
+    this.stream.write(noticeLineBytes(text, cols, rows));
+  }
+
+  get bufferedAmount(): number {
+    return this.done ? 0 : this.stream.writableLength;
+  }
+
+  release(farewell: Buffer | null): Promise<void> {
+    return this.giveBack({ moveBelow: true }).then(() => {
+      if (farewell) this.opts.connection.send(farewell);
+    });
+  }
+
+  /** The client is gone: the terminal is closed, nothing more written to it. */
+  dispose(): void {
+    this.close();
+  }
+
+  /**
+   * Stops reading, turns off the modes the session's output left on (and with `moveBelow` puts
+   * the cursor on a fresh line below the session's screen), waits for the terminal to take all
+   * of it (at most the give-back bound), then closes it. Once.
+   */
+  private giveBack(opts: { moveBelow: boolean }): Promise<void> {
+    this.releasing ??= new Promise<void>((resolve) => {
+      this.stopReading();
+      if (this.done) {
+        resolve();
+        return;
+      }
+      const finish = () => {
+        clearTimeout(timer);
+        this.close();
+        resolve();
+      };
+      const timer = setTimeout(finish, this.opts.giveBackMs ?? TERMINAL_GIVE_BACK_MS);
+      const bytes = terminalRestoreBytes(this.modes, {
+        rows: this.opts.size().rows,
+        moveBelow: opts.moveBelow,
+      });
+      // The callback runs once this and everything before it was written (or on an error).
+      this.stream.write(bytes, finish);
+    });
+    return this.releasing;
+  }
+
+  private stopReading(): void {
+    if (!this.reading) return;
+    this.reading = false;
+    // With `onread`, pausing stops the reads themselves: what is typed now stays in the
+    // terminal, for whatever reads it next.
+    this.stream.pause();
+  }
+
+  private fail(err: Error): void {
+    if (this.done) return;
+    this.close();
+    this.opts.failed(err);
+  }
+
+  private close(): void {
+    if (this.done) return;
+    this.done = true;
+    this.stopReading();
+    this.stream.off('close', this.onClose);
+    // Errors after this (a write that was pending) concern nobody: keep a listener for them.
+    this.stream.off('error', this.onError);
+    this.stream.on('error', () => {});
+    this.stream.destroy();
+  }
+}

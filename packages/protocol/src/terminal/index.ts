@@ -1,0 +1,9 @@
+// Pure byte handling of a user's terminal around an attach, shared by the attach client (relay
+// mode) and the daemon (direct mode, where it reads and writes the terminal itself).
+export * from './detach-key.js';
+export * from './detach-scanner.js';
+export * from './focus-reports.js';
+export * from './input-filter.js';
+export * from './modes.js';
+export * from './notice-line.js';
+export * from './terminal-bytes.js';
