@@ -7,8 +7,10 @@
  * - `tmux attach` running in a PTY, attached to a pane of a private tmux server (the baseline),
  * - the program in node-pty directly (the machine's floor),
  * - and, as second lines, the client library in this process (no attach process, no outer
- *   terminal) and a minimal relay (a second process relaying bytes between a socket and a PTY,
- *   with no framing: the floor of any broker).
+ *   terminal), a minimal relay (a second process relaying bytes between a socket and a PTY,
+ *   with no framing: the floor of any broker) and a minimal terminal relay (one Node process in
+ *   the outer PTY relaying its terminal to the program's PTY, nothing else: the floor of direct
+ *   attach's topology, terminal ↔ one Node process ↔ PTY, for any Node daemon).
  * The benchmark types into each outer PTY as a terminal emulator would. Variants run
  * interleaved, BENCH_KEYS keystrokes each per round for BENCH_ROUNDS rounds, after an uncounted
  * warm-up. Prints p50/p99 and the ratios to tmux; asserts nothing. Needs `npm run build`.
@@ -117,6 +119,30 @@ async function direct(): Promise<[Path, EchoMeter]> {
   return terminalPath(term, {});
 }
 
+/**
+ * One Node process owning a terminal and relaying it to a PTY running the echo program: what
+ * direct attach does (terminal ↔ clippyd ↔ the session's PTY), with nothing else.
+ */
+const TERMINAL_RELAY = `
+const pty = require(process.argv[1]);
+const fs = require('node:fs');
+process.stdin.setRawMode(true);
+const p = pty.spawn(${JSON.stringify(ECHO_PROGRAM[0])}, ${JSON.stringify(ECHO_PROGRAM.slice(1))}, { cols: 80, rows: 24, encoding: null });
+p.onData((d) => process.stdout.write(d));
+process.stdin.on('data', (d) => fs.writeSync(p.fd, d));
+`;
+
+async function terminalRelay(): Promise<[Path, EchoMeter]> {
+  const term = new Term(
+    process.execPath,
+    ['-e', TERMINAL_RELAY, require.resolve('node-pty')],
+    COLS,
+    ROWS,
+    process.env as Record<string, string>,
+  );
+  return terminalPath(term, { relay: term.pid });
+}
+
 async function clientLibrary(host: ClippyHost): Promise<[Path, EchoMeter]> {
   const session = await host.spawn(ECHO_PROGRAM[0]!, ECHO_PROGRAM.slice(1), COLS, ROWS);
   const client: ClippyClient = await host.connect();
@@ -205,6 +231,7 @@ export async function run(): Promise<void> {
       ['node-pty direct', direct],
       ['clippy client library', () => clientLibrary(clippyHost)],
       ['minimal relay', minimalRelay],
+      ['minimal terminal relay', terminalRelay],
     ];
     process.stdout.write(
       `${ROUNDS} interleaved rounds of ${KEYS_PER_ROUND} keystrokes per path, echoed by \`cat\` in raw mode; load ${loadAverage()}\n`,
@@ -264,6 +291,7 @@ export async function run(): Promise<void> {
               `${name}: / tmux p50 ${ratio(name, 'tmux attach', 50)}x, p99 ${ratio(name, 'tmux attach', 99)}x\n`,
           )
           .join('') +
+        `minimal terminal relay / tmux: p50 ${ratio('minimal terminal relay', 'tmux attach', 50)}x, p99 ${ratio('minimal terminal relay', 'tmux attach', 99)}x (the floor of a Node process on the path)\n` +
         `client library / tmux:       p50 ${ratio('clippy client library', 'tmux attach', 50)}x, p99 ${ratio('clippy client library', 'tmux attach', 99)}x (second line: no attach process, no outer terminal)\n`,
     );
   } finally {
