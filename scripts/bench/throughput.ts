@@ -13,11 +13,14 @@
  * process's CPU time per MB and the load average beside the figures. Asserts nothing. Needs
  * `npm run build` (the built daemon and CLI).
  */
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
 import { threadCpu, threadCpuDelta } from './_threads.js';
 import { MarkerWatcher, isMain, loadAverage, mb, tempDir, writeTextFile } from './_common.js';
 import { ClippyHost, Term, TmuxHost, cpuOf, otherCheckouts, shellEnv } from './_terminals.js';
+
+const require = createRequire(import.meta.url);
 
 /** Size of the file: large enough that start-up costs vanish, small enough for a 2-core box. */
 const FILE_BYTES = 64 * 1024 * 1024;
@@ -189,6 +192,35 @@ async function tmuxAttach(host: TmuxHost, file: string, warm: string): Promise<R
   }
 }
 
+/**
+ * One Node process in the terminal relaying it to bash in node-pty, nothing else: the floor of
+ * direct attach's topology (terminal ↔ one Node process ↔ the program's PTY) for a Node daemon.
+ */
+const TERMINAL_RELAY = `
+const pty = require(process.argv[1]);
+const fs = require('node:fs');
+process.stdin.setRawMode(true);
+const p = pty.spawn('bash', ['--norc', '--noprofile'], { cols: ${COLS}, rows: ${ROWS}, encoding: null, env: process.env });
+p.onData((d) => process.stdout.write(d));
+process.stdin.on('data', (d) => fs.writeSync(p.fd, d));
+p.onExit(() => process.exit(0));
+`;
+
+async function terminalRelay(file: string, warm: string): Promise<Run> {
+  const term = new Term(
+    process.execPath,
+    ['-e', TERMINAL_RELAY, require.resolve('node-pty')],
+    COLS,
+    ROWS,
+    shellEnv(),
+  );
+  try {
+    return await floodThrough(term, { relay: term.pid }, file, warm, 'minimal terminal relay');
+  } finally {
+    await term.kill();
+  }
+}
+
 /** The client library in this process: attach, read every output push, ack as the CLI does. */
 async function clientLibrary(
   host: ClippyHost,
@@ -280,6 +312,7 @@ export async function run(): Promise<void> {
           ][])
         : []),
       ['node-pty direct', () => direct(file, warm)],
+      ['minimal terminal relay', () => terminalRelay(file, warm)],
       ['clippy client library', () => clientLibrary(clippyHost, librarySession, file, warm)],
     ];
     const runs = new Map<string, Run[]>(variants.map(([n]) => [n, []]));
@@ -314,6 +347,7 @@ export async function run(): Promise<void> {
           )
           .join('') +
         `clippy attach / direct:      ${ratio('clippy attach', 'node-pty direct')}x\n` +
+        `minimal terminal relay / tmux: ${ratio('minimal terminal relay', 'tmux attach')}x (the floor of a Node process forwarding every byte)\n` +
         `client library / tmux:       ${ratio('clippy client library', 'tmux attach')}x (second line: no attach process, no outer terminal)\n`,
     );
     process.stdout.write('CPU per MB of the file (median over rounds), per process:\n');
