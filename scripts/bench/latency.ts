@@ -28,6 +28,12 @@ const require = createRequire(import.meta.url);
 /** Keystrokes per variant per round; rounds interleave the variants (the VM's speed drifts). */
 const KEYS_PER_ROUND = Number(process.env.BENCH_KEYS ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/**
+ * A typist's pause after each echo before the next key (0: back to back). With pauses the
+ * daemon's deferred work for a key (detection, the screen model) runs between keys, as it does
+ * for a person typing; back to back it overlaps the next key's path.
+ */
+const KEY_GAP_MS = Number(process.env.BENCH_KEY_GAP_MS ?? 0);
 /** Warm-up keystrokes per variant, not counted (JIT, first allocations). */
 const WARMUP = 50;
 /** The echoing program: raw mode so each byte reaches cat at once, no tty echo. */
@@ -39,6 +45,13 @@ const COLS = 80;
 const ROWS = 24;
 /** See throughput.ts: other built checkouts' `clippy attach`, as more variants. */
 const BASELINES = otherCheckouts();
+/**
+ * BENCH_PATHS=name[,name…] measures only the paths so named (e.g. `clippy attach,tmux attach`),
+ * so a profiler or strace attached to one process sees that path alone.
+ */
+const ONLY = process.env.BENCH_PATHS?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 /** This checkout's attach with CLIPPY_ATTACH_RELAY=1: every byte through the attach process. */
 const RELAY = 'clippy attach, relay';
 
@@ -78,6 +91,7 @@ class EchoMeter {
       });
       this.path.send('x');
       samples.push((await echoed) - started);
+      if (KEY_GAP_MS > 0) await new Promise((r) => setTimeout(r, KEY_GAP_MS));
     }
     return samples;
   }
@@ -223,18 +237,20 @@ export async function run(): Promise<void> {
   const opened: Path[] = [];
   try {
     type Setup = [string, () => Promise<[Path, EchoMeter]>];
-    const setups: Setup[] = [
-      ['clippy attach', () => clippyAttach(clippyHost)],
-      [RELAY, () => clippyAttach(clippyHost, true)],
-      ...others.map(([name, host]) => [name, () => clippyAttach(host)] as Setup),
-      ...(tmuxHost ? [['tmux attach', () => tmuxAttach(tmuxHost)] as Setup] : []),
-      ['node-pty direct', direct],
-      ['clippy client library', () => clientLibrary(clippyHost)],
-      ['minimal relay', minimalRelay],
-      ['minimal terminal relay', terminalRelay],
-    ];
+    const setups: Setup[] = (
+      [
+        ['clippy attach', () => clippyAttach(clippyHost)],
+        [RELAY, () => clippyAttach(clippyHost, true)],
+        ...others.map(([name, host]) => [name, () => clippyAttach(host)] as Setup),
+        ...(tmuxHost ? [['tmux attach', () => tmuxAttach(tmuxHost)] as Setup] : []),
+        ['node-pty direct', direct],
+        ['clippy client library', () => clientLibrary(clippyHost)],
+        ['minimal relay', minimalRelay],
+        ['minimal terminal relay', terminalRelay],
+      ] as Setup[]
+    ).filter(([name]) => !ONLY || ONLY.includes(name));
     process.stdout.write(
-      `${ROUNDS} interleaved rounds of ${KEYS_PER_ROUND} keystrokes per path, echoed by \`cat\` in raw mode; load ${loadAverage()}\n`,
+      `${ROUNDS} interleaved rounds of ${KEYS_PER_ROUND} keystrokes per path, echoed by \`cat\` in raw mode, ${KEY_GAP_MS > 0 ? `${KEY_GAP_MS} ms between keys` : 'back to back'}; load ${loadAverage()}\n`,
     );
     if (tmuxWhy) process.stdout.write(`tmux: skipped (${tmuxWhy})\n`);
     const meters: [string, Path, EchoMeter][] = [];

@@ -121,6 +121,32 @@ describe.skipIf(!onLinux)('DirectTerminal', () => {
     expect(acked).toEqual([4, 9]);
   });
 
+  it('a terminal that stops reading: only what it took is acked, the rest follows in order', async () => {
+    const { child, path, seen } = await userTerminal();
+    const { term } = drive(path, child.pid);
+    term.start(Buffer.alloc(0));
+    await until(() => seen().includes(FOCUS_REPORTS_ON));
+    // The emulator stops reading: the kernel's buffers fill, and the rest must wait in order.
+    child.pause();
+    const chunks = Array.from({ length: 8 }, (_, i) =>
+      Buffer.from(`<${i}>`.padEnd(64 * 1024, String.fromCharCode(97 + i))),
+    );
+    const total = chunks.reduce((n, c) => n + c.length, 0);
+    let acked = 0;
+    for (const c of chunks) term.sendOutput(batch(c.toString('latin1')), (n) => (acked += n));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(acked).toBeGreaterThan(0);
+    expect(acked).toBeLessThan(total);
+    expect(term.bufferedAmount).toBe(total - acked);
+    child.resume();
+    await until(() => acked === total);
+    await until(() => seen().length >= `${CLEAR_SCREEN}\x1b[?25h${FOCUS_REPORTS_ON}`.length + total);
+    const shown = seen();
+    const at = chunks.map((_, i) => shown.indexOf(`<${i}>`));
+    expect(at.every((p, i) => p >= 0 && (i === 0 || p > at[i - 1]!))).toBe(true);
+    expect(shown.endsWith(chunks.at(-1)!.toString('latin1'))).toBe(true);
+  });
+
   it('passes keys on, takes focus reports out, and stops reading at the detach key', async () => {
     const { child, path } = await userTerminal();
     const { term, events } = drive(path, child.pid);
