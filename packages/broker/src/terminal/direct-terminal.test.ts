@@ -140,7 +140,9 @@ describe.skipIf(!onLinux)('DirectTerminal', () => {
     expect(term.bufferedAmount).toBe(total - acked);
     child.resume();
     await until(() => acked === total);
-    await until(() => seen().length >= `${CLEAR_SCREEN}\x1b[?25h${FOCUS_REPORTS_ON}`.length + total);
+    await until(
+      () => seen().length >= `${CLEAR_SCREEN}\x1b[?25h${FOCUS_REPORTS_ON}`.length + total,
+    );
     const shown = seen();
     const at = chunks.map((_, i) => shown.indexOf(`<${i}>`));
     expect(at.every((p, i) => p >= 0 && (i === 0 || p > at[i - 1]!))).toBe(true);
