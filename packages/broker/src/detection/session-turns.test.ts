@@ -173,6 +173,24 @@ describe('SessionTurns with the real engine and fake agents in real PTYs', () =>
     expect(h.errors).toEqual([]);
   });
 
+  it('keys typed through one reused buffer (as the terminal is read) are seen as typed', async () => {
+    const h = start('aider', 'aider');
+    await until(() => h.readyCount === 1, 10_000);
+    const next = h.nextTurn();
+    // One read buffer for every key, as the daemon reads a directly attached terminal: the
+    // detector must keep copies, not views that the next key overwrites.
+    const read = Buffer.alloc(64);
+    for (const ch of 'typed by hand\r') {
+      read.write(ch, 0, 'latin1');
+      h.turns.onInput(read.subarray(0, 1));
+      h.pty.write(ch);
+      read.fill(0x21);
+    }
+    const turn = await next;
+    expect(turn.prompt).toBe('typed by hand');
+    expect(turn.text).toContain('ANSWER: typed by hand');
+  });
+
   it('claude-style TUI: the spinner keeps it busy; the turn completes once the box is idle again', async () => {
     const h = start('claude', 'claude', ['--delay', '600']);
     const next = h.nextTurn();

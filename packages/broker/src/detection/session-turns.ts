@@ -167,7 +167,9 @@ export class SessionTurns {
     if (!this.detector && !this.remote) return;
     try {
       const now = Date.now();
-      data = this.pasteLimiter.filter(data);
+      // A copy: the caller's bytes may be a view of a buffer it reuses (the terminal's reads),
+      // and detection keeps input (the worker's outbox, echo removal).
+      data = this.pasteLimiter.filter(new Uint8Array(data));
       for (const ev of this.inputs.feed(data)) {
         // Input answers a continuation prompt (the detector, maybe in the worker, follows).
         if (ev.type === 'submit') this._awaitingMore = false;

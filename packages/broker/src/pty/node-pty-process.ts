@@ -114,6 +114,7 @@ class NodePtyProcess implements PtyProcess {
         if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return; // the PTY is gone
       }
     }
+    // node-pty queues a copy (Buffer.from), so a caller may pass a view of a buffer it reuses.
     this.pty.write(bytes);
   }
 

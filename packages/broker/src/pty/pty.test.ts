@@ -53,7 +53,7 @@ describe('signals', () => {
 });
 
 describe('PTY writes', () => {
-  it('delivers a write far larger than the PTY buffer, in order, and a keystroke after it', async () => {
+  it('delivers a write far larger than the PTY buffer, in order, as written, and a keystroke after it', async () => {
     // Nothing reads the PTY until both writes are in: the shell goes raw, says READY, then
     // blocks on a FIFO that the test opens only afterwards. The kernel takes what fits in its
     // buffers (tens of KB) and the rest must queue, however fast or slow the machine is.
@@ -86,8 +86,11 @@ describe('PTY writes', () => {
       );
       await isReady;
       // Most of it does not fit: the rest queues behind what the kernel took at once.
-      pty.write(Buffer.alloc(300_000, 'a'));
+      const big = Buffer.alloc(300_000, 'a');
+      pty.write(big);
       expect(pty.pendingWriteBytes).toBeGreaterThan(0);
+      // The caller reuses its buffer (the daemon's terminal reads do): the queue kept a copy.
+      big.fill('b');
       // Written while the big one is still queued: it must come last, not jump the queue.
       pty.write('z');
       // Open the gate: the reader starts and drains the PTY.

@@ -60,6 +60,21 @@ describe('InputFilter', () => {
     });
   });
 
+  it('filters alike on both sides of the byte-by-byte bound (64 bytes)', () => {
+    for (const n of [1, 63, 64, 65, 200]) {
+      const plain = 'k'.repeat(n);
+      expect(run([plain, ''])).toMatchObject({ sent: [plain], detaches: 0 });
+      const head = 'k'.repeat(n - 1);
+      expect(run([`${head}\x1d`])).toMatchObject({ sent: n > 1 ? [head] : [], detaches: 1 });
+      expect(run([`${head}\x1b[93;5u`])).toMatchObject({ sent: n > 1 ? [head] : [], detaches: 1 });
+      expect(run([`${head}\x1b[I`], { focus: true })).toMatchObject({
+        sent: n > 1 ? [head] : [],
+        focus: [true],
+      });
+      expect(run([`${head}\x1b[A`])).toMatchObject({ sent: [`${head}\x1b[A`], detaches: 0 });
+    }
+  });
+
   it('finds the key inside a paste and after an escape sequence in the same read', () => {
     expect(run(['\x1b[200~pasted\x1dtext\x1b[201~'])).toMatchObject({
       sent: ['\x1b[200~pasted'],
