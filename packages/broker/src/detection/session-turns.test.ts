@@ -175,7 +175,7 @@ describe('SessionTurns with the real engine and fake agents in real PTYs', () =>
 
   it('keys typed through one reused buffer (as the terminal is read) are seen as typed', async () => {
     const h = start('aider', 'aider');
-    await until(() => h.readyCount === 1, 10_000);
+    await until(() => h.readyCount === 1, 'the agent is ready', 10_000);
     const next = h.nextTurn();
     // One read buffer for every key, as the daemon reads a directly attached terminal: the
     // detector must keep copies, not views that the next key overwrites.
