@@ -57,7 +57,8 @@ export interface FlowSink {
   readonly terminal: boolean;
   /**
    * Live output. `consumed` is for a sink that sees its reader take the bytes (a terminal's
-   * write callbacks): it is called with the batch's byte count then, in place of the client's acks.
+   * writes): it is called with each part as it is taken (the batch's byte count in all), in
+   * place of the client's acks.
    */
   sendOutput(batch: OutputBatch, consumed: (bytes: number) => void): void;
   /** The session exited (`frame` is the `exit` push), after all its output. */
@@ -117,7 +118,7 @@ export interface FlowCallbacks {
  * Flow control of one client attached to one session (VS Code's pty-host scheme plus a way
  * out for stopped clients):
  * - `interactive`: the client acks consumed bytes (a terminal the daemon writes itself: its
- *   write callbacks do); above the high watermark of unacked bytes
+ *   completed writes do); above the high watermark of unacked bytes
  *   it "holds" the PTY paused until it is back below the low watermark. If it holds longer
  *   than the demote grace it is demoted: it stops holding and is treated as an observer until
  *   its acks bring it below the low watermark again.

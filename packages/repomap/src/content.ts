@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
+import { deserializeCached } from './cached-field.js';
 import { nameMatcher } from './globs.js';
 import type { SectionRule } from './plan.js';
 import type { IndexedFile, Level, OutlineEntry, OutlineSize, RepoIndex } from './types.js';
@@ -30,15 +31,7 @@ export function outlineOf(file: IndexedFile): OutlineEntry[] {
   if (!file.outline) return [];
   let entries = decodedOutlines.get(file);
   if (!entries) {
-    try {
-      entries = v8.deserialize(file.outline) as OutlineEntry[];
-    } catch (err) {
-      // Only a tag cache damaged on disk can get here (writes are atomic).
-      throw new Error(
-        `the cached outline of ${file.path} is unreadable (${(err as Error).message}): ` +
-          'run again with --no-cache, or delete the cache directory',
-      );
-    }
+    entries = deserializeCached<OutlineEntry[]>(file.outline, 'outline', file.path);
     decodedOutlines.set(file, entries);
   }
   return entries;

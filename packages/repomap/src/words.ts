@@ -1,4 +1,5 @@
 import v8 from 'node:v8';
+import { deserializeCached } from './cached-field.js';
 import type { IndexedFile } from './types.js';
 
 /** An identifier as most languages write one (also matches plain words of prose). */
@@ -44,16 +45,12 @@ export function wordsOf(file: IndexedFile): FileWords {
   if (!file.words) return NONE;
   let words = decoded.get(file);
   if (!words) {
-    try {
-      const [names, counts] = v8.deserialize(file.words) as [string, Uint32Array];
-      words = { names: names.split(' '), counts };
-    } catch (err) {
-      // Only a tag cache damaged on disk can get here (writes are atomic).
-      throw new Error(
-        `the cached words of ${file.path} are unreadable (${(err as Error).message}): ` +
-          'run again with --no-cache, or delete the cache directory',
-      );
-    }
+    const [names, counts] = deserializeCached<[string, Uint32Array]>(
+      file.words,
+      'words',
+      file.path,
+    );
+    words = { names: names.split(' '), counts };
     decoded.set(file, words);
   }
   return words;

@@ -168,7 +168,9 @@ describe('tag cache file', () => {
     expect(loadCache(file, '/repo', 1000).size).toBe(0);
     // Outline bytes damaged inside a well-formed file: a clear error naming the file and the way out.
     const damaged = { ...back.get('src/f1.ts')!.file!, outline: new Uint8Array([1, 2, 3]) };
-    expect(() => outlineOf(damaged)).toThrow(/src\/f1\.ts is unreadable.*--no-cache/);
+    expect(() => outlineOf(damaged)).toThrow(/outline of src\/f1\.ts cannot be read.*--no-cache/);
+    const badWords = { ...back.get('src/f1.ts')!.file!, words: new Uint8Array([1, 2, 3]) };
+    expect(() => wordsOf(badWords)).toThrow(/words of src\/f1\.ts cannot be read.*--no-cache/);
     // Another root or size cap reads as empty too.
     fs.writeFileSync(file, bytes);
     expect(loadCache(file, '/other', 1000).size).toBe(0);
