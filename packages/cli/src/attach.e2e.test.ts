@@ -20,6 +20,15 @@ function attach(session: string, extra: string[] = [], size = { cols: 100, rows:
 }
 
 /** A bash without rc files and with a fixed prompt, created detached. */
+/** `clippy attach SESSION` in a shell that prints its exit code and `stty -a` after it. */
+function attachInShell(session: string): CliPty {
+  const p = CliPty.shell(`$CLIPPY attach ${session}; echo "rc=$?"; stty -a; echo END-OF-STTY`, {
+    env,
+  });
+  ptys.push(p);
+  return p;
+}
+
 async function newBash(name: string): Promise<string> {
   const r = await runClippy(
     ['new', '-d', '--name', name, '--', 'bash', '--norc', '--noprofile'],
@@ -124,12 +133,7 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
       env,
     );
     expect(made.code).toBe(0);
-    const p = CliPty.shell('$CLIPPY attach alt; echo "rc=$?"; stty -a; echo END-OF-STTY', {
-      env,
-      cols: 100,
-      rows: 30,
-    });
-    ptys.push(p);
+    const p = attachInShell('alt');
     await p.waitFor('READY');
     p.write('\r');
     await p.waitFor('IN-ALT-SCREEN');
@@ -164,12 +168,7 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
       env,
     );
     expect(made.code).toBe(0);
-    const p = CliPty.shell('$CLIPPY attach stairs; echo "rc=$?"; stty -a; echo END-OF-STTY', {
-      env,
-      cols: 100,
-      rows: 30,
-    });
-    ptys.push(p);
+    const p = attachInShell('stairs');
     await p.waitFor('READY');
     p.write('\r');
     await p.waitFor('STAIR-cd');
@@ -185,8 +184,7 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
 
   it('restores the terminal and exits 143 on SIGTERM', async () => {
     await newBash('term');
-    const p = CliPty.shell('$CLIPPY attach term; echo "rc=$?"; stty -a; echo END-OF-STTY', { env });
-    ptys.push(p);
+    const p = attachInShell('term');
     await p.waitFor(PROMPT);
     // The shell runs clippy as its only child: find it by the shell's PID.
     const children = fs
@@ -208,12 +206,7 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
 
   it('exits 69 with the terminal restored when the daemon dies', async () => {
     await newBash('dies');
-    const p = CliPty.shell('$CLIPPY attach dies; echo "rc=$?"; stty -a; echo END-OF-STTY', {
-      env,
-      cols: 100,
-      rows: 30,
-    });
-    ptys.push(p);
+    const p = attachInShell('dies');
     await p.waitFor(PROMPT);
     process.kill(daemon.pid, 'SIGKILL');
     await p.waitFor('END-OF-STTY', { in: 'output' });
