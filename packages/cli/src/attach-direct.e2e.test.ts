@@ -5,6 +5,7 @@ import pty from 'node-pty';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { bins } from '@clippy/testkit/paths';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
 
 /** Per test: a daemon, a few sessions and attached terminals; a loaded 2-core CI box needs room. */
 const E2E_TIMEOUT_MS = 60_000;
@@ -107,11 +108,11 @@ function childOf(shellPid: number): number {
 
 beforeEach(async () => {
   daemon = await TestDaemon.start();
-  env = { ...daemon.env.env, PS1: PROMPT, TERM: 'xterm-256color' };
-  delete env.CLIPPY_ATTACH_RELAY;
-  for (const key of ['TMUX', 'DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS']) {
-    delete env[key];
-  }
+  env = {
+    ...envWithout(daemon.env.env, DESKTOP_VARS, ['CLIPPY_ATTACH_RELAY']),
+    PS1: PROMPT,
+    TERM: 'xterm-256color',
+  };
 }, E2E_TIMEOUT_MS);
 
 afterEach(async () => {

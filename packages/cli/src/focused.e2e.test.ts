@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
 import { until } from '@clippy/testkit/until';
 
 /** Per test: a daemon, two sessions, two attached terminals, a few dozen CLI runs. */
@@ -56,11 +57,8 @@ async function focusedBecomes(name: string | null): Promise<void> {
 
 beforeEach(async () => {
   daemon = await TestDaemon.start();
-  env = { ...daemon.env.env, PS1: PROMPT, TERM: 'xterm-256color' };
   // Only the focus reports may answer here: no tmux, no X display, no desktop notifications.
-  for (const key of ['TMUX', 'DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS']) {
-    delete env[key];
-  }
+  env = { ...envWithout(daemon.env.env, DESKTOP_VARS), PS1: PROMPT, TERM: 'xterm-256color' };
 }, E2E_TIMEOUT_MS);
 
 afterEach(async () => {

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
 import { installed } from '@clippy/testkit/installed';
 import { bins } from '@clippy/testkit/paths';
 import { until } from '@clippy/testkit/until';
@@ -63,11 +64,8 @@ async function newBash(name: string): Promise<void> {
 
 beforeEach(async () => {
   daemon = await TestDaemon.start();
-  env = { ...daemon.env.env, PS1: PROMPT, TERM: 'xterm-256color' };
   // No tmux, no desktop notifications: feedback goes to the focused terminal.
-  for (const key of ['TMUX', 'DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS']) {
-    delete env[key];
-  }
+  env = { ...envWithout(daemon.env.env, DESKTOP_VARS), PS1: PROMPT, TERM: 'xterm-256color' };
   x = null;
   if (missing) return;
   try {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { RunReportSchema } from '@clippy/reports';
 import { runClippy } from '@clippy/testkit/cli-pty';
+import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from '@clippy/testkit/env';
 import { repoRoot } from '@clippy/testkit/paths';
 
 // End-to-end: the real `clippy navigate` (needs `npm run build`) with the offline planner. The
@@ -20,13 +21,11 @@ afterEach(() => {
 
 /** No key (the offline planner), no display (never the user's clipboard), no broker. */
 function isolatedEnv(dir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: dir, XDG_CONFIG_HOME: dir };
-  for (const k of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GEMINI_BASE_URL', 'CLIPPY_SOCKET']) {
-    delete env[k];
-  }
-  delete env.DISPLAY;
-  delete env.WAYLAND_DISPLAY;
-  return env;
+  return {
+    ...envWithout(process.env, OUTSIDE_SERVICE_VARS, DESKTOP_VARS),
+    XDG_RUNTIME_DIR: dir,
+    XDG_CONFIG_HOME: dir,
+  };
 }
 
 describe('clippy navigate --report', { timeout: RUN_TIMEOUT_MS }, () => {

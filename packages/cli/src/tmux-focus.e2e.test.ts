@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
 import { installed } from '@clippy/testkit/installed';
 import { bins } from '@clippy/testkit/paths';
 import { until } from '@clippy/testkit/until';
@@ -55,16 +56,12 @@ beforeEach(async () => {
   if (!hasTmux) return;
   daemon = await TestDaemon.start();
   tmpdir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-tmux-'));
-  env = { ...daemon.env.env, PS1: PROMPT, TMUX_TMPDIR: tmpdir, TERM: 'xterm-256color' };
-  for (const key of [
-    'TMUX',
-    'TMUX_PANE',
-    'DISPLAY',
-    'WAYLAND_DISPLAY',
-    'DBUS_SESSION_BUS_ADDRESS',
-  ]) {
-    delete env[key];
-  }
+  env = {
+    ...envWithout(daemon.env.env, DESKTOP_VARS),
+    PS1: PROMPT,
+    TMUX_TMPDIR: tmpdir,
+    TERM: 'xterm-256color',
+  };
   await newBash('one');
   await newBash('two');
   await tmux(

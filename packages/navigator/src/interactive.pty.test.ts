@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from '@clippy/testkit/env';
 import pty from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseInteractiveInput } from './interactive.js';
@@ -36,18 +37,8 @@ function start(extra: string[] | ((dir: string) => string[]) = []): Session {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-'));
   const more = typeof extra === 'function' ? extra(dir) : extra;
   const out = path.join(dir, 'context.md');
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    // No display: the clipboard is OSC 52 on the terminal, which the test can read back.
-    const drop = [
-      'GEMINI_API_KEY',
-      'GOOGLE_API_KEY',
-      'CLIPPY_SOCKET',
-      'DISPLAY',
-      'WAYLAND_DISPLAY',
-    ];
-    if (v !== undefined && !drop.includes(k)) env[k] = v;
-  }
+  // No desktop: the clipboard is OSC 52 on the terminal, which the test can read back.
+  const env = envWithout(process.env, OUTSIDE_SERVICE_VARS, DESKTOP_VARS);
   Object.assign(env, {
     XDG_CACHE_HOME: dir,
     XDG_CONFIG_HOME: dir,

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseFlightPlan } from '@clippy/repomap';
 import { RunReportSchema } from '@clippy/reports';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from '@clippy/testkit/env';
 import { startFakeGemini, type FakeGemini } from '@clippy/testkit/fake-gemini';
 import { bins } from '@clippy/testkit/paths';
 import { Ajv } from 'ajv';
@@ -39,22 +40,8 @@ function cli(
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dir = tmp();
-  const base: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (
-      v !== undefined &&
-      // No display either: a test never touches the user's clipboard.
-      ![
-        'GEMINI_API_KEY',
-        'GOOGLE_API_KEY',
-        'GEMINI_BASE_URL',
-        'CLIPPY_SOCKET',
-        'DISPLAY',
-        'WAYLAND_DISPLAY',
-      ].includes(k)
-    )
-      base[k] = v;
-  }
+  // No desktop either: a test never touches the user's clipboard.
+  const base = envWithout(process.env, OUTSIDE_SERVICE_VARS, DESKTOP_VARS);
   const child = spawn(
     process.execPath,
     ['--conditions=source', '--import', 'tsx', entry, 'navigate', ...args],
@@ -278,9 +265,7 @@ describe('clippy navigate (command module as a process)', () => {
       const mdFile = path.join(dir, 'report.md');
       const bufferFile = path.join(dir, 'buffer.md');
       // -i with no input: end of input counts as Enter, so the run stops after step 1.
-      const env: Record<string, string> = {};
-      for (const [k, v] of Object.entries(daemon.env.env))
-        if (v !== undefined && k !== 'DISPLAY' && k !== 'WAYLAND_DISPLAY') env[k] = v;
+      const env = envWithout(daemon.env.env, DESKTOP_VARS);
       const r = await cli([appRoot, ...goal, '-i', '--execution-report', mdFile], env);
       expect(r.code).toBe(0);
       expect(r.stderr).toContain(
