@@ -14,5 +14,6 @@ export * from './validate.js';
 export * from './paths.js';
 export * from './keys.js';
 export * from './turn-id.js';
+export * from './turn-preview.js';
 export * from './config-file.js';
 export * from './terminal/index.js';

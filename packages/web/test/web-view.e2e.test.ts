@@ -82,6 +82,8 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
   let c: Awaited<ReturnType<TestDaemon['connect']>>;
   /** Every URL the page asked for (documents, scripts, styles, WebSockets): none off the endpoint. */
   const requested: string[] = [];
+  /** The type of every message the page sent over its WebSocket. */
+  const sentTypes: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -101,7 +103,14 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     page = await context.newPage();
     page.setDefaultTimeout(PAGE_TIMEOUT_MS);
     page.on('request', (r) => requested.push(r.url()));
-    page.on('websocket', (ws) => requested.push(ws.url()));
+    page.on('websocket', (ws) => {
+      requested.push(ws.url());
+      ws.on('framesent', (f) => {
+        if (typeof f.payload === 'string') return;
+        const m = decodePayload(f.payload) as { type?: string };
+        if (m.type) sentTypes.push(m.type);
+      });
+    });
   });
 
   afterAll(async () => {
@@ -128,9 +137,19 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await expect
       .poll(() => card.locator('.preview').textContent())
       .toContain('ANSWER: first question');
+    // The preview came with the push: the page fetched no turn (a turn can be megabytes).
+    expect(sentTypes).not.toContain('get_turn');
     expect(await card.locator('.age').textContent()).toMatch(/^\d+[smhd]$/);
     expect(await card.locator('.command').textContent()).toContain('aider');
     expect(await page.title()).toBe('clippy — 2 sessions');
+    // A page opened later shows the same preview, from the latest turn's metadata.
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await expect
+      .poll(() => page.locator('.card[data-name="alpha"] .preview').textContent())
+      .toContain('ANSWER: first question');
+    expect(sentTypes).toContain('list_turns');
+    expect(sentTypes).not.toContain('get_turn');
   });
 
   it('highlights a blocked session and names it in the tab title', async () => {

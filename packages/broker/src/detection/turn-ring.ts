@@ -1,4 +1,4 @@
-import { formatTurnId, type TurnMeta } from '@clippy/protocol';
+import { formatTurnId, turnPreview, type TurnMeta } from '@clippy/protocol';
 
 /** A turn as stored: its metadata plus the exact content and the readable text. */
 export interface StoredTurn extends TurnMeta {
@@ -118,8 +118,11 @@ export class TurnRing {
   }
 }
 
-/** The metadata of a stored turn (what `list_turns` and events carry: no content). */
-export function toMeta(t: StoredTurn): TurnMeta {
+/**
+ * The metadata of a stored turn (what `list_turns` and events carry: no content, the start of
+ * the text as `preview`; `withPreview: false` where the text is not at hand).
+ */
+export function toMeta(t: StoredTurn, { withPreview = true } = {}): TurnMeta {
   return {
     turn_id: t.turn_id,
     session: t.session,
@@ -130,5 +133,6 @@ export function toMeta(t: StoredTurn): TurnMeta {
     truncated: t.truncated,
     duration_ms: t.duration_ms,
     prompt: t.prompt,
+    ...(withPreview ? { preview: turnPreview(t.text) } : {}),
   };
 }

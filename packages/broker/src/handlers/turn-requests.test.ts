@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TURN_PREVIEW_CHARS, turnPreview } from '@clippy/protocol';
 import { childEnv, startTestBroker, type TestBroker } from '../test-support/fixtures.js';
 import type { RawClient } from '../test-support/raw-client.js';
 
@@ -76,6 +77,24 @@ describe('turn requests', () => {
       preset: string;
     }[];
     expect(sessions[0]).toMatchObject({ name: 'sh', turn_count: 2, preset: 'custom' });
+  });
+
+  it('turn metadata carries the start of the text as preview: turn_completed and list_turns', async () => {
+    const { c } = await setup();
+    await shAgent(c, 'sh');
+    await c.ok('subscribe', { events: ['turn_completed'], sessions: ['sh'] });
+    const long = 'w'.repeat(TURN_PREVIEW_CHARS + 200);
+    const turn = await ask(c, 'sh', long);
+    expect((turn.text as string).length).toBeGreaterThan(TURN_PREVIEW_CHARS);
+    const push = await c.waitFor((m) => m.type === 'turn_completed' && m.name === 'sh');
+    const pushed = (push.turn as { preview?: string }).preview;
+    expect(pushed).toBe(turnPreview(turn.text as string));
+    expect(pushed).toMatch(/^got w+$/);
+    expect(pushed).toHaveLength(TURN_PREVIEW_CHARS);
+    const listed = (await c.ok('list_turns', { session: 'sh', limit: 1 })).turns as {
+      preview?: string;
+    }[];
+    expect(listed[0]!.preview).toBe(pushed);
   });
 
   it('answers bad references and bad deliveries with their codes', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_REQUEST_ID } from '../constants.js';
 import { parseTurnId, parseTurnPosition } from '../turn-id.js';
+import { TURN_PREVIEW_CHARS } from '../turn-preview.js';
 
 /** Raw bytes on the wire (MessagePack bin). Decoded values may share memory with the frame. */
 export const BytesSchema = z
@@ -111,6 +112,12 @@ export const TurnMetaSchema = z.object({
   truncated: z.boolean().describe('content passed the per-turn cap and was cut'),
   duration_ms: z.number().min(0).describe('from the submitted input to the prompt'),
   prompt: z.string().describe('the submitted input that produced this turn'),
+  preview: z
+    .string()
+    .optional()
+    .describe(
+      `the start of \`text\`, trimmed (up to ${TURN_PREVIEW_CHARS} characters), for cards and lists; not in \`history_search\` results, which carry the matching lines`,
+    ),
 });
 export type TurnMeta = z.infer<typeof TurnMetaSchema>;
 

@@ -12,9 +12,16 @@ export interface SessionRow {
   created_at: number;
   exit_code?: number | null;
   exit_signal?: string | null;
-  /** First lines of the last turn's text (what the agent last said). */
+  /** The start of the last turn's text (what the agent last said), as the broker cut it. */
   preview: string;
   lastTurnAt: number | null;
+}
+
+/** What the page reads of a turn's metadata (`turn_completed`, `list_turns`). */
+interface TurnMetaRow {
+  seq: number;
+  timestamp: number;
+  preview?: string;
 }
 
 export interface RouteRow {
@@ -26,8 +33,6 @@ export interface RouteRow {
   fired: number;
 }
 
-/** Characters of the last turn kept for the card (the whole turn is one click away). */
-const PREVIEW_CHARS = 400;
 /** Route list refreshes coalesce: a loop firing fast asks once per this interval at most. */
 const ROUTES_REFRESH_MS = 250;
 
@@ -72,12 +77,14 @@ export class Store {
     rpc.on('turn_completed', (p) => {
       this.pushes++;
       const row = this.sessions.get(p.session as string);
-      const turn = p.turn as { seq: number; timestamp: number };
+      const turn = p.turn as TurnMetaRow;
       if (!row) return;
       row.turn_count = Math.max(row.turn_count, turn.seq);
       row.lastTurnAt = turn.timestamp;
+      // The push carries the start of the text: no turn is fetched (its content and text can be
+      // megabytes each) for a card that shows 400 characters.
+      row.preview = turn.preview ?? row.preview;
       this.changed();
-      void this.fetchPreview(row);
     });
     rpc.on('session_exited', (p) => {
       this.pushes++;
@@ -110,17 +117,20 @@ export class Store {
     );
   }
 
+  /** The card's preview at load: the latest turn's metadata, which carries it. */
   private async fetchPreview(row: SessionRow): Promise<void> {
     try {
-      const { turn } = await this.rpc.request<{ turn: { text: string; timestamp: number } }>(
-        'get_turn',
-        { session: row.session },
-      );
-      row.preview = turn.text.trim().slice(0, PREVIEW_CHARS);
-      row.lastTurnAt = turn.timestamp;
+      const { turns } = await this.rpc.request<{ turns: TurnMetaRow[] }>('list_turns', {
+        session: row.session,
+        limit: 1,
+      });
+      const latest = turns[0];
+      if (!latest) return;
+      row.preview = latest.preview ?? '';
+      row.lastTurnAt = latest.timestamp;
       this.changed();
     } catch {
-      // No stored turn (evicted, or the session is gone): the card keeps its last preview.
+      // The session is gone: the card goes with its session_removed push.
     }
   }
 
