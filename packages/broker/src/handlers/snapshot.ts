@@ -32,7 +32,8 @@ export const snapshot: Handler<'snapshot'> = async (request, context) => {
       ? { cols: session.cols, rows: session.rows, ansi: await session.screen.snapshot() }
       : null,
     turns: kept.map((t) => ({
-      ...toMeta(t),
+      // The whole text follows: a preview would repeat its start.
+      ...toMeta(t, { withPreview: false }),
       content_base64: Buffer.from(t.content).toString('base64'),
       text: t.text,
     })),

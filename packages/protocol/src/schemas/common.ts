@@ -116,7 +116,7 @@ export const TurnMetaSchema = z.object({
     .string()
     .optional()
     .describe(
-      `the start of \`text\`, trimmed (up to ${TURN_PREVIEW_CHARS} characters), for cards and lists; not in \`history_search\` results, which carry the matching lines`,
+      `the start of \`text\`, trimmed (up to ${TURN_PREVIEW_CHARS} characters), for cards and lists; not in \`history_search\` results (they carry the matching lines) nor in snapshots (they carry the whole text)`,
     ),
 });
 export type TurnMeta = z.infer<typeof TurnMetaSchema>;
