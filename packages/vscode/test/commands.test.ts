@@ -11,6 +11,8 @@ import {
   run,
   startExtension,
   viewChildren,
+  viewNode,
+  viewRows,
   type Running,
 } from './harness.js';
 import { editor, Uri, ViewColumn } from './vscode-double.js';
@@ -271,5 +273,52 @@ describe('Navigate', () => {
     expect(editor.messages.at(-1)?.text).toBe(
       `clippy: the context for "fix the config parser" is turn ${stored.turn_id} of ${nav.name}; Relay Latest Turn hands it to an agent`,
     );
+  });
+});
+
+describe('Remove Exited Session', () => {
+  it('forgets an exited session after a confirmation that counts its turns; dismissed, it stays', async () => {
+    await spawnAgent(d, c, 'done', 'aider', 'aider');
+    await answered('done', 'last words');
+    await c.request('kill', { session: 'done' });
+    await waitState(c, 'done', 'exited');
+    const names = async () => (await c.request('list_sessions', {})).sessions.map((s) => s.name);
+
+    // Dismissed (Escape, or the dialog's Cancel): nothing is removed.
+    expect(await run('clippy.remove', 'done')).toBeUndefined();
+    // (The turn's own notification may be among the messages: only the warning is Remove's.)
+    expect(editor.messages.filter((m) => m.level === 'warning')).toEqual([
+      {
+        level: 'warning',
+        text: 'Remove done? Its 1 stored turn will be gone.',
+        actions: ['Remove'],
+        modal: true,
+      },
+    ]);
+    expect(await names()).toContain('done');
+
+    // From the view's context menu, confirmed: gone from the daemon and from the view.
+    await eventually(async () => (await viewRows()).includes('done  exited · 1 turn'), 'done');
+    editor.answers.message = (m) => (m.level === 'warning' ? 'Remove' : undefined);
+    const id = (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'done')!;
+    expect(await run('clippy.remove', await viewNode('done'))).toEqual({ removed: id.session });
+    expect(await names()).not.toContain('done');
+    await eventually(async () => !(await viewRows()).some((r) => r.startsWith('done ')), 'row');
+  });
+
+  it('offers only exited sessions; a running one is refused with what to do', async () => {
+    let offered: string[] = [];
+    editor.answers.quickPick = (items, ph) => {
+      offered = items.map((i) => `${ph} ${i.label}  ${i.description}`);
+      return undefined;
+    };
+    expect(await run('clippy.remove')).toBeUndefined();
+    expect(offered).toContain('Remove the exited session… gone  exited · 0 turns');
+    expect(offered.every((o) => o.includes('  exited · '))).toBe(true);
+
+    await run('clippy.remove', 'alpha');
+    const m = await messageShown('error', /alpha/);
+    expect(m.text).toMatch(/^clippy: session 'alpha' is still running; kill it first/);
+    expect((await c.request('list_sessions', {})).sessions.map((s) => s.name)).toContain('alpha');
   });
 });

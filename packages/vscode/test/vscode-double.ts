@@ -138,9 +138,14 @@ export interface Message {
   level: Level;
   text: string;
   actions: string[];
+  /** Shown as a modal dialog (`{ modal: true }` before the actions, as VS Code takes it). */
+  modal?: true;
   /** The action the (simulated) user picked, once answered. */
   picked?: string;
 }
+
+/** VS Code's message functions take an options object (`{ modal }`) first, or actions only. */
+type MessageArgs = (string | { modal?: boolean })[];
 
 export interface QuickPickItem {
   label: string;
@@ -282,8 +287,10 @@ export const editor = {
   },
 };
 
-function message(level: Level, text: string, actions: string[]): Promise<string | undefined> {
-  const m: Message = { level, text, actions };
+function message(level: Level, text: string, args: MessageArgs): Promise<string | undefined> {
+  const actions = args.filter((a): a is string => typeof a === 'string');
+  const modal = args.some((a) => typeof a === 'object' && a.modal === true);
+  const m: Message = { level, text, actions, ...(modal ? { modal: true as const } : {}) };
   editor.messages.push(m);
   const picked = editor.answers.message(m);
   if (picked !== undefined && !actions.includes(picked)) {
@@ -306,9 +313,9 @@ export const window = {
   get activeTextEditor() {
     return editor.activeTextEditor;
   },
-  showInformationMessage: (text: string, ...actions: string[]) => message('info', text, actions),
-  showWarningMessage: (text: string, ...actions: string[]) => message('warning', text, actions),
-  showErrorMessage: (text: string, ...actions: string[]) => message('error', text, actions),
+  showInformationMessage: (text: string, ...args: MessageArgs) => message('info', text, args),
+  showWarningMessage: (text: string, ...args: MessageArgs) => message('warning', text, args),
+  showErrorMessage: (text: string, ...args: MessageArgs) => message('error', text, args),
   async showQuickPick(items: QuickPickItem[], options: { placeHolder?: string } = {}) {
     return editor.answers.quickPick(items, options.placeHolder ?? '');
   },

@@ -8,6 +8,7 @@ import { navigate } from './navigate.js';
 import { paste } from './paste.js';
 import { refresh } from './refresh.js';
 import { relay } from './relay.js';
+import { remove } from './remove.js';
 import { sendFile } from './send-file.js';
 import { sendSelection } from './send-selection.js';
 import { showTurn } from './show-turn.js';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   attach,
   navigate,
   refresh,
+  remove,
 ];
 
 /**

@@ -46,6 +46,8 @@ export interface PickOptions {
   withTurn?: boolean;
   /** Not this session (by ID): the source of a relay is not its target. */
   except?: string;
+  /** Only sessions that have exited (what Remove can forget). */
+  exited?: boolean;
 }
 
 /**
@@ -71,14 +73,17 @@ export async function chooseSession(
   const candidates = (await sessionsNow(ctx)).filter(
     (s) =>
       (!opts.live || s.state !== 'exited') &&
+      (!opts.exited || s.state === 'exited') &&
       (!opts.withTurn || s.has_turn) &&
       s.session !== opts.except,
   );
   if (candidates.length === 0) {
     throw new UserError(
-      opts.withTurn
-        ? 'no session has a turn yet'
-        : 'no live sessions: start one with `clippy new -- <command>`',
+      opts.exited
+        ? 'no session has exited: only an exited session can be removed'
+        : opts.withTurn
+          ? 'no session has a turn yet'
+          : 'no live sessions: start one with `clippy new -- <command>`',
     );
   }
   const picked = await vscode.window.showQuickPick(
