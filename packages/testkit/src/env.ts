@@ -5,8 +5,8 @@
  */
 
 /**
- * The ways out to the user's desktop: tmux (focus, clipboard, panes), an X or Wayland display
- * (clipboard, key grabs) and the session bus (notifications).
+ * The ways out to the user's desktop: tmux (which pane is focused, where feedback shows), an X
+ * or Wayland display (clipboard, key grabs) and the session bus (notifications).
  */
 export const DESKTOP_VARS = [
   'TMUX',
