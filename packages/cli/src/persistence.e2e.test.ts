@@ -134,6 +134,8 @@ describe('persistence across a daemon crash', () => {
       .results;
     expect(results.length).toBeGreaterThan(0);
     expect(results.every((r) => r.turn.turn_id.startsWith(sessions[1]!.session))).toBe(true);
+    // A hit carries its matching lines, not a preview (the index keeps no text to cut one from).
+    expect(results.some((r) => 'preview' in r.turn)).toBe(false);
     await spawnPersisted(again, c2, 'fresh', false);
     const relay = await runClippy(['relay', 'p1', 'fresh'], again.env.env);
     expect(relay.stderr).toBe('');
@@ -181,6 +183,8 @@ describe('opt-in', () => {
     expect(
       Buffer.from(doc.turns[0]!.content_base64, 'base64').equals(Buffer.from(turn.content)),
     ).toBe(true);
+    // The whole text is there: no preview repeats its start.
+    expect(doc.turns.some((t) => 'preview' in t)).toBe(false);
     // rm: the session is forgotten, also after a restart.
     await c.request('kill', { session: 'bypreset', remove: true });
     const gone = await runClippy(['history', 'search', 'kept'], d.env.env);

@@ -120,7 +120,7 @@ export class TurnRing {
 
 /**
  * The metadata of a stored turn (what `list_turns` and events carry: no content, the start of
- * the text as `preview`; `withPreview: false` where the text is not at hand).
+ * the text as `preview`; `withPreview: false` where the whole text goes along anyway).
  */
 export function toMeta(t: StoredTurn, { withPreview = true } = {}): TurnMeta {
   return {

@@ -1,5 +1,4 @@
 import { HandlerError, type Handler } from './context.js';
-import { toMeta } from '../detection/turn-ring.js';
 
 /** Full-text search over the persisted turns, newest first. */
 export const historySearch: Handler<'history_search'> = async (request, { history, sessions }) => {
@@ -22,23 +21,18 @@ export const historySearch: Handler<'history_search'> = async (request, { histor
   });
   return {
     results: hits.map((h) => ({
-      turn: toMeta(
-        {
-          turn_id: `${h.meta.session}:${h.meta.seq}`,
-          session: h.meta.session,
-          seq: h.meta.seq,
-          timestamp: h.meta.timestamp,
-          byte_length: h.meta.cl,
-          interrupted: h.meta.interrupted,
-          truncated: h.meta.truncated,
-          duration_ms: h.meta.duration_ms,
-          prompt: h.meta.prompt,
-          content: Buffer.alloc(0),
-          text: '',
-        },
-        // The index has no text to cut a preview from; a hit carries its matching lines.
-        { withPreview: false },
-      ),
+      // The index keeps no text to cut a preview from: a hit carries its matching lines instead.
+      turn: {
+        turn_id: `${h.meta.session}:${h.meta.seq}`,
+        session: h.meta.session,
+        seq: h.meta.seq,
+        timestamp: h.meta.timestamp,
+        byte_length: h.meta.cl,
+        interrupted: h.meta.interrupted,
+        truncated: h.meta.truncated,
+        duration_ms: h.meta.duration_ms,
+        prompt: h.meta.prompt,
+      },
       name: h.name,
       lines: h.lines,
     })),
