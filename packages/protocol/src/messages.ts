@@ -8,6 +8,7 @@ export const REQUEST_SCHEMAS = {
   hello: Q.HelloSchema,
   spawn: Q.SpawnSchema,
   list_sessions: Q.ListSessionsSchema,
+  list_presets: Q.ListPresetsSchema,
   kill: Q.KillSchema,
   remove: Q.RemoveSchema,
   attach: Q.AttachSchema,

@@ -14,6 +14,7 @@ import { input } from './input.js';
 import { kill } from './kill.js';
 import { listSessions } from './list-sessions.js';
 import { listClients } from './list-clients.js';
+import { listPresets } from './list-presets.js';
 import { listTurns } from './list-turns.js';
 import { notice } from './notice.js';
 import { paste } from './paste.js';
@@ -47,6 +48,7 @@ import { webStop } from './web-stop.js';
 export const HANDLERS: HandlerTable = {
   spawn,
   list_sessions: listSessions,
+  list_presets: listPresets,
   kill,
   remove,
   attach,

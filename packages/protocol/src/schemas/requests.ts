@@ -75,6 +75,11 @@ export const ListSessionsSchema = message(
   'List every session, live and exited.',
   {},
 );
+export const ListPresetsSchema = message(
+  'list_presets',
+  'List the turn presets a `spawn` may name: the built-in ones and the user’s presets.json.',
+  {},
+);
 export const KillSchema = message(
   'kill',
   'Signal a session’s process group (SIGHUP, then SIGKILL after a grace period).',

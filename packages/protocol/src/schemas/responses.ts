@@ -95,6 +95,17 @@ export const ResponseSchema = z
 export const RESULT_SCHEMAS = {
   spawn: z.object({ session: z.string(), name: z.string(), pid: z.number().int() }),
   list_sessions: z.object({ sessions: z.array(SessionInfoSchema) }),
+  list_presets: z.object({
+    presets: z.array(
+      z.object({
+        name: z.string().describe('what `spawn`’s `preset` takes'),
+        kind: z.enum(['line', 'screen']).describe('how it sees a prompt (docs/presets.md)'),
+        description: z.string(),
+        user: z.boolean().describe('defined or changed by the user’s presets.json'),
+      }),
+    ),
+    default: z.string().describe('the preset of a `spawn` that names none'),
+  }),
   kill: z.object({}),
   remove: z.object({}),
   attach: z.object({
