@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands/index.js';
 import type { CommandContext } from './commands/context.js';
+import { ContextKeys } from './context-keys.js';
 import { DaemonLink } from './daemon-link.js';
 import { DaemonWatch } from './daemon-watch.js';
 import { Notifications } from './notifications.js';
@@ -48,6 +49,7 @@ export function activate(context: vscode.ExtensionContext): ClippyExtension {
     view,
     tree,
     new StatusBar(model),
+    new ContextKeys(model),
     new Notifications(model, {
       settings: readSettings,
       isWatched: (id) => terminals.isActive(id),

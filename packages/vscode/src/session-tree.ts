@@ -4,6 +4,7 @@ import type { DaemonLink } from './daemon-link.js';
 import { messageOf } from './errors.js';
 import { REQUEST_TIMEOUT_MS, TURNS_IN_VIEW } from './limits.js';
 import type { SessionModel } from './session-model.js';
+import { extrasOf, extrasTooltip, unreadOf } from './session-extras.js';
 import { oneLine, plural } from './text.js';
 
 /** The view's id (package.json contributes.views). */
@@ -24,6 +25,9 @@ const STATE_ICONS: Record<SessionState, string> = {
   blocked: 'bell-dot',
   exited: 'circle-slash',
 };
+
+/** An idle session with unread turns: its answer waits to be read. */
+const UNREAD_ICON = 'circle-filled';
 
 /**
  * The "clippy" view: every session with its state and turn count, its routes and, expanded,
@@ -72,9 +76,10 @@ export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     }
     const all = this.model.sessions;
     if (all.length === 0) {
+      // Connected and empty: the view's welcome (package.json viewsWelcome) offers New Session.
       return st.kind === 'connecting'
         ? [{ kind: 'note', text: 'connecting to the clippy daemon…' }]
-        : [{ kind: 'note', text: 'no sessions: start one with `clippy new -- <command>`' }];
+        : [];
     }
     // Live sessions first, each group in the daemon's order (oldest first).
     const live = all.filter((s) => s.state !== 'exited');
@@ -110,6 +115,7 @@ export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     item.description = [
       s.state,
       plural(s.turn_count, 'turn'),
+      ...extrasOf(s),
       ...(routes > 0 ? [plural(routes, 'route')] : []),
     ].join(' · ');
     item.tooltip = [
@@ -119,8 +125,13 @@ export class SessionTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
       s.state === 'exited'
         ? `exited with ${s.exit_signal ?? `code ${s.exit_code ?? '?'}`}`
         : `pid ${s.pid}, ${s.cols}×${s.rows}`,
+      ...(s.persisted ? ['its turns are kept on disk (--persist)'] : []),
+      ...[extrasTooltip(s)].filter((t) => t !== undefined),
     ].join('\n');
-    item.iconPath = new vscode.ThemeIcon(STATE_ICONS[s.state]);
+    // An idle agent whose answer nobody has read yet is not the same as one never asked.
+    item.iconPath = new vscode.ThemeIcon(
+      s.state === 'idle' && unreadOf(s) > 0 ? UNREAD_ICON : STATE_ICONS[s.state],
+    );
     item.contextValue = s.state === 'exited' ? 'clippy.session.exited' : 'clippy.session.live';
     return item;
   }

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
+import { agentCommand } from '@clippy/testkit/agents/index';
 import { spawnAgent, submissions, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { until } from '@clippy/testkit/until';
@@ -9,6 +11,7 @@ import {
   eventually,
   messageShown,
   run,
+  screenOf,
   startExtension,
   viewChildren,
   viewNode,
@@ -47,6 +50,7 @@ beforeEach(() => {
   editor.clearRecords();
   editor.answers.quickPick = () => undefined;
   editor.answers.message = () => undefined;
+  editor.answers.inputBox = () => undefined;
 });
 
 /** Has `session` answer `text` (sent by the test's own client) and returns the turn. */
@@ -320,5 +324,191 @@ describe('Remove Exited Session', () => {
     const m = await messageShown('error', /alpha/);
     expect(m.text).toMatch(/^clippy: session 'alpha' is still running; kill it first/);
     expect((await c.request('list_sessions', {})).sessions.map((s) => s.name)).toContain('alpha');
+  });
+});
+
+describe('New Session', () => {
+  it('asks for the command, the preset and the history, starts it in the workspace folder and opens it', async () => {
+    const folder = path.join(d.env.root, 'project');
+    fs.mkdirSync(folder, { recursive: true });
+    editor.workspaceFolders = [folder];
+    const log = path.join(d.env.root, 'fresh.log');
+    const { command, args } = agentCommand('claude', ['--log', log]);
+    const line = [command, ...args].join(' ');
+    const asked: { title?: string; value?: string }[] = [];
+    editor.answers.inputBox = (_prompt, options) => {
+      asked.push({ title: options?.title, value: options?.value });
+      return line;
+    };
+    const offered: Record<string, string[]> = {};
+    editor.answers.quickPick = (items, _ph, options) => {
+      offered[options?.title ?? ''] = items.map((i) => `${i.label}  ${i.description}`);
+      if (options?.title?.includes('preset')) return items.find((i) => i.label === 'claude');
+      return items.find((i) => i.description === '--persist');
+    };
+    const created = (await run('clippy.newSession')) as { session: string; name: string };
+    expect(created, JSON.stringify(editor.messages)).toBeDefined();
+    expect(asked).toEqual([
+      { title: 'New clippy session (1/3): command', value: expect.any(String) as string },
+    ]);
+    // The program is node (the fake agent is a script): its preset comes first, then the default.
+    const presets = offered['New clippy session (2/3): turn preset']!;
+    expect(presets[0]).toBe('node  line · for node');
+    expect(presets[1]).toBe('generic  line · the default');
+    expect(presets).toContain('claude  screen');
+    expect(offered['New clippy session (3/3): turn history']).toEqual([
+      "As configured  config.json's persist (off unless set)",
+      'Keep its turns on disk  --persist',
+      'Do not keep them on disk  --no-persist',
+    ]);
+    const s = (await c.request('list_sessions', {})).sessions.find(
+      (x) => x.session === created.session,
+    )!;
+    expect(s).toMatchObject({ cwd: folder, preset: 'claude', persisted: true, command });
+    expect(s.args).toEqual(args);
+    // Opened in a terminal, as `clippy new` attaches: the agent's screen is there.
+    const term = await eventually(
+      () => editor.terminals.find((t) => t.name === `clippy: ${created.name}`),
+      'its terminal',
+    );
+    await waitState(c, created.name, 'idle');
+    await eventually(
+      async () => (await screenOf(term)).some((l) => l.startsWith('❯')),
+      'its input box on the screen',
+    );
+    await messageShown(
+      'info',
+      new RegExp(`^clippy: started ${created.name} \\(\`.*\`, preset claude\\) in ${folder}$`),
+    );
+    // The command is offered again next time.
+    asked.length = 0;
+    editor.answers.inputBox = (_prompt, options) => {
+      asked.push({ title: options?.title, value: options?.value });
+      return undefined;
+    };
+    expect(await run('clippy.newSession')).toBeUndefined();
+    expect(asked[0]?.value).toBe(line);
+    term.dispose();
+    await c.request('kill', { session: created.session });
+  });
+
+  it('given everything, asks nothing; no workspace folder: the home directory', async () => {
+    editor.workspaceFolders = [];
+    editor.answers.inputBox = () => {
+      throw new Error('asked for the command');
+    };
+    editor.answers.quickPick = () => {
+      throw new Error('asked to pick');
+    };
+    const created = (await run('clippy.newSession', {
+      command: 'sh -c \'printf "ok> "; read x\'',
+      preset: 'generic',
+      persist: null,
+      name: 'given',
+      open: false,
+    })) as { session: string; name: string };
+    expect(created.name).toBe('given');
+    const s = (await c.request('list_sessions', {})).sessions.find((x) => x.name === 'given')!;
+    // Quotes are a shell's: the script is one argument.
+    expect([s.command, ...s.args]).toEqual(['sh', '-c', 'printf "ok> "; read x']);
+    expect(s.cwd).toBe(os.homedir());
+    expect(s.persisted).toBeUndefined();
+    expect(editor.terminals.some((t) => t.name === 'clippy: given')).toBe(false);
+    await c.request('kill', { session: 'given' });
+  });
+
+  it('a program that does not exist, an unknown preset, a pipeline: one clear error each, nothing started', async () => {
+    const before = (await c.request('list_sessions', {})).sessions.length;
+    await run('clippy.newSession', {
+      command: 'no-such-agent-xyz',
+      preset: 'generic',
+      persist: null,
+    });
+    await run('clippy.newSession', { command: 'bash', preset: 'nosuch', persist: null });
+    await run('clippy.newSession', { command: 'ls | head', preset: 'generic', persist: null });
+    await eventually(() => editor.messages.length === 3, 'three messages');
+    const texts = editor.messages.map((m) => `${m.level} ${m.text}`);
+    expect(texts[0]).toMatch(
+      /^error clippy: could not start `no-such-agent-xyz`: .*no-such-agent-xyz/,
+    );
+    expect(texts[1]).toMatch(
+      /^error clippy: could not start `bash`: unknown preset "nosuch"; known presets: aider, bash/,
+    );
+    expect(texts[2]).toBe(
+      "error clippy: 'ls | head' is more than a command: for pipes, redirections or globs run a shell, e.g. sh -c 'ls | head'",
+    );
+    expect((await c.request('list_sessions', {})).sessions.length).toBe(before);
+  });
+});
+
+describe('Kill Session', () => {
+  it('kills a session after a confirmation; dismissed, it runs on; its turns stay readable', async () => {
+    await spawnAgent(d, c, 'victim', 'aider', 'aider');
+    await answered('victim', 'famous last words');
+    // Dismissed: nothing happens.
+    expect(await run('clippy.kill', 'victim')).toBeUndefined();
+    const warning = editor.messages.find((m) => m.level === 'warning')!;
+    expect(warning).toMatchObject({ actions: ['Kill'], modal: true });
+    expect(warning.text).toMatch(/^Kill victim\? .*aider\.js.* \(pid \d+\) ends\.$/);
+    const state = async () =>
+      (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'victim')?.state;
+    expect(await state()).toBe('idle');
+    // Confirmed, from the view's context menu.
+    editor.answers.message = (m) => (m.level === 'warning' ? 'Kill' : undefined);
+    await eventually(async () => (await viewRows()).some((r) => r.startsWith('victim ')), 'row');
+    const id = (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'victim')!;
+    expect(await run('clippy.kill', await viewNode('victim'))).toEqual({ killed: id.session });
+    await waitState(c, 'victim', 'exited');
+    await messageShown(
+      'info',
+      /^clippy: killed victim; its 1 turn stay readable until you remove it$/,
+    );
+    expect((await c.request('get_turn', { session: id.session })).turn.prompt).toBe(
+      'famous last words',
+    );
+  });
+
+  it('offers only live sessions; an exited one is refused, saying what to do', async () => {
+    let offered: string[] = [];
+    editor.answers.quickPick = (items) => {
+      offered = items.map((i) => `${i.label}  ${String(i.description)}`);
+      return undefined;
+    };
+    expect(await run('clippy.kill')).toBeUndefined();
+    expect(offered.length).toBeGreaterThan(0);
+    expect(offered.every((o) => !o.includes('exited'))).toBe(true);
+    editor.answers.message = (m) => (m.level === 'warning' ? 'Kill' : undefined);
+    await run('clippy.kill', 'gone');
+    const m = await messageShown('error', /gone/);
+    expect(m.text).toBe("clippy: session 'gone' has already exited: Remove forgets it");
+    // Refused before any dialog.
+    expect(editor.messages.filter((x) => x.level === 'warning')).toEqual([]);
+  });
+});
+
+describe('Open Web View', () => {
+  it('opens exactly the URL the daemon hands out, and names only its address', async () => {
+    const first = (await run('clippy.openWeb')) as { url: string; started: boolean };
+    try {
+      expect(first.started).toBe(true);
+      const again = await c.request('web_start', {});
+      expect(again).toMatchObject({ url: first.url, started: false });
+      // The string itself, not a vscode.Uri (which would re-encode its query or fragment).
+      expect(editor.openedExternal).toEqual([first.url]);
+      const origin = new URL(first.url).origin;
+      expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      await messageShown('info', /web view/);
+      expect(editor.messages.map((m) => m.text)).toEqual([
+        `clippy: the web view (${origin}, just started) opened in your browser`,
+      ]);
+      expect(JSON.stringify(editor.messages)).not.toContain(again.token);
+      // No browser: says where it runs and how to get the URL.
+      editor.openExternalResult = false;
+      await run('clippy.openWeb');
+      await messageShown('warning', /no browser/);
+    } finally {
+      editor.openExternalResult = true;
+      await c.request('web_stop', {});
+    }
   });
 });

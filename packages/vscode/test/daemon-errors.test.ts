@@ -12,6 +12,7 @@ import {
   startExtension,
   statusText,
   viewRows,
+  welcomeShown,
   type Running,
 } from './harness.js';
 import { editor } from './vscode-double.js';
@@ -93,11 +94,7 @@ describe('without a daemon it can use', () => {
     process.env.ELECTRON_RUN_AS_NODE = '1';
     process.env.VSCODE_PID = String(process.pid);
     ext = startExtension(e.env);
-    await eventually(
-      async () =>
-        (await viewRows()).join('\n') === 'no sessions: start one with `clippy new -- <command>`',
-      'the empty list of the started daemon',
-    );
+    await eventually(welcomeShown, 'the welcome of the started daemon, which has no session');
     const pid = await e.discoverPid();
     expect(pid).toBeGreaterThan(0);
     if (process.platform === 'linux') {
@@ -146,7 +143,7 @@ describe('a daemon that goes and comes', () => {
     const first = await TestDaemon.start({ env: e });
     editor.viewVisible = true;
     ext = startExtension(e.env, { 'clippy.autostart': false });
-    await eventually(async () => (await viewRows())[0]?.startsWith('no sessions'), 'connected');
+    await eventually(welcomeShown, 'connected');
     const c1 = await first.connect();
     await c1.request('shutdown', {}).catch(() => {});
     await c1.close();
@@ -157,6 +154,9 @@ describe('a daemon that goes and comes', () => {
     }, 'the view saying the daemon went');
     expect(rows[0]).toMatch(/^not connected: the clippy daemon shut down \(.+\)$/);
     expect(statusText()).toBe('$(hubot) clippy: offline');
+    // Nothing to act on: the commands that need a session are disabled.
+    expect(editor.context.get('clippy.connected')).toBe(false);
+    expect(editor.context.get('clippy.hasLiveSessions')).toBe(false);
     // Started elsewhere (as `clippy new` in a shell would): the view follows it, unasked.
     const second = await TestDaemon.start({ env: e });
     const c2 = await second.connect();

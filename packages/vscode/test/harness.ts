@@ -101,6 +101,18 @@ export async function viewNode(label: string): Promise<unknown> {
   return node;
 }
 
+/**
+ * Whether the view shows its welcome (package.json viewsWelcome: a New Session button): VS Code
+ * shows it when the view has no rows and its `when` holds (connected, no session).
+ */
+export async function welcomeShown(): Promise<boolean> {
+  return (
+    (await viewRows()).length === 0 &&
+    editor.context.get('clippy.connected') === true &&
+    editor.context.get('clippy.hasSessions') === false
+  );
+}
+
 function rowText(item: TreeItem): string {
   return item.description ? `${item.label}  ${item.description}` : item.label;
 }

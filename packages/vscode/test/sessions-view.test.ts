@@ -67,6 +67,20 @@ describe('the clippy view and the status bar', () => {
     expect(editor.messages).toEqual([]);
   });
 
+  it('sets the context keys that enable the commands, from what the daemon says', async () => {
+    const keys = () =>
+      Object.fromEntries([...editor.context].filter(([k]) => k.startsWith('clippy.')));
+    await eventually(() => editor.context.get('clippy.connected') === true, 'connected');
+    // Two live sessions, no turn yet, none exited.
+    expect(keys()).toEqual({
+      'clippy.connected': true,
+      'clippy.hasSessions': true,
+      'clippy.hasLiveSessions': true,
+      'clippy.hasExitedSessions': false,
+      'clippy.hasTurns': false,
+    });
+  });
+
   it("follows an agent going busy, then idle with a turn, from the daemon's pushes", async () => {
     editor.answers.message = (m) => (m.text.includes('finished a turn') ? 'Show Turn' : undefined);
     await spawnAgent(d, c, 'slowpoke', 'slow', 'aider');
@@ -77,6 +91,8 @@ describe('the clippy view and the status bar', () => {
     await statusReads('$(hubot) 1 busy · 0 blocked · 2 idle');
     await rowReads('slowpoke', 'slowpoke  idle · 1 turn');
     await statusReads('$(hubot) 0 busy · 0 blocked · 3 idle');
+    // A turn now exists: Show Turn, Capture and Relay are enabled.
+    expect(editor.context.get('clippy.hasTurns')).toBe(true);
     const turn = (await c.request('get_turn', { session: 'slowpoke' })).turn;
     // Expanded, the session shows its turns, newest first.
     const { rows } = await viewChildren('slowpoke');
@@ -140,6 +156,10 @@ describe('the clippy view and the status bar', () => {
     const rows = await viewRows();
     expect(rows.at(-1)).toBe('beta  exited · 0 turns');
     await statusReads('$(hubot) 0 busy · 0 blocked · 3 idle');
+    await eventually(
+      () => editor.context.get('clippy.hasExitedSessions') === true,
+      'Remove enabled',
+    );
   });
 
   it('Refresh reads the lists again', async () => {

@@ -150,6 +150,21 @@ type MessageArgs = (string | { modal?: boolean })[];
 export interface QuickPickItem {
   label: string;
   description?: string;
+  detail?: string;
+  [key: string]: unknown;
+}
+
+export interface QuickPickOptions {
+  title?: string;
+  placeHolder?: string;
+  [key: string]: unknown;
+}
+
+export interface InputBoxOptions {
+  title?: string;
+  prompt?: string;
+  placeHolder?: string;
+  value?: string;
   [key: string]: unknown;
 }
 
@@ -251,6 +266,11 @@ export const editor = {
   commands: new Map<string, (...args: unknown[]) => unknown>(),
   /** Commands run (by the extension or a test) that no one registered, e.g. `clippy.sessions.focus`. */
   foreignCommands: [] as string[],
+  /** Context keys as `setContext` left them (the `when` and `enablement` clauses read them). */
+  context: new Map<string, unknown>(),
+  /** URLs handed to `env.openExternal`, exactly as given; `openExternalResult` is its answer. */
+  openedExternal: [] as unknown[],
+  openExternalResult: true,
   settings: {} as Record<string, unknown>,
   workspaceFolders: [] as string[],
   activeTextEditor: undefined as
@@ -258,9 +278,12 @@ export const editor = {
   /** How the simulated user answers; each defaults to dismissing. */
   answers: {
     message: (_m: Message): string | undefined => undefined,
-    quickPick: (_items: QuickPickItem[], _placeHolder: string): QuickPickItem | undefined =>
-      undefined,
-    inputBox: (_prompt: string): string | undefined => undefined,
+    quickPick: (
+      _items: QuickPickItem[],
+      _placeHolder: string,
+      _options?: QuickPickOptions,
+    ): QuickPickItem | undefined => undefined,
+    inputBox: (_prompt: string, _options?: InputBoxOptions): string | undefined => undefined,
   },
   contentProviders: new Map<string, TextDocumentContentProvider>(),
   configurationChanged: new EventEmitter<{ affectsConfiguration(s: string): boolean }>(),
@@ -272,6 +295,7 @@ export const editor = {
     this.shownTerminals.length = 0;
     this.progress.length = 0;
     this.foreignCommands.length = 0;
+    this.openedExternal.length = 0;
   },
 
   /** Puts `text` in the active editor with `selected` (its first occurrence) selected. */
@@ -316,11 +340,11 @@ export const window = {
   showInformationMessage: (text: string, ...args: MessageArgs) => message('info', text, args),
   showWarningMessage: (text: string, ...args: MessageArgs) => message('warning', text, args),
   showErrorMessage: (text: string, ...args: MessageArgs) => message('error', text, args),
-  async showQuickPick(items: QuickPickItem[], options: { placeHolder?: string } = {}) {
-    return editor.answers.quickPick(items, options.placeHolder ?? '');
+  async showQuickPick(items: QuickPickItem[], options: QuickPickOptions = {}) {
+    return editor.answers.quickPick(items, options.placeHolder ?? '', options);
   },
-  async showInputBox(options: { prompt?: string } = {}) {
-    return editor.answers.inputBox(options.prompt ?? '');
+  async showInputBox(options: InputBoxOptions = {}) {
+    return editor.answers.inputBox(options.prompt ?? '', options);
   },
   async showWorkspaceFolderPick() {
     const f = editor.workspaceFolders[0];
@@ -423,12 +447,24 @@ export const commands = {
     return new Disposable(() => editor.commands.delete(id));
   },
   async executeCommand(id: string, ...args: unknown[]): Promise<unknown> {
+    if (id === 'setContext') {
+      editor.context.set(args[0] as string, args[1]);
+      return undefined;
+    }
     const fn = editor.commands.get(id);
     if (!fn) {
       editor.foreignCommands.push(id);
       return undefined;
     }
     return fn(...args);
+  },
+};
+
+export const env = {
+  /** As VS Code: hands the link to the system's browser; resolves whether it was opened. */
+  async openExternal(target: unknown): Promise<boolean> {
+    editor.openedExternal.push(target);
+    return editor.openExternalResult;
   },
 };
 

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import type { ClippyClient } from '@clippy/client';
@@ -21,8 +20,13 @@ import { editor, extensionContext } from './vscode-double.js';
 const root = path.join(import.meta.dirname, '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   version: string;
+  icon: string;
+  repository: { url: string };
   contributes: unknown;
 };
+
+/** What vsce prints before a warning (its log's WARNING tag), on stdout or stderr. */
+const VSCE_WARNING = /WARNING/;
 
 /** The entries of a zip file, with their contents. */
 function unzip(file: string): Promise<Map<string, Buffer>> {
@@ -50,18 +54,29 @@ function unzip(file: string): Promise<Map<string, Buffer>> {
 
 let tmp: string;
 let files: Map<string, Buffer>;
+/** What packing printed: vsce lists the files, and would warn here. */
+let packed: { stdout: string; stderr: string };
 let d: TestDaemon;
 let c: ClippyClient;
 const stops: (() => void)[] = [];
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-vsix-'));
-  // The bundle `npm run build` made; the script stages it with a manifest and packs it.
-  await promisify(execFile)(process.execPath, [
+  // The bundle `npm run build` made; the script stages it with a manifest and packs it. No
+  // standard input: a warning's "continue? [y/N]" gets no answer and the packing fails.
+  const child = execFile(process.execPath, [
     path.join(root, 'scripts', 'package-vsix.mjs'),
     '--out',
     tmp,
   ]);
+  child.stdin?.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((r) => child.once('close', r));
+  packed = { stdout, stderr };
+  if (code !== 0) throw new Error(`packing failed (${code}): ${stderr}${stdout}`);
   files = await unzip(path.join(tmp, `clippy-${pkg.version}.vsix`));
 });
 
@@ -73,14 +88,26 @@ afterAll(async () => {
 });
 
 describe('the .vsix', () => {
-  it('holds the manifest, the bundle and the README, and nothing else of ours', () => {
+  it('packs without a warning from vsce (what the Marketplace and Open VSX check)', () => {
+    expect(packed.stdout + packed.stderr).not.toMatch(VSCE_WARNING);
+    expect(packed.stderr).toBe('');
+    expect(packed.stdout).toMatch(/DONE\s+Packaged: /);
+  });
+
+  it('holds the manifest, the bundle, the README, the licence and the icons, and nothing else of ours', () => {
     expect([...files.keys()].sort()).toEqual([
       '[Content_Types].xml',
       'extension.vsixmanifest',
+      'extension/LICENSE.txt',
       'extension/dist/extension.js',
+      'extension/media/activity-bar.svg',
+      'extension/media/icon.png',
       'extension/package.json',
       'extension/readme.md',
     ]);
+    expect(files.get('extension/LICENSE.txt')!.toString()).toBe(
+      fs.readFileSync(path.join(root, '..', '..', 'LICENSE'), 'utf8'),
+    );
     const manifest = JSON.parse(files.get('extension/package.json')!.toString());
     expect(manifest).toMatchObject({
       name: 'clippy',
@@ -91,8 +118,36 @@ describe('the .vsix', () => {
     });
     // CommonJS: no "type": "module" that would make Node read extension.js as an ES module.
     expect(manifest.type).toBeUndefined();
-    expect(files.get('extension.vsixmanifest')!.toString()).toContain(
+    const vsixManifest = files.get('extension.vsixmanifest')!.toString();
+    expect(vsixManifest).toContain(
       `<Identity Language="en-US" Id="clippy" Version="${pkg.version}" Publisher="clippy"`,
+    );
+    // What the galleries show: licence, icon, repository, categories, keywords (as tags).
+    expect(manifest).toMatchObject({
+      license: 'MIT',
+      icon: 'media/icon.png',
+      repository: { type: 'git', url: pkg.repository.url },
+    });
+    expect(vsixManifest).toContain('<License>extension/LICENSE.txt</License>');
+    expect(vsixManifest).toContain('<Icon>extension/media/icon.png</Icon>');
+    expect(vsixManifest).toContain('<Categories>AI,Other</Categories>');
+    expect(vsixManifest).toMatch(/<Tags>[^<]*\bclaude\b[^<]*<\/Tags>/);
+    expect(vsixManifest).toContain(
+      `<Property Id="Microsoft.VisualStudio.Services.Links.Source" Value="${pkg.repository.url}" />`,
+    );
+  });
+
+  it('its icon is a 256×256 PNG (the galleries take no SVG)', () => {
+    const png = files.get('extension/media/icon.png')!;
+    // The PNG signature, then the IHDR chunk: width and height, big-endian.
+    expect(png.subarray(0, 8)).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    );
+    expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([256, 256]);
+    // The activity bar's icon is an SVG shape (VS Code paints it in the theme's colour).
+    expect(files.get('extension/media/activity-bar.svg')!.toString()).toMatch(
+      /^<svg [^>]*viewBox="0 0 24 24"/,
     );
   });
 

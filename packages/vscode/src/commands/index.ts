@@ -4,7 +4,10 @@ import { ask } from './ask.js';
 import { attach } from './attach.js';
 import { capture } from './capture.js';
 import type { Command, CommandContext } from './context.js';
+import { kill } from './kill.js';
 import { navigate } from './navigate.js';
+import { newSession } from './new-session.js';
+import { openWeb } from './open-web.js';
 import { paste } from './paste.js';
 import { refresh } from './refresh.js';
 import { relay } from './relay.js';
@@ -15,6 +18,7 @@ import { showTurn } from './show-turn.js';
 
 /** Every command, registered in one table (package.json contributes.commands lists the same). */
 export const COMMANDS: readonly Command[] = [
+  newSession,
   sendSelection,
   sendFile,
   ask,
@@ -23,9 +27,11 @@ export const COMMANDS: readonly Command[] = [
   paste,
   showTurn,
   attach,
-  navigate,
-  refresh,
+  kill,
   remove,
+  navigate,
+  openWeb,
+  refresh,
 ];
 
 /**
