@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { PROTOCOL_VERSION } from '@clippy/protocol';
+import { agentCommand } from '@clippy/testkit/agents/index';
 import { spawnAgent, submissions, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { otherRelease } from '@clippy/testkit/other-release';
@@ -68,6 +70,15 @@ async function buffer(n: Nvim, name: string, ok: (l: string[]) => boolean = () =
   }
 }
 
+/** Resolves once the asynchronous `check` holds; throws (naming `what`) after SHOWN_TIMEOUT_MS. */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + SHOWN_TIMEOUT_MS;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${SHOWN_TIMEOUT_MS} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /** Fills the current buffer with `lines`. */
 function setLines(n: Nvim, lines: string[]): Promise<unknown> {
   return n.lua('vim.cmd("enew!") vim.api.nvim_buf_set_lines(0, 0, -1, false, ...)', lines);
@@ -80,6 +91,53 @@ afterEach(async () => {
 it('the plugin speaks the protocol version of packages/protocol', () => {
   const lua = fs.readFileSync(path.join(nvimPluginDir, 'lua', 'clippy', 'config.lua'), 'utf8');
   expect(lua).toMatch(new RegExp(`^M\\.PROTOCOL_VERSION = ${PROTOCOL_VERSION}$`, 'm'));
+});
+
+describe.skipIf(!hasNvim)(':help clippy', () => {
+  it('doc/clippy.txt has a tag for every command; :help finds them once helptags ran', async () => {
+    // A copy of the doc directory: helptags writes its tags file beside the help file.
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-nvim-doc-'));
+    try {
+      fs.cpSync(path.join(nvimPluginDir, 'doc'), path.join(copy, 'doc'), { recursive: true });
+      fs.rmSync(path.join(copy, 'doc', 'tags'), { force: true });
+      const n = await startNvim({ ...process.env });
+      // A duplicate or malformed tag makes helptags fail (E154), and the request with it.
+      await n.command(`helptags ${path.join(copy, 'doc')}`);
+      await n.command(`set runtimepath^=${copy}`);
+      await n.command('help clippy');
+      expect(await n.lua('return vim.fn.expand("%:t")')).toBe('clippy.txt');
+      expect(await n.lua('return vim.fn.getline(".")')).toContain('*clippy*');
+      const commands = Object.keys(
+        await n.lua<Record<string, unknown>>('return vim.api.nvim_get_commands({})'),
+      ).filter((c) => c.startsWith('Clippy'));
+      expect(commands.sort()).toEqual([
+        'ClippyAsk',
+        'ClippyAttach',
+        'ClippyCapture',
+        'ClippyKill',
+        'ClippyNew',
+        'ClippyPaste',
+        'ClippyPut',
+        'ClippyRelay',
+        'ClippyRemove',
+        'ClippySend',
+        'ClippySessions',
+        'ClippyTurns',
+        'ClippyWait',
+        'ClippyYank',
+      ]);
+      for (const cmd of commands) {
+        await n.command(`help :${cmd}`);
+        expect(await n.lua('return vim.fn.getline(".")'), cmd).toContain(`*:${cmd}*`);
+      }
+      for (const topic of ['clippy-windows', 'clippy-keys', 'clippy-options', 'clippy-setup']) {
+        await n.command(`help ${topic}`);
+        expect(await n.lua('return vim.fn.getline(".")'), topic).toContain(`*${topic}*`);
+      }
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  });
 });
 
 it.skipIf(hasNvim)(
@@ -276,6 +334,264 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     for (const x of await n.notes()) expect(x.level).toBe(ERROR);
     expect((await n.notes()).length).toBe(5);
     expect(await n.lua('return vim.v.errmsg')).toBe('');
+  });
+
+  /** The number of windows Neovim shows. */
+  function windows(n: Nvim): Promise<number> {
+    return n.lua<number>('return #vim.api.nvim_list_wins()');
+  }
+
+  /** Presses keys as a person would (in the current mode). */
+  function press(n: Nvim, keys: string): Promise<unknown> {
+    return n.lua(
+      'vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(..., true, false, true), "x", false)',
+      keys,
+    );
+  }
+
+  it('one window per kind of result: a second result replaces the first in its window', async () => {
+    await answered('alpha', 'for the windows');
+    await answered('beta', 'for the windows too');
+    await answered('beta', 'and once more');
+    const n = await startNvim(d.env.env);
+    await setLines(n, ['what now?']);
+    expect(await windows(n)).toBe(1);
+    await n.command('ClippySessions');
+    await buffer(n, 'clippy://sessions');
+    await n.command('ClippySessions');
+    expect(await windows(n)).toBe(2);
+    await n.command('ClippyTurns alpha');
+    await buffer(n, 'clippy://turns/alpha', (l) => l.length > 1);
+    await n.command('ClippyTurns beta');
+    await buffer(n, 'clippy://turns/beta', (l) => l.length > 1);
+    // beta's turns took the turn list's window.
+    expect(await windows(n)).toBe(3);
+    expect(await n.lua('return vim.api.nvim_buf_get_name(0)')).toBe('clippy://turns/beta');
+    // Two turns opened from the list: one window for them.
+    await n.lua('vim.api.nvim_win_set_cursor(0, {2, 0})');
+    await press(n, '<CR>');
+    const first = (await latest('beta')).turn_id;
+    await buffer(n, `clippy://turn/${first}`);
+    await n.command('ClippyTurns beta');
+    await eventually(
+      async () => (await n.lua('return vim.api.nvim_buf_get_name(0)')) === 'clippy://turns/beta',
+      'the turn list shown again',
+    );
+    await n.lua('vim.api.nvim_win_set_cursor(0, {3, 0})');
+    await press(n, '<CR>');
+    await until(
+      async () =>
+        ((await n.lua<string>('return vim.api.nvim_buf_get_name(0)')) ?? '').startsWith(
+          'clippy://turn/beta',
+        ) &&
+        (await n.lua<string>('return vim.api.nvim_buf_get_name(0)')) !== `clippy://turn/${first}`,
+      'the second turn shown',
+    );
+    expect(await windows(n)).toBe(4);
+    // The first turn's buffer went with its window's content: nothing piles up.
+    expect(await n.bufferLines(`clippy://turn/${first}`)).toBeNull();
+    // Two answers: one answer window.
+    await n.command('wincmd t');
+    await n.command('ClippyAsk alpha');
+    await note(n, /^clippy: alpha answered/);
+    expect(await windows(n)).toBe(5);
+    await n.command('wincmd t');
+    await n.command('ClippyAsk alpha');
+    await until(
+      async () =>
+        (await n.notes()).filter((x) => /^clippy: alpha answered/.test(x.msg)).length === 2,
+      'the second answer',
+    );
+    expect(await windows(n)).toBe(5);
+    const turn = await latest('alpha');
+    expect(await n.lua('return vim.api.nvim_buf_get_name(0)')).toBe(
+      `clippy://turn/${turn.turn_id}`,
+    );
+  });
+
+  it(':ClippyPut puts a turn at the cursor; :ClippyYank into a register', async () => {
+    await answered('alpha', 'put me in the code');
+    const alpha = await latest('alpha');
+    const lines = alpha.text.split('\n');
+    const n = await startNvim(d.env.env);
+    await setLines(n, ['first', 'second']);
+    const text = () => n.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)');
+    // By turn ID, below the cursor's line.
+    await n.lua('vim.api.nvim_win_set_cursor(0, {1, 0})');
+    await n.command(`ClippyPut ${alpha.turn_id}`);
+    await note(n, new RegExp(`^clippy: put ${alpha.turn_id} \\(${lines.length} lines\\)$`));
+    expect(await text()).toEqual(['first', ...lines, 'second']);
+    // The cursor is on its last line.
+    expect(await n.lua('return vim.api.nvim_win_get_cursor(0)[1]')).toBe(1 + lines.length);
+    // By session (its latest turn), above a given line.
+    await n.command('1ClippyPut! alpha');
+    await eventually(async () => (await text()).length === 2 + 2 * lines.length, 'the second put');
+    expect((await text()).slice(0, lines.length + 1)).toEqual([...lines, 'first']);
+    // Into a register, linewise.
+    await n.command(`ClippyYank a ${alpha.turn_id}`);
+    await note(
+      n,
+      new RegExp(`^clippy: ${alpha.turn_id} \\(${lines.length} lines\\) is in register a$`),
+    );
+    expect(await n.lua('return { vim.fn.getreg("a"), vim.fn.getregtype("a") }')).toEqual([
+      `${alpha.text}\n`,
+      'V',
+    ]);
+    // Without a turn named: the one shown last (here the answer of an ask).
+    await setLines(n, ['ask about this']);
+    await n.command('ClippyAsk beta');
+    await note(n, /^clippy: beta answered/);
+    const answer = await latest('beta');
+    await n.command('wincmd p');
+    await n.command('ClippyYank');
+    await note(n, new RegExp(`^clippy: ${answer.turn_id} .* is in register "$`));
+    expect(await n.lua("return vim.fn.getreg('\"')")).toBe(`${answer.text}\n`);
+    await n.command('ClippyPut');
+    await eventually(async () => (await text()).join('\n').includes(answer.text), 'the answer put');
+    // Errors: a read-only buffer, an unknown turn; nothing else happens.
+    await n.command(`buffer clippy://turn/${answer.turn_id}`);
+    await n.command('ClippyPut alpha');
+    await note(
+      n,
+      new RegExp(`^clippy: cannot put into clippy://turn/${answer.turn_id}: it is not modifiable$`),
+    );
+    await n.command('enew');
+    await n.command('ClippyPut alpha:999');
+    await note(n, /^clippy: no stored turn has the ID 'alpha:999'/);
+    expect(await text()).toEqual(['']);
+  });
+
+  it(':ClippyWait shows the next turn, whoever asked for it', async () => {
+    const n = await startNvim(d.env.env);
+    await n.command('ClippyWait beta');
+    await note(n, /^clippy: waiting for the next turn of beta$/);
+    const before = (await latest('beta')).turn_id;
+    // The answer comes from a prompt typed elsewhere (the test's client, as a terminal would).
+    await c.request('send', { session: 'beta', text: 'typed in a terminal', enter: true });
+    const m = await note(n, /^clippy: beta finished a turn/);
+    const turn = await latest('beta');
+    expect(turn.turn_id).not.toBe(before);
+    expect(m.msg).toBe(`clippy: beta finished a turn (${turn.turn_id})`);
+    expect((await buffer(n, `clippy://turn/${turn.turn_id}`)).join('\n')).toBe(turn.text);
+  });
+
+  it(':ClippyCapture takes a turn into the relay buffer; :ClippyPaste types it into a session', async () => {
+    await answered('alpha', 'capture me');
+    const turn = await latest('alpha');
+    const n = await startNvim(d.env.env);
+    await n.command('ClippyCapture alpha');
+    await note(n, new RegExp(`^clippy: captured ${turn.turn_id} \\(\\d+ bytes\\)`));
+    const before = submissions(betaLog).length;
+    await n.command('ClippyPaste beta');
+    await note(n, new RegExp(`^clippy: pasted ${turn.turn_id} \\(\\d+ bytes\\) into beta$`));
+    await until(() => submissions(betaLog).length > before, 'beta received the paste');
+    expect(submissions(betaLog).at(-1)).toMatchObject({ text: turn.text, pasted: true });
+    await waitState(c, 'beta', 'idle');
+    // In a turn's buffer, the turn it shows.
+    const older = `alpha:${turn.seq - 1}`;
+    await n.command(`ClippyTurns alpha`);
+    await buffer(n, 'clippy://turns/alpha', (l) => l.length > 2);
+    await n.lua('vim.api.nvim_win_set_cursor(0, {3, 0})');
+    await press(n, '<CR>');
+    await until(
+      async () => (await n.lua('return vim.b.clippy_turn_id')) != null,
+      'the older turn shown',
+    );
+    const shown = await n.lua<string>('return vim.b.clippy_turn_id');
+    expect(shown.split(':')[1]).toBe(older.split(':')[1]);
+    await n.command('ClippyCapture');
+    await note(n, new RegExp(`^clippy: captured ${shown} `));
+  });
+
+  it(':ClippyNew starts a session in the current directory and opens it; :ClippyKill, :ClippyRemove end it', async () => {
+    const n = await startNvim(d.env.env);
+    const cwd = await n.lua<string>('return vim.fn.getcwd()');
+    const log = path.join(d.env.root, 'fresh.log');
+    const { command, args } = agentCommand('claude', ['--log', log]);
+    // The daemon's presets complete after --preset.
+    expect(await n.lua('return vim.fn.getcompletion("ClippyNew --preset cl", "cmdline")')).toEqual([
+      'claude',
+    ]);
+    await n.command(`ClippyNew --preset claude --name fresh ${command} ${args.join(' ')}`);
+    await note(n, /^clippy: started fresh \(\w+\)$/);
+    const fresh = async () =>
+      (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'fresh');
+    expect(await fresh()).toMatchObject({ cwd, preset: 'claude', command, args });
+    // Opened in the terminal window, as `clippy new` attaches.
+    await eventually(async () => (await fresh())?.clients === 1, 'attached');
+    expect(await n.lua('return { vim.bo.buftype, vim.b.clippy_session }')).toEqual([
+      'terminal',
+      'fresh',
+    ]);
+    await waitState(c, 'fresh', 'idle');
+    await answered('fresh', 'before the end');
+
+    // With !, started and left detached; an unknown preset is the CLI's message.
+    await n.command('ClippyNew! --name quiet sh');
+    await note(n, /^clippy: started quiet /);
+    expect(
+      (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'quiet')?.clients,
+    ).toBe(0);
+    await n.command('ClippyNew --preset nosuch sh');
+    await note(n, /^clippy: could not start the session: unknown preset "nosuch"; known presets: /);
+
+    await n.command('ClippyKill fresh');
+    await note(n, /^clippy: killed fresh; its 1 turn stay readable until :ClippyRemove fresh$/);
+    await waitState(c, 'fresh', 'exited');
+    await n.command('ClippyKill fresh');
+    await note(n, /^clippy: session 'fresh' has already exited: :ClippyRemove fresh forgets it$/);
+    await n.command('ClippyRemove quiet');
+    await note(n, /^clippy: session 'quiet' is still running; kill it first/);
+    await n.command('ClippyRemove fresh');
+    await note(n, /^clippy: removed fresh$/);
+    expect(await fresh()).toBeUndefined();
+    await c.request('kill', { session: 'quiet' });
+  });
+
+  it(':ClippyAttach: detaching takes the terminal buffer and its window away; the session runs on', async () => {
+    const n = await startNvim(d.env.env);
+    await n.command('ClippyAttach alpha');
+    const alpha = async () =>
+      (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'alpha')!;
+    await eventually(async () => (await alpha()).clients === 1, 'attached');
+    expect(await windows(n)).toBe(2);
+    // Attaching again shows the same terminal, not a second one.
+    await n.command('wincmd t');
+    await n.command('ClippyAttach alpha');
+    await eventually(async () => (await n.lua('return vim.bo.buftype')) === 'terminal', 'shown');
+    expect(await windows(n)).toBe(2);
+    expect((await alpha()).clients).toBe(1);
+    // Ctrl-] in the terminal: `clippy attach` detaches and exits 0.
+    await n.lua('vim.api.nvim_chan_send(vim.bo.channel, "\\x1d")');
+    await note(n, /^clippy: detached from alpha \(it keeps running: :ClippyAttach alpha\)$/);
+    expect(await windows(n)).toBe(1);
+    const names = await n.lua<string[]>(
+      'return vim.tbl_map(function(b) return vim.api.nvim_buf_get_name(b) .. "|" .. vim.bo[b].buftype end, vim.api.nvim_list_bufs())',
+    );
+    expect(names.filter((b) => b.endsWith('|terminal'))).toEqual([]);
+    await eventually(async () => (await alpha()).clients === 0, 'detached');
+    expect((await alpha()).state).not.toBe('exited');
+  });
+
+  it('the session list shows UNREAD and COST only when the daemon says them', async () => {
+    const n = await startNvim(d.env.env);
+    const rows = (sessions: object[]) =>
+      n.lua<string[]>("return require('clippy.commands').session_lines(...)", sessions);
+    const base = { state: 'idle', turn_count: 2, clients: 0, command: 'claude', args: [] };
+    expect(await rows([{ name: 'a', ...base }])).toEqual([
+      'NAME  STATE  TURNS  CLIENTS  COMMAND',
+      'a     idle   2      0        claude',
+    ]);
+    expect(
+      await rows([
+        { name: 'a', ...base, unread: 1, cost_usd: 0.5 },
+        { name: 'b', ...base, state: 'busy' },
+      ]),
+    ).toEqual([
+      'NAME  STATE  TURNS  UNREAD  COST   CLIENTS  COMMAND',
+      'a     idle   2      1       $0.50  0        claude',
+      'b     busy   2      -       -      0        claude',
+    ]);
   });
 
   // Last of this group: it adds sessions the tests above do not expect.

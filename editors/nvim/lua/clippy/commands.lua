@@ -1,59 +1,68 @@
 -- The :Clippy* commands: each one request (or a few) to the daemon, its result shown in a
 -- scratch buffer or a message. Nothing blocks the editor while the daemon works.
 
+local calls = require('clippy.calls')
 local client = require('clippy.client')
 local config = require('clippy.config')
-local daemon = require('clippy.daemon')
 local ui = require('clippy.ui')
 
 local M = {}
 
---- Runs fn, turning a Lua error into a one-line message instead of a stack trace.
-local function guarded(fn)
-  return function(...)
-    local ok, e = pcall(fn, ...)
-    if not ok then
-      ui.error('internal error: ' .. tostring(e))
-    end
-  end
-end
+local guarded, call, usage, present = calls.guarded, calls.call, calls.usage, calls.present
 M.guarded = guarded
-
---- A request whose failure is reported; on_ok(response) runs only on success.
-local function call(kind, fields, timeout_ms, on_ok)
-  client.request(
-    kind,
-    fields,
-    timeout_ms,
-    guarded(function(e, r)
-      if e then
-        ui.error(e)
-      else
-        on_ok(r)
-      end
-    end)
-  )
-end
-
-local function usage(text)
-  ui.error('usage: ' .. text)
-end
-
-local function present(v)
-  return v ~= nil and v ~= vim.NIL
-end
 
 -- :ClippySessions ----------------------------------------------------------------------------
 
+local function count(v)
+  return type(v) == 'number' and v >= 0 and v or nil
+end
+
+--- The optional columns: only some daemons say how many turns are unread (notifications) and
+--- what the agent reported spending (its own channel); a column shows when one session has it.
+local EXTRA_COLUMNS = {
+  {
+    title = 'UNREAD',
+    cell = function(s)
+      return count(s.unread)
+    end,
+  },
+  {
+    title = 'COST',
+    cell = function(s)
+      local c = count(s.cost_usd)
+      return c and string.format('$%.2f', c)
+    end,
+  },
+}
+
 --- The session list as lines: a header, then one row per session.
 function M.session_lines(sessions)
-  local rows = { { 'NAME', 'STATE', 'TURNS', 'CLIENTS', 'COMMAND' } }
+  local extras = {}
+  for _, col in ipairs(EXTRA_COLUMNS) do
+    for _, s in ipairs(sessions) do
+      if col.cell(s) then
+        table.insert(extras, col)
+        break
+      end
+    end
+  end
+  local header = { 'NAME', 'STATE', 'TURNS' }
+  for _, col in ipairs(extras) do
+    table.insert(header, col.title)
+  end
+  vim.list_extend(header, { 'CLIENTS', 'COMMAND' })
+  local rows = { header }
   for _, s in ipairs(sessions) do
     local cmd = s.command
     if type(s.args) == 'table' and #s.args > 0 then
       cmd = cmd .. ' ' .. table.concat(s.args, ' ')
     end
-    table.insert(rows, { s.name, s.state, s.turn_count, s.clients, cmd })
+    local row = { s.name, s.state, s.turn_count }
+    for _, col in ipairs(extras) do
+      table.insert(row, col.cell(s) or '-')
+    end
+    vim.list_extend(row, { s.clients, cmd })
+    table.insert(rows, row)
   end
   return ui.table(rows)
 end
@@ -106,7 +115,7 @@ end
 
 function M.sessions()
   call('list_sessions', {}, config.REQUEST_TIMEOUT_MS, function(r)
-    local buf = ui.scratch(SESSIONS_BUFFER, sessions_lines(r), 'clippy')
+    local buf = ui.scratch(SESSIONS_BUFFER, sessions_lines(r), 'clippy', 'sessions')
     -- Kept current by the daemon's pushes while it exists.
     require('clippy.watch').sessions(refresh_sessions, guarded(sessions_lost))
     local function map(key, fn)
@@ -123,6 +132,9 @@ function M.sessions()
     end
     map('<CR>', M.turns)
     map('a', M.attach)
+    map('c', M.capture)
+    map('p', M.paste)
+    map('w', M.wait)
     vim.api.nvim_buf_set_keymap(buf, 'n', 'r', '', {
       noremap = true,
       silent = true,
@@ -170,10 +182,26 @@ function M.send(session, range, line1, line2)
   )
 end
 
---- The answer's scratch buffer: exactly the turn's text.
-function M.show_turn(turn)
-  local buf = ui.scratch('clippy://turn/' .. turn.turn_id, ui.lines(turn.text), 'clippy-turn')
+-- The turn shown last (an answer, a turn opened from a list): what :ClippyPut puts by default.
+local last_turn_id = nil
+
+function M.last_turn_id()
+  return last_turn_id
+end
+
+--- A turn's scratch buffer, exactly its text, in the window of `kind`: 'answer' (what
+--- :ClippyAsk and :ClippyWait waited for) or 'turn' (one opened from a list). It is wiped once
+--- no window shows it: the daemon keeps the turn.
+function M.show_turn(turn, kind)
+  local buf = ui.scratch(
+    'clippy://turn/' .. turn.turn_id,
+    ui.lines(turn.text),
+    'clippy-turn',
+    kind or 'turn',
+    'wipe'
+  )
   vim.api.nvim_buf_set_var(buf, 'clippy_turn_id', turn.turn_id)
+  last_turn_id = turn.turn_id
   return buf
 end
 
@@ -205,11 +233,31 @@ function M.ask(session, range, line1, line2)
         end
         -- The daemon enforces the limit (answering `timeout`); no second clock here.
         call('wait_turn', fields, 0, function(w)
-          M.show_turn(w.turn)
+          M.show_turn(w.turn, 'answer')
           ui.info(string.format('%s answered (turn %s)', session, w.turn.turn_id))
         end)
       end
     )
+  end)
+end
+
+-- :ClippyWait ---------------------------------------------------------------------------------
+
+--- Waits (without blocking the editor) for the session's next turn and shows it, as `clippy
+--- wait` prints it; ask_timeout_ms limits the wait.
+function M.wait(session)
+  if not session or session == '' then
+    return usage(':ClippyWait {session}')
+  end
+  local fields = { session = session }
+  local limit = config.options.ask_timeout_ms
+  if limit and limit > 0 then
+    fields.timeout_ms = limit
+  end
+  ui.info('waiting for the next turn of ' .. session)
+  call('wait_turn', fields, 0, function(w)
+    M.show_turn(w.turn, 'answer')
+    ui.info(string.format('%s finished a turn (%s)', session, w.turn.turn_id))
   end)
 end
 
@@ -225,6 +273,48 @@ function M.relay(from, to)
     else
       ui.warn(
         string.format('relayed %s into %s, but %s did not react to Enter', r.turn_id, to, to)
+      )
+    end
+  end)
+end
+
+-- :ClippyCapture / :ClippyPaste -------------------------------------------------------------
+
+--- Takes a turn into the relay buffer: a turn ID, a session's latest, or (none given) the turn
+--- the current buffer shows; as `clippy capture`.
+function M.capture(ref)
+  if not ref or ref == '' then
+    ref = vim.b.clippy_turn_id
+    if not ref then
+      return usage(':ClippyCapture {session|turn ID} (or run it in a turn\'s buffer)')
+    end
+  end
+  local kind, fields = 'capture', { session = ref }
+  if calls.is_turn_id(ref) then
+    kind, fields = 'capture_by_id', { turn_id = ref }
+  end
+  call(kind, fields, config.REQUEST_TIMEOUT_MS, function(r)
+    ui.info(
+      string.format(
+        'captured %s (%d bytes); :ClippyPaste {session} puts it into a session',
+        r.turn_id,
+        r.size
+      )
+    )
+  end)
+end
+
+--- Types the relay buffer (what :ClippyCapture took) into a session and submits it.
+function M.paste(session)
+  if not session or session == '' then
+    return usage(':ClippyPaste {session}')
+  end
+  call('paste', { session = session }, config.INJECT_TIMEOUT_MS, function(r)
+    if r.submitted then
+      ui.info(string.format('pasted %s (%d bytes) into %s', r.turn_id, r.size, session))
+    else
+      ui.warn(
+        string.format('pasted %s into %s, but it did not react to Enter', r.turn_id, session)
       )
     end
   end)
@@ -268,7 +358,7 @@ end
 --- Opens a stored turn's text (by ID) in its scratch buffer.
 function M.open_turn(turn_id)
   call('get_turn', { turn_id = turn_id }, config.REQUEST_TIMEOUT_MS, function(r)
-    M.show_turn(r.turn)
+    M.show_turn(r.turn, 'turn')
   end)
 end
 
@@ -281,7 +371,7 @@ function M.turns(session)
     if #r.turns == 0 then
       table.insert(lines, '(no completed turns yet)')
     end
-    local buf = ui.scratch('clippy://turns/' .. session, lines, 'clippy')
+    local buf = ui.scratch('clippy://turns/' .. session, lines, 'clippy', 'turns')
     vim.api.nvim_buf_set_keymap(buf, 'n', '<CR>', '', {
       noremap = true,
       silent = true,
@@ -295,49 +385,9 @@ function M.turns(session)
   end)
 end
 
--- :ClippyAttach -------------------------------------------------------------------------------
-
+--- :ClippyAttach (lua/clippy/attach.lua), for the sessions list's `a`.
 function M.attach(session)
-  if not session or session == '' then
-    return usage(':ClippyAttach {session}')
-  end
-  local cmd, why = daemon.clippy_runnable()
-  if not cmd then
-    return ui.error('cannot attach: ' .. why)
-  end
-  -- Asked first, so that a wrong name is a message here, not an error in a terminal.
-  call('list_sessions', {}, config.REQUEST_TIMEOUT_MS, function(r)
-    local found
-    for _, s in ipairs(r.sessions) do
-      if s.name == session or s.session == session then
-        if not found or s.state ~= 'exited' then
-          found = s
-        end
-      end
-    end
-    if not found then
-      return ui.error("no session has the ID or name '" .. session .. "'")
-    end
-    if found.state == 'exited' then
-      return ui.error("session '" .. found.name .. "' has exited: there is nothing to attach to")
-    end
-    vim.list_extend(cmd, { 'attach', session })
-    vim.list_extend(cmd, daemon.socket_args())
-    local buf = vim.api.nvim_create_buf(true, false)
-    ui.show(buf)
-    -- termopen() became jobstart({ term = true }) in Neovim 0.11.
-    local job
-    if vim.fn.has('nvim-0.11') == 1 then
-      job = vim.fn.jobstart(cmd, { term = true })
-    else
-      job = vim.fn.termopen(cmd)
-    end
-    if job <= 0 then
-      return ui.error('could not run `' .. table.concat(cmd, ' ') .. '`')
-    end
-    vim.api.nvim_buf_set_var(buf, 'clippy_session', found.name)
-    vim.cmd('startinsert')
-  end)
+  require('clippy.attach').attach(session)
 end
 
 -- Completion ----------------------------------------------------------------------------------

@@ -18,22 +18,48 @@ function M.error(e)
   vim.notify('clippy: ' .. msg, vim.log.levels.ERROR)
 end
 
---- Opens a window for `buf` as the `open` option says (or focuses one that shows it).
-function M.show(buf)
+-- One window per kind of result (sessions, turns, turn, answer, terminal): a second result of
+-- a kind replaces the first in its window instead of opening another split.
+local windows = {}
+
+--- The window that shows results of `kind`, if it is still open.
+function M.window_of(kind)
+  local win = windows[kind]
+  if win and vim.api.nvim_win_is_valid(win) then
+    return win
+  end
+  windows[kind] = nil
+  return nil
+end
+
+--- Shows `buf` in the window of its `kind` (the one that shows it already, the kind's window,
+--- or a new one opened as the `open` option says) and makes it the current window.
+function M.show(buf, kind)
   local win = vim.fn.bufwinid(buf)
-  if win ~= -1 then
+  if win == -1 then
+    win = kind and M.window_of(kind) or nil
+  end
+  if win and win ~= -1 then
     vim.api.nvim_set_current_win(win)
-    return
+    if vim.api.nvim_win_get_buf(win) ~= buf then
+      vim.api.nvim_win_set_buf(win, buf)
+    end
+  else
+    local how = config.options.open
+    if how == 'vsplit' then
+      vim.cmd('vsplit')
+    elseif how == 'tab' then
+      vim.cmd('tab split')
+    elseif how ~= 'current' then
+      vim.cmd('split')
+    end
+    vim.api.nvim_win_set_buf(0, buf)
+    win = vim.api.nvim_get_current_win()
   end
-  local how = config.options.open
-  if how == 'vsplit' then
-    vim.cmd('vsplit')
-  elseif how == 'tab' then
-    vim.cmd('tab split')
-  elseif how ~= 'current' then
-    vim.cmd('split')
+  if kind then
+    windows[kind] = win
   end
-  vim.api.nvim_win_set_buf(0, buf)
+  return win
 end
 
 local function find_buffer(name)
@@ -48,13 +74,15 @@ end
 M.find_buffer = find_buffer
 
 --- Fills the read-only scratch buffer named `name` with `lines` (made when it does not
---- exist; `q` closes its window), without showing it.
-function M.fill(name, lines, filetype)
+--- exist; `q` closes its window), without showing it. `bufhidden` is what happens to it once
+--- no window shows it: 'hide' (kept: lists that follow the daemon) or 'wipe' (gone: a turn's
+--- text, read again when asked for).
+function M.fill(name, lines, filetype, bufhidden)
   local buf = find_buffer(name)
   if not buf then
     buf = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_name(buf, name)
-    vim.bo[buf].bufhidden = 'hide'
+    vim.bo[buf].bufhidden = bufhidden or 'hide'
     vim.bo[buf].swapfile = false
     vim.api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>close<cr>', { noremap = true, silent = true })
   end
@@ -68,10 +96,10 @@ function M.fill(name, lines, filetype)
   return buf
 end
 
---- The same, shown (see M.show).
-function M.scratch(name, lines, filetype)
-  local buf = M.fill(name, lines, filetype)
-  M.show(buf)
+--- The same, shown in the window of `kind` (see M.show).
+function M.scratch(name, lines, filetype, kind, bufhidden)
+  local buf = M.fill(name, lines, filetype, bufhidden)
+  M.show(buf, kind)
   return buf
 end
 
