@@ -379,10 +379,10 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     );
     await n.lua('vim.api.nvim_win_set_cursor(0, {3, 0})');
     await press(n, '<CR>');
-    await until(
+    await eventually(
       async () =>
         ((await n.lua<string>('return vim.api.nvim_buf_get_name(0)')) ?? '').startsWith(
-          'clippy://turn/beta',
+          'clippy://turn/',
         ) &&
         (await n.lua<string>('return vim.api.nvim_buf_get_name(0)')) !== `clippy://turn/${first}`,
       'the second turn shown',
@@ -397,7 +397,7 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     expect(await windows(n)).toBe(5);
     await n.command('wincmd t');
     await n.command('ClippyAsk alpha');
-    await until(
+    await eventually(
       async () =>
         (await n.notes()).filter((x) => /^clippy: alpha answered/.test(x.msg)).length === 2,
       'the second answer',
@@ -493,7 +493,7 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     await buffer(n, 'clippy://turns/alpha', (l) => l.length > 2);
     await n.lua('vim.api.nvim_win_set_cursor(0, {3, 0})');
     await press(n, '<CR>');
-    await until(
+    await eventually(
       async () => (await n.lua('return vim.b.clippy_turn_id')) != null,
       'the older turn shown',
     );

@@ -21,6 +21,8 @@ end
 -- One window per kind of result (sessions, turns, turn, answer, terminal): a second result of
 -- a kind replaces the first in its window instead of opening another split.
 local windows = {}
+--- The kinds whose buffers are tables, one row per line.
+local LIST_KINDS = { sessions = true, turns = true }
 
 --- The window that shows results of `kind`, if it is still open.
 function M.window_of(kind)
@@ -58,6 +60,15 @@ function M.show(buf, kind)
   end
   if kind then
     windows[kind] = win
+  end
+  -- A list reads row by row: a long command cuts off at the edge instead of wrapping.
+  if LIST_KINDS[kind] then
+    vim.wo[win].wrap = false
+  end
+  -- An agent's screen is its own: no line numbers beside it.
+  if kind == 'terminal' then
+    vim.wo[win].number = false
+    vim.wo[win].relativenumber = false
   end
   return win
 end
