@@ -51,7 +51,7 @@ it("adds the user's presets.json as it is now; a broken file is invalid_config",
       claude: { extends: 'claude', idle: ['^> '] },
     }),
   );
-  const { presets } = (await c.ok('list_presets', {})) as {
+  const { presets } = (await c.ok('list_presets', {})) as unknown as {
     presets: { name: string; user: boolean; description: string }[];
   };
   expect(presets.find((p) => p.name === 'mine')).toEqual({
