@@ -6,6 +6,7 @@ import type { SessionTable } from '../sessions/session-table.js';
 import type { NewSessionParams } from '../handlers/context.js';
 import type { TurnConfig } from '../detection/turn-config.js';
 import type { StoredTurn } from '../detection/turn-ring.js';
+import { storedTurn } from './stored-turn.js';
 import { TurnStore, type PersistedSession } from './turn-store.js';
 
 /** Longest shutdown waits for the exit records of the sessions it ended (final screen included). */
@@ -115,22 +116,7 @@ function lastSeen(p: PersistedSession): number {
 
 /** The session's newest turns, read back whole (up to the ring's depth). */
 function ringTurns(history: TurnStore, p: PersistedSession, depth: number): StoredTurn[] {
-  return p.turns.slice(-depth).map((ref) => {
-    const { content, text, meta: m } = history.readTurnSync(ref);
-    return {
-      turn_id: `${p.meta.id}:${m.seq}`,
-      session: p.meta.id,
-      seq: m.seq,
-      timestamp: m.timestamp,
-      byte_length: content.length,
-      interrupted: m.interrupted,
-      truncated: m.truncated,
-      duration_ms: m.duration_ms,
-      prompt: m.prompt,
-      content,
-      text,
-    };
-  });
+  return p.turns.slice(-depth).map((ref) => storedTurn(history.readTurnSync(ref)));
 }
 
 /** Records a persisted session's exit with its final screen (scrollback included). */

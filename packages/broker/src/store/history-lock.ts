@@ -1,48 +1,96 @@
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
+import { tryLock } from 'fs-native-extensions';
+
+/**
+ * How long a daemon waits for the history lock before it runs without history: long enough
+ * for a predecessor killed with SIGKILL to finish dying (its descriptors close last; 1.4 s was
+ * seen on a loaded machine), short enough that a second daemon on the same state directory
+ * does not keep its clients waiting long.
+ */
+export const HISTORY_LOCK_WAIT_MS = 5_000;
+/** Pause between tries while waiting: the kernel does not say when a lock is freed. */
+const LOCK_RETRY_MS = 20;
+
+export interface LockOptions {
+  /** How long to wait for a holder to let go (HISTORY_LOCK_WAIT_MS). */
+  waitMs?: number;
+  /** Called once when the lock is held by another open file and the wait begins. */
+  onWait?: (holder: string) => void;
+}
 
 /**
  * One daemon writes a history at a time: two appending to the same segment would interleave
  * records at offsets neither expects, and one repairing damage at start could replace a file
- * the other still writes. The lock is a file holding the owner's PID, created exclusively; one
- * left by a daemon that died (kill -9) names a process that no longer exists and is taken over.
+ * the other still writes. The lock is the kernel's: an exclusive open-file-description lock
+ * (`fcntl(F_OFD_SETLK)`, through fs-native-extensions) on `history.lock`, taken at start and
+ * held until the daemon closes the file or dies — however it dies, the kernel releases it
+ * when the process is gone, and never earlier. A PID is written into the file only to name the
+ * holder in messages; nothing reads it to decide. The descriptor is close-on-exec: no session
+ * inherits the lock.
  */
 export class HistoryLock {
-  private constructor(private readonly path: string) {}
+  private constructor(
+    private fd: number | null,
+    readonly path: string,
+  ) {}
 
-  /** Takes the lock, or throws naming the live daemon that holds it. */
-  static acquire(path: string): HistoryLock {
+  /** Takes the lock, waiting up to `waitMs` for a holder; throws naming the holder if it stays. */
+  static acquire(path: string, opts: LockOptions = {}): HistoryLock {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        writeFileSync(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-        return new HistoryLock(path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Node opens every file close-on-exec.
+    const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    try {
+      if (!tryLock(fd)) {
+        opts.onWait?.(holderOf(path));
+        const deadline = Date.now() + (opts.waitMs ?? HISTORY_LOCK_WAIT_MS);
+        while (!tryLock(fd)) {
+          if (Date.now() >= deadline)
+            throw new Error(
+              `the history is in use by another clippyd (${holderOf(path)}, lock ${path})`,
+            );
+          sleep(LOCK_RETRY_MS);
+        }
       }
-      const owner = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
-        throw new Error(`the history is in use by another clippyd (pid ${owner}, lock ${path})`);
-      }
-      unlinkSync(path); // stale: its daemon is gone
+      ftruncateSync(fd, 0);
+      writeSync(fd, `${process.pid}\n`, 0);
+      return new HistoryLock(fd, path);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
     }
-    throw new Error(`could not take the history lock ${path}`);
   }
 
+  /** Lets go (closing the file releases the lock). The file stays: removing it would race a new holder. */
   release(): void {
-    try {
-      if (Number(readFileSync(this.path, 'utf8').trim()) === process.pid) unlinkSync(this.path);
-    } catch {
-      // already gone
-    }
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
   }
 }
 
-function alive(pid: number): boolean {
+/** Who the lock file says holds it, for messages only. */
+function holderOf(path: string): string {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    const pid = readFileSync(path, 'utf8').trim();
+    return /^\d+$/.test(pid) ? `pid ${pid}` : 'pid unknown';
+  } catch {
+    return 'pid unknown';
   }
+}
+
+/**
+ * Blocks the thread for `ms`: the lock is taken while the daemon starts, before it serves
+ * anything, and clients that connect meanwhile wait in the socket's backlog.
+ */
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

@@ -1,6 +1,7 @@
 import { parseTurnId } from '@clippy/protocol';
 import type { StoredTurn } from '../detection/turn-ring.js';
 import type { Session } from '../sessions/session.js';
+import { storedTurn } from './stored-turn.js';
 import type { TurnStore } from './turn-store.js';
 
 /**
@@ -16,18 +17,5 @@ export async function historyTurn(
   if (!history || !session?.persisted || !id) return undefined;
   const ref_ = history.session(session.id)?.turns.find((t) => t.meta.seq === id.seq);
   if (!ref_) return undefined;
-  const { content, text, meta: m } = await history.readTurn(ref_);
-  return {
-    turn_id: `${session.id}:${m.seq}`,
-    session: session.id,
-    seq: m.seq,
-    timestamp: m.timestamp,
-    byte_length: content.length,
-    interrupted: m.interrupted,
-    truncated: m.truncated,
-    duration_ms: m.duration_ms,
-    prompt: m.prompt,
-    content,
-    text,
-  };
+  return storedTurn(await history.readTurn(ref_));
 }

@@ -1,5 +1,6 @@
 import type { Session } from '../sessions/session.js';
 import type { StoredTurn } from '../detection/turn-ring.js';
+import { storedTurn } from './stored-turn.js';
 import type { TurnStore } from './turn-store.js';
 
 /**
@@ -34,21 +35,7 @@ export async function sessionTurns(
       out.push(inMemory);
       continue;
     }
-    const ref = refs.get(seq)!;
-    const { content, text, meta: m } = await history!.readTurn(ref);
-    out.push({
-      turn_id: `${session.id}:${seq}`,
-      session: session.id,
-      seq,
-      timestamp: m.timestamp,
-      byte_length: content.length,
-      interrupted: m.interrupted,
-      truncated: m.truncated,
-      duration_ms: m.duration_ms,
-      prompt: m.prompt,
-      content,
-      text,
-    });
+    out.push(storedTurn(await history!.readTurn(refs.get(seq)!)));
   }
   return out;
 }

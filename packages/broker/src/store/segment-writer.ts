@@ -1,5 +1,13 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sealRecord, type SegmentKey } from './record-format.js';
+import {
+  SEGMENT_HEADER_BYTES,
+  keyFileName,
+  newSegmentKey,
+  segmentFileName,
+  segmentHeader,
+} from './segment-file.js';
 
 /** Where a record landed: its segment and its offset in it. */
 export interface Placement {
@@ -20,18 +28,18 @@ export interface WriterEvents {
   paused(err: Error): void;
   /** The retry period passed: the next write tries again. */
   resumed(): void;
-}
-
-export function segmentFileName(segment: number): string {
-  return `${String(segment).padStart(6, '0')}.seg`;
+  /** A new segment got its key (before any record in it is reported written). */
+  keyed(segment: number, key: SegmentKey): void;
 }
 
 /**
  * Appends records to the current segment file, in order, off the caller's path: `append`
- * queues and returns at once; a loop writes everything queued in one `write` (a libuv thread
- * does the I/O). A failed write (ENOSPC, EIO) cuts the file back to its last whole record,
- * pauses persistence and drops what is queued: a full disk never blocks or crashes the
- * daemon, and never leaves a torn record behind.
+ * queues and returns at once; a loop seals each record for the offset it lands at and writes
+ * everything queued in one `write` (a libuv thread does the I/O). A new segment gets a new key:
+ * its key file is written and synced first, then the header goes before its first record. A
+ * failed write (ENOSPC, EIO) cuts the file back to its last whole record, pauses persistence
+ * and drops what is queued: a full disk never blocks or crashes the daemon, and never leaves a
+ * torn record behind.
  */
 export class SegmentWriter {
   private fd: FileHandle | null = null;
@@ -45,13 +53,19 @@ export class SegmentWriter {
   /** Bytes the current segment will hold once the queue is written (for rotation). */
   private pendingEnd: number;
 
+  /**
+   * `key`: the key of segment `_segment` when it already holds `size` bytes (appending to it);
+   * null to begin that segment afresh.
+   */
   constructor(
     private readonly dir: string,
     private _segment: number,
     private size: number,
+    private key: SegmentKey | null,
     private readonly events: WriterEvents,
   ) {
-    this.pendingEnd = size;
+    if (!key) this.size = 0;
+    this.pendingEnd = this.size;
   }
 
   get segment(): number {
@@ -68,11 +82,15 @@ export class SegmentWriter {
     return this.pendingEnd;
   }
 
-  /** Queues a record; resolves where it landed once written, or null when it was dropped. */
+  /**
+   * Queues an encoded record (its header is sealed when its offset is known); resolves where
+   * it landed once written, or null when it was dropped.
+   */
   append(buf: Buffer): Promise<Placement | null> {
     if (this.closed || this._paused) return Promise.resolve(null);
     return new Promise((done) => {
       this.queue.push({ kind: 'record', buf, done });
+      if (this.pendingEnd === 0) this.pendingEnd = SEGMENT_HEADER_BYTES;
       this.pendingEnd += buf.length;
       this.kick();
     });
@@ -124,6 +142,7 @@ export class SegmentWriter {
         await this.closeFd();
         this._segment += 1;
         this.size = 0;
+        this.key = null;
         continue;
       }
       const batch: { buf: Buffer; done: (at: Placement | null) => void }[] = [];
@@ -133,19 +152,26 @@ export class SegmentWriter {
       }
       const start = this.size;
       try {
+        const key = await this.segmentKey();
         const fd = await this.file();
-        const data = batch.length === 1 ? batch[0]!.buf : Buffer.concat(batch.map((b) => b.buf));
+        // A fresh segment (or one cut back to nothing) begins with its header.
+        const parts = start === 0 ? [segmentHeader(key)] : [];
+        let at = start + (start === 0 ? SEGMENT_HEADER_BYTES : 0);
+        const placed: number[] = [];
+        for (const b of batch) {
+          sealRecord(b.buf, key, at);
+          placed.push(at);
+          parts.push(b.buf);
+          at += b.buf.length;
+        }
+        const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
         let written = 0;
         while (written < data.length) {
           const r = await fd.write(data, written, data.length - written, start + written);
           written += r.bytesWritten;
         }
         this.size = start + data.length;
-        let at = start;
-        for (const b of batch) {
-          b.done({ segment: this._segment, offset: at });
-          at += b.buf.length;
-        }
+        batch.forEach((b, i) => b.done({ segment: this._segment, offset: placed[i]! }));
         this.scheduleSync();
       } catch (err) {
         await this.fail(err as Error, start, batch);
@@ -174,6 +200,25 @@ export class SegmentWriter {
       this.events.resumed();
     }, STORE_RESUME_RETRY_MS);
     this.retryTimer.unref();
+  }
+
+  /**
+   * The current segment's key; a new one is made, written to the key file and synced before
+   * anything of the segment is written (the records are only as durable as their key).
+   */
+  private async segmentKey(): Promise<SegmentKey> {
+    if (this.key) return this.key;
+    const key = newSegmentKey();
+    const fh = await open(join(this.dir, keyFileName(this._segment)), 'w', 0o600);
+    try {
+      await fh.writeFile(segmentHeader(key));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    this.key = key;
+    this.events.keyed(this._segment, key);
+    return key;
   }
 
   private async file(): Promise<FileHandle> {

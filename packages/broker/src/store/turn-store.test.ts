@@ -16,7 +16,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TurnStore } from './turn-store.js';
-import { segmentFileName } from './segment-writer.js';
+import { segmentFileName } from './segment-file.js';
 
 // The turn store on a real directory: what survives a reopen, what damage costs, what a full
 // disk does, retention and search.
@@ -201,20 +201,6 @@ describe('turn store', () => {
     expect(again.indexedWords).toBeGreaterThan(5);
     expect((await again.search('plan')).map((h) => h.ref.meta.seq)).toEqual([2]);
     expect((await again.search('migra')).length).toBe(2);
-  });
-
-  it("one daemon at a time: a live owner's lock refuses, a dead owner's is taken over", async () => {
-    mkdirSync(root, { recursive: true });
-    writeFileSync(`${dir}.lock`, `${process.ppid}\n`);
-    expect(() => openStore()).toThrow(/in use by another clippyd \(pid \d+/);
-    const dead = execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'])
-      .toString()
-      .trim();
-    writeFileSync(`${dir}.lock`, `${dead}\n`);
-    const s = openStore();
-    expect(readFileSync(`${dir}.lock`, 'utf8').trim()).toBe(String(process.pid));
-    await s.close();
-    expect(existsSync(`${dir}.lock`)).toBe(false);
   });
 
   it('a long answer is indexed in pieces in the background; found before and after', async () => {
