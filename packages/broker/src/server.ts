@@ -69,6 +69,8 @@ export class Broker {
   private readonly turnsHost: TurnsHost;
   /** The opt-in turn history; null when it could not be opened (the daemon runs without). */
   history: TurnStore | null = null;
+  /** Why the history could not be opened at start (null: it opened). */
+  historyUnavailable: string | null = null;
   /** Routes, loops and fan-ins: fired by turns, injecting through the relay path. */
   private readonly routes: RouteEngine;
   /** Exit records being written (shutdown waits for them). */
@@ -140,6 +142,7 @@ export class Broker {
   private makeConnectionHost(): ConnectionHost {
     const { sessions, clients } = this;
     const history = () => this.history;
+    const historyUnavailable = () => this.historyUnavailable;
     const ports: BrokerPorts = {
       sessions: {
         resolve: (ref) => sessions.resolve(ref),
@@ -171,6 +174,9 @@ export class Broker {
       routes: this.routes,
       get history() {
         return history();
+      },
+      get historyUnavailable() {
+        return historyUnavailable();
       },
       relayBuffer: {
         get: () => this.relayEntry,
@@ -239,7 +245,11 @@ export class Broker {
     await broker.listen();
     // Only once the socket is ours (no other daemon here): the history is read and restored
     // synchronously, before any connection is served.
-    broker.history = openHistory(env, settings, log);
+    ({ store: broker.history, unavailable: broker.historyUnavailable } = openHistory(
+      env,
+      settings,
+      log,
+    ));
     if (broker.history)
       restoreSessions(
         broker.history,

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,10 +9,12 @@ import { agentCommand } from '@clippy/testkit/agents/index';
 import { runRaw, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+import { bins } from '@clippy/testkit/paths';
 import { until } from '@clippy/testkit/until';
 
 // Persistence end to end: the real daemon killed with SIGKILL in the middle of a flood of
-// turns, restarted on the same state directory; a damaged history; a full disk.
+// turns, restarted on the same state directory; the next daemon starting while the last one
+// is not gone yet; a history that cannot be opened; damaged and malformed history; a full disk.
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -190,6 +193,157 @@ describe('opt-in', () => {
     const gone = await runClippy(['history', 'search', 'kept'], d.env.env);
     expect(gone.code).toBe(1);
     await c.close();
+  }, 60_000);
+});
+
+describe('the history lock', () => {
+  it('a daemon not gone yet holds the history: the next one waits for it, then has it', async () => {
+    const a = await start();
+    const c = await a.connect();
+    await spawnPersisted(a, c, 'kept', true);
+    await ask(c, 'kept', 'before the crash');
+    await c.close();
+    // Stopped, it is alive and holds its lock, as one still dying after kill -9 does. The
+    // next daemon uses the same history (another socket: the stopped one still has its own).
+    process.kill(a.pid, 'SIGSTOP');
+    const envB = new DaemonEnv({ XDG_STATE_HOME: a.env.env.XDG_STATE_HOME });
+    cleanups.push(() => envB.dispose());
+    const b = spawn(process.execPath, [bins.clippyd, '--foreground', '--log-level', 'warn'], {
+      env: envB.env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    envB.track(b.pid!);
+    let log = '';
+    await new Promise<void>((resolve, reject) => {
+      b.stderr!.on('data', (d: Buffer) => {
+        log += d.toString();
+        if (log.includes('waiting for the history lock')) resolve();
+      });
+      b.once('exit', () => reject(new Error(`the second daemon exited:\n${log}`)));
+      // It answers only once it has settled its history: answering first means it never waited.
+      void until(() => existsSync(envB.socket), 'the second socket', 10_000)
+        .then(() => runClippy(['daemon', 'status', '--json'], envB.env, 30_000))
+        .then((r) => {
+          if (!log.includes('waiting for the history lock'))
+            reject(new Error(`the second daemon did not wait for the history lock:\n${r.stdout}`));
+        }, reject);
+    });
+    process.kill(a.pid, 'SIGKILL');
+    const ls = await runClippy(['ls', '-a', '--json'], envB.env);
+    const sessions = (JSON.parse(ls.stdout) as { sessions: SessionInfo[] }).sessions;
+    expect(sessions.map((s) => [s.name, s.restored])).toEqual([['kept', true]]);
+    const turns = await runClippy(['turns', 'kept'], envB.env);
+    expect(turns.stdout).toMatch(/before the crash/);
+    const persisted = await runClippy(
+      ['new', '-d', '--persist', '--name', 'next', '--', 'sh'],
+      envB.env,
+    );
+    expect(persisted.stderr).toBe('');
+    expect(persisted.code).toBe(0);
+    const status = await runClippy(['daemon', 'status'], envB.env);
+    expect(status.stdout).toMatch(/history +1 turns of 2 persisted sessions/);
+  }, 60_000);
+
+  it('a history that cannot be opened: --persist fails clearly; ls and daemon status say why', async () => {
+    const env = new DaemonEnv();
+    mkdirSync(join(env.env.XDG_STATE_HOME!, 'clippy'), { recursive: true });
+    // Where the history directory belongs, a file: it cannot be read or written.
+    writeFileSync(join(env.env.XDG_STATE_HOME!, 'clippy', 'history'), 'not a directory');
+    await start(env);
+    const refused = await runClippy(['new', '-d', '--persist', '--name', 'p', '--', 'sh'], env.env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /cannot persist this session: the turn history is unavailable \(.*ENOTDIR.*\); see clippy daemon status/,
+    );
+    const plain = await runClippy(['new', '-d', '--name', 'plain', '--', 'sh'], env.env);
+    expect(plain.code).toBe(0);
+    const ls = await runClippy(['ls'], env.env);
+    expect(ls.code).toBe(0);
+    expect(ls.stdout).toMatch(/^plain /m);
+    expect(ls.stderr).toMatch(/the turn history is unavailable \(.*ENOTDIR.*\)/);
+    const json = JSON.parse((await runClippy(['ls', '--json'], env.env)).stdout) as {
+      history_unavailable?: string;
+    };
+    expect(json.history_unavailable).toMatch(/ENOTDIR/);
+    const status = await runClippy(['daemon', 'status'], env.env);
+    expect(status.stdout).toMatch(/history +UNAVAILABLE: .*ENOTDIR.*\(--persist is refused\)/);
+  }, 60_000);
+});
+
+/** A record of the history's first format (its checksum is no secret: anything can write one). */
+function legacyRecord(meta: object, blobs: Buffer[] = []): Buffer {
+  const json = Buffer.from(JSON.stringify(meta));
+  const payload = Buffer.concat([Buffer.alloc(4), json, ...blobs]);
+  payload.writeUInt32BE(json.length, 0);
+  const header = Buffer.alloc(12);
+  header.writeUInt32BE(0x434c5452, 0);
+  header.writeUInt32BE(payload.length, 4);
+  header.writeUInt32BE(createHash('sha256').update(payload).digest().readUInt32BE(0), 8);
+  return Buffer.concat([header, payload]);
+}
+
+describe('a malformed history', () => {
+  it('a session stored without a name, or with a number for one: ls -a lists it by ID; a bad length costs its turn', async () => {
+    const env = new DaemonEnv();
+    const dir = join(env.env.XDG_STATE_HOME!, 'clippy', 'history');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const session = (id: string, extra: object) => ({
+      k: 'session',
+      id,
+      command: 'claude',
+      args: [],
+      cwd: '/',
+      preset: 'claude',
+      created_at: Date.now(),
+      cols: 80,
+      rows: 24,
+      ...extra,
+    });
+    const turn = (seq: number, content: Buffer, text: string, lengths?: object) =>
+      legacyRecord(
+        {
+          k: 'turn',
+          session: 'nonam1',
+          seq,
+          timestamp: Date.now(),
+          interrupted: false,
+          truncated: false,
+          duration_ms: 1,
+          prompt: `q${seq}`,
+          cl: content.length,
+          tl: Buffer.byteLength(text),
+          ...lengths,
+        },
+        [content, Buffer.from(text)],
+      );
+    const content = Buffer.from('the answer\r\n');
+    writeFileSync(
+      join(dir, '000001.seg'),
+      Buffer.concat([
+        legacyRecord(session('nonam1', {})),
+        legacyRecord(session('numbr1', { name: 7 })),
+        turn(1, content, 'one'),
+        turn(2, content, 'two', { cl: -20, tl: 3 + content.length + 20 }),
+      ]),
+      { mode: 0o600 },
+    );
+    await start(env);
+    const ls = await runClippy(['ls', '-a'], env.env);
+    expect(ls.stderr).toBe('');
+    expect(ls.code).toBe(0);
+    expect(ls.stdout).toMatch(/^nonam1 +nonam1 +exited\(\?\) restored +1 /m);
+    expect(ls.stdout).toMatch(/^numbr1 +numbr1 +exited/m);
+    const one = await runRaw(['show', 'nonam1:1', '--raw'], env.env);
+    expect(one.stdout.equals(content)).toBe(true);
+    // The turn whose lengths point into its metadata is not shown at all.
+    const two = await runClippy(['show', 'nonam1:2'], env.env);
+    expect(two.code).not.toBe(0);
+    expect(two.stdout).not.toMatch(/"cl"|prompt/);
+    expect(two.stderr).toMatch(/nonam1:2/);
+    const status = await runClippy(['daemon', 'status'], env.env);
+    expect(status.stdout).toMatch(
+      /WARNING +damaged history found at start: 000001\.seg: \d+ bytes \(bad_meta\)/,
+    );
   }, 60_000);
 });
 

@@ -45,7 +45,7 @@ export const ERROR_CODES = {
   invalid_argument: 'An argument is out of range or inconsistent with another.',
   internal_error: 'The broker failed unexpectedly; the log has details.',
   history_unavailable:
-    'The turn history (persistence) could not be opened at start; the daemon log says why.',
+    'The turn history (persistence) could not be opened at start (`daemon status` says why): `spawn {persist: true}` and `history_search` are refused.',
   route_not_found: 'No route or loop has that name.',
   duplicate_route: 'A route or loop already has that name.',
   invalid_template:

@@ -92,6 +92,8 @@ export interface BrokerPorts {
   readonly sessions: SessionsPort;
   /** The opt-in turn history; null when it could not be opened. */
   readonly history: TurnStore | null;
+  /** Why the history could not be opened at start (null: it opened). */
+  readonly historyUnavailable: string | null;
   readonly relayBuffer: RelayBufferPort;
   readonly daemon: DaemonPort;
   /** Which attached terminal has the user's focus, and the attach clients' process IDs. */

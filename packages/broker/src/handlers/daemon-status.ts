@@ -2,7 +2,10 @@ import { PROTOCOL_VERSION } from '@clippy/protocol';
 import { logHealth } from '../log.js';
 import type { Handler } from './context.js';
 
-export const daemonStatus: Handler<'daemon_status'> = (_request, { sessions, daemon, history }) => {
+export const daemonStatus: Handler<'daemon_status'> = (
+  _request,
+  { sessions, daemon, history, historyUnavailable },
+) => {
   const now = Date.now();
   const log = logHealth(daemon.log);
   return {
@@ -34,5 +37,6 @@ export const daemonStatus: Handler<'daemon_status'> = (_request, { sessions, dae
         },
     rss_bytes: process.memoryUsage.rss(),
     store: history ? history.status() : null,
+    history_unavailable: historyUnavailable,
   };
 };

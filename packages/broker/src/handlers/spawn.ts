@@ -17,7 +17,7 @@ function ownEnvironment(): Record<string, string> {
   return env;
 }
 
-export const spawn: Handler<'spawn'> = (request, { sessions }) => {
+export const spawn: Handler<'spawn'> = (request, { sessions, history, historyUnavailable }) => {
   const cwd = request.cwd ?? process.cwd();
   if (!isAbsolute(cwd)) {
     throw new HandlerError('invalid_argument', `cwd must be an absolute path (got '${cwd}')`);
@@ -56,6 +56,14 @@ export const spawn: Handler<'spawn'> = (request, { sessions }) => {
         .slice(0, 48) || 'session';
     name = sessions.uniqueName(base);
   }
+
+  // Asked to keep its turns, and nowhere to keep them: refused before anything starts (the
+  // config file's default instead goes on unpersisted; `ls` and `daemon status` say why).
+  if (request.persist === true && !history)
+    throw new HandlerError(
+      'history_unavailable',
+      `cannot persist this session: the turn history is unavailable (${historyUnavailable ?? 'it could not be opened at start'}); see clippy daemon status`,
+    );
 
   // The child's environment is exactly the caller's (or the broker's own), unchanged.
   const env = request.env ? { ...request.env } : ownEnvironment();

@@ -18,16 +18,24 @@ export function historyDir(env: Record<string, string | undefined>): string {
   return join(state, 'clippy', 'history');
 }
 
+/** The history as the daemon opened it: the store, or why there is none. */
+export interface OpenedHistory {
+  store: TurnStore | null;
+  /** Why the history is unavailable (null when it opened). */
+  unavailable: string | null;
+}
+
 /**
- * Opens the turn history at start, with the retention of the settings read at start. A history
- * that cannot be read at all leaves the daemon without persistence: it starts anyway, and says
- * so in the log.
+ * Opens the turn history at start, with the retention of the settings read at start (waiting a
+ * bounded time for the lock of a daemon still exiting). A history that cannot be opened leaves
+ * the daemon without persistence: it starts anyway, says why in the log, and keeps the reason
+ * for `daemon status`, `ls` and a refused `new --persist`.
  */
 export function openHistory(
   env: Record<string, string | undefined>,
   settings: TurnConfig,
   log: Logger,
-): TurnStore | null {
+): OpenedHistory {
   const maxBytes = settings.historyMaxBytes;
   const maxAgeMs = settings.historyMaxAgeMs;
   const dir = historyDir(env);
@@ -45,10 +53,10 @@ export function openHistory(
         },
         'history: opened',
       );
-    return store;
+    return { store, unavailable: null };
   } catch (err) {
     log.error({ err, dir }, 'history: cannot be opened; persistence is off for this run');
-    return null;
+    return { store: null, unavailable: (err as Error).message };
   }
 }
 

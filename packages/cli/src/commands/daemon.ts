@@ -121,7 +121,8 @@ function droppedLine(log: DaemonStatus['log']): string {
 function historyLine(s: DaemonStatus): string {
   const h = s.store;
   if (h === undefined) return '-';
-  if (h === null) return 'unavailable (could not be opened; see the log)';
+  if (h === null)
+    return `UNAVAILABLE: ${s.history_unavailable ?? 'it could not be opened; see the log'} (--persist is refused)`;
   const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
   const state = h.paused ? 'PAUSED, ' : '';
   return `${state}${h.turns} turns of ${h.sessions} persisted sessions, ${mib(h.bytes)} of ${mib(h.max_bytes)} (${h.dir})`;

@@ -45,15 +45,21 @@ const command: CommandModule<object, LsArgs> = {
       }) as never,
   handler: async (argv) => {
     if (argv['all-hosts']) return listAllHosts(argv);
-    const { sessions, routes } = await withClient(argv, async (c) => ({
+    const { sessions, routes, history_unavailable } = await withClient(argv, async (c) => ({
       ...(await c.request('list_sessions', {})),
       routes: (await c.request('list_routes', {})).routes,
     }));
     const shown = argv.all ? sessions : sessions.filter((s) => s.state !== 'exited');
     if (argv.json) {
-      process.stdout.write(`${JSON.stringify({ sessions: shown }, null, 2)}\n`);
+      const out = { sessions: shown, ...(history_unavailable ? { history_unavailable } : {}) };
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return;
     }
+    // Persisted sessions are missing, and new ones cannot be persisted: said before the table.
+    if (history_unavailable)
+      process.stderr.write(
+        `clippy: the turn history is unavailable (${history_unavailable}): persisted sessions are not listed and --persist is refused (clippy daemon status)\n`,
+      );
     if (shown.length === 0) {
       process.stderr.write(
         sessions.length > 0

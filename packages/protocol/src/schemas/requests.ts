@@ -66,7 +66,7 @@ export const SpawnSchema = message(
       .boolean()
       .optional()
       .describe(
-        'keep this session’s turns in the on-disk history (default: config.json `persist`, else off)',
+        'keep this session’s turns in the on-disk history (default: config.json `persist`, else off); `true` is refused (`history_unavailable`) when the history could not be opened, the default then goes on unpersisted',
       ),
   },
 );

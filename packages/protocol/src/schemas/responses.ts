@@ -94,7 +94,13 @@ export const ResponseSchema = z
 /** Result fields of an ok response, per request type. */
 export const RESULT_SCHEMAS = {
   spawn: z.object({ session: z.string(), name: z.string(), pid: z.number().int() }),
-  list_sessions: z.object({ sessions: z.array(SessionInfoSchema) }),
+  list_sessions: z.object({
+    sessions: z.array(SessionInfoSchema),
+    history_unavailable: z
+      .string()
+      .optional()
+      .describe('why the turn history could not be opened: persisted sessions are not listed'),
+  }),
   list_presets: z.object({
     presets: z.array(
       z.object({
@@ -177,6 +183,11 @@ export const RESULT_SCHEMAS = {
     store: StoreStatusSchema.nullable()
       .optional()
       .describe('the turn history (persistence); null when it could not be opened'),
+    history_unavailable: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('why the turn history could not be opened (null: it opened)'),
   }),
   shutdown: z.object({}),
   register: z.object({ session: z.string(), name: z.string() }),
