@@ -1,5 +1,4 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { agentCommand } from '@clippy/testkit/agents/index';
 import { runRaw, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+import { legacyRecord, legacyTurnRecord } from '@clippy/testkit/history-records';
 import { bins } from '@clippy/testkit/paths';
 import { until } from '@clippy/testkit/until';
 
@@ -270,18 +270,6 @@ describe('the history lock', () => {
   }, 60_000);
 });
 
-/** A record of the history's first format (its checksum is no secret: anything can write one). */
-function legacyRecord(meta: object, blobs: Buffer[] = []): Buffer {
-  const json = Buffer.from(JSON.stringify(meta));
-  const payload = Buffer.concat([Buffer.alloc(4), json, ...blobs]);
-  payload.writeUInt32BE(json.length, 0);
-  const header = Buffer.alloc(12);
-  header.writeUInt32BE(0x434c5452, 0);
-  header.writeUInt32BE(payload.length, 4);
-  header.writeUInt32BE(createHash('sha256').update(payload).digest().readUInt32BE(0), 8);
-  return Buffer.concat([header, payload]);
-}
-
 describe('a malformed history', () => {
   it('a session stored without a name, or with a number for one: ls -a lists it by ID; a bad length costs its turn', async () => {
     const env = new DaemonEnv();
@@ -299,31 +287,15 @@ describe('a malformed history', () => {
       rows: 24,
       ...extra,
     });
-    const turn = (seq: number, content: Buffer, text: string, lengths?: object) =>
-      legacyRecord(
-        {
-          k: 'turn',
-          session: 'nonam1',
-          seq,
-          timestamp: Date.now(),
-          interrupted: false,
-          truncated: false,
-          duration_ms: 1,
-          prompt: `q${seq}`,
-          cl: content.length,
-          tl: Buffer.byteLength(text),
-          ...lengths,
-        },
-        [content, Buffer.from(text)],
-      );
     const content = Buffer.from('the answer\r\n');
     writeFileSync(
       join(dir, '000001.seg'),
       Buffer.concat([
         legacyRecord(session('nonam1', {})),
         legacyRecord(session('numbr1', { name: 7 })),
-        turn(1, content, 'one'),
-        turn(2, content, 'two', { cl: -20, tl: 3 + content.length + 20 }),
+        legacyTurnRecord('nonam1', 1, content, 'one'),
+        // cl -20, tl +20: the blobs' total still matches; only checking each length finds it.
+        legacyTurnRecord('nonam1', 2, content, 'two', { cl: -20, tl: 3 + content.length + 20 }),
       ]),
       { mode: 0o600 },
     );

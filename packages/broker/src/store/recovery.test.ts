@@ -9,14 +9,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TurnStore } from './turn-store.js';
+import { legacyRecord, legacyTurnRecord } from '@clippy/testkit/history-records';
 import {
+  LEGACY_SEGMENT,
   captureLogger,
-  legacyRecord,
-  legacyTurnRecord,
   testSessionMeta,
   testTurn,
   turnContent,
@@ -25,15 +24,6 @@ import {
 // What recovery at start does with hostile content, damage and bad fields: a session's output
 // never steers it, damage costs the damaged record only, and a stored field of the wrong type
 // costs that field.
-
-const FIXTURE_V1 = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  'test-support',
-  'fixtures',
-  'history-v1',
-  '000001.seg',
-);
 
 let root: string;
 let dir: string;
@@ -185,7 +175,7 @@ describe('stored fields are checked on read: a bad field costs that field', () =
 describe('histories of the first format (before segment keys)', () => {
   it('are read in place, byte-exact; new records go to a new segment', async () => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    copyFileSync(FIXTURE_V1, segment(1));
+    copyFileSync(LEGACY_SEGMENT, segment(1));
     const s = openStore();
     expect(s.warning).toBeNull();
     const sessions = s.persistedSessions();

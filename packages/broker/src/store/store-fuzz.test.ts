@@ -13,8 +13,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '@clippy/testkit/random';
@@ -33,7 +32,8 @@ import {
   segmentFileName,
   segmentHeader,
 } from './segment-file.js';
-import { legacyRecord, legacyTurnRecord, turnContent } from '../test-support/history.js';
+import { legacyRecord, legacyTurnRecord } from '@clippy/testkit/history-records';
+import { LEGACY_SEGMENT, turnContent } from '../test-support/history.js';
 
 // The store under random damage and hostile sessions. Each run writes sessions whose output
 // holds record-shaped bytes (records of the first format with sound checksums, keyed records
@@ -46,14 +46,6 @@ import { legacyRecord, legacyTurnRecord, turnContent } from '../test-support/his
 
 const SEED = Number(process.env.CLIPPY_STORE_FUZZ_SEED ?? 30_2026);
 const RUNS = Number(process.env.CLIPPY_STORE_FUZZ_RUNS ?? 20);
-const FIXTURE_V1 = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  'test-support',
-  'fixtures',
-  'history-v1',
-  '000001.seg',
-);
 /**
  * The fixture's turns (see test-support/fixtures/history-v1): session, seq, content size.
  * lgcy03 was removed; damage to its remove record brings it back (that record's cost).
@@ -362,7 +354,7 @@ describe('the store under random damage and hostile output (seeded)', () => {
           if (run.rnd() < 0.25) {
             // A history of the first format, then this version appends after it.
             mkdirSync(run.dir, { recursive: true, mode: 0o700 });
-            copyFileSync(FIXTURE_V1, join(run.dir, segmentFileName(1)));
+            copyFileSync(LEGACY_SEGMENT, join(run.dir, segmentFileName(1)));
             for (const [session, seq, size] of FIXTURE_TURNS)
               run.turns.set(`${session}:${seq}`, {
                 content: turnContent(seq, size),

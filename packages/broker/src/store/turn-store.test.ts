@@ -12,11 +12,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TurnStore } from './turn-store.js';
 import { segmentFileName } from './segment-file.js';
+import { captureLogger, testSessionMeta, testTurn, turnContent } from '../test-support/history.js';
 
 // The turn store on a real directory: what survives a reopen, what damage costs, what a full
 // disk does, retention and search.
@@ -26,57 +25,17 @@ let dir: string;
 let lines: string[];
 const stores: TurnStore[] = [];
 
-function logger() {
-  return pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        lines.push(chunk.toString());
-        cb();
-      },
-    }),
-  );
-}
-
 function openStore(opts: Partial<Parameters<typeof TurnStore.open>[0]> = {}): TurnStore {
-  const s = TurnStore.open({ dir, log: logger(), ...opts });
+  const s = TurnStore.open({ dir, log: captureLogger(lines), ...opts });
   stores.push(s);
   return s;
 }
 
-/** Every byte value, then the turn's number: content is binary, not text. */
-function content(n: number, size = 300): Buffer {
-  const b = Buffer.alloc(size);
-  for (let i = 0; i < size; i++) b[i] = (i * 7 + n) & 0xff;
-  return b;
-}
-
-function turn(session: string, seq: number, text: string, size = 300, timestamp = Date.now()) {
-  return {
-    session,
-    seq,
-    timestamp,
-    interrupted: false,
-    truncated: false,
-    duration_ms: 5,
-    prompt: `q${seq}`,
-    content: content(seq, size),
-    text,
-  };
-}
+const content = turnContent;
+const turn = testTurn;
 
 async function session(s: TurnStore, id: string): Promise<void> {
-  await s.persistSession({
-    id,
-    name: `name-${id}`,
-    command: 'bash',
-    args: [],
-    cwd: '/',
-    preset: 'generic',
-    created_at: Date.now(),
-    cols: 80,
-    rows: 24,
-  });
+  await s.persistSession(testSessionMeta(id));
 }
 
 beforeEach(() => {

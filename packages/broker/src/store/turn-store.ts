@@ -164,17 +164,9 @@ export class TurnStore {
   }
 
   /** Appends a completed turn; resolves true once it is written (false: dropped, paused). */
-  async persistTurn(turn: {
-    session: string;
-    seq: number;
-    timestamp: number;
-    interrupted: boolean;
-    truncated: boolean;
-    duration_ms: number;
-    prompt: string;
-    content: Uint8Array;
-    text: string;
-  }): Promise<boolean> {
+  async persistTurn(
+    turn: Omit<TurnRecordMeta, 'k' | 'cl' | 'tl'> & { content: Uint8Array; text: string },
+  ): Promise<boolean> {
     const textBytes = Buffer.from(turn.text);
     const meta: TurnRecordMeta = {
       k: 'turn',

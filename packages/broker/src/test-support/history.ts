@@ -1,10 +1,25 @@
-import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 
-// Pieces shared by the turn store's tests: turns with binary content, and records of the
-// history's first on-disk format (what clippy wrote before segment keys), which a hostile
-// session can shape exactly (its checksum is no secret) and which old histories hold.
+// Pieces shared by the turn store's tests: turns with binary content, sessions, and a history
+// written by clippy before segment keys (format 1). Records of that format are in
+// @clippy/testkit/history-records (the CLI's end-to-end tests write them too).
+
+/**
+ * A segment written by the store of format 1 (the code at e00274f): sessions lgcy01 "claude"
+ * (turns 1–3 of 300, 1000 and 0 bytes, an exit with code 0 and screen "final screen\r\n$ "),
+ * lgcy02 "shell" (turn 1, 50 bytes) and lgcy03 (turn 1, 20 bytes, then removed). Turn N's
+ * content is turnContent(N, size), its text `answer N of ID about the migration`, its prompt
+ * `question N`.
+ */
+export const LEGACY_SEGMENT = join(
+  dirname(fileURLToPath(import.meta.url)),
+  'fixtures',
+  'history-v1',
+  '000001.seg',
+);
 
 /** A logger whose lines go to `lines`. */
 export function captureLogger(lines: string[]) {
@@ -58,47 +73,4 @@ export function testSessionMeta(id: string) {
     cols: 80,
     rows: 24,
   };
-}
-
-/**
- * A record of format 1: `"CLTR" | length | first 4 bytes of SHA-256(payload) | payload`,
- * payload `meta length | meta JSON | blobs`. Anyone can compute it: content shaped like this
- * is what a session printing "records" produces.
- */
-export function legacyRecord(meta: object, blobs: Uint8Array[] = []): Buffer {
-  const json = Buffer.from(JSON.stringify(meta));
-  const payload = Buffer.concat([Buffer.alloc(4), json, ...blobs]);
-  payload.writeUInt32BE(json.length, 0);
-  const header = Buffer.alloc(12);
-  header.writeUInt32BE(0x434c5452, 0);
-  header.writeUInt32BE(payload.length, 4);
-  header.writeUInt32BE(createHash('sha256').update(payload).digest().readUInt32BE(0), 8);
-  return Buffer.concat([header, payload]);
-}
-
-/** A format 1 turn record with its content and text blobs. */
-export function legacyTurnRecord(
-  session: string,
-  seq: number,
-  content: Buffer,
-  text: string,
-  meta: Record<string, unknown> = {},
-): Buffer {
-  const textBytes = Buffer.from(text);
-  return legacyRecord(
-    {
-      k: 'turn',
-      session,
-      seq,
-      timestamp: Date.now(),
-      interrupted: false,
-      truncated: false,
-      duration_ms: 1,
-      prompt: 'p',
-      cl: content.length,
-      tl: textBytes.length,
-      ...meta,
-    },
-    [content, textBytes],
-  );
 }
