@@ -25,9 +25,12 @@ const turnsBeforeKill = (cycle: number) => 3 + (cycle % 5);
 /** Tries of a cycle's `clippy new` when the daemon it started did not answer in time. */
 const START_ATTEMPTS = 3;
 /** Longest one `clippy` command or one turn may take on a loaded machine. */
-const STEP_TIMEOUT_MS = 30_000;
+const STEP_TIMEOUT_MS = 60_000;
 
-function clippy(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
+function clippy(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; out: string; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bins.clippy, ...args], {
       env,
@@ -36,11 +39,15 @@ function clippy(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number;
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), STEP_TIMEOUT_MS);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, STEP_TIMEOUT_MS);
     child.once('error', reject);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code: code ?? 1, out });
+      resolve({ code: code ?? 1, out, timedOut });
     });
   });
 }
@@ -71,14 +78,14 @@ export async function run(): Promise<void> {
     for (let cycle = 0; cycle < CYCLES; cycle++) {
       const name = `k${cycle}`;
       const { command, args } = agentCommand('aider', ['--log', join(env.root, `${name}.log`)]);
-      let made = { code: 1, out: '' };
+      let made = { code: 1, out: '', timedOut: false };
       for (let attempt = 0; attempt < START_ATTEMPTS && made.code !== 0; attempt++) {
         made = await clippy(
           ['new', '-d', '--persist', '--preset', 'aider', '--name', name, '--', command, ...args],
           env.env,
         );
         // A daemon slower to start than the CLI waits (a loaded machine): run it again.
-        if (/did not answer within/.test(made.out)) slowStarts++;
+        if (made.timedOut || /did not answer within/.test(made.out)) slowStarts++;
         else break;
       }
       if (made.code !== 0) {
@@ -105,7 +112,9 @@ export async function run(): Promise<void> {
       process.kill(status.pid, 'SIGKILL');
       void driving.then(() => c.close().catch(() => {}));
     }
-    await clippy(['ls', '-a'], env.env); // the last daemon, started as any command starts one
+    // The last daemon, started as any command starts one (again if it was slow to answer).
+    for (let attempt = 0; attempt < START_ATTEMPTS; attempt++)
+      if ((await clippy(['ls', '-a'], env.env)).code === 0) break;
     const c = await env.connect();
     const status = await c.request('daemon_status', {});
     env.track(status.pid);
