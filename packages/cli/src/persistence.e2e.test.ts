@@ -370,7 +370,12 @@ describe('a full disk', () => {
     const c = await d.connect();
     await spawnPersisted(d, c, 'full', true);
     const big = 'x'.repeat(3000);
-    for (let i = 0; i < 30; i++) await ask(c, 'full', `${i} ${big}`);
+    // Turns until a write fails: the pause begins then (its log line) and lasts
+    // STORE_RESUME_RETRY_MS, so `daemon status` right after sees it, however slow the turns.
+    for (let i = 0; !d.log.includes('persistence paused'); i++) {
+      if (i >= 60) throw new Error(`60 turns of 6 KB did not fill 48 KiB:\n${d.log}`);
+      await ask(c, 'full', `${i} ${big}`);
+    }
     const status = await runClippy(['daemon', 'status'], env.env);
     expect(status.stdout).toMatch(/history +PAUSED/);
     expect(status.stdout).toMatch(/WARNING +persistence paused: .*ENOSPC/);
