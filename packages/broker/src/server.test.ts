@@ -31,7 +31,7 @@ describe('startBroker', () => {
     );
     const dir = tempDir();
     const socket = join(dir, 'my.sock');
-    const b = await startBroker({ env: {}, socket, logger: silentLogger() });
+    const b = await startBroker({ env: { XDG_STATE_HOME: dir }, socket, logger: silentLogger() });
     brokers.push(b);
     expect(b.socketPath).toBe(socket);
     expect(b.wsSocketPath).toBe(join(dir, 'my.ws.sock'));
@@ -44,7 +44,7 @@ describe('startBroker', () => {
     const dir = tempDir();
     const socket = join(dir, 'env.sock');
     const b = await startBroker({
-      env: { CLIPPY_SOCKET: socket },
+      env: { CLIPPY_SOCKET: socket, XDG_STATE_HOME: dir },
       logger: silentLogger(),
       websocket: false,
     });
@@ -55,7 +55,7 @@ describe('startBroker', () => {
 
   it('a second broker on the same socket fails with AlreadyRunningError', async () => {
     const dir = tempDir();
-    const env = { XDG_RUNTIME_DIR: dir };
+    const env = { XDG_RUNTIME_DIR: dir, XDG_STATE_HOME: dir };
     brokers.push(await startBroker({ env, logger: silentLogger() }));
     await expect(startBroker({ env, logger: silentLogger() })).rejects.toBeInstanceOf(
       AlreadyRunningError,
@@ -66,7 +66,7 @@ describe('startBroker', () => {
     const dir = tempDir();
     let stopped = false;
     const b = await startBroker({
-      env: { XDG_RUNTIME_DIR: dir },
+      env: { XDG_RUNTIME_DIR: dir, XDG_STATE_HOME: dir },
       logger: silentLogger(),
       onStopped: () => (stopped = true),
     });
@@ -90,7 +90,10 @@ describe('startBroker', () => {
 describe('wrapper sessions and turn requests', () => {
   it('registers a wrapper session that ends with its connection; turn requests answer honestly', async () => {
     const dir = tempDir();
-    const b = await startBroker({ env: { XDG_RUNTIME_DIR: dir }, logger: silentLogger() });
+    const b = await startBroker({
+      env: { XDG_RUNTIME_DIR: dir, XDG_STATE_HOME: dir },
+      logger: silentLogger(),
+    });
     brokers.push(b);
     const plain = await RawClient.open(b.socketPath);
     clients.push(plain);
