@@ -5,9 +5,8 @@
  * the session, timed from Enter to an end marker on the attached terminal. Asserts nothing.
  * Needs `npm run build` and sshd (apt-get install openssh-server); skips, saying so, without it.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { writeSync } from 'node:fs';
-import fs from 'node:fs';
 import path from 'node:path';
 import pty from 'node-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
@@ -225,26 +224,7 @@ export async function run(): Promise<void> {
       }
     }
     // The SSH master clippy left (it would linger for its idle time): ended by its PID.
-    const dir = path.join(local.runtimeDir, 'clippy', 'ssh');
-    for (const f of fs.existsSync(dir)
-      ? fs.readdirSync(dir).filter((n) => n.endsWith('.ctl'))
-      : []) {
-      const r = spawnSync(
-        'ssh',
-        [
-          '-F',
-          path.join(sshd.dir, 'ssh_config'),
-          '-S',
-          path.join(dir, f),
-          '-O',
-          'check',
-          sshd.alias,
-        ],
-        { encoding: 'utf8' },
-      );
-      const m = /pid=(\d+)/u.exec(r.stderr);
-      if (m) process.kill(Number(m[1]), 'SIGTERM');
-    }
+    await sshd.stopMasters(local.runtimeDir);
     await daemon.stop();
     await local.dispose();
     await remoteEnv.dispose();

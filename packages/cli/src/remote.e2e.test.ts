@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,32 +25,6 @@ let env: NodeJS.ProcessEnv;
 const clippy = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
   runClippy(args, { ...env, ...extra }, REMOTE_TIMEOUT_MS);
 
-/** The PIDs of the SSH masters the CLI left running under a runtime dir (each holds a forwarding). */
-function masterPids(runtimeDir: string): number[] {
-  const dir = path.join(runtimeDir, 'clippy', 'ssh');
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.ctl'))
-    .flatMap((f) => {
-      const r = spawnSync(
-        'ssh',
-        [
-          '-F',
-          path.join(sshd.dir, 'ssh_config'),
-          '-S',
-          path.join(dir, f),
-          '-O',
-          'check',
-          sshd.alias,
-        ],
-        { encoding: 'utf8' },
-      );
-      const m = /pid=(\d+)/u.exec(r.stderr);
-      return m ? [Number(m[1])] : [];
-    });
-}
-
 beforeAll(async () => {
   if (why) return;
   remote = new DaemonEnv();
@@ -71,13 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (why) return;
-  for (const pid of [...masterPids(local.runtimeDir), ...masterPids(remote.runtimeDir)]) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-  }
+  for (const dir of [local.runtimeDir, remote.runtimeDir]) await sshd?.stopMasters(dir);
   await local?.dispose();
   await remote?.dispose();
   await sshd?.stop();

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -141,6 +141,48 @@ export class TestSshd {
       await new Promise((r) => setTimeout(r, 50));
     }
     return new TestSshd(dir, port, child, `ssh -F ${key('ssh_config')}`);
+  }
+
+  /**
+   * The PIDs of the SSH masters the CLI left running under `runtimeDir` for this server (each
+   * holds a forwarding; they outlive the command by `ControlPersist`).
+   */
+  masterPids(runtimeDir: string): number[] {
+    const dir = path.join(runtimeDir, 'clippy', 'ssh');
+    if (!fs.existsSync(dir)) return [];
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.ctl'))
+      .flatMap((f) => {
+        const r = spawnSync(
+          'ssh',
+          [
+            '-F',
+            path.join(this.dir, 'ssh_config'),
+            '-S',
+            path.join(dir, f),
+            '-O',
+            'check',
+            this.alias,
+          ],
+          { encoding: 'utf8' },
+        );
+        const m = /pid=(\d+)/u.exec(r.stderr);
+        return m ? [Number(m[1])] : [];
+      });
+  }
+
+  /** Stops the SSH masters the CLI left under `runtimeDir` for this server, by PID. */
+  async stopMasters(runtimeDir: string): Promise<void> {
+    for (const pid of this.masterPids(runtimeDir)) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        continue; // already gone
+      }
+      const deadline = Date.now() + SSHD_STOP_TIMEOUT_MS;
+      while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   /** Stops sshd (by its PID) and removes its keys. */
