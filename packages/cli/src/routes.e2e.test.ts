@@ -157,7 +157,7 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
 
   it('waits for a busy target and injects when it is idle; a hop limit stops a chain', async () => {
     await spawnAgent(d, c, 'h1', 'aider', 'aider');
-    const slow = await spawnAgent(d, c, 'h2', 'claude', 'claude', ['--pieces', '3']);
+    const slow = await spawnAgent(d, c, 'h2', 'claude', 'claude', ['--pieces', '3', '--hold']);
     const last = await spawnAgent(d, c, 'h3', 'claude', 'claude');
     expect(
       (await clippy(['route', 'add', 'h1', 'h2', '--name', 'first', '--hop-limit', '1'])).code,
@@ -169,10 +169,13 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     const cycle = await clippy(['route', 'add', 'h3', 'h1']);
     expect(cycle.code).toBe(64);
     expect(cycle.stderr).toMatch(/would close a cycle \(h3 → h1 → h2 → h3\)/u);
-    // h2 is busy with its own slow answer when h1's turn arrives.
+    // h2 is busy with its own slow answer when h1's turn arrives: it holds the answer until
+    // released, once the route has queued h1's turn for it.
     await c.request('send', { session: 'h2', text: 'slow work', enter: true });
     await waitState(c, 'h2', 'busy');
     expect((await clippy(['ask', 'h1', 'hand this over'])).code).toBe(0);
+    await until2(async () => (await log('first')).some((e) => e.event === 'queued'));
+    process.kill(await pidOf('h2'), 'SIGUSR1');
     expect(await received(slow, 2)).toEqual(['slow work', answerText('hand this over')]);
     const first = await log('first');
     expect(first.map((e) => [e.event, e.reason])).toEqual([
@@ -194,12 +197,7 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
 
   it('skips interrupted turns, keeps at most 16 messages for a busy target (oldest dropped), and follows the log', async () => {
     await spawnAgent(d, c, 'q1', 'aider', 'aider', ['--delay', '5']);
-    const sink = await spawnAgent(d, c, 'q2', 'claude', 'claude', [
-      '--pieces',
-      '2',
-      '--pause',
-      '15000',
-    ]);
+    const sink = await spawnAgent(d, c, 'q2', 'claude', 'claude', ['--pieces', '2', '--hold']);
     const follow = CliPty.clippy(['route', 'log', 'q', '--follow'], {
       env: d.env.env,
       cols: 200,
@@ -216,7 +214,8 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       expect((await log('q')).find((e) => e.event === 'skipped')?.reason).toBe(
         'the turn was interrupted',
       );
-      // q2 is busy for 15 s: 17 turns of q1 meanwhile leave 16 waiting and drop the first.
+      // q2 holds its answer (never released): 17 turns of q1 meanwhile leave 16 waiting and
+      // drop the first.
       await c.request('send', { session: 'q2', text: 'long job', enter: true });
       await waitState(c, 'q2', 'busy');
       for (let i = 1; i <= 17; i++) expect((await clippy(['ask', 'q1', `note ${i}`])).code).toBe(0);
@@ -312,6 +311,12 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     );
   });
 });
+
+/** The process ID of a session's program. */
+async function pidOf(name: string): Promise<number> {
+  const { sessions } = await c.request('list_sessions', {});
+  return sessions.find((s) => s.name === name)!.pid!;
+}
 
 /** Polls an async check until it gives a value. */
 async function until2<T>(check: () => Promise<T | undefined | false>): Promise<T> {

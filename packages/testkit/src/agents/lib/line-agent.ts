@@ -1,6 +1,7 @@
 import { bigLine, nthAnswer, pieceLine } from './answer.js';
 import { logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
+import { pieceGap } from './piece-gap.js';
 import { sleep, write } from './sleep.js';
 
 /**
@@ -11,6 +12,7 @@ import { sleep, write } from './sleep.js';
 export async function runLineAgent(opts: AgentOptions): Promise<void> {
   /** Answers given so far (the scripted replies are taken in order). */
   let answered = 0;
+  const gap = pieceGap(opts);
   const cols = process.stdout.columns || 80;
   const rule = '─'.repeat(cols);
   let interrupted = false;
@@ -77,7 +79,7 @@ export async function runLineAgent(opts: AgentOptions): Promise<void> {
       if (k < opts.pieces) {
         // A status left on an unterminated line during the pause: not a prompt.
         await write('Waiting for fake/model-1');
-        await sleep(opts.pause);
+        await gap();
         await write('\r\x1b[K');
       }
     }

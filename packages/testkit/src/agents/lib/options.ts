@@ -9,6 +9,8 @@ export interface AgentOptions {
   pieces: number;
   /** Pause between pieces (ms): longer than any detector's quiet period. */
   pause: number;
+  /** The first answer's first pause lasts until SIGUSR1 (see piece-gap.ts). */
+  hold: boolean;
   /** Stream this many extra bytes inside the answer (the big agent). */
   big: number;
   /** Exit with code 3 in the middle of the answer (the crashing agent). */
@@ -42,6 +44,7 @@ export function parseAgentOptions(
       delay: { type: 'string' },
       pieces: { type: 'string' },
       pause: { type: 'string' },
+      hold: { type: 'boolean' },
       big: { type: 'string' },
       crash: { type: 'boolean' },
       log: { type: 'string' },
@@ -58,6 +61,7 @@ export function parseAgentOptions(
     delay: num(values.delay, defaults.delay ?? DEFAULT_DELAY_MS),
     pieces: num(values.pieces, defaults.pieces ?? 1),
     pause: num(values.pause, defaults.pause ?? DEFAULT_SLOW_PAUSE_MS),
+    hold: values.hold ?? defaults.hold ?? false,
     big: num(values.big, defaults.big ?? 0),
     crash: values.crash ?? defaults.crash ?? false,
     log: values.log ?? defaults.log,

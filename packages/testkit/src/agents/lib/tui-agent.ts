@@ -2,6 +2,7 @@ import { bigLine, nthAnswer, pieceLine } from './answer.js';
 import { KeyParser } from './keys.js';
 import { logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
+import { pieceGap } from './piece-gap.js';
 import { sleep, write } from './sleep.js';
 
 /** Spinner frames Claude Code cycles through on its status line. */
@@ -20,6 +21,7 @@ const MAX_BOX_LINES = 6;
 export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   /** Answers given so far (the scripted replies are taken in order). */
   let answered = 0;
+  const gap = pieceGap(opts);
   let cols = process.stdout.columns || 80;
   let rows = process.stdout.rows || 24;
   let liveHeight = 0;
@@ -130,7 +132,7 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
     await sleep(opts.delay);
     for (let k = 1; k <= opts.pieces && !interrupted; k++) {
       if (opts.pieces > 1) await render([`⏺ ${pieceLine(k, opts.pieces)}`, '']);
-      if (k < opts.pieces) await sleep(opts.pause);
+      if (k < opts.pieces) await gap();
     }
     const lines = nthAnswer(opts.replies, answered++, visible(text));
     if (!interrupted) {
