@@ -436,6 +436,8 @@ export class Broker {
   // --- events ---
 
   private emitEvent(event: EventName, session: Session, push: Push): void {
+    // A turn goes out with its hop count: routes on other daemons continue the chain from it.
+    if (push.type === 'turn_completed') this.routes.countHops(session, push.turn);
     this.publish(event, push, [session.id, session.name]);
     // Routes act on the same events, after subscribers were told.
     this.routes.onEvent(event, session, push);

@@ -134,5 +134,6 @@ export function toMeta(t: StoredTurn, { withPreview = true } = {}): TurnMeta {
     duration_ms: t.duration_ms,
     prompt: t.prompt,
     ...(withPreview ? { preview: turnPreview(t.text) } : {}),
+    ...(t.hops !== undefined ? { hops: t.hops } : {}),
   };
 }

@@ -93,6 +93,8 @@ export class Session {
   exitSignal: string | null = null;
   /** Total PTY output bytes seen (forwarded) since the session started. */
   outputBytes = 0;
+  /** Total input bytes written to the PTY (typed, sent, injected): routes tell theirs from others'. */
+  inputBytes = 0;
 
   // --- turn detection seam ---
   /** The session's detector and turn ring, built with it; null without detection. */
@@ -344,6 +346,7 @@ export class Session {
     }
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     this.pty.write(bytes);
+    this.inputBytes += bytes.length;
     this.onInput(bytes);
   }
 

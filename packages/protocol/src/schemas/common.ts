@@ -118,6 +118,14 @@ export const TurnMetaSchema = z.object({
     .describe(
       `the start of \`text\`, trimmed (up to ${TURN_PREVIEW_CHARS} characters), for cards and lists; not in \`history_search\` results (they carry the matching lines) nor in snapshots (they carry the whole text)`,
     ),
+  hops: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'automatic injections (routes, on any daemon) in the chain that set this turn off: 0 for a turn a person or script started. A route forwards the turn only while `hops` + 1 is within its hop limit, and a route on another daemon reads it from `turn_completed`, so a cycle across daemons ends at the limit. Sent in every `turn_completed` and with the turns a daemon holds; absent from daemons older than this field (a route counts such a turn as 0 and logs a warning) and from turns read back from the history',
+    ),
 });
 export type TurnMeta = z.infer<typeof TurnMetaSchema>;
 

@@ -106,6 +106,7 @@ export class DeliveryQueue {
   private async inject(session: Session, item: QueueItem): Promise<boolean> {
     const { log, hops } = this.deps;
     const bytes = Buffer.from(item.message, 'utf8');
+    hops.injecting(session.id, item.hops);
     try {
       // The queue waited for idle: injection checks again, as relay does (never into a busy target).
       await injectInto(
@@ -115,6 +116,7 @@ export class DeliveryQueue {
         { enter: true },
       );
     } catch (err) {
+      hops.notInjected(session.id);
       if (err instanceof HandlerError && err.code === 'target_busy') return false;
       log.add({
         route: item.leg.name,
@@ -125,7 +127,7 @@ export class DeliveryQueue {
       });
       return true;
     }
-    hops.injected(session.id, item.hops);
+    hops.injected(session);
     item.leg.fired++;
     log.add({
       route: item.leg.name,

@@ -23,19 +23,18 @@ export function fire(
   parts: RouteParts,
 ): void {
   const ids = [turn.turn_id];
-  const skip = (reason: string) =>
-    parts.log.add({ route: leg.name, event: 'skipped', turn_ids: ids, to: leg.to.name, reason });
+  const skip = (reason: string, warn = false) =>
+    parts.log.add(
+      { route: leg.name, event: 'skipped', turn_ids: ids, to: leg.to.name, reason },
+      { warn },
+    );
   if (!firstSight(leg, turn.turn_id)) return;
   if (leg.state !== 'active')
     return skip(`route ${leg.state}${leg.reason ? `: ${leg.reason}` : ''}`);
   if (turn.interrupted && !leg.includeInterrupted) return skip('the turn was interrupted');
   if (leg.when && !leg.when.test(turn.text))
     return skip(`the turn does not match --when /${leg.when.source}/`);
-  if (hops + 1 > leg.hopLimit) {
-    return skip(
-      `hop limit ${leg.hopLimit} reached: this turn came from a chain of ${hops} automatic injections`,
-    );
-  }
+  if (hops + 1 > leg.hopLimit) return skip(hopLimitReason(leg, hops), true);
   if (leg.loop && !nextRound(leg.loop, leg, ids, parts)) return;
   let view: TemplateView;
   if (leg.kind === 'fan_in') {
@@ -85,4 +84,15 @@ export function fire(
     turnIds: ids,
     hops: hops + 1,
   });
+}
+
+/**
+ * Why a turn stops at the hop limit. A turn of another machine carries the hops counted there:
+ * past 0, the last injection of its chain was a route of that machine's daemon, so routes on
+ * both sides feed each other (a cycle no single daemon can see when its routes are added).
+ */
+function hopLimitReason(leg: Leg, hops: number): string {
+  const why = `hop limit ${leg.hopLimit} reached: this turn came from a chain of ${hops} automatic injections`;
+  if (!leg.remote || hops === 0) return why;
+  return `${why}, counted across daemons (the last by a route on ${leg.remote.host}: routes there and here may feed each other)`;
 }

@@ -4,7 +4,8 @@ import { FrameDecoder, PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
 // A route's source on another machine (`clippy route add build:codex claude`): this daemon
 // connects, as a client, to the other daemon's broker socket forwarded here by SSH (the CLI
 // set the forwarding up: docs/remote.md), follows the source session's turns and reads each
-// one. The turn then goes through this daemon's route like a local one.
+// one. The turn then goes through this daemon's route like a local one, with the hop count the
+// other daemon announced it with (`turn.hops`: hop-count.ts), so the hop limit spans daemons.
 
 /** How long the other daemon may take to answer a request before the link counts as broken. */
 const REMOTE_REQUEST_TIMEOUT_MS = 30_000;
@@ -17,11 +18,20 @@ export interface RemoteTurn {
 }
 
 export interface RemoteSourceEvents {
-  turn(turn: RemoteTurn): void;
+  /**
+   * A turn of the source, with the automatic injections behind it as the other daemon counted
+   * them; null when it did not say (a clippy older than hop counts).
+   */
+  turn(turn: RemoteTurn, hops: number | null): void;
   /** The source session exited on its machine. */
   exited(): void;
   /** The link broke (SSH gone, daemon stopped): the reason, for the route log. */
   lost(reason: string): void;
+}
+
+/** The hop count a peer announced; null for none, and for a value that is not one (a broken peer). */
+function hopCount(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }
 
 export class RemoteSource {
@@ -33,6 +43,8 @@ export class RemoteSource {
 
   private constructor(
     private readonly session: string,
+    /** How that machine is named in logs and `route ls`. */
+    readonly host: string,
     private readonly events: RemoteSourceEvents,
   ) {}
 
@@ -40,9 +52,10 @@ export class RemoteSource {
   static async open(
     socketPath: string,
     session: string,
+    host: string,
     events: RemoteSourceEvents,
   ): Promise<RemoteSource> {
-    const source = new RemoteSource(session, events);
+    const source = new RemoteSource(session, host, events);
     await source.connect(socketPath);
     return source;
   }
@@ -134,14 +147,14 @@ export class RemoteSource {
       return;
     }
     if (m.type === 'turn_completed') {
-      const meta = m.turn as { turn_id: string } | undefined;
-      if (meta) void this.readTurn(meta.turn_id);
+      const meta = m.turn as { turn_id: string; hops?: unknown } | undefined;
+      if (meta) void this.readTurn(meta.turn_id, hopCount(meta.hops));
     } else if (m.type === 'session_exited' || m.type === 'session_removed') {
       this.events.exited();
     }
   }
 
-  private async readTurn(turnId: string): Promise<void> {
+  private async readTurn(turnId: string, hops: number | null): Promise<void> {
     try {
       const r = await this.call({ type: 'get_turn', turn_id: turnId });
       const turn = r.turn as RemoteTurn | undefined;
@@ -149,12 +162,15 @@ export class RemoteSource {
         this.events.lost(`turn ${turnId} could not be read there: ${String(r.message ?? r.error)}`);
         return;
       }
-      this.events.turn({
-        turn_id: turn.turn_id,
-        text: turn.text,
-        prompt: turn.prompt,
-        interrupted: turn.interrupted,
-      });
+      this.events.turn(
+        {
+          turn_id: turn.turn_id,
+          text: turn.text,
+          prompt: turn.prompt,
+          interrupted: turn.interrupted,
+        },
+        hops,
+      );
     } catch (err) {
       this.lose((err as Error).message);
     }

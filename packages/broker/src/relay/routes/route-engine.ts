@@ -1,4 +1,4 @@
-import type { EventName, Push, RouteInfo, RouteLogEntry } from '@clippy/protocol';
+import type { EventName, Push, RouteInfo, RouteLogEntry, TurnMeta } from '@clippy/protocol';
 import { HandlerError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { Session } from '../../sessions/session.js';
@@ -110,8 +110,8 @@ export class RouteEngine {
 
   /**
    * A route whose source is a session on another machine, reached through `remote.socket` (an
-   * SSH forwarding of that machine's broker socket, set up by the CLI). Its turns carry no hop
-   * count across machines; the target's own routes still count from there.
+   * SSH forwarding of that machine's broker socket, set up by the CLI). Its turns carry the hop
+   * count of their chain there, which this daemon's routes continue.
    */
   async addRemoteRoute(
     fromRef: string,
@@ -125,12 +125,13 @@ export class RouteEngine {
     const name = this.table.newName(opts.name, 'r');
     const from: End = { session: label, name: label };
     const leg = makeLeg(name, 'route', [from], to, opts, 'plain', this.deps.env);
-    leg.remote = await followRemote(fromRef, remote, {
-      turn: (turn) => {
+    leg.remote = await followRemote(leg, fromRef, remote, {
+      turn: (turn, hops) => {
         if (this.table.leg(name) === leg)
-          fire(leg, { id: label, name: label }, turn, 0, this.parts);
+          fire(leg, { id: label, name: label }, turn, hops, this.parts);
       },
       end: (reason) => endLeg(leg, reason, this.parts),
+      log: this.deps.log,
     });
     if (this.table.leg(name)) {
       leg.remote.dispose();
@@ -223,10 +224,18 @@ export class RouteEngine {
 
   // --- events (from the broker's event stream) ---
 
+  /**
+   * A turn is about to be announced (`turn_completed`): it gets its hop count first, so every
+   * subscriber (a route on another daemon among them) reads it with the turn.
+   */
+  countHops(session: Session, turn: TurnMeta): void {
+    this.hops.stamp(session, turn);
+  }
+
   onEvent(event: EventName, session: Session, push: Push): void {
     if (this.table.size === 0 && this.queue.empty) return;
     if (event === 'turn_completed' && push.type === 'turn_completed') {
-      this.onTurn(session, push.turn.turn_id);
+      this.onTurn(session, push.turn);
     } else if (event === 'state_changed') {
       if (session.state === 'idle') void this.queue.deliver(session.id);
     } else if (event === 'session_exited' || event === 'session_removed') {
@@ -234,11 +243,10 @@ export class RouteEngine {
     }
   }
 
-  private onTurn(session: Session, turnId: string): void {
-    const hops = this.hops.take(session.id);
+  private onTurn(session: Session, meta: TurnMeta): void {
     let turn: StoredTurn;
     try {
-      turn = findTurn(this.deps.sessions, turnId);
+      turn = findTurn(this.deps.sessions, meta.turn_id);
     } catch {
       return; // evicted already: nothing to forward
     }
@@ -249,7 +257,7 @@ export class RouteEngine {
       if (!leg.from.some((f) => f.session === session.id)) continue;
       // The turn that ended its loop is in the loop's `ended` entry: not a skip besides.
       if (leg.loop?.endedBy === turn.turn_id) continue;
-      fire(leg, session, turn, hops, this.parts);
+      fire(leg, session, turn, meta.hops ?? 0, this.parts);
     }
   }
 
@@ -274,6 +282,7 @@ export class RouteEngine {
       }
     }
     this.queue.forget(session.id);
+    this.hops.forget(session.id);
   }
 
   // --- helpers ---

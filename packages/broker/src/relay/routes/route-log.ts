@@ -16,13 +16,14 @@ export class RouteLog {
     private readonly publish: (entry: RouteLogEntry) => void,
   ) {}
 
-  add(entry: Omit<RouteLogEntry, 'at'>): void {
+  /** Records an entry; `warn` puts it in the daemon log as a warning (dropped and failed ones always are). */
+  add(entry: Omit<RouteLogEntry, 'at'>, { warn = false } = {}): void {
     const full: RouteLogEntry = { at: Date.now(), ...entry };
     this.entries.push(full);
     if (this.entries.length > ROUTE_LOG_LIMIT)
       this.entries.splice(0, this.entries.length - ROUTE_LOG_LIMIT);
     const fields = { route: full.route, turns: full.turn_ids, to: full.to, reason: full.reason };
-    if (full.event === 'dropped' || full.event === 'failed')
+    if (warn || full.event === 'dropped' || full.event === 'failed')
       this.log.warn(fields, `route ${full.event}`);
     else this.log.info(fields, `route ${full.event}`);
     this.publish(full);
