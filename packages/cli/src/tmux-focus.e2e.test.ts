@@ -127,6 +127,49 @@ describe('the focused session from tmux', { timeout: E2E_TIMEOUT_MS }, () => {
   });
 
   it.skipIf(!hasTmux)(
+    'a key binding names the window tmux shows, not a focus report tmux stopped forwarding',
+    async () => {
+      // tmux's default: no focus reports reach its panes.
+      expect((await tmux('show-options', '-gv', 'focus-events')).stdout.trim()).toBe('off');
+      // With focus-events on, tmux forwards them: two's attach reports focus in.
+      await tmux('set-option', '-g', 'focus-events', 'on');
+      await tmux('select-window', '-t', 'w:0');
+      await tmux('select-window', '-t', 'w:1');
+      await until(
+        async () => (await runClippy(['focused', '--via', 'focus-report'], env)).stdout === 'two\n',
+        'two reports focus',
+        JOB_TIMEOUT_MS,
+      );
+      // From a key binding, tmux answers first: it knows the pane it shows.
+      let out = await fromTmuxBinding(`${clippy} focused --json`);
+      expect(JSON.parse(out.split('\n')[0]!)).toMatchObject({ name: 'two', via: 'tmux' });
+
+      // Back to tmux's default: the next window change reaches no pane, so two's report is stale.
+      await tmux('set-option', '-g', 'focus-events', 'off');
+      await tmux('select-window', '-t', 'w:0');
+      out = await fromTmuxBinding(`${clippy} focused --json`);
+      expect(out).toContain('exit=0');
+      expect(JSON.parse(out.split('\n')[0]!)).toMatchObject({ name: 'one', via: 'tmux' });
+      // The focus-report resolver says it cannot know, from a binding and from outside tmux.
+      out = await fromTmuxBinding(`${clippy} focused --via focus-report`);
+      expect(out).toMatch(
+        /focus-report: the report is from two's attach in a tmux pane, .*focus-events is off/,
+      );
+      expect(out).toContain('exit=1');
+      const outside = await runClippy(['focused', '--via', 'focus-report'], env);
+      expect(outside.code).toBe(1);
+      expect(outside.stderr).toMatch(/focus-events is off/);
+      // In a pane without clippy attach, the stale report does not answer for tmux either.
+      await tmux('new-window', '-t', 'w', 'bash --norc --noprofile');
+      out = await fromTmuxBinding(`${clippy} focused`);
+      expect(out).toMatch(
+        /no focused session \(tmux: no clippy attach runs in the active tmux pane/,
+      );
+      expect(out).toContain('exit=1');
+    },
+  );
+
+  it.skipIf(!hasTmux)(
     'hotkeys install --tmux --write adds bindings once; Alt+Shift+C / Alt+Shift+V in tmux capture and paste',
     async () => {
       const ask = await runClippy(['ask', 'one', 'echo echo relayed-$((4*5))'], env, 30_000);

@@ -1,7 +1,7 @@
 import { runProgram } from '../run-program.js';
 
 /** How long a `tmux` query may take: the server answers in milliseconds when it is there. */
-const TMUX_QUERY_TIMEOUT_MS = 2_000;
+export const TMUX_QUERY_TIMEOUT_MS = 2_000;
 
 /** A terminal attached to a tmux server, and the pane it shows. */
 export interface TmuxClient {

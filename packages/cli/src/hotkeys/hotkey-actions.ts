@@ -1,6 +1,6 @@
 import type { ClippyClient } from '@clippy/client';
 import { showFeedback, type FeedbackMode, type FeedbackPlace } from '../focus/feedback.js';
-import { resolveFocused, type FocusedSession } from '../focus/resolve-focused.js';
+import { ADAPTERS, resolveFocused, type FocusedSession } from '../focus/resolve-focused.js';
 import { injectedLine, requestInjection } from '../inject-options.js';
 import { turnCall } from '../turn-exits.js';
 
@@ -49,7 +49,8 @@ export class HotkeyActions {
     try {
       client = await this.connection();
       const c = client;
-      focused = await resolveFocused(c);
+      // The key was pressed in an X window: tmux answers first only for a tmux key binding.
+      focused = await resolveFocused(c, undefined, ADAPTERS);
       const f = focused;
       if (action === 'capture') {
         const r = await turnCall(() => c.request('capture', { session: f.session }));
