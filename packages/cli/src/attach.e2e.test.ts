@@ -217,6 +217,37 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
     expect(stty).toMatch(/(^|\s)opost(\s|$)/m);
   });
 
+  it('without a terminal: attach and new (attaching) are refused at once; an observer streams until the session ends', async () => {
+    await newBash('piped');
+    // stdin is /dev/null, as in `clippy attach piped </dev/null` from a script.
+    const refused = await runClippy(['attach', 'piped'], env);
+    expect(refused.stderr).toBe(
+      'clippy: attach needs a terminal, and stdin is not one (to watch without one: clippy attach --observer piped; to type into it: clippy send)\n',
+    );
+    expect(refused.code).toBe(1);
+    const started = await runClippy(['new', '--name', 'never', '--', 'sleep', '60'], env);
+    expect(started.stderr).toBe(
+      'clippy: new (it attaches) needs a terminal, and stdin is not one (start it detached: clippy new -d)\n',
+    );
+    expect(started.code).toBe(1);
+    const names = JSON.parse((await runClippy(['ls', '--json'], env)).stdout).sessions.map(
+      (s: { name: string }) => s.name,
+    );
+    expect(names).toEqual(['piped']);
+
+    // An observer needs no terminal: it writes the session's output until the session ends.
+    const watching = runClippy(['attach', '--observer', 'piped'], env, E2E_TIMEOUT_MS);
+    const deadline = Date.now() + E2E_TIMEOUT_MS / 2;
+    while (JSON.parse((await runClippy(['ls', '--json'], env)).stdout).sessions[0].clients < 1) {
+      if (Date.now() > deadline) throw new Error('the observer never attached');
+    }
+    const sent = await runClippy(['send', 'piped', 'echo seen-$((6*7)); exit 4', '--enter'], env);
+    expect(sent.code).toBe(0);
+    const watched = await watching;
+    expect(watched.stdout).toContain('seen-42');
+    expect(watched.code).toBe(4);
+  });
+
   it('clippy new attaches at once and passes the exit code through', async () => {
     const p = CliPty.clippy(['new', '--', 'sh', '-c', 'echo hi-from-new; read x; exit 7'], { env });
     ptys.push(p);

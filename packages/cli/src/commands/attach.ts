@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { runAttach } from '../attach/attach-session.js';
 import { directAttachAllowed, resolveDetachKey } from '../attach/config.js';
+import { checkInteractiveTerminal } from '../attach/needs-terminal.js';
 import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -33,6 +34,12 @@ const command: CommandModule<object, AttachArgs> = {
       detachKey = resolveDetachKey(argv['detach-key']);
     } catch (err) {
       throw new CliError((err as Error).message, EXIT.usage);
+    }
+    if (!argv.observer) {
+      checkInteractiveTerminal(
+        'attach',
+        `to watch without one: clippy attach --observer ${argv.session}; to type into it: clippy send`,
+      );
     }
     const { client, remote } = await connectForCommand(argv);
     try {

@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { BrokerError } from '@clippy/protocol';
 import { directAttachAllowed, resolveDetachKey } from '../attach/config.js';
 import { runAttach } from '../attach/attach-session.js';
+import { checkInteractiveTerminal } from '../attach/needs-terminal.js';
 import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -111,6 +112,8 @@ const command: CommandModule<object, NewArgs> = {
       } catch (err) {
         throw new CliError((err as Error).message, EXIT.usage);
       }
+      // Refused before the session starts: nothing is left running behind the error.
+      checkInteractiveTerminal('new (it attaches)', 'start it detached: clippy new -d');
     }
     const cols = process.stdout.isTTY ? process.stdout.columns : undefined;
     const rows = process.stdout.isTTY ? process.stdout.rows : undefined;
