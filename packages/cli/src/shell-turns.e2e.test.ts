@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { stripAnsi } from '@clippy/turns';
 import { spawnAgent, spawnProgram, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
-import { runClippy } from '@clippy/testkit/cli-pty';
+import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { installed } from '@clippy/testkit/installed';
 import { seededRandom } from '@clippy/testkit/random';
+import { until } from '@clippy/testkit/until';
 
 // Text injected into real shells and REPLs (the turn contract, issue 11 items 5 and 6): the
 // echo of the input is never turn content, a command that prints nothing makes no turn, and
@@ -160,6 +161,47 @@ describe('injected text into real shells under the daemon', () => {
     const turn = await nextTurn('tui', 0);
     expect(turn.text).toBe(tuiAnswerText(q));
   });
+});
+
+describe('a command recalled with ↑ in a real shell, typed by a user in clippy attach', () => {
+  const RECALLED = 'echo recalled | tr a-z A-Z';
+  for (const [preset, cmd, args] of SHELLS.filter(([p]) => ['bash', 'zsh', 'fish'].includes(p))) {
+    const name = `up-${preset}`;
+    it.skipIf(!installed(cmd))(
+      `${preset}: the turn's prompt is the line Enter ran, not the keys (none, or a few)`,
+      async () => {
+        await spawnProgram(d, c, name, preset, cmd, args);
+        const user = CliPty.clippy(['attach', name], { env: d.env.env, cols: 80, rows: 24 });
+        try {
+          await user.waitFor(/\S/u);
+          user.write(`${RECALLED}\r`);
+          expect(await nextTurn(name, 0)).toMatchObject({ prompt: RECALLED, text: 'RECALLED' });
+          const shown = () =>
+            user
+              .screenText()
+              .split('\n')
+              .filter((l) => l.includes(RECALLED));
+          const before = shown().length;
+          // ↑ recalls the line (the keys hold no text), Enter runs it.
+          user.write('\x1b[A');
+          await until(() => shown().length > before, 'the shell shows the recalled line');
+          user.write('\r');
+          expect(await nextTurn(name, 1)).toMatchObject({ prompt: RECALLED, text: 'RECALLED' });
+          // ↑, three backspaces and a word: the keys hold only the word.
+          const again = shown().length;
+          user.write('\x1b[A');
+          await until(() => shown().length > again, 'the shell shows the recalled line again');
+          user.write('\x7f\x7f\x7fa-z\r');
+          expect(await nextTurn(name, 2)).toMatchObject({
+            prompt: 'echo recalled | tr a-z a-z',
+            text: 'recalled',
+          });
+        } finally {
+          await user.dispose();
+        }
+      },
+    );
+  }
 });
 
 const OSC = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/gu;

@@ -95,6 +95,35 @@ describe('TurnDetector (line presets): the turn contract', () => {
     expect(t!.endedAt).toBe(306 + PROMPT_QUIET_MS);
   });
 
+  it('takes the input from the line the shell ran when keys it cannot follow edited it (↑, Tab)', () => {
+    const d = readyBash();
+    const events = play(d, [
+      [200, 'i', 'echo hi'],
+      [201, 'o', 'echo hi'],
+      [300, 'i', '\r'],
+      [301, 'o', '\r\n\x1b[?2004l\rhi\r\n' + PROMPT],
+      // ↑ recalls it: the keys hold no text, the line shows it.
+      [500, 'i', '\x1b[A'],
+      [501, 'o', 'echo hi'],
+      [600, 'i', '\r'],
+      [601, 'o', '\r\n\x1b[?2004l\rhi\r\n' + PROMPT],
+      // Tab completes `ec` to `echo `: the keys hold `ecthere`.
+      [800, 'i', 'ec'],
+      [801, 'o', 'ec'],
+      [900, 'i', '\t'],
+      [901, 'o', 'ho '],
+      [1000, 'i', 'there'],
+      [1001, 'o', 'there'],
+      [1100, 'i', '\r'],
+      [1101, 'o', '\r\n\x1b[?2004l\rthere\r\n' + PROMPT],
+    ]);
+    expect(turns(events).map((t) => [t.input, t.text])).toEqual([
+      ['echo hi', 'hi'],
+      ['echo hi', 'hi'],
+      ['echo there', 'there'],
+    ]);
+  });
+
   it('never makes an empty turn from repeated prompts (Enter on an empty line, commands printing nothing)', () => {
     const d = readyBash();
     const events = play(d, [

@@ -100,6 +100,10 @@ interface OpenTurn {
   moreAt: number | null;
   /** Output offset when Ctrl-C was first pressed (its `^C` echo follows), or -1. */
   interruptAbs: number;
+  /** Keys the input tracker cannot follow edited the line (↑, Tab, ←…): `typed` may be wrong,
+   * and `shownInput` (line presets: the echo's line after the prompt at Enter) is the input. */
+  edited: boolean;
+  shownInput: string | null;
   /** A full-screen program showed the alternate screen during the turn. */
   usedAlt: boolean;
 }
@@ -279,6 +283,7 @@ export class TurnDetector {
         continue;
       }
       this.openTurn(ev.text, now);
+      this.turn!.edited = ev.edited === true;
       this.setState('busy', now, events);
     }
     return events;
@@ -578,6 +583,8 @@ export class TurnDetector {
     for (const nl of newlines) {
       echo.write(chunk.subarray(from, nl));
       from = nl;
+      // Enter's line feed: the line editor has drawn the line it runs (a recalled command).
+      if (turn.edited && turn.echoNewlines === 0) turn.shownInput = this.inputOnLine(echo);
       const verdict = this.echoVerdict(turn, echo);
       if (verdict === 'more') {
         // Past the first line, what follows may be output: a give-up keeps it as content.
@@ -749,7 +756,24 @@ export class TurnDetector {
       moreAt: null,
       interruptAbs: joined?.interruptAbs ?? -1,
       usedAlt: false,
+      edited: false,
+      shownInput: null,
     };
+  }
+
+  /**
+   * What follows the prompt on the echo's line (its wrapped rows joined; output left without a
+   * final newline may come before the prompt), or null when the line does not show the last
+   * prompt seen (the input stays what was typed).
+   */
+  private inputOnLine(echo: TextRenderer): string | null {
+    // What the prompt draws last: zsh and fish draw a missing-newline mark and a CR first, fish
+    // a CR after it (then moves the cursor back to its end).
+    const drawn = this.prevPrompt.replace(/\r+$/u, '');
+    const prompt = drawn.slice(drawn.lastIndexOf('\r') + 1);
+    const line = echo.linesToCursor().join('');
+    const at = prompt.trim() === '' ? -1 : line.indexOf(prompt.trimEnd());
+    return at < 0 ? null : line.slice(at + prompt.length).trimEnd();
   }
 
   /**
@@ -831,7 +855,7 @@ export class TurnDetector {
         content,
         text,
         prompt,
-        input: turn.typed,
+        input: turn.shownInput ?? turn.typed,
         interrupted: turn.interrupted,
         truncated,
         startedAt: turn.startedAt,

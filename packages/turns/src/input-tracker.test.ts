@@ -19,6 +19,21 @@ describe('InputTracker', () => {
     expect(t.pending).toBe('x');
   });
 
+  it('marks a submit whose line keys it cannot follow edited (cursor and history keys, Tab, Alt+key)', () => {
+    const t = new InputTracker();
+    expect(t.feed('\x1b[A\r')).toEqual([{ type: 'submit', text: '', edited: true }]);
+    expect(t.feed('ls\r')).toEqual([{ type: 'submit', text: 'ls' }]);
+    for (const key of ['\x1bOA', '\x1b[D', '\x1b[3~', '\t', '\x12', '\x1b.']) {
+      expect(t.feed(`x${key}`)).toEqual([]);
+      expect(t.feed('\r')).toEqual([{ type: 'submit', text: 'x', edited: true }]);
+    }
+    // A bracketed paste and Ctrl-C's fresh line are followed.
+    expect(t.feed('\x1b[D\x03\x1b[200~a\x1b[201~\r')).toEqual([
+      { type: 'interrupt' },
+      { type: 'submit', text: 'a' },
+    ]);
+  });
+
   it('keeps newlines inside a bracketed paste, even when the paste is split across writes', () => {
     const t = new InputTracker();
     expect(t.feed('\x1b[200~line 1\r\nli')).toEqual([]);

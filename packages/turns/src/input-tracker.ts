@@ -1,7 +1,10 @@
 import { MAX_TYPED_CHARS } from './constants.js';
 
 export type InputEvent =
-  { type: 'submit'; text: string } | { type: 'interrupt' } | { type: 'escape' };
+  /** `edited`: keys the tracker cannot follow (cursor and history keys, Tab, Ctrl-R, Alt+key…)
+   * changed the line since the last submit, so `text` may not be what the line held: the
+   * application's echo of the line knows (a command recalled with ↑ has no typed text at all). */
+  { type: 'submit'; text: string; edited?: true } | { type: 'interrupt' } | { type: 'escape' };
 
 const PASTE_END = '\x1b[201~';
 
@@ -16,8 +19,9 @@ const enum I {
 /**
  * Follows the keystrokes written to a PTY to know what the user typed: printable text,
  * backspace, Ctrl-U/Ctrl-W, bracketed pastes (\x1b[200~ … \x1b[201~, newlines inside are text),
- * Enter (\r or \n) = submit, Ctrl-C = interrupt, a lone Esc key press = escape. Cursor keys are ignored (their edits cannot be
- * followed without the application's line editor). Input may be split anywhere across calls.
+ * Enter (\r or \n) = submit, Ctrl-C = interrupt, a lone Esc key press = escape. Cursor keys are
+ * ignored (their edits cannot be followed without the application's line editor): a submit
+ * after one says so (`edited`). Input may be split anywhere across calls.
  */
 export class InputTracker {
   private typed = '';
@@ -29,11 +33,14 @@ export class InputTracker {
   /** How many characters of PASTE_END the latest paste characters matched. */
   private markerMatched = 0;
   private lastWasCr = false;
+  /** A key whose effect on the line is the application's own came since the last submit. */
+  private edited = false;
   private readonly decoder = new TextDecoder('utf-8');
 
   /** Forgets what was typed since the last submit (a full-screen program took those keys). */
   clear(): void {
     this.typed = '';
+    this.edited = false;
   }
 
   /** What has been typed since the last submit. */
@@ -48,6 +55,7 @@ export class InputTracker {
     if (this.state === I.Esc) {
       // A key press arrives in one write: an ESC that ends it is the Esc key, not a sequence start.
       this.state = I.Ground;
+      this.edited = true; // vi mode: what follows are commands (k recalls), not text
       events.push({ type: 'escape' });
     }
     return events;
@@ -64,12 +72,17 @@ export class InputTracker {
           this.state = I.Csi;
           this.params = '';
         } else if (ch === 'O') this.state = I.Ss3;
-        else if (ch !== '\x1b') this.state = I.Ground; // Alt+key: not text
+        else if (ch !== '\x1b') {
+          this.state = I.Ground; // Alt+key: not text, but it may edit the line (Alt-. inserts)
+          this.edited = true;
+        }
         return;
       case I.Csi: {
         const c = ch.codePointAt(0)!;
         if (c >= 0x40 && c <= 0x7e) {
           this.state = this.params === '200' && ch === '~' ? I.Paste : I.Ground;
+          // A cursor or history key (↑ recalls a whole line), Home, Delete…
+          if (this.state === I.Ground) this.edited = true;
           this.pasteParts = [];
           this.pasteLength = 0;
           this.markerMatched = 0;
@@ -78,6 +91,7 @@ export class InputTracker {
       }
       case I.Ss3:
         this.state = I.Ground;
+        this.edited = true; // cursor keys in application mode
         return;
       case I.Paste:
         // Linear in the paste's length: the end marker is matched character by character
@@ -110,6 +124,7 @@ export class InputTracker {
         return;
       case '\x03':
         this.typed = '';
+        this.edited = false;
         events.push({ type: 'interrupt' });
         return;
       case '\x7f':
@@ -120,7 +135,7 @@ export class InputTracker {
         return;
       }
       case '\x15':
-        this.typed = '';
+        this.typed = ''; // to the cursor: after a cursor key, part of the line may stay
         return;
       case '\x17':
         this.typed = this.typed.replace(/\S*\s*$/u, '');
@@ -129,7 +144,12 @@ export class InputTracker {
         this.state = I.Esc;
         return;
     }
-    if (ch.codePointAt(0)! < 0x20) return; // other control keys (Tab, Ctrl-A, …) are not text
+    if (ch.codePointAt(0)! < 0x20) {
+      // Other control keys are not text, but Tab completes, Ctrl-R and Ctrl-P recall, Ctrl-A
+      // moves, Ctrl-K and Ctrl-Y cut and yank: the line is the application's to know.
+      this.edited = true;
+      return;
+    }
     this.append(ch);
   }
 
@@ -146,7 +166,8 @@ export class InputTracker {
   }
 
   private submit(events: InputEvent[]): void {
-    events.push({ type: 'submit', text: this.typed });
+    events.push({ type: 'submit', text: this.typed, ...(this.edited ? { edited: true } : {}) });
     this.typed = '';
+    this.edited = false;
   }
 }
