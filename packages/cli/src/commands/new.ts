@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { BrokerError } from '@clippy/protocol';
+// The table alone, not the turn engine: `new` must not load zod and the regex engine for its help.
+import { BUILTIN_PRESETS } from '@clippy/turns/builtin-presets';
 import { directAttachAllowed, resolveDetachKey } from '../attach/config.js';
 import { runAttach } from '../attach/attach-session.js';
 import { checkInteractiveTerminal } from '../attach/needs-terminal.js';
@@ -71,7 +73,7 @@ const command: CommandModule<object, NewArgs> = {
       .option('preset', {
         type: 'string',
         requiresArg: true,
-        describe: 'turn preset (claude, aider, codex, shell, ...)',
+        describe: `turn preset: ${Object.keys(BUILTIN_PRESETS).join(', ')} (default generic), or one from presets.json`,
       })
       .option('pattern', {
         type: 'string',
