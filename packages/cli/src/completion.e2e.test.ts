@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { spawnProgram } from '@clippy/testkit/agents/harness';
+import { BUILTIN_PRESETS } from '@clippy/turns';
 import { installed } from '@clippy/testkit/installed';
 import { bins } from '@clippy/testkit/paths';
 
@@ -96,6 +97,15 @@ describe('clippy completion', () => {
         await tab(sh, `clippy show ${session}:`, `$ clippy show ${session}:1 `);
         await tab(sh, 'clippy daemon rest', /\$ clippy daemon restart $/m);
         await tab(sh, 'clippy map --plan zz-p', /\$ clippy map --plan zz-plan\.yaml $/m);
+        // --option=VALUE: bash splits the word at '='; the value completes after it.
+        await tab(sh, 'clippy new --preset=cla', /\$ clippy new --preset=claude $/m);
+        await tab(sh, 'clippy map --plan=zz-p', /\$ clippy map --plan=zz-plan\.yaml $/m);
+        await tab(
+          sh,
+          `clippy relay --focused-to=${session.slice(0, 6)}`,
+          `$ clippy relay --focused-to=${session} `,
+        );
+        await tab(sh, `clippy new --preset=claude --na`, /\$ clippy new --preset=claude --name $/m);
         // No candidate: the word is left as typed.
         sh.write(`clippy attach nomatch\t`);
         await new Promise((r) => setTimeout(r, 500));
@@ -129,6 +139,14 @@ describe('clippy completion', () => {
         await tab(sh, `clippy attach ${session.slice(0, 6)}`, `% clippy attach ${session} `);
         await tab(sh, `clippy show ${session}:`, `% clippy show ${session}:1 `);
         await tab(sh, 'clippy map --plan zz-p', /% clippy map --plan zz-plan\.yaml $/m);
+        // zsh blanks a longer line it replaced with spaces: they stay on the screen's row.
+        await tab(sh, 'clippy new --preset=cla', /% clippy new --preset=claude +$/m);
+        await tab(sh, 'clippy map --plan=zz-p', /% clippy map --plan=zz-plan\.yaml $/m);
+        await tab(
+          sh,
+          `clippy relay --focused-to=${session.slice(0, 6)}`,
+          `% clippy relay --focused-to=${session} `,
+        );
         await exit(sh);
       } finally {
         await sh.dispose();
@@ -158,6 +176,15 @@ describe('clippy completion', () => {
       );
       expect(complete('clippy rel').stdout).toMatch(/^relay\t/m);
       expect(complete('clippy map --plan zz-p').stdout).toBe('zz-plan.yaml\n');
+      expect(complete('clippy map --plan=zz-p').stdout).toBe('--plan=zz-plan.yaml\n');
+      expect(complete('clippy new --preset=cla').stdout).toBe('--preset=claude\n');
+      expect(complete(`clippy relay --focused-to=${session.slice(0, 6)}`).stdout).toMatch(
+        new RegExp(`^--focused-to=${session}\\tidle bash`, 'm'),
+      );
+      // The presets offered are exactly the table's (no presets.json here).
+      expect(complete('clippy new --preset ').stdout.trim().split('\n').sort()).toEqual(
+        Object.keys(BUILTIN_PRESETS).sort(),
+      );
     },
     E2E_TIMEOUT_MS,
   );

@@ -66,6 +66,23 @@ describe('__complete reads the command line', () => {
     expect(want(['new', '--'])).toEqual({ kind: 'files' });
   });
 
+  it('completes the value of a word `--option=VALUE`, keeping `--option=` before it', () => {
+    expect(parseLine(spec, ['new'], '--preset=cl')).toEqual({
+      want: { kind: 'presets' },
+      valuePrefix: '--preset=',
+    });
+    expect(parseLine(spec, ['map'], '--plan=')).toMatchObject({
+      want: { kind: 'files' },
+      valuePrefix: '--plan=',
+    });
+    expect(parseLine(spec, ['hotkeys'], '--feedback=d')).toMatchObject({
+      valuePrefix: '--feedback=',
+    });
+    // An option without a value, or an unknown one, has nothing to complete.
+    expect(want(['paste'], '--raw=')).toEqual({ kind: 'none' });
+    expect(want(['paste'], '--nosuch=')).toEqual({ kind: 'none' });
+  });
+
   it('keeps --socket and --host for the daemon it asks', () => {
     expect(parseLine(spec, ['attach', '--socket', '/tmp/x.sock'], '')).toMatchObject({
       socket: '/tmp/x.sock',

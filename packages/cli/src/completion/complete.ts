@@ -8,9 +8,11 @@ import type { CompletionSpec, SpecCommand, SpecOption } from './spec.js';
  * `clippy __complete SHELL -- WORD…`: what the completion scripts (completion/scripts.ts) call
  * on TAB. The words are the command line after `clippy` up to the cursor, the last one being
  * the word under it (maybe empty). Prints one candidate a line (`value<TAB>description` for zsh
- * and fish), or the single line `:files` when the shell should complete file names. Session
- * names and turn IDs come from the daemon already running: nothing is started, no host is
- * reached over SSH, and any failure prints nothing.
+ * and fish), or the single line `:files` when the shell should complete file names
+ * (`:files<TAB>--option=` for what follows the `=` of an `--option=FILE` word). A word
+ * `--option=VALUE` gets candidates `--option=…`. Session names and turn IDs come from the
+ * daemon already running: nothing is started, no host is reached over SSH, and any failure
+ * prints nothing.
  */
 
 /** Longest a TAB may wait for the daemon: a person notices a pause beyond this. */
@@ -46,6 +48,8 @@ const FILE_OPTIONS = new Set([
   'include',
   'exclude',
 ]);
+/** `--option=VALUE` (or `-o=VALUE`): the option's name, and the part up to the `=`. */
+const INLINE_VALUE = /^(--?([^=]+)=)/su;
 /** Options whose value is a live session (`relay --focused-to`, `replay --into`). */
 const LIVE_SESSION_OPTIONS = new Set(['focused-to', 'into']);
 /** Commands whose SESSION is any session, exited ones included (`rm` takes exited ones only). */
@@ -112,6 +116,9 @@ function positionalWant(path: SpecCommand[], name: string): Want {
 
 interface Parsed {
   want: Want;
+  /** The word under the cursor is `--option=VALUE`: this is `--option=`, put back before each
+   * candidate for VALUE (the shells replace the whole word, or only what follows the `=`). */
+  valuePrefix?: string;
   /** `--socket` and `--host` given on the line (they choose the daemon asked). */
   socket?: string;
   host?: string;
@@ -154,6 +161,12 @@ export function parseLine(spec: CompletionSpec, words: string[], cur: string): P
   const result = (want: Want): Parsed => ({ want, ...given });
   if (pending) return result(optionWant(cmd, pending));
   if (afterDashDash) return result({ kind: 'files' });
+  const inline = INLINE_VALUE.exec(cur);
+  if (inline) {
+    const o = findOption(optionsHere(), inline[2]!);
+    if (!o?.takesValue) return result({ kind: 'none' });
+    return { ...result(optionWant(cmd, o)), valuePrefix: inline[1]! };
+  }
   if (cur.startsWith('-')) {
     const words: Candidate[] = [];
     for (const o of cmd ? [...cmd.options] : spec.globalOptions) {
@@ -290,27 +303,35 @@ export async function runComplete(args: readonly string[]): Promise<void> {
   const dashes = args.indexOf('--');
   const shell = args[0];
   const words = dashes < 0 ? [] : args.slice(dashes + 1);
-  const cur = words.pop() ?? '';
+  const word = words.pop() ?? '';
   const timer = setTimeout(() => process.exit(0), COMPLETE_TIMEOUT_MS);
   timer.unref();
   let out: Candidate[] | undefined;
+  let prefix = '';
+  let cur = word;
   try {
     const spec = loadSpec();
-    out = await candidates(spec, parseLine(spec, words, cur), cur, process.env);
+    const parsed = parseLine(spec, words, word);
+    prefix = parsed.valuePrefix ?? '';
+    cur = word.slice(prefix.length);
+    out = await candidates(spec, parsed, cur, process.env);
   } catch {
     return;
   } finally {
     clearTimeout(timer);
   }
   if (out === undefined) {
-    process.stdout.write(`${FILES_DIRECTIVE}\n`);
+    // File names for what follows `--option=`: the script completes them and puts it back.
+    process.stdout.write(`${FILES_DIRECTIVE}${prefix ? `\t${prefix}` : ''}\n`);
     return;
   }
   const describe = shell === 'zsh' || shell === 'fish';
   const lines = out
     .filter((c) => c.value.startsWith(cur))
     .map((c) =>
-      describe && c.description ? `${c.value}\t${c.description.replace(/[\t\n]/g, ' ')}` : c.value,
+      describe && c.description
+        ? `${prefix}${c.value}\t${c.description.replace(/[\t\n]/g, ' ')}`
+        : `${prefix}${c.value}`,
     );
   if (lines.length > 0) process.stdout.write(`${[...new Set(lines)].join('\n')}\n`);
 }
