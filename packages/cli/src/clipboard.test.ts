@@ -25,7 +25,10 @@ describe('clipboard detection', () => {
       detectClipboard({ env: { ...env, WAYLAND_DISPLAY: 'wayland-0' }, isTTY: false })?.name,
     ).toBe('wl-copy');
     expect(detectClipboard({ env: { ...env, DISPLAY: ':0' }, isTTY: false })?.name).toBe('xclip');
-    expect(detectClipboard({ env, isTTY: false })?.name).toBe('pbcopy');
+    // pbcopy is macOS's: found on PATH elsewhere, it is not taken.
+    expect(detectClipboard({ env, isTTY: false })?.name).toBe(
+      process.platform === 'darwin' ? 'pbcopy' : undefined,
+    );
     fs.rmSync(path.join(bin, 'pbcopy'));
     expect(detectClipboard({ env, isTTY: true })?.name).toBe('osc52');
     expect(detectClipboard({ env, isTTY: false })).toBeNull();
@@ -48,9 +51,9 @@ describe('clipboard detection', () => {
     await expect(copyToClipboard('x', { env: { PATH: '' }, isTTY: false })).rejects.toThrow(
       /no clipboard available/,
     );
-    fake('pbcopy', 'exit 3');
-    await expect(copyToClipboard('x', { env: { PATH: bin }, isTTY: false })).rejects.toThrow(
-      /pbcopy exited with code 3/,
-    );
+    fake('xsel', 'exit 3');
+    await expect(
+      copyToClipboard('x', { env: { PATH: bin, DISPLAY: ':0' }, isTTY: false }),
+    ).rejects.toThrow(/xsel exited with code 3/);
   });
 });

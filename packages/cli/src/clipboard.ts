@@ -1,6 +1,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import {
+  CLIPBOARD_TOOLS,
+  clipboardToolFits,
+  clipboardToolNeeds,
+  type ClipboardTool,
+} from '@clippy/protocol';
 
 /** How long a clipboard helper may take before we call it stuck (xclip waits on X errors). */
 const CLIPBOARD_TIMEOUT_MS = 5_000;
@@ -32,25 +39,38 @@ function onPath(cmd: string, env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
+/** A clipboard program as found with an environment on this machine. */
+export interface ClipboardToolFound {
+  tool: ClipboardTool;
+  /** Where it is on the environment's PATH. */
+  path: string | undefined;
+  /** Whether it can work with that environment. */
+  fits: boolean;
+  /** What it needs (`$DISPLAY`), for a message. */
+  needs: string;
+}
+
+/** Every clipboard program, in the order they are tried, as found with `env` here. */
+export function clipboardTools(env: NodeJS.ProcessEnv): ClipboardToolFound[] {
+  const host = { platform: process.platform, release: os.release() };
+  return CLIPBOARD_TOOLS.map((tool) => ({
+    tool,
+    path: onPath(tool.name, env),
+    fits: clipboardToolFits(tool, env, host),
+    needs: clipboardToolNeeds(tool),
+  }));
+}
+
 /**
- * The first available clipboard: wl-copy (Wayland), xclip, xsel (X11), pbcopy (macOS),
- * clip.exe (WSL), else OSC 52 when stderr is a terminal; null when there is none.
+ * The first clipboard program the daemon's `deliver --sink clipboard` would also take here
+ * (one rule: wl-copy with $WAYLAND_DISPLAY, xclip or xsel with $DISPLAY, pbcopy on macOS,
+ * clip.exe on Windows or WSL), else OSC 52 when stderr is a terminal; null when there is none.
  */
 export function detectClipboard(opts: DetectOptions = {}): ClipboardProvider | null {
   const env = opts.env ?? process.env;
   const isTTY = opts.isTTY ?? Boolean(process.stderr.isTTY);
-  const candidates: (ClipboardProvider & { needs?: string })[] = [
-    { name: 'wl-copy', command: 'wl-copy', args: [], needs: 'WAYLAND_DISPLAY' },
-    { name: 'xclip', command: 'xclip', args: ['-selection', 'clipboard'], needs: 'DISPLAY' },
-    { name: 'xsel', command: 'xsel', args: ['--clipboard', '--input'], needs: 'DISPLAY' },
-    { name: 'pbcopy', command: 'pbcopy', args: [] },
-    { name: 'clip.exe', command: 'clip.exe', args: [] },
-  ];
-  for (const c of candidates) {
-    if (c.needs && !env[c.needs]) continue;
-    const found = onPath(c.command!, env);
-    if (found) return { name: c.name, command: found, args: c.args };
-  }
+  const found = clipboardTools(env).find((t) => t.fits && t.path);
+  if (found) return { name: found.tool.name, command: found.path!, args: [...found.tool.args] };
   if (isTTY) return { name: 'osc52' };
   return null;
 }

@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSION } from '@clippy/protocol';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+import { DESKTOP_VARS } from '@clippy/testkit/env';
 import { otherRelease } from '@clippy/testkit/other-release';
 
 // End-to-end: the built `clippy doctor` against real sockets and files. Each failing check is
@@ -12,6 +14,8 @@ import { otherRelease } from '@clippy/testkit/other-release';
 
 /** Per test: a daemon, or a doctor run loading node-pty in a child, on a loaded 2-core box. */
 const E2E_TIMEOUT_MS = 60_000;
+/** The clipboard test: two daemons, each with a shell that answers one turn. */
+const CLIPBOARD_TIMEOUT_MS = 120_000;
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -41,6 +45,63 @@ describe('clippy doctor', () => {
       );
     },
     E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'clipboard: says what deliver --sink clipboard will use, from the daemon’s environment',
+    async () => {
+      // xclip and xsel first on PATH (stand-ins that keep what they are given), and a daemon
+      // without $DISPLAY.
+      const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-bin-'));
+      cleanups.push(() => fs.rmSync(bin, { recursive: true, force: true }));
+      const copied = path.join(bin, 'copied.txt');
+      for (const tool of ['xclip', 'xsel'])
+        fs.writeFileSync(path.join(bin, tool), `#!/bin/sh\ncat > ${copied}\n`, { mode: 0o755 });
+      const start = async (display: string | undefined): Promise<NodeJS.ProcessEnv> => {
+        const e = new DaemonEnv({ PATH: `${bin}:${process.env.PATH}` });
+        for (const v of DESKTOP_VARS) delete e.env[v];
+        if (display) e.env.DISPLAY = display;
+        const d = await TestDaemon.start({ env: e });
+        cleanups.push(() => d.stop());
+        const made = await runClippy(
+          ['new', '-d', '--name', 'sh', '--preset', 'bash', '--', 'bash', '--norc', '--noprofile'],
+          e.env,
+        );
+        expect(made.code).toBe(0);
+        expect(
+          (await runClippy(['ask', 'sh', 'echo to-copy', '--timeout', '30'], e.env, 40_000)).code,
+        ).toBe(0);
+        expect((await runClippy(['capture', 'sh'], e.env)).code).toBe(0);
+        return e.env;
+      };
+      const clipboardCheck = async (env: NodeJS.ProcessEnv) => {
+        const r = await runClippy(['doctor', '--json'], env);
+        return JSON.parse(r.stdout).checks.find((c: { name: string }) => c.name === 'clipboard');
+      };
+
+      const noDisplay = await start(undefined);
+      // This shell has a display; the daemon, which copies, has none.
+      const check = await clipboardCheck({ ...noDisplay, DISPLAY: ':99' });
+      expect(check.status).toBe('warn');
+      expect(check.detail).toMatch(
+        /^deliver --sink clipboard: OSC 52 through an attached terminal, and none is attached now: it fails \(.*xclip is installed but needs \$DISPLAY, unset in the daemon's environment; xsel is installed but needs \$DISPLAY/,
+      );
+      expect(check.fix).toContain('clippy daemon restart');
+      // As doctor said: no clipboard.
+      const failed = await runClippy(['deliver', '--sink', 'clipboard'], noDisplay);
+      expect(failed.stderr).toMatch(/osc52: no client is attached/);
+      expect(failed.code).toBe(1);
+      expect(fs.existsSync(copied)).toBe(false);
+
+      const withDisplay = await start(':99');
+      expect((await clipboardCheck(withDisplay)).detail).toMatch(
+        /^deliver --sink clipboard: xclip;/,
+      );
+      const delivered = await runClippy(['deliver', '--sink', 'clipboard'], withDisplay);
+      expect(delivered.code).toBe(0);
+      expect(fs.readFileSync(copied, 'utf8')).toContain('to-copy');
+    },
+    CLIPBOARD_TIMEOUT_MS,
   );
 
   it(

@@ -12,6 +12,7 @@ export * from './messages.js';
 export * from './push-types.js';
 export * from './validate.js';
 export * from './paths.js';
+export * from './clipboard-tools.js';
 export * from './keys.js';
 export * from './turn-id.js';
 export * from './turn-preview.js';

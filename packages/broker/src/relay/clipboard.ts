@@ -1,35 +1,15 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
+import os from 'node:os';
 import { delimiter, join } from 'node:path';
+import { CLIPBOARD_TOOLS, clipboardToolFits } from '@clippy/protocol';
 import { HandlerError } from '../errors.js';
 
 /** How long a clipboard tool may take before it counts as failed (they return at once). */
 export const CLIPBOARD_TIMEOUT_MS = 3_000;
 
-/** One way to put text on the clipboard: a program reading it on stdin. */
-interface ClipboardTool {
-  name: string;
-  args: string[];
-  /** Whether it is worth trying in this environment. */
-  usable(env: Record<string, string | undefined>): boolean;
-}
-
-const isWsl = (): boolean => {
-  try {
-    return /microsoft/i.test(readFileSync('/proc/version', 'utf8'));
-  } catch {
-    return false;
-  }
-};
-
-/** In order of preference: the native tool of the session type first. */
-const TOOLS: ClipboardTool[] = [
-  { name: 'wl-copy', args: [], usable: (env) => Boolean(env.WAYLAND_DISPLAY) },
-  { name: 'xclip', args: ['-selection', 'clipboard'], usable: (env) => Boolean(env.DISPLAY) },
-  { name: 'xsel', args: ['--clipboard', '--input'], usable: (env) => Boolean(env.DISPLAY) },
-  { name: 'pbcopy', args: [], usable: () => process.platform === 'darwin' },
-  { name: 'clip.exe', args: [], usable: () => process.platform === 'win32' || isWsl() },
-];
+/** The machine the tools run on (WSL's kernel release names Microsoft). */
+const HOST = { platform: process.platform, release: os.release() };
 
 export interface ClipboardOptions {
   env: Record<string, string | undefined>;
@@ -54,8 +34,8 @@ export async function copyToClipboard(
   opts: ClipboardOptions,
 ): Promise<ClipboardProvider> {
   const tried: string[] = [];
-  for (const tool of TOOLS) {
-    if (!tool.usable(opts.env)) continue;
+  for (const tool of CLIPBOARD_TOOLS) {
+    if (!clipboardToolFits(tool, opts.env, HOST)) continue;
     const path = findExecutable(tool.name, opts.env.PATH ?? '');
     if (!path) continue;
     try {
@@ -93,7 +73,7 @@ export function findExecutable(name: string, pathList: string): string | null {
 
 function runTool(
   path: string,
-  args: string[],
+  args: readonly string[],
   data: Uint8Array,
   env: Record<string, string | undefined>,
 ): Promise<void> {

@@ -9,8 +9,11 @@ import {
   checkNodePty,
   checkSocketDir,
   checkStaleSocket,
+  processEnv,
   type Check,
+  type DaemonClipboard,
 } from '../doctor/checks.js';
+import { detectClipboard } from '../clipboard.js';
 import { EXIT } from '../exit-codes.js';
 import { cliVersion } from '../cli-version.js';
 import { RESTART_ENDS_SESSIONS, upgradeNotice } from '../upgrade-notice.js';
@@ -64,6 +67,31 @@ async function checkDaemon(args: CommonArgs): Promise<Check> {
   }
 }
 
+/**
+ * The running daemon as the clipboard check needs it (its environment, its attached clients),
+ * or null when none runs here. A daemon on another host (`--host`) has no environment here.
+ */
+async function daemonClipboard(args: CommonArgs): Promise<DaemonClipboard | null> {
+  let opened;
+  try {
+    opened = await connectForCommand(args, { autoStart: false, upgradeNotice: false });
+  } catch {
+    return null;
+  }
+  const { client, remote } = opened;
+  try {
+    const [status, { clients }] = await Promise.all([
+      client.request('daemon_status', {}),
+      client.request('list_clients', {}),
+    ]);
+    return { env: remote ? null : processEnv(status.pid), attached: clients.length };
+  } catch {
+    return null;
+  } finally {
+    await client.close();
+  }
+}
+
 /** `clippy doctor`: checks what clippy needs and says how to fix each problem. */
 const command: CommandModule<object, DoctorArgs> = {
   command: 'doctor',
@@ -81,7 +109,7 @@ const command: CommandModule<object, DoctorArgs> = {
       checkSocketDir(env, argv.socket),
       await checkStaleSocket(env, argv.socket),
       await checkDaemon(argv),
-      checkClipboard(env),
+      checkClipboard(env, await daemonClipboard(argv), detectClipboard()?.name ?? null),
       checkHotkeys(env),
       ...checkConfig(env),
     ];

@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { NoRuntimeDirError, resolveSocketPaths } from '@clippy/protocol';
 import { presetNames, resolvePreset } from '@clippy/turns';
+import { clipboardTools } from '../clipboard.js';
 import { configFilePath, readConfigFile, readPresetsFile } from '../config-files.js';
 
 /** One finding of `clippy doctor`. `warn` is an optional feature that will not work. */
@@ -152,17 +153,82 @@ function onPath(cmd: string, env: NodeJS.ProcessEnv): boolean {
     .some((d) => d !== '' && fs.existsSync(path.join(d, cmd)));
 }
 
-/** A clipboard program for reports and `deliver --sink clipboard`. */
-export function checkClipboard(env: NodeJS.ProcessEnv): Check {
-  const found = ['wl-copy', 'xclip', 'xsel', 'pbcopy', 'clip.exe'].filter((c) => onPath(c, env));
-  return found.length > 0
-    ? { name: 'clipboard', status: 'ok', detail: found.join(', ') }
-    : {
-        name: 'clipboard',
-        status: 'warn',
-        detail: 'no clipboard program: reports and `deliver --sink clipboard` cannot copy',
-        fix: 'install one: `apt-get install xclip` (X11) or `apt-get install wl-clipboard` (Wayland)',
-      };
+/** The running daemon as `deliver --sink clipboard` meets it. */
+export interface DaemonClipboard {
+  /** Its environment (from /proc on Linux), or null when it cannot be read. */
+  env: NodeJS.ProcessEnv | null;
+  /** Attached clients: the ones OSC 52 can go through. */
+  attached: number;
+}
+
+/**
+ * What `deliver --sink clipboard` will use: the daemon copies, with the daemon's environment
+ * (a daemon started without $DISPLAY cannot use xsel, whatever this shell has), the first
+ * program that fits it, else OSC 52 through an attached terminal. `daemon` null: none runs, and
+ * the one started on demand gets this environment. `here`: what reports and `map --copy` use.
+ */
+export function checkClipboard(
+  env: NodeJS.ProcessEnv,
+  daemon: DaemonClipboard | null,
+  here: string | null,
+): Check {
+  const daemonEnv = daemon ? daemon.env : env;
+  const hereText = `; reports and \`map --copy\` here: ${here === 'osc52' ? 'OSC 52 to this terminal' : (here ?? 'none')}`;
+  if (!daemonEnv) {
+    return {
+      name: 'clipboard',
+      status: 'warn',
+      detail: `deliver --sink clipboard: the daemon's environment cannot be read here, so what it uses is unknown${hereText}`,
+      fix: '`clippy deliver --sink clipboard` after a capture shows it',
+    };
+  }
+  const tools = clipboardTools(daemonEnv);
+  const used = tools.find((t) => t.fits && t.path);
+  const whose = daemon
+    ? "the daemon's environment"
+    : 'this environment (the daemon starts with it)';
+  if (used) {
+    return {
+      name: 'clipboard',
+      status: 'ok',
+      detail: `deliver --sink clipboard: ${used.tool.name}${hereText}`,
+    };
+  }
+  const unfit = tools
+    .filter((t) => t.path)
+    .map((t) =>
+      'env' in t.tool.needs
+        ? `${t.tool.name} is installed but needs ${t.needs}, unset in ${whose}`
+        : `${t.tool.name} is installed but works on ${t.needs} only`,
+    );
+  const why = unfit.length > 0 ? unfit.join('; ') : 'no clipboard program is installed';
+  const attached = daemon?.attached ?? 0;
+  const osc52 =
+    attached > 0
+      ? `OSC 52 through the ${attached} attached terminal${attached === 1 ? '' : 's'} (if the terminal supports it)`
+      : 'OSC 52 through an attached terminal, and none is attached now: it fails';
+  return {
+    name: 'clipboard',
+    status: 'warn',
+    detail: `deliver --sink clipboard: ${osc52} (${why})${hereText}`,
+    fix: tools.some((t) => t.path && 'env' in t.tool.needs)
+      ? 'run the daemon where the display is set (`clippy daemon restart` from your desktop session; it ends the sessions), or keep a `clippy attach` open in a terminal with OSC 52'
+      : 'install one: `apt-get install xclip` (X11) or `apt-get install wl-clipboard` (Wayland)',
+  };
+}
+
+/** A process's environment (Linux: /proc/PID/environ, the user's own processes), or null. */
+export function processEnv(pid: number): NodeJS.ProcessEnv | null {
+  try {
+    const env: NodeJS.ProcessEnv = {};
+    for (const entry of fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
+      const eq = entry.indexOf('=');
+      if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+    }
+    return env;
+  } catch {
+    return null;
+  }
 }
 
 /** What the hotkeys need: tmux (key bindings) or an X display (global keys). */
