@@ -58,6 +58,28 @@ describe('exit codes and messages', { timeout: E2E_TIMEOUT_MS }, () => {
     expect(JSON.parse(ls.stdout).sessions).toEqual([]);
   });
 
+  it('send without text or keys says what is missing; with both, that it takes one', async () => {
+    const cases: [string[], string][] = [
+      [
+        ['send', 'x'],
+        'clippy: send needs something to type: TEXT (or - for stdin) or --keys KEY...\n',
+      ],
+      [
+        ['send', 'x', '--enter'],
+        'clippy: send needs something to type: TEXT (or - for stdin) or --keys KEY...; to press Enter alone: clippy send x --keys Enter\n',
+      ],
+      [['send', 'x', '--keys'], 'clippy: --keys needs at least one key (e.g. --keys Down Enter)\n'],
+      [
+        ['send', 'x', 'hi', '--keys', 'Enter'],
+        'clippy: send takes TEXT (or - for stdin) or --keys KEY..., not both\n',
+      ],
+    ];
+    for (const [args, stderr] of cases) {
+      const r = await runClippy(args, env);
+      expect({ args, stderr: r.stderr, code: r.code }).toEqual({ args, stderr, code: 64 });
+    }
+  });
+
   it('--timeout that is not a number says what it got', async () => {
     for (const cmd of [
       ['wait', 'x', '--timeout', 'abc'],

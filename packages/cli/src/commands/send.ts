@@ -59,8 +59,19 @@ const command: CommandModule<object, SendArgs> = {
   handler: async (argv) => {
     const text = textOf(argv);
     const keys = argv.keys?.map(String);
-    if ((text === undefined) === (keys === undefined))
+    if (text !== undefined && keys !== undefined)
       throw new CliError('send takes TEXT (or - for stdin) or --keys KEY..., not both', EXIT.usage);
+    if (keys?.length === 0)
+      throw new CliError('--keys needs at least one key (e.g. --keys Down Enter)', EXIT.usage);
+    if (text === undefined && keys === undefined) {
+      const enterAlone = argv.enter
+        ? `; to press Enter alone: clippy send ${argv.session} --keys Enter`
+        : '';
+      throw new CliError(
+        `send needs something to type: TEXT (or - for stdin) or --keys KEY...${enterAlone}`,
+        EXIT.usage,
+      );
+    }
     const result = await withClient(argv, (c) =>
       c.request('send', {
         session: argv.session,
