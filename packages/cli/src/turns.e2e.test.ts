@@ -145,6 +145,44 @@ describe('turn detection under the daemon', () => {
     expect(whole.text.endsWith('\nThe fake agent read your message.\nEnd of answer.')).toBe(true);
   }, 60_000);
 
+  it('wait --after TURN: a turn that completed before wait asked is not missed (race-free for scripts)', async () => {
+    await spawnAgent(d, c, 'race', 'aider', 'aider');
+    const env = d.env.env;
+    // The script notes where the session is, sends, and only then waits: here the answer is
+    // complete before `wait` connects (the widest case of a turn completing between a wait's
+    // connect and its request). Without --after, wait would wait for the turn after it.
+    const first = await ask('race', 'early answer', 0);
+    const r = await runClippy(['wait', 'race', '--after', 'race:0', '--json', '-t', '20'], env);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      turn_id: first.turn_id,
+      text: answerText('early answer'),
+    });
+    // Its number works too; the session's own ID as well.
+    const byNumber = await runClippy(['wait', 'race', '--after', '0', '-t', '20'], env);
+    expect(byNumber.stdout).toBe(`${answerText('early answer')}\n`);
+    // After the latest turn, wait waits for the next one, which comes once asked for.
+    const waiting = runClippy(['wait', 'race', '--after', first.turn_id, '-t', '20'], env, 30_000);
+    await ask('race', 'later', 1);
+    expect((await waiting).stdout).toBe(`${answerText('later')}\n`);
+
+    const future = await runClippy(['wait', 'race', '--after', 'race:9', '-t', '1'], env);
+    expect(future.stderr).toBe(
+      "clippy: turn race:9 does not exist yet: race's latest is race:2 (turn_not_found)\n",
+    );
+    expect(future.code).toBe(4);
+    const other = await runClippy(['wait', 'race', '--after', 'aid:1', '-t', '1'], env);
+    expect(other.stderr).toMatch(
+      /^clippy: turn aid:1 is not one of session 'race' \(\w+\) \(invalid_argument\)\n$/,
+    );
+    expect(other.code).toBe(1);
+    const bad = await runClippy(['wait', 'race', '--after', 'last'], env);
+    expect(bad.stderr).toBe(
+      "clippy: --after takes a turn ID such as race:3 (race:0 for before its first turn), or its number (got 'last')\n",
+    );
+    expect(bad.code).toBe(64);
+  });
+
   it('wait --timeout exits 124; a bad preset or pattern is refused at spawn and starts nothing', async () => {
     await spawnAgent(d, c, 'idle', 'aider', 'aider');
     const r = await runClippy(['wait', 'idle', '--timeout', '0.5'], d.env.env);

@@ -54,6 +54,7 @@ describe('__complete reads the command line', () => {
 
   it('completes an option’s value, and skips values already given', () => {
     expect(want(['new', '--preset'])).toEqual({ kind: 'presets' });
+    expect(want(['wait', 'claude', '--after'])).toEqual({ kind: 'ref' });
     expect(want(['new', '--cwd'])).toEqual({ kind: 'files' });
     expect(words(['kill', 'x', '--signal'])).toEqual(expect.arrayContaining(['HUP', 'TERM']));
     expect(words(['hotkeys', '--feedback'])).toEqual(['auto', 'desktop', 'terminal']);

@@ -75,6 +75,7 @@ function optionWant(cmd: SpecCommand | undefined, o: SpecOption): Want {
   if (FILE_OPTIONS.has(o.name) || o.aliases.some((a) => FILE_OPTIONS.has(a)))
     return { kind: 'files' };
   if (o.name === 'preset') return { kind: 'presets' };
+  if (o.name === 'after') return { kind: 'ref' }; // `wait --after TURN`
   if (o.name === 'host') return { kind: 'hosts' };
   if (o.name === 'signal')
     return {

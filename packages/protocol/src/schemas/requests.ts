@@ -324,7 +324,7 @@ export const WaitTurnSchema = message(
       .optional()
       .describe('give up with `timeout` after this long'),
     after: TurnPositionSchema.optional().describe(
-      'return the first turn newer than this one (may already exist)',
+      "return the first turn newer than this one of the session's (may already exist; one past the latest is `turn_not_found`, another session's `invalid_argument`)",
     ),
   },
 );
