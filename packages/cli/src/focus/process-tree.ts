@@ -12,6 +12,21 @@ export async function parentMap(): Promise<Map<number, number>> {
   }
 }
 
+/** Process `pid`'s parent, from /proc (Linux); null when it cannot be read. */
+export async function parentOf(pid: number): Promise<number | null> {
+  const { readFile } = process.getBuiltinModule('node:fs/promises');
+  try {
+    return ppidOf(await readFile(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return null;
+  }
+}
+
+/** "pid (comm) state ppid …": comm may hold spaces and parentheses, so cut after the last ')'. */
+function ppidOf(stat: string): number {
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
 async function parentsFromProc(): Promise<Map<number, number>> {
   const parents = new Map<number, number>();
   // Loaded here, not imported: the fast path's commands load this module and need none of it.
@@ -21,10 +36,7 @@ async function parentsFromProc(): Promise<Map<number, number>> {
     entries.map(async (entry) => {
       if (!/^\d+$/.test(entry)) return;
       try {
-        const stat = await readFile(`/proc/${entry}/stat`, 'latin1');
-        // "pid (comm) state ppid …": comm may hold spaces and parentheses, so cut after the last ')'.
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        parents.set(Number(entry), Number(fields[1]));
+        parents.set(Number(entry), ppidOf(await readFile(`/proc/${entry}/stat`, 'latin1')));
       } catch {
         // The process ended while we looked.
       }
