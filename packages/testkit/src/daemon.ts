@@ -146,22 +146,40 @@ export class TestDaemon {
    * counts as ready when it answers the handshake with its version.
    */
   static async start(
-    opts: { env?: DaemonEnv; args?: string[]; logLevel?: string; bin?: string } = {},
+    opts: {
+      env?: DaemonEnv;
+      args?: string[];
+      logLevel?: string;
+      bin?: string;
+      /** The daemon's limit on open descriptors (`ulimit -n`), to reach it with fewer connections. */
+      maxFiles?: number;
+    } = {},
   ): Promise<TestDaemon> {
     const env = opts.env ?? new DaemonEnv();
-    const child = spawn(
-      process.execPath,
-      [
-        // Extra node flags for profiling a test daemon (e.g. `--cpu-prof`), space-separated.
-        ...(process.env.CLIPPYD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-        opts.bin ?? bins.clippyd,
-        '--foreground',
-        '--log-level',
-        opts.logLevel ?? 'warn',
-        ...(opts.args ?? []),
-      ],
-      { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const nodeArgs = [
+      // Extra node flags for profiling a test daemon (e.g. `--cpu-prof`), space-separated.
+      ...(process.env.CLIPPYD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      opts.bin ?? bins.clippyd,
+      '--foreground',
+      '--log-level',
+      opts.logLevel ?? 'warn',
+      ...(opts.args ?? []),
+    ];
+    // With a descriptor limit, a shell sets it and execs node: the daemon keeps the shell's PID.
+    const [command, args] =
+      opts.maxFiles === undefined
+        ? [process.execPath, nodeArgs]
+        : [
+            '/bin/sh',
+            [
+              '-c',
+              'ulimit -n "$0" && exec "$@"',
+              String(opts.maxFiles),
+              process.execPath,
+              ...nodeArgs,
+            ],
+          ];
+    const child = spawn(command, args, { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const daemon = new TestDaemon(env, child);
     env.track(child.pid!);
     const deadline = Date.now() + DAEMON_READY_TIMEOUT_MS;
