@@ -7,8 +7,11 @@ import {
   HELLO_TIMEOUT_MS,
   KILL_GRACE_MS,
   PARTIAL_FRAMES_LIMIT,
+  PENDING_HELLO_LIMIT,
   REQUESTS_PER_TURN,
   SHUTDOWN_GRACE_MS,
+  WEB_PENDING_LIMIT,
+  WEB_PENDING_TIMEOUT_MS,
 } from './constants.js';
 import type { Logger } from './log.js';
 
@@ -19,6 +22,11 @@ export interface BrokerLimits extends FlowLimits {
   frameTimeoutMs: number;
   partialFramesLimit: number;
   requestsPerTurn: number;
+  /** Connections on each Unix socket that have not said hello. */
+  pendingHelloLimit: number;
+  /** Connections to the web view's port that have not shown the token, and how long each may wait. */
+  webPendingLimit: number;
+  webPendingTimeoutMs: number;
 }
 
 export interface BrokerOptions {
@@ -91,6 +99,9 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
       frameTimeoutMs: FRAME_TIMEOUT_MS,
       partialFramesLimit: PARTIAL_FRAMES_LIMIT,
       requestsPerTurn: REQUESTS_PER_TURN,
+      pendingHelloLimit: PENDING_HELLO_LIMIT,
+      webPendingLimit: WEB_PENDING_LIMIT,
+      webPendingTimeoutMs: WEB_PENDING_TIMEOUT_MS,
       ...options.limits,
     },
   };

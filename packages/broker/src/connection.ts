@@ -182,6 +182,7 @@ export class ClientConnection implements Caller {
     const hello = result.message as Request<'hello'>;
     this.handshaken = true;
     this.clearHelloTimer();
+    this.transport.handshaken();
     this.role = hello.role;
     const ack: HelloAck = {
       type: 'hello_ack',

@@ -94,6 +94,38 @@ export const CONNECTION_QUEUE_LIMIT = 32 * 1024 * 1024;
 export const HELLO_TIMEOUT_MS = 10_000;
 
 /**
+ * Connections on one Unix socket that have not said hello, at most: honest clients say it
+ * within milliseconds of connecting, so far fewer ever wait at once; a runaway loop of
+ * connections holds no more descriptors than this (the oldest waiting one is closed first).
+ */
+export const PENDING_HELLO_LIMIT = 256;
+
+/**
+ * Connections to the web view's port that have not shown the token, at most: any local user
+ * can open them, so they are bounded well inside the daemon's descriptors (a browser opens at
+ * most 6 per host: ten tabs loading at once fit); the oldest waiting one is closed first.
+ */
+export const WEB_PENDING_LIMIT = 64;
+
+/**
+ * How long a connection to the web view's port may go without showing the token: a page
+ * loads its three files and opens its WebSocket within milliseconds; as long as hello may take.
+ */
+export const WEB_PENDING_TIMEOUT_MS = HELLO_TIMEOUT_MS;
+
+/**
+ * Least time between two log lines about connections closed over a cap: a flood of thousands
+ * a second leaves one line per interval (with the count), not one per connection.
+ */
+export const PENDING_REPORT_INTERVAL_MS = 10_000;
+
+/**
+ * Tab sessions (what a page gets for the token) the web view keeps, at most: one per tab that
+ * opened the URL; past it the oldest is forgotten (that tab must open the URL again).
+ */
+export const WEB_SESSIONS_LIMIT = 256;
+
+/**
  * How long one frame may take from its first byte to its last: a 16 MiB frame crosses a Unix
  * socket in tens of milliseconds, so only a stalled or hostile client comes near this, and it
  * must not keep up to 16 MiB of a half-written frame buffered forever.

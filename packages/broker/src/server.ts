@@ -20,6 +20,7 @@ import { createSessionTurns, type TurnsHost } from './detection/create-session-t
 import { loadStartSettings } from './detection/turn-config.js';
 import type { Connection, InputLimits, Transport } from './transports/transport.js';
 import { PartialFrameBudget } from './transports/partial-frames.js';
+import { PendingConnections } from './transports/pending-connections.js';
 import { UnixTransport } from './transports/unix.js';
 import { WsTransport } from './transports/ws.js';
 import { WebHost } from './web/web-host.js';
@@ -274,13 +275,39 @@ export class Broker {
       frameTimeoutMs: limits.frameTimeoutMs,
       requestsPerTurn: limits.requestsPerTurn,
     };
-    this.transports.push(await UnixTransport.listen(this.config.paths.socket, inputLimits, accept));
-    this.webHost = new WebHost(inputLimits, accept, (reason) =>
-      this.log.warn({ reason }, 'web view request refused'),
+    // Each socket counts its own connections that have not said hello (one log line per flood).
+    const pending = (socket: string) =>
+      new PendingConnections(limits.pendingHelloLimit, (closed) =>
+        this.log.warn(
+          { socket, closed, limit: limits.pendingHelloLimit },
+          'connections that said no hello closed over the cap (the oldest first)',
+        ),
+      );
+    this.transports.push(
+      await UnixTransport.listen(
+        this.config.paths.socket,
+        inputLimits,
+        pending(this.config.paths.socket),
+        accept,
+      ),
     );
+    this.webHost = new WebHost({
+      limits: inputLimits,
+      pendingLimit: limits.webPendingLimit,
+      pendingTimeoutMs: limits.webPendingTimeoutMs,
+      accept,
+      onRefused: (reason) => this.log.warn({ reason }, 'web view request refused'),
+      onPushedOut: (closed) =>
+        this.log.warn(
+          { closed, limit: limits.webPendingLimit },
+          'web view connections without the token closed over the cap (the oldest first)',
+        ),
+    });
     if (this.config.websocket) {
       const wsOptions = {
         limits: inputLimits,
+        pending: pending(this.config.paths.wsSocket),
+        helloTimeoutMs: limits.helloTimeoutMs,
         token: () => this.config.wsToken ?? readWsToken(this.config.wsTokenFile),
         onRefused: (reason: string) => this.log.warn({ reason }, 'WebSocket upgrade refused'),
       };

@@ -56,6 +56,8 @@ export const ERROR_CODES = {
   frame_timeout: 'A frame was started and not finished in time. The connection is closed.',
   partial_frame_limit:
     'Unfinished frames of all connections together would pass the broker’s memory bound; the connection that would pass it is closed.',
+  too_many_connections:
+    'More connections were waiting to say `hello` on the socket than the broker admits; the one waiting longest is closed. Retry.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -69,6 +71,7 @@ export const FATAL_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'handshake_timeout',
   'frame_timeout',
   'partial_frame_limit',
+  'too_many_connections',
 ]);
 
 /** An error answer from the broker, as a value a client can throw or inspect. */

@@ -1,15 +1,18 @@
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Page } from 'playwright-core';
@@ -28,13 +31,18 @@ const PAGE_TIMEOUT_MS = 15_000;
 const missing = chromiumMissing();
 if (missing) console.warn(`skipping the web view browser tests: ${missing}`);
 
-/** Status of an HTTP request to the endpoint, with headers a browser (or attacker) would send. */
-async function httpStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
+/** An HTTP request to the endpoint: its status, headers and body. */
+async function http(
+  url: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+    const req = request(url, options, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject);
     req.end();
@@ -84,6 +92,8 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
   const requested: string[] = [];
   /** The type of every message the page sent over its WebSocket. */
   const sentTypes: string[] = [];
+  /** The page `clippy web --open` wrote for the browser. */
+  let redirectPage = '';
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -119,8 +129,8 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await d?.stop();
   });
 
-  it('prints a URL on 127.0.0.1 with a token', () => {
-    expect(url).toBe(`http://127.0.0.1:${port}/?token=${token}`);
+  it('prints a URL on 127.0.0.1 with the token in its fragment', () => {
+    expect(url).toBe(`http://127.0.0.1:${port}/#token=${token}`);
     expect(token).toMatch(/^[0-9a-f]{48}$/);
   });
 
@@ -358,13 +368,24 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await page.waitForSelector('#notice', { state: 'hidden' });
   });
 
-  it('takes the token out of the address bar; a reload is let in by the cookie', async () => {
+  it('takes the token out of the address bar; a reload is let in by the tab’s session, no cookie', async () => {
     expect(page.url()).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/#?$`));
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]');
     await page.waitForSelector('.card[data-name="alpha"]');
-    // Without the cookie (another browser, say), the same address is refused.
-    expect(await httpStatus(page.url())).toBe(403);
+    expect(await page.context().cookies()).toEqual([]);
+    // Another tab at the same address (another browser, a copied link) is not signed in.
+    const other = await page.context().newPage();
+    try {
+      await other.goto(page.url());
+      await other.waitForSelector('#banner:visible');
+      expect(await other.locator('#banner').textContent()).toContain(
+        'This tab is not signed in to the web view. Run `clippy web` in a terminal and open the URL it prints',
+      );
+      expect(await other.locator('.card').count()).toBe(0);
+    } finally {
+      await other.close();
+    }
   });
 
   it('works offline: the page asked nothing of any other host, under a strict CSP', async () => {
@@ -373,7 +394,7 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     expect(
       requested.filter((u) => !u.startsWith(`http://${base}`) && !u.startsWith(`ws://${base}`)),
     ).toEqual([]);
-    const index = await fetch(`http://${base}?token=${token}`);
+    const index = await fetch(`http://${base}`);
     expect(index.headers.get('content-security-policy')).toContain("default-src 'self'");
     // The built assets name no other host (the SVG/XHTML namespaces are names, not fetches).
     const assets = join(import.meta.dirname, '..', 'dist', 'assets');
@@ -389,14 +410,41 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
   it('refuses a wrong token, a foreign Origin and a foreign Host', async () => {
     const base = `http://127.0.0.1:${port}`;
     const ws = `ws://127.0.0.1:${port}/ws`;
-    const wrong = await page.goto(`${base}/?token=${'0'.repeat(48)}`);
-    expect(wrong?.status()).toBe(403);
-    expect(await httpStatus(`${base}/app.js`)).toBe(403);
-    expect(await httpStatus(`${base}/?token=${token}`)).toBe(200);
-    expect(await httpStatus(`${base}/?token=${token}`, { origin: 'http://evil.example' })).toBe(
-      403,
+    // A wrong token in the address: the page says so, and what to do; the token leaves the address.
+    await page.goto('about:blank');
+    await page.goto(`${base}/#token=${'0'.repeat(48)}`);
+    await page.waitForSelector('#banner:visible');
+    expect(await page.locator('#banner').textContent()).toMatch(
+      /did not take this address’s token: refused: wrong web view token\. Run `clippy web` in a terminal/,
     );
-    expect(await httpStatus(`${base}/?token=${token}`, { host: `evil.example:${port}` })).toBe(403);
+    expect(page.url()).toBe(`${base}/`);
+    // The page's files hold no secret; requests from another site or name are refused, saying
+    // what to do.
+    expect((await http(`${base}/app.js`)).status).toBe(200);
+    const foreign: Record<string, string>[] = [
+      { origin: 'http://evil.example' },
+      { host: `evil.example:${port}` },
+    ];
+    for (const headers of foreign) {
+      const refused = await http(`${base}/`, { headers });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toContain('run `clippy web` in a terminal and open the URL it prints');
+    }
+    // The token buys a tab session (POST /session, the token as a bearer), nothing else does.
+    const exchange = (authorization: string, headers: Record<string, string> = {}) =>
+      http(`${base}/session`, { method: 'POST', headers: { authorization, ...headers } });
+    expect((await exchange(`Bearer ${'0'.repeat(48)}`)).status).toBe(403);
+    expect((await exchange(`Bearer ${token}`, { origin: 'http://evil.example' })).status).toBe(403);
+    expect(
+      (await http(`${base}/session`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(405);
+    const granted = await exchange(`Bearer ${token}`);
+    expect(granted.status).toBe(200);
+    expect(granted.headers['set-cookie']).toBeUndefined();
+    const { session } = JSON.parse(granted.body) as { session: string };
+    expect(session).toMatch(/^[0-9a-f]{48}$/);
+    expect(await upgrade(`${ws}?session=${session}`, { origin: base })).toBe('open');
+    expect(await upgrade(`${ws}?session=${'0'.repeat(48)}`, { origin: base })).toBe('403');
     expect(await upgrade(`${ws}?token=${token}`, { origin: base })).toBe('open');
     expect(await upgrade(`${ws}?token=nope`, { origin: base })).toBe('403');
     expect(await upgrade(`${ws}`, { origin: base })).toBe('403');
@@ -438,7 +486,7 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     expect((await c.request('list_sessions', {})).sessions.length).toBeGreaterThan(0);
   });
 
-  it('clippy web --open hands the running endpoint’s URL to the desktop’s opener', async () => {
+  it('clippy web --open hands the desktop’s opener a page of the user’s that leads to the endpoint', async () => {
     // xdg-open stands in for the desktop (a host program, not ours): it notes what it was given.
     const bin = join(d.env.root, 'bin');
     const opened = join(d.env.root, 'opened');
@@ -453,11 +501,18 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     expect(run.stdout).toContain(`web view already running: ${url}`);
     await until(() => {
       try {
-        return readFileSync(opened, 'utf8') === url;
+        return readFileSync(opened, 'utf8') !== '';
       } catch {
         return false;
       }
-    }, 'xdg-open was given the URL');
+    }, 'xdg-open was given the page');
+    // A file beside the daemon's socket (0700 directory), which sends the browser on to the URL.
+    redirectPage = join(d.env.runtimeDir, 'clippy', 'broker-web.html');
+    expect(readFileSync(opened, 'utf8')).toBe(pathToFileURL(redirectPage).href);
+    expect(statSync(redirectPage).mode & 0o777).toBe(0o600);
+    expect(readFileSync(redirectPage, 'utf8')).toContain(
+      `<meta http-equiv="refresh" content="0;url=${url}">`,
+    );
   });
 
   it('clippy web --port moves the endpoint, and keeps it where it was when the port is taken', async () => {
@@ -470,7 +525,7 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
       expect(run.stderr).toContain(
         `port ${taken} on 127.0.0.1 is in use; it still runs on port ${port}`,
       );
-      expect(await httpStatus(url)).toBe(200);
+      expect((await http(url)).status).toBe(200);
     } finally {
       await new Promise((r) => busy.close(r));
     }
@@ -488,8 +543,8 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     };
     expect(next).toMatchObject({ port: taken, started: true });
     expect(next.token).not.toBe(token);
-    await expect(httpStatus(url)).rejects.toThrow();
-    expect(await httpStatus(next.url)).toBe(200);
+    await expect(http(url)).rejects.toThrow();
+    expect((await http(next.url)).status).toBe(200);
     ({ url, port, token } = next);
   });
 
@@ -498,7 +553,9 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await page.waitForSelector('body[data-ready="true"]');
     const run = await runClippy(['web', '--stop', '--json'], d.env.env);
     expect(JSON.parse(run.stdout)).toEqual({ stopped: true });
-    await expect(httpStatus(`http://127.0.0.1:${port}/?token=${token}`)).rejects.toThrow();
+    // The page --open wrote names a token that ended with the endpoint: it is gone too.
+    expect(existsSync(redirectPage)).toBe(false);
+    await expect(http(`http://127.0.0.1:${port}/`)).rejects.toThrow();
     await page.waitForSelector('#banner:visible');
     expect(await page.locator('#banner').textContent()).toContain('Disconnected from clippyd');
     expect(await page.title()).toBe('clippy — disconnected');

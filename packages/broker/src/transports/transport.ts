@@ -1,5 +1,6 @@
 import { FrameError } from '@clippy/protocol';
 import { FairInbox } from './fair-inbox.js';
+import type { PendingTicket } from './pending-connections.js';
 import {
   PartialFrameGuard,
   type PartialFrameBudget,
@@ -31,6 +32,8 @@ export interface Connection {
   onFrameError(listener: (error: StreamFailure) => void): void;
   /** Called once when the connection is gone (either side closed it). */
   onClose(listener: () => void): void;
+  /** The peer said hello: it no longer counts against its socket's cap of pending connections. */
+  handshaken(): void;
 }
 
 /** A listening transport: hands each new connection to the broker. */
@@ -62,7 +65,11 @@ export abstract class ConnectionListeners {
   private readonly inbox: FairInbox;
   private readonly partial: PartialFrameGuard;
 
-  constructor(limits: InputLimits) {
+  constructor(
+    limits: InputLimits,
+    /** Its place among the connections that have not said hello yet, if it is counted. */
+    private readonly pendingTicket: PendingTicket | null = null,
+  ) {
     this.inbox = new FairInbox(limits.requestsPerTurn, {
       message: (m) => this.emitMessage(m),
       failure: (f) => this.emitFrameError(f),
@@ -99,8 +106,13 @@ export abstract class ConnectionListeners {
     if (!this.inputFailed) this.partial.update(pending, completed);
   }
 
-  /** The connection is gone: its held bytes and backlog are released. */
+  handshaken(): void {
+    this.pendingTicket?.settle();
+  }
+
+  /** The connection is gone: its held bytes, backlog and place among pending ones are released. */
   protected disposeInput(): void {
+    this.pendingTicket?.settle();
     this.partial.dispose();
     this.inbox.dispose();
   }

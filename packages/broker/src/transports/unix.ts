@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { FrameDecoder } from '@clippy/protocol';
+import { FrameDecoder, encodeFrame } from '@clippy/protocol';
 import {
   ConnectionListeners,
   type Connection,
@@ -7,6 +7,7 @@ import {
   type Transport,
 } from './transport.js';
 import { listenUnix } from './listen.js';
+import type { PendingConnections, PendingTicket } from './pending-connections.js';
 import { CLOSE_FLUSH_MS } from '../constants.js';
 
 class UnixConnection extends ConnectionListeners implements Connection {
@@ -17,8 +18,9 @@ class UnixConnection extends ConnectionListeners implements Connection {
   constructor(
     private readonly socket: Socket,
     limits: InputLimits,
+    pending: PendingTicket,
   ) {
-    super(limits);
+    super(limits, pending);
     socket.on('data', (chunk: Buffer) => this.handleData(chunk));
     // Errors (EPIPE, ECONNRESET) always end in 'close'; nothing else to do with them.
     socket.on('error', () => {});
@@ -77,20 +79,45 @@ export class UnixTransport implements Transport {
   private constructor(
     readonly path: string,
     private readonly server: Server,
+    private readonly pending: PendingConnections,
   ) {}
 
+  /** `pending`: this socket's connections that have not said hello (their time: hello's timer). */
   static async listen(
     path: string,
     limits: InputLimits,
+    pending: PendingConnections,
     onConnection: (connection: Connection) => void,
   ): Promise<UnixTransport> {
-    const server = createServer((socket) => onConnection(new UnixConnection(socket, limits)));
+    const server = createServer((socket) => {
+      const ticket = pending.admit(() => pushedOut(socket, pending.limit));
+      onConnection(new UnixConnection(socket, limits, ticket));
+    });
     await listenUnix(server, path);
-    return new UnixTransport(path, server);
+    return new UnixTransport(path, server, pending);
   }
 
   close(): Promise<void> {
+    this.pending.dispose();
     // net.Server removes its own socket file on close.
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * Closes a connection that waited longest for its hello while more wait than the cap: it is
+ * told why (a client that was merely slow says so), and its descriptor is freed at once.
+ */
+function pushedOut(socket: Socket, limit: number): void {
+  socket.end(
+    encodeFrame({
+      type: 'response',
+      id: 0,
+      status: 'error',
+      error: 'too_many_connections',
+      message: `more than ${limit} connections to the daemon's socket were waiting to say hello; this one waited longest and was closed (retry)`,
+    }),
+  );
+  // The frame is in the kernel (a Unix socket takes it at once): nothing waits on the peer.
+  socket.destroy();
 }

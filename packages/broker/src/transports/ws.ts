@@ -9,11 +9,16 @@ import {
   type Transport,
 } from './transport.js';
 import { listenUnix } from './listen.js';
+import type { PendingConnections, PendingTicket } from './pending-connections.js';
 import { refuseUpgrade } from './upgrade-policy.js';
 import { CLOSE_FLUSH_MS, HELLO_TIMEOUT_MS } from '../constants.js';
 
 export interface WsOptions {
   limits: InputLimits;
+  /** This socket's connections that have not said hello. */
+  pending: PendingConnections;
+  /** How long a connection may take to upgrade (then hello's own timer runs). */
+  helloTimeoutMs: number;
   /** The web view's token, read at each upgrade (it may be configured while the broker runs). */
   token: () => string | null;
   /** An upgrade was refused (logged by the broker). */
@@ -43,8 +48,9 @@ export class WsConnection extends ConnectionListeners implements Connection {
     private readonly ws: WebSocket,
     socket: Socket,
     limits: InputLimits,
+    pending: PendingTicket | null = null,
   ) {
-    super(limits);
+    super(limits, pending);
     ws.on('message', (data, isBinary) => this.handleMessage(toBuffer(data), isBinary));
     // Control frames are whole frames too: a client that only pings is not mid-frame.
     ws.on('ping', () => (this.completedInRead = true));
@@ -137,6 +143,7 @@ export class WsTransport implements Transport {
     readonly path: string,
     private readonly http: Server,
     private readonly wss: WebSocketServer,
+    private readonly pending: PendingConnections,
   ) {}
 
   static async listen(
@@ -158,6 +165,13 @@ export class WsTransport implements Transport {
       noServer: true,
       maxPayload: MAX_PAYLOAD_SIZE + FRAME_HEADER_SIZE,
     });
+    // An idle connection never starts a request, so no HTTP timeout ends it: the deadline does.
+    const tickets = new WeakMap<Socket, PendingTicket>();
+    http.on('connection', (socket: Socket) => {
+      const ticket = options.pending.admit(() => socket.destroy(), options.helloTimeoutMs);
+      tickets.set(socket, ticket);
+      socket.once('close', () => ticket.settle());
+    });
     http.on('upgrade', (req, socket: Socket, head: Buffer) => {
       socket.on('error', () => {});
       const refusal = refuseUpgrade(req, options.token());
@@ -171,16 +185,20 @@ export class WsTransport implements Transport {
         setTimeout(() => socket.destroy(), CLOSE_FLUSH_MS).unref();
         return;
       }
+      // Upgraded: hello's own timer bounds the rest; it still counts until hello.
+      const ticket = tickets.get(socket) ?? null;
+      ticket?.clearDeadline();
       wss.handleUpgrade(req, socket, head, (ws) =>
-        onConnection(new WsConnection(ws, socket, options.limits)),
+        onConnection(new WsConnection(ws, socket, options.limits, ticket)),
       );
     });
     wss.on('error', () => {});
     await listenUnix(http, path);
-    return new WsTransport(path, http, wss);
+    return new WsTransport(path, http, wss, options.pending);
   }
 
   close(): Promise<void> {
+    this.pending.dispose();
     return new Promise((resolve) => {
       this.wss.close();
       this.http.close(() => resolve());

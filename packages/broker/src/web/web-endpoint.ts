@@ -5,9 +5,19 @@ import { WebSocketServer } from 'ws';
 import { FRAME_HEADER_SIZE, MAX_PAYLOAD_SIZE } from '@clippy/protocol';
 import type { Connection, InputLimits } from '../transports/transport.js';
 import { WsConnection } from '../transports/ws.js';
+import { PendingConnections, type PendingTicket } from '../transports/pending-connections.js';
 import { CLOSE_FLUSH_MS, HELLO_TIMEOUT_MS } from '../constants.js';
 import { type Asset, loadAssets } from './web-assets.js';
-import { WEB_TOKEN_PARAM, presentedToken, refuseWebRequest, tokenCookieName } from './web-guard.js';
+import {
+  WEB_SESSION_PARAM,
+  WEB_TOKEN_PARAM,
+  bearerToken,
+  queryParam,
+  refuseForeign,
+  refusalText,
+  sameSecret,
+} from './web-guard.js';
+import { WebSessions } from './web-sessions.js';
 
 /** Random bytes in a token: as many as Jupyter's, far beyond guessing over HTTP. */
 const TOKEN_BYTES = 24;
@@ -15,61 +25,86 @@ const TOKEN_BYTES = 24;
 export const WEB_HOST = '127.0.0.1';
 /** The path the page opens its WebSocket on. */
 export const WEB_SOCKET_PATH = '/ws';
+/** Where the page exchanges the token for its tab's session (POST, `Authorization: Bearer`). */
+export const WEB_SESSION_PATH = '/session';
 
 export interface WebEndpointOptions {
   port: number;
   assetsDir: string;
   limits: InputLimits;
+  /** Connections that have not shown the token (or a tab's session): how many, how long. */
+  pendingLimit: number;
+  pendingTimeoutMs: number;
   accept: (connection: Connection) => void;
   onRefused: (reason: string) => void;
+  /** How many connections were closed because more than `pendingLimit` waited. */
+  onPushedOut: (count: number) => void;
 }
 
 /**
- * The web view's endpoint: HTTP on 127.0.0.1 serving the page's static files, and WebSocket
- * upgrades on /ws that become ordinary protocol connections (the same requests and pushes as
- * the Unix socket). Every request must pass refuseWebRequest (token, Host, Origin).
+ * The web view's endpoint: HTTP on 127.0.0.1 serving the page's static files, the exchange of
+ * the token for a tab's session, and WebSocket upgrades on /ws that become ordinary protocol
+ * connections (the same requests and pushes as the Unix socket). Every request must come from
+ * the endpoint's own page (refuseForeign); /session needs the token, /ws the token or a tab's
+ * session. Nothing is ever put in a cookie: browsers send a host's cookies to all its ports.
  */
 export class WebEndpoint {
   private constructor(
     private readonly http: Server,
     private readonly wss: WebSocketServer,
+    private readonly pending: PendingConnections,
     readonly port: number,
     readonly token: string,
   ) {}
 
+  /** The page's address: the token is in the fragment, which the browser sends nowhere. */
   get url(): string {
-    return `http://${WEB_HOST}:${this.port}/?${WEB_TOKEN_PARAM}=${this.token}`;
+    return `http://${WEB_HOST}:${this.port}/#${WEB_TOKEN_PARAM}=${this.token}`;
   }
 
   static async start(options: WebEndpointOptions): Promise<WebEndpoint> {
     const assets = loadAssets(options.assetsDir);
     const token = randomBytes(TOKEN_BYTES).toString('hex');
+    const sessions = new WebSessions();
+    const pending = new PendingConnections(options.pendingLimit, options.onPushedOut);
     let port = options.port;
     const http = createServer(
       // A half-sent request holds nothing long (as on the WebSocket transport).
       { headersTimeout: HELLO_TIMEOUT_MS, requestTimeout: HELLO_TIMEOUT_MS },
-      (req, res) => serve(req, res, port, token, assets, options.onRefused),
+      (req, res) => serve(req, res, port, token, sessions, assets, options.onRefused),
     );
     const wss = new WebSocketServer({
       noServer: true,
       maxPayload: MAX_PAYLOAD_SIZE + FRAME_HEADER_SIZE,
     });
     wss.on('error', () => {});
+    // Every connection counts until it is upgraded with a credential: any local user can open
+    // them, and an idle one never starts a request that an HTTP timeout would end.
+    const tickets = new WeakMap<Socket, PendingTicket>();
+    http.on('connection', (socket: Socket) => {
+      const ticket = pending.admit(() => socket.destroy(), options.pendingTimeoutMs);
+      tickets.set(socket, ticket);
+      socket.once('close', () => ticket.settle());
+    });
     http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       socket.on('error', () => {});
-      let refusal = refuseWebRequest(req, port, token);
-      if (!refusal && pathOf(req) !== WEB_SOCKET_PATH)
-        refusal = `WebSocket upgrades are served on ${WEB_SOCKET_PATH} only`;
+      const refusal =
+        refuseForeign(req, port) ??
+        (pathOf(req) === WEB_SOCKET_PATH
+          ? refuseCredential(req, token, sessions)
+          : `WebSocket upgrades are served on ${WEB_SOCKET_PATH} only`);
       if (refusal) {
         options.onRefused(refusal);
-        const body = `${refusal}\n`;
+        const body = refusalText(refusal, port);
         socket.end(
-          'HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\n' +
+          'HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n' +
             `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
         );
         setTimeout(() => socket.destroy(), CLOSE_FLUSH_MS).unref();
         return;
       }
+      // It showed a credential: from here it is a client like any other (hello's timer runs).
+      tickets.get(socket)?.settle();
       wss.handleUpgrade(req, socket, head, (ws) =>
         options.accept(new WsConnection(ws, socket, options.limits)),
       );
@@ -82,11 +117,12 @@ export class WebEndpoint {
       });
     });
     port = (http.address() as AddressInfo).port;
-    return new WebEndpoint(http, wss, port, token);
+    return new WebEndpoint(http, wss, pending, port, token);
   }
 
-  /** Stops listening and ends every page's connection. */
+  /** Stops listening and ends every page's connection; the token and the sessions die with it. */
   dispose(): Promise<void> {
+    this.pending.dispose();
     return new Promise((resolve) => {
       for (const ws of this.wss.clients) ws.terminate();
       this.wss.close();
@@ -104,49 +140,100 @@ function pathOf(req: IncomingMessage): string {
   }
 }
 
+/** Why an upgrade on /ws is refused for its credential (a tab's session, or the token), or null. */
+function refuseCredential(
+  req: IncomingMessage,
+  token: string,
+  sessions: WebSessions,
+): string | null {
+  const session = queryParam(req, WEB_SESSION_PARAM);
+  if (session !== null) {
+    return sessions.valid(session)
+      ? null
+      : 'this tab’s session is not known to the web view (it was restarted or moved since)';
+  }
+  const given = queryParam(req, WEB_TOKEN_PARAM);
+  if (given === null) {
+    return `the web view's token or a tab's session is required (?${WEB_TOKEN_PARAM}=… or ?${WEB_SESSION_PARAM}=…)`;
+  }
+  return sameSecret(given, token) ? null : 'wrong web view token';
+}
+
+function refuse(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(text);
+}
+
 function serve(
   req: IncomingMessage,
   res: ServerResponse,
   port: number,
   token: string,
+  sessions: WebSessions,
   assets: Map<string, Asset>,
   onRefused: (reason: string) => void,
 ): void {
-  const refusal = refuseWebRequest(req, port, token);
-  if (refusal) {
-    onRefused(refusal);
-    res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end(`${refusal}\n`);
+  const path = pathOf(req);
+  const foreign = refuseForeign(req, port);
+  if (foreign) {
+    onRefused(foreign);
+    refuse(res, 403, refusalText(foreign, port));
+    return;
+  }
+  if (path === WEB_SESSION_PATH) {
+    req.resume();
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      refuse(res, 405, `${WEB_SESSION_PATH} takes POST only\n`);
+      return;
+    }
+    const given = bearerToken(req);
+    const why =
+      given === null
+        ? 'the web view’s token is required (Authorization: Bearer …)'
+        : sameSecret(given, token)
+          ? null
+          : 'wrong web view token';
+    if (why) {
+      onRefused(why);
+      refuse(res, 403, refusalText(why, port));
+      return;
+    }
+    const body = JSON.stringify({ session: sessions.issue() });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+    });
+    res.end(body);
     return;
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' });
-    res.end('only GET and HEAD are served\n');
+    res.setHeader('allow', 'GET, HEAD');
+    refuse(res, 405, 'only GET and HEAD are served\n');
     return;
   }
-  const path = pathOf(req);
+  // The page's files hold nothing secret (they ship in the package): served without the token.
   const asset = assets.get(path === '/' ? '/index.html' : path);
   if (!asset) {
-    res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end(`${path.slice(0, 100)} is not part of the web view\n`);
+    refuse(res, 404, `${path.slice(0, 100)} is not part of the web view\n`);
     return;
   }
-  const headers: Record<string, string | number> = {
+  res.writeHead(200, {
     'content-type': asset.type,
     'content-length': asset.body.length,
     'cache-control': 'no-store',
-    // The token is in the page's URL: never hand it to another site in a Referer.
+    // The page's address may still carry the token in its fragment: never hand it on.
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
     'content-security-policy':
       "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-      `connect-src ws://${WEB_HOST}:${port} ws://localhost:${port}; frame-ancestors 'none'`,
-  };
-  // The page's own files are then fetched with the cookie (the token is not in their URLs).
-  const given = presentedToken(req, port);
-  if (given !== null)
-    headers['set-cookie'] = `${tokenCookieName(port)}=${given}; Path=/; HttpOnly; SameSite=Strict`;
-  res.writeHead(200, headers);
+      `connect-src 'self' ws://${WEB_HOST}:${port} ws://localhost:${port}; frame-ancestors 'none'`,
+  });
   res.end(req.method === 'HEAD' ? undefined : asset.body);
 }

@@ -1,51 +1,30 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-/** The query parameter that carries the web view's token (a browser cannot set WebSocket headers). */
+/** The query parameter of /ws that carries the web view's token (clients other than the page). */
 export const WEB_TOKEN_PARAM = 'token';
+/** The query parameter of /ws that carries a tab's session (what the page got for the token). */
+export const WEB_SESSION_PARAM = 'session';
 
-/** The cookie that carries the token after the first page load; per port, as cookies ignore ports. */
-export function tokenCookieName(port: number): string {
-  return `clippy_token_${port}`;
-}
-
-function sameToken(given: string, expected: string): boolean {
+/** Whether two secrets are equal, in a time that does not depend on where they differ. */
+export function sameSecret(given: string, expected: string): boolean {
   // Hashes have equal lengths, so the comparison takes the same time whatever was given.
   const a = createHash('sha256').update(given).digest();
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
 }
 
-function cookieValue(header: string | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
-
-/** The token a request presents: `?token=` first, else the endpoint's cookie. */
-export function presentedToken(req: IncomingMessage, port: number): string | null {
-  let fromQuery: string | null = null;
-  try {
-    fromQuery = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get(WEB_TOKEN_PARAM);
-  } catch {
-    fromQuery = null;
-  }
-  return fromQuery ?? cookieValue(req.headers.cookie, tokenCookieName(port));
-}
-
 /**
- * Why a request to the web endpoint is refused, or null to serve it. The endpoint listens on
- * 127.0.0.1 only, but any local process and any page in a local browser can reach that. So:
+ * Why a request to the web endpoint does not come from the endpoint's own page, or null. The
+ * endpoint listens on 127.0.0.1 only, but any local process and any page in a local browser can
+ * reach that. So:
  * - the Host must name this endpoint by a loopback name and its port: a page on a rebound DNS
  *   name (evil.example resolving to 127.0.0.1) sends its own name and is refused;
- * - an Origin, when sent (browsers always send one on WebSocket upgrades and cross-site
- *   requests), must be this endpoint itself: other local pages are refused;
- * - the token (random, given only to the user by `clippy web`) must be presented.
+ * - an Origin, when sent (browsers always send one on WebSocket upgrades and on requests such
+ *   as POST), must be this endpoint itself: pages of other sites and other ports are refused.
+ * The credentials (token, tab session) are checked where they are needed (`/session`, `/ws`).
  */
-export function refuseWebRequest(req: IncomingMessage, port: number, token: string): string | null {
+export function refuseForeign(req: IncomingMessage, port: number): string | null {
   const allowed = [`127.0.0.1:${port}`, `localhost:${port}`];
   const host = req.headers.host;
   if (host === undefined) return 'a Host header is required';
@@ -56,8 +35,29 @@ export function refuseWebRequest(req: IncomingMessage, port: number, token: stri
   if (origin !== undefined && !allowed.some((a) => origin.toLowerCase() === `http://${a}`)) {
     return `Origin '${origin.slice(0, 100)}' is not this endpoint`;
   }
-  const given = presentedToken(req, port);
-  if (given === null) return `the web view token is required (?${WEB_TOKEN_PARAM}=…)`;
-  if (!sameToken(given, token)) return 'wrong web view token';
   return null;
+}
+
+/** The token of `Authorization: Bearer TOKEN`, or null. */
+export function bearerToken(req: IncomingMessage): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return match ? match[1]! : null;
+}
+
+/** A query parameter of the request's URL, or null. */
+export function queryParam(req: IncomingMessage, name: string): string | null {
+  try {
+    return new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get(name);
+  } catch {
+    return null;
+  }
+}
+
+/** The body of a refusal: why, and what the person who meets it in a browser can do. */
+export function refusalText(reason: string, port: number): string {
+  return (
+    `clippy web view: refused: ${reason}.\n\n` +
+    'To open the web view, run `clippy web` in a terminal and open the URL it prints ' +
+    `(http://127.0.0.1:${port}/#token=…) in your browser, or run \`clippy web --open\`.\n`
+  );
 }

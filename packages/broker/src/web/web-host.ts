@@ -1,5 +1,4 @@
-import type { Connection, InputLimits } from '../transports/transport.js';
-import { WebEndpoint } from './web-endpoint.js';
+import { WebEndpoint, type WebEndpointOptions } from './web-endpoint.js';
 import { webAssetsDir } from './web-assets.js';
 import { HandlerError } from '../errors.js';
 
@@ -9,6 +8,9 @@ export interface WebStatus {
   token: string;
   started: boolean;
 }
+
+/** What every endpoint the host starts gets: the broker's limits and callbacks. */
+export type WebHostOptions = Omit<WebEndpointOptions, 'port' | 'assetsDir'>;
 
 /** What handlers may do with the web view's endpoint. */
 export interface WebPort {
@@ -25,9 +27,7 @@ export class WebHost implements WebPort {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly limits: InputLimits,
-    private readonly accept: (connection: Connection) => void,
-    private readonly onRefused: (reason: string) => void,
+    private readonly options: WebHostOptions,
     private readonly assetsDir: string | null = webAssetsDir(),
   ) {}
 
@@ -49,11 +49,9 @@ export class WebHost implements WebPort {
       let endpoint: WebEndpoint;
       try {
         endpoint = await WebEndpoint.start({
+          ...this.options,
           port: port ?? 0,
           assetsDir: this.assetsDir,
-          limits: this.limits,
-          accept: this.accept,
-          onRefused: this.onRefused,
         });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;

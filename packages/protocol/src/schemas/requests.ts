@@ -510,7 +510,7 @@ export const RouteLogSchema = message(
 // --- web view (packages/web, served by an HTTP + WebSocket endpoint on 127.0.0.1) ---
 export const WebStartSchema = message(
   'web_start',
-  'Start the web view’s HTTP + WebSocket endpoint on 127.0.0.1 (or report the running one); every request to it needs the returned token.',
+  'Start the web view’s HTTP + WebSocket endpoint on 127.0.0.1 (or report the running one); its WebSockets need the returned token (or a tab session the page got for it).',
   {
     port: z
       .number()

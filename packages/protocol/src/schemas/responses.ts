@@ -261,9 +261,17 @@ export const RESULT_SCHEMAS = {
   resume_route: z.object({ routes: z.array(RouteInfoSchema) }),
   route_log: z.object({ entries: z.array(RouteLogEntrySchema) }),
   web_start: z.object({
-    url: z.string().describe('http://127.0.0.1:PORT/?token=…: open it in a browser'),
+    url: z
+      .string()
+      .describe(
+        'http://127.0.0.1:PORT/#token=…: open it in a browser (the token is in the fragment, which the browser sends to no server)',
+      ),
     port: z.number().int(),
-    token: z.string().describe('random; required on every request to the endpoint'),
+    token: z
+      .string()
+      .describe(
+        'random; the page exchanges it for a tab session (POST /session); other clients give it as /ws?token=…',
+      ),
     started: z.boolean().describe('false: the endpoint was already running and is reused'),
   }),
   web_stop: z.object({ stopped: z.boolean().describe('false: no endpoint was running') }),

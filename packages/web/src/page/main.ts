@@ -4,6 +4,7 @@ import { el } from './format.js';
 import { Grid } from './grid.js';
 import { Rpc } from './rpc.js';
 import { SessionView } from './session-view.js';
+import { SignInError, connectFailure, signIn } from './sign-in.js';
 import { Store, type SessionRow } from './store.js';
 
 /** Ages on the cards are refreshed this often (they are shown to the second at best). */
@@ -31,20 +32,25 @@ function splitCommand(line: string): string[] {
 
 async function main(): Promise<void> {
   const banner = document.getElementById('banner')!;
-  const token = new URLSearchParams(location.search).get('token');
   let rpc: Rpc;
   try {
-    rpc = await Rpc.connect(token);
-    // Connected: the token leaves the address bar (history, screen sharing, a copied link);
-    // a reload is let in by the endpoint's cookie, as Jupyter does.
-    if (token !== null) history.replaceState(null, '', `${location.pathname}${location.hash}`);
+    const session = await signIn();
+    try {
+      rpc = await Rpc.connect(session);
+    } catch (err) {
+      throw new SignInError(connectFailure((err as Error).message));
+    }
   } catch (err) {
-    banner.textContent = `Cannot reach clippyd: ${(err as Error).message}. Run \`clippy web\` and open the URL it prints.`;
+    banner.textContent =
+      err instanceof SignInError ? err.message : `Cannot sign in: ${(err as Error).message}`;
     banner.hidden = false;
+    document.title = 'clippy — not signed in';
     return;
   }
   rpc.onClose((why) => {
-    banner.textContent = `Disconnected from clippyd (${why}). Reload once \`clippy web\` runs again.`;
+    banner.textContent =
+      `Disconnected from clippyd (${why}). Reload to connect again; if \`clippy web\` was ` +
+      'stopped or moved meanwhile, run it and open the URL it prints.';
     banner.hidden = false;
     document.title = 'clippy — disconnected';
   });

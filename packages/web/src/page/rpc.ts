@@ -44,14 +44,9 @@ export class Rpc {
     });
   }
 
-  /**
-   * Opens the WebSocket beside the page and says hello. The token travels as `?token=` when
-   * the page was opened with one; otherwise the endpoint's cookie (set by that first load)
-   * carries it, as it does for the page's own files.
-   */
-  static async connect(token: string | null): Promise<Rpc> {
-    const query = token === null ? '' : `?token=${encodeURIComponent(token)}`;
-    const url = `ws://${location.host}/ws${query}`;
+  /** Opens the WebSocket beside the page with this tab's session (see sign-in.ts), says hello. */
+  static async connect(session: string): Promise<Rpc> {
+    const url = `ws://${location.host}/ws?session=${encodeURIComponent(session)}`;
     const ws = new WebSocket(url);
     await new Promise<void>((resolve, reject) => {
       ws.addEventListener('open', () => resolve(), { once: true });
