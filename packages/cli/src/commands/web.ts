@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { removeRedirectPage, writeRedirectPage } from '../web/redirect-page.js';
 
 interface WebArgs extends CommonArgs {
   port?: number;
@@ -14,9 +15,14 @@ interface WebArgs extends CommonArgs {
 /** The program that opens a URL in the user's browser, per platform. */
 const OPENER = process.platform === 'darwin' ? 'open' : 'xdg-open';
 
-/** Hands the URL to the desktop's opener; says so (without failing) when there is none. */
-function openInBrowser(url: string): void {
-  const child = spawn(OPENER, [url], { stdio: 'ignore', detached: true });
+/**
+ * Hands the page to the desktop's opener, as a file:// URL of a redirect page (the opener's
+ * command line is visible to every user; the token must not be on it); says so (without
+ * failing) when there is no opener.
+ */
+function openInBrowser(url: string, argv: WebArgs): void {
+  const page = writeRedirectPage(url, process.env, argv.socket);
+  const child = spawn(OPENER, [page], { stdio: 'ignore', detached: true });
   child.on('error', () =>
     process.stderr.write(`clippy: ${OPENER} is not available: open the URL yourself\n`),
   );
@@ -35,7 +41,11 @@ const command: CommandModule<object, WebArgs> = {
         requiresArg: true,
         describe: 'TCP port on 127.0.0.1 (default: any free port, or the running endpoint’s)',
       })
-      .option('open', { type: 'boolean', describe: 'open the URL in a browser (xdg-open / open)' })
+      .option('open', {
+        type: 'boolean',
+        describe:
+          'open the page in a browser (xdg-open / open), through a file only you can read: the token is never on a command line',
+      })
       .option('stop', { type: 'boolean', describe: 'stop the web view endpoint' })
       .option('json', {
         type: 'boolean',
@@ -47,6 +57,7 @@ const command: CommandModule<object, WebArgs> = {
       const { stopped } = await withClient(argv, (c) => c.request('web_stop', {}), {
         autoStart: false,
       });
+      removeRedirectPage(process.env, argv.socket);
       if (argv.json) process.stdout.write(`${JSON.stringify({ stopped })}\n`);
       else process.stdout.write(stopped ? 'web view stopped\n' : 'the web view was not running\n');
       return;
@@ -66,7 +77,7 @@ const command: CommandModule<object, WebArgs> = {
           'Anyone with this URL can drive your sessions: keep the token private.\n',
       );
     }
-    if (argv.open) openInBrowser(result.url);
+    if (argv.open) openInBrowser(result.url, argv);
   },
 };
 
