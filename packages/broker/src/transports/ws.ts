@@ -165,7 +165,8 @@ export class WsTransport implements Transport {
       noServer: true,
       maxPayload: MAX_PAYLOAD_SIZE + FRAME_HEADER_SIZE,
     });
-    // An idle connection never starts a request, so no HTTP timeout ends it: the deadline does.
+    // node ends a connection that sends no request only at its next check of the HTTP timeouts
+    // (every 30 s, so 10–40 s): the deadline ends it when its time is up.
     const tickets = new WeakMap<Socket, PendingTicket>();
     http.on('connection', (socket: Socket) => {
       const ticket = options.pending.admit(() => socket.destroy(), options.helloTimeoutMs);

@@ -79,7 +79,8 @@ export class WebEndpoint {
     });
     wss.on('error', () => {});
     // Every connection counts until it is upgraded with a credential: any local user can open
-    // them, and an idle one never starts a request that an HTTP timeout would end.
+    // them. node would end an idle one only at its next check of the HTTP timeouts (every
+    // 30 s, so 10–40 s); the deadline ends it when its time is up.
     const tickets = new WeakMap<Socket, PendingTicket>();
     http.on('connection', (socket: Socket) => {
       const ticket = pending.admit(() => socket.destroy(), options.pendingTimeoutMs);
