@@ -24,10 +24,15 @@ const FLOOD = 22_500;
 const FLOODERS = 3;
 /** `clippy ls` runs per case. */
 const RUNS = 10;
-/** How long a flood may take to be placed. */
+/** How long a flood may take to be placed before the figures are taken anyway. */
 const PLACE_TIMEOUT_MS = 120_000;
-/** Longest wait for the daemon to close a connection: past its 10 s deadline. */
-const WAIT_CLOSE_MS = 15_000;
+/** Longest wait for the daemon to close what a killed flood left. */
+const SETTLE_TIMEOUT_MS = 120_000;
+/**
+ * Longest wait for the daemon to close a connection: past its 10 s deadline, and past what
+ * builds without one gave (node's HTTP request timeout, checked every 30 s: 10–40 s).
+ */
+const WAIT_CLOSE_MS = 45_000;
 /** Connections without the token the daemon keeps (64 where the build has no such cap). */
 const CAP = ((broker as Record<string, unknown>).WEB_PENDING_LIMIT as number | undefined) ?? 64;
 
@@ -60,7 +65,8 @@ for (let i = 0; i < Number(count); i++) one(true);
 
 interface Flooder {
   child: ChildProcess;
-  placed: Promise<void>;
+  /** Every first attempt connected or failed (false: still some pending at the timeout). */
+  placed: Promise<boolean>;
 }
 
 function startFlooder(port: number, count: number, again: boolean): Flooder {
@@ -69,14 +75,16 @@ function startFlooder(port: number, count: number, again: boolean): Flooder {
     ['-e', FLOODER, String(port), String(count), again ? '1' : '0'],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const placed = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the flood was not placed')), PLACE_TIMEOUT_MS);
+  // A daemon that accepts slowly leaves connections pending (the kernel's SYN retries): the
+  // flood counts as placed after PLACE_TIMEOUT_MS anyway, and the figures say so.
+  const placed = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), PLACE_TIMEOUT_MS);
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       if (!out.includes('placed\n')) return;
       clearTimeout(timer);
-      resolve();
+      resolve(true);
     });
   });
   return { child, placed };
@@ -86,7 +94,7 @@ const openFiles = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
 /** Waits until the daemon has closed what a flood left (its descriptors back near `before`). */
 async function settle(pid: number, before: number): Promise<void> {
-  const deadline = Date.now() + PLACE_TIMEOUT_MS;
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
   while (openFiles(pid) > before + 8 && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -158,12 +166,12 @@ export async function run(): Promise<void> {
     // Held: the flood of break 3, kept open.
     const t0 = performance.now();
     for (let i = 0; i < FLOODERS; i++) flooders.push(startFlooder(port, FLOOD / FLOODERS, false));
-    await Promise.all(flooders.map((f) => f.placed));
+    const allPlaced = (await Promise.all(flooders.map((f) => f.placed))).every(Boolean);
     const placedS = (performance.now() - t0) / 1000;
     const fdsHeld = openFiles(d.pid);
     rows.push([`${FLOOD} idle connections held`, await timeLs(d.env.env)]);
     process.stdout.write(
-      `flood of ${FLOOD} placed in ${placedS.toFixed(1)} s; ` +
+      `flood of ${FLOOD} ${allPlaced ? 'placed' : 'not all placed (some connects still pending)'} after ${placedS.toFixed(1)} s; ` +
         `the daemon has ${fdsHeld} descriptors open (${fdsHeld - fdsBefore} more than before)\n`,
     );
 
