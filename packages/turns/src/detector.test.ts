@@ -5,6 +5,7 @@ import { TurnDetector, type DetectorEvent, type ScreenSnapshot } from './detecto
 import { BASH_SESSION, NODE_SESSION, PYTHON_SESSION } from './fixtures/sessions.js';
 import { CLAUDE_BUSY, CLAUDE_DIALOG, CLAUDE_IDLE_AFTER_ANSWER } from './fixtures/screens.js';
 import type { Preset } from './preset-types.js';
+import { readMenu } from './menu.js';
 import { resolvePreset } from './presets.js';
 import { decode, play, turns, type Step } from './test-support/play.js';
 
@@ -330,6 +331,51 @@ describe('TurnDetector (line presets): the turn contract', () => {
     expect(turns(events)[0]!.text).toContain('Done.');
   });
 
+  it("reads a line program's question: its choices, and the output above it as detail", () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.aider! });
+    const events = play(d, [
+      [0, 'o', '> '],
+      [100, 'i', 'run the tests\r'],
+      [
+        101,
+        'o',
+        "run the tests\r\nI will run them.\r\n\r\n\x1b[1mnpm test\x1b[0m\r\nRun shell command? (Y)es/(N)o/(D)on't ask again [Yes]: ",
+      ],
+    ]);
+    const at = events.findIndex((e) => e.type === 'menu');
+    expect(events[at + 1]).toMatchObject({ type: 'state', state: 'blocked' });
+    expect(events[at]).toMatchObject({
+      type: 'menu',
+      menu: {
+        question: 'Run shell command?',
+        detail: ['npm test'],
+        style: 'letters',
+        options: [
+          { label: 'Yes', keys: ['y', 'Enter'], selected: true },
+          { label: 'No', keys: ['n', 'Enter'], selected: false },
+          { label: "Don't ask again", keys: ['d', 'Enter'], selected: false },
+        ],
+      },
+    });
+  });
+
+  it('shows the text of a turn while it grows, as it will be when it completes', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.aider! });
+    play(d, [[0, 'o', '> ']]);
+    expect(d.partialText()).toBeNull(); // no turn open
+    play(d, [
+      [100, 'i', 'hi\r'],
+      [101, 'o', 'hi\r\n'],
+    ]);
+    expect(d.partialText()).toBe('');
+    play(d, [[200, 'o', 'First line.\r\nSecond']]);
+    expect(d.partialText()).toBe('First line.\nSecond');
+    const events = play(d, [[300, 'o', ' line.\r\n\r\nTokens: 1k sent, 2 received.\r\n> ']]);
+    const [t] = turns(events);
+    expect(t!.text).toBe('First line.\nSecond line.');
+    expect(d.partialText()).toBeNull();
+  });
+
   it('ends the text of an aider turn at its rule: the files in the chat below it are prompt area', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.aider! });
     const events = play(d, [
@@ -472,6 +518,26 @@ describe('TurnDetector (screen presets)', () => {
     expect(d.state).toBe('idle');
   });
 
+  it("shows a screen turn's text while it grows, from the same extraction as the turn's", () => {
+    const d = readyClaude();
+    d.onInput(bytes('What is the capital of France?\r'), 1000);
+    expect(d.partialText()).toBe(''); // nothing on screen yet
+    d.onOutput(bytes('spinner'), 1010);
+    d.onScreen(snap(CLAUDE_BUSY), 1020);
+    expect(d.partialText()).toBe(''); // the spinner line is chrome
+    const halfway = [...CLAUDE_BUSY];
+    halfway.splice(3, 0, '', '⏺ The capital of France is Paris.');
+    d.onOutput(bytes('half'), 1030);
+    d.onScreen(snap(halfway), 1040);
+    const growing = d.partialText();
+    expect(growing).toBe('⏺ The capital of France is Paris.');
+    d.onOutput(bytes('answer'), 1100);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 1110);
+    const [t] = turns(d.tick(1110 + settle));
+    expect(t!.text.startsWith(growing!)).toBe(true);
+    expect(d.partialText()).toBeNull();
+  });
+
   it('latches idle until new input: redraws that look busy make no new state or turn', () => {
     const d = readyClaude();
     d.onInput(bytes('What is the capital of France?\r'), 1000);
@@ -486,13 +552,18 @@ describe('TurnDetector (screen presets)', () => {
     expect(d.state).toBe('idle');
   });
 
-  it('reports a dialog as the blocked state, not as a turn, and goes on to complete the turn', () => {
+  it('reports a dialog as the blocked state with its menu, not as a turn, and goes on to complete the turn', () => {
     const d = readyClaude();
     d.onInput(bytes('Delete the build folder\r'), 1000);
     d.onOutput(bytes('dialog'), 1001);
     expect(d.onScreen(snap(CLAUDE_DIALOG), 1002)).toEqual([
+      { type: 'menu', menu: readMenu(CLAUDE_DIALOG), at: 1002 },
       { type: 'state', state: 'blocked', at: 1002 },
     ]);
+    expect(d.partialText()).toBeNull();
+    // The same dialog drawn again: nothing new to report.
+    d.onOutput(bytes('redraw'), 1003);
+    expect(d.onScreen(snap(CLAUDE_DIALOG), 1004)).toEqual([]);
     expect(d.tick(9000)).toEqual([]);
     d.onInput(bytes('1'), 9001);
     d.onOutput(bytes('working'), 9002);

@@ -15,6 +15,7 @@ import {
 } from './constants.js';
 import { echoEnd, extractAnswer } from './extract.js';
 import { InputTracker } from './input-tracker.js';
+import { readMenu, type Menu } from './menu.js';
 import type { Preset } from './preset-types.js';
 import { compilePreset, type CompiledPreset } from './presets.js';
 import { firstMatch, screenLines } from './screen-lines.js';
@@ -50,7 +51,13 @@ export type DetectorEvent =
     }
   /** Line presets: the program shows its continuation prompt (it wants more input for the
    * open turn, which stays open); the state is `blocked` until input follows. */
-  | { type: 'continuation'; prompt: string; at: number };
+  | { type: 'continuation'; prompt: string; at: number }
+  /**
+   * The question a `blocked` session asks and its choices (readMenu), or null when its screen
+   * shows none: reported just before the `blocked` state, and again whenever it changes while
+   * blocked (the cursor moved).
+   */
+  | { type: 'menu'; menu: Menu | null; at: number };
 
 export interface TurnDetectorOptions {
   preset: Preset;
@@ -153,6 +160,8 @@ export class TurnDetector {
   private lastViewport: string[] = [];
   private lastViewportTop: number | undefined;
   private lastClass: (Classification & { inputIndex: number }) | null = null;
+  /** The menu last reported while blocked (its JSON), to report changes only. */
+  private menuKey: string | null = null;
 
   constructor(opts: TurnDetectorOptions) {
     this.c = compilePreset(opts.preset);
@@ -432,6 +441,7 @@ export class TurnDetector {
         this._state === 'busy' &&
         firstMatch(this.c.blocked, line) >= 0
       ) {
+        this.reportMenu(readMenu(this.renderedTail(this.turn)), now, events);
         this.setState('blocked', now, events);
       }
       return;
@@ -683,6 +693,7 @@ export class TurnDetector {
     const cls = this.lastClass;
     if (!cls || !this.waitingForIdle()) return events; // idle is latched until new input
     if (cls.state === 'blocked') {
+      this.reportMenu(readMenu(this.lastViewport), now, events);
       this.setState('blocked', now, events);
       return events;
     }
@@ -874,7 +885,54 @@ export class TurnDetector {
   private setState(state: SessionState, now: number, events: DetectorEvent[]): void {
     if (this._state === state) return;
     this._state = state;
+    if (state !== 'blocked') this.menuKey = null;
     events.push({ type: 'state', state, at: now });
+  }
+
+  /** Reports the menu of a blocked screen when it differs from the one reported last. */
+  private reportMenu(menu: Menu | null, now: number, events: DetectorEvent[]): void {
+    const key = JSON.stringify(menu);
+    if (key === this.menuKey) return;
+    this.menuKey = key;
+    events.push({ type: 'menu', menu, at: now });
+  }
+
+  /**
+   * Line presets: the open turn's last output rendered as lines (a question's line and the
+   * output right above it, which says what it is about).
+   */
+  private renderedTail(turn: OpenTurn): string[] {
+    const from = Math.max(turn.contentStartAbs, turn.bufBaseAbs, this.outAbs - MENU_TAIL_BYTES);
+    const raw = storedRange(turn, from, this.outAbs);
+    if (!raw) return [];
+    const lines = new TextRenderer(this.cols !== undefined ? { cols: this.cols } : {});
+    lines.write(raw);
+    return lines.lineList();
+  }
+
+  /**
+   * The text of the open turn so far, as `text` would be if it completed now (the same
+   * extraction: echo, input box and chrome removed); null when no turn is open. For showing an
+   * answer while it grows: what is shown may still change before the turn completes (a
+   * redrawn line, a status line the end removes). Null while the session is blocked (a dialog
+   * on the screen is no part of the answer), and for a line preset's turn past
+   * MAX_PARTIAL_BYTES, which is not rendered again for each look: its text comes with the
+   * completed turn.
+   */
+  partialText(): string | null {
+    const turn = this.turn;
+    if (!turn || !this.ready || this._state === 'blocked') return null;
+    if (this.needsScreen) {
+      if (!turn.screenChanged || turn.outputBytes === 0) return '';
+      return extractAnswer(this.lastLines, turn.typed, this.c.preset, {
+        fallbackStart: turn.viewportTopAtSubmit,
+      });
+    }
+    if (turn.echoPhase) return '';
+    const length = this.outAbs - turn.contentStartAbs;
+    if (length > MAX_PARTIAL_BYTES) return null;
+    const content = storedRange(turn, turn.contentStartAbs, this.outAbs);
+    return content ? this.lineText_(content, turn) : null;
   }
 }
 
@@ -932,6 +990,14 @@ function withoutInterruptEcho(content: Uint8Array, from: number): Uint8Array {
   }
   return content;
 }
+
+/** Raw output at the end of a line-preset turn rendered to read a question: the question's line
+ * and a few lines of output above it, with room for their escape sequences. */
+const MENU_TAIL_BYTES = 8 * 1024;
+
+/** Largest line-preset turn whose partial text is rendered for a look (each look renders it
+ * whole, in the detector's thread): past it the text waits for the completed turn. */
+const MAX_PARTIAL_BYTES = 1024 * 1024;
 
 /** Output bytes after Ctrl-C searched for its `^C` echo: the kernel echoes it at once, after
  * at most what the program had already written (a terminal line or two). */

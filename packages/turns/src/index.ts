@@ -16,6 +16,7 @@ export {
 export { type LineRegex, compileUserRegex, UnsupportedRegexError } from './user-regex.js';
 export { classifyScreen, type Classification, type ScreenState } from './classify.js';
 export { extractAnswer } from './extract.js';
+export { readMenu, type Menu, type MenuOption, type MenuStyle } from './menu.js';
 export { InputTracker, type InputEvent } from './input-tracker.js';
 export {
   TurnDetector,

@@ -141,7 +141,7 @@ describe('labelled agent screens (test/screens)', () => {
     );
   });
 
-  it('a Gemini session is blocked at the trust and auth dialogs, then ready at its input', () => {
+  it('a Gemini session is blocked at the trust and auth dialogs (their menus reported as they change), then ready at its input', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.gemini! });
     const settle = BUILTIN_PRESETS.gemini!.settleMs ?? 200;
     const snap = (name: string): ScreenSnapshot => {
@@ -154,8 +154,24 @@ describe('labelled agent screens (test/screens)', () => {
       t += 1000;
       d.onOutput(new TextEncoder().encode(name), t);
       const events = [...d.onScreen(snap(name), t), ...d.tick(t + settle)];
-      for (const e of events) seen.push(`${name}:${e.type === 'state' ? e.state : e.type}`);
+      for (const e of events) {
+        const what =
+          e.type === 'state'
+            ? e.state
+            : e.type === 'menu'
+              ? `menu(${e.menu?.question ?? 'none'})`
+              : e.type;
+        seen.push(`${name}:${what}`);
+      }
     }
-    expect(seen).toEqual(['gemini-trust-folder:blocked', 'gemini-idle:ready', 'gemini-idle:idle']);
+    expect(seen).toEqual([
+      'gemini-trust-folder:menu(Do you trust the files in this folder?)',
+      'gemini-trust-folder:blocked',
+      'gemini-auth:menu(How would you like to authenticate for this project?)',
+      // The API-key box asks for text: no choices.
+      'gemini-api-key:menu(none)',
+      'gemini-idle:ready',
+      'gemini-idle:idle',
+    ]);
   });
 });
