@@ -27,6 +27,15 @@ describe('PasteLimiter', () => {
     }
   });
 
+  it('passes a lone Esc key press on at once (a write of one ESC), not held as a marker start', () => {
+    const l = new PasteLimiter(10);
+    expect(feed(l, ['abc\r', '\x1b'])).toBe('abc\r\x1b');
+    // An ESC ending a longer write may still start a marker: held for the rest.
+    expect(feed(new PasteLimiter(3), ['x\x1b', '[200~abcdef\x1b[201~'])).toBe(
+      'x\x1b[200~abc\x1b[201~',
+    );
+  });
+
   it('is fast on a 4 MiB paste in 4 KiB chunks', () => {
     const l = new PasteLimiter();
     const body = Buffer.concat([

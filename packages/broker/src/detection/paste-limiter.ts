@@ -33,7 +33,10 @@ export class PasteLimiter {
     while (buf.length) {
       const marker = this.inPaste ? END : START;
       const at = buf.indexOf(marker);
-      const upto = at < 0 ? buf.length - partialSuffix(buf, marker) : at;
+      // A write that is one ESC is the Esc key (a key press comes in one write): it goes on to
+      // the tracker at once, which takes it as such, rather than waiting for a marker's rest.
+      const lone = !this.inPaste && chunk.length === 1 && chunk[0] === 0x1b;
+      const upto = at < 0 ? buf.length - (lone ? 0 : partialSuffix(buf, marker)) : at;
       const body = buf.subarray(0, upto);
       if (this.inPaste) {
         const room = Math.max(0, this.limit - this.kept);
