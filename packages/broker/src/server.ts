@@ -17,6 +17,7 @@ import type { RelayEntry } from './relay/relay-buffer.js';
 import { RouteEngine } from './relay/routes/route-engine.js';
 import { FocusState } from './focus/focus-state.js';
 import { createSessionTurns, type TurnsHost } from './detection/create-session-turns.js';
+import { TurnProgressFeeds } from './detection/turn-progress.js';
 import { loadStartSettings } from './detection/turn-config.js';
 import type { Connection, InputLimits, Transport } from './transports/transport.js';
 import { PartialFrameBudget } from './transports/partial-frames.js';
@@ -76,6 +77,11 @@ export class Broker {
   private readonly routes: RouteEngine;
   /** Exit records being written (shutdown waits for them). */
   private readonly pendingExits = new Set<Promise<void>>();
+  /** `turn_progress` pushes, for the sessions a connection asked them about. */
+  private readonly progress = new TurnProgressFeeds({
+    wants: (session) => this.wantsProgress(session),
+    publish: (session, push) => this.publish('turn_progress', push, [session.id, session.name]),
+  });
 
   private constructor(
     readonly config: BrokerConfig,
@@ -91,6 +97,7 @@ export class Broker {
           name: session.name,
           state: session.state,
           previous,
+          ...(session.menu ? { menu: session.menu } : {}),
         }),
       exited: (session) => {
         if (session.persisted && this.history) {
@@ -173,6 +180,9 @@ export class Broker {
       },
       focus: this.focus,
       routes: this.routes,
+      progress: {
+        subscriptionsChanged: () => this.progress.refresh(sessions.live()),
+      },
       get history() {
         return history();
       },
@@ -393,6 +403,7 @@ export class Broker {
       id: 0,
       session: session.info(),
     });
+    this.progress.refresh([session]);
     return session;
   }
 
@@ -470,6 +481,17 @@ export class Broker {
     this.routes.onEvent(event, session, push);
   }
 
+  /** Whether a connection subscribed to `turn_progress` about this session. */
+  private wantsProgress(session: Session): boolean {
+    for (const c of this.clients) {
+      const sub = c.subscription;
+      if (!sub?.events?.has('turn_progress')) continue;
+      if (!sub.sessions || sub.sessions.some((ref) => ref === session.id || ref === session.name))
+        return true;
+    }
+    return false;
+  }
+
   /** Sends an event push to each connection subscribed to it about one of `sessions`. */
   private publish(event: EventName, push: Push, sessions: string[]): void {
     let frame: Buffer | null = null;
@@ -500,6 +522,7 @@ export class Broker {
 
   private async runShutdown(reason: string): Promise<void> {
     this.log.info({ reason }, 'shutting down');
+    this.progress.dispose();
     // Links to other machines' daemons (routes from there) end first: nothing more comes in.
     this.routes.dispose();
     const transportsClosed = Promise.all([

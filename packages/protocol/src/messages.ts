@@ -50,6 +50,7 @@ export const REQUEST_SCHEMAS = {
   route_log: Q.RouteLogSchema,
   web_start: Q.WebStartSchema,
   web_stop: Q.WebStopSchema,
+  interrupt: Q.InterruptSchema,
 } as const;
 
 /** Every message the broker may push unasked (`id` 0), keyed by `type`. */
@@ -68,6 +69,7 @@ export const PUSH_SCHEMAS = {
   session_removed: P.SessionRemovedEventSchema,
   route_fired: P.RouteFiredEventSchema,
   route_event: P.RouteEventSchema,
+  turn_progress: P.TurnProgressEventSchema,
 } as const;
 
 export type RequestType = keyof typeof REQUEST_SCHEMAS;

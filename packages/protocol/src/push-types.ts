@@ -18,4 +18,5 @@ export const PUSH_TYPE_NAMES: ReadonlySet<string> = new Set([
   'session_removed',
   'route_fired',
   'route_event',
+  'turn_progress',
 ]);

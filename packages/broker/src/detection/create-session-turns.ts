@@ -48,6 +48,7 @@ export function createSessionTurns(
         if (inputWait) inputWait.stateChanged(state);
         else session.setState(state);
       },
+      menu: (menu) => session.setMenu(menu),
       turn: (turn) => {
         log.debug(
           { session: session.id, turn: turn.turn_id, bytes: turn.byte_length },

@@ -10,7 +10,8 @@ import type { WorkerRequest, WorkerReply } from './remote-detector.js';
 export type HostedDetector = Pick<
   TurnDetector,
   'onOutput' | 'onInput' | 'tick' | 'resize' | 'nextDeadline'
->;
+> &
+  Partial<Pick<TurnDetector, 'partialText'>>;
 
 /** Builds a session's detector from its `open` request. */
 export type DetectorFactory = (open: Extract<WorkerRequest, { op: 'open' }>) => HostedDetector;
@@ -80,6 +81,12 @@ export class DetectorHost {
         return;
       case 'resize':
         entry.detector.resize(m.cols);
+        return;
+      case 'partial':
+        this.reply({
+          id: m.id,
+          partial: { req: m.req, text: entry.detector.partialText?.() ?? null },
+        });
         return;
     }
   }

@@ -14,6 +14,8 @@ export type WorkerRequest =
   | { op: 'ring-out'; id: number; span: RingSpan; now: number }
   | { op: 'ring'; id: number; ring: SharedRing }
   | { op: 'close'; id: number }
+  /** The open turn's text so far (TurnDetector.partialText), answered as `partial`. */
+  | { op: 'partial'; id: number; req: number }
   /** Several of the above for one session, in order: one wake-up of the worker. */
   | { op: 'batch'; id: number; items: WorkerRequest[] };
 
@@ -24,12 +26,16 @@ export type WorkerRequest =
 export type WorkerReply =
   | { id: number; events: DetectorEvent[] }
   | { id: number; error: string }
-  | { id: number; stopped: string };
+  | { id: number; stopped: string }
+  | { id: number; partial: { req: number; text: string | null } };
 
 /** Why detection stopped when the worker went away (its own error, if any, was reported first). */
 export const WORKER_EXITED_REASON = 'turn detection stopped: the detector worker exited';
 
 type Listener = (reply: WorkerReply) => void;
+
+/** What a session hears of its detector: all but the answers to its own looks (`partial`). */
+export type DetectorReply = Exclude<WorkerReply, { partial: unknown }>;
 
 /** Where requests go: the shared detector worker (tests give a recorder). */
 export interface DetectorPort {
@@ -127,18 +133,24 @@ export class RemoteDetector {
   /** Runs while the PTY is held for this detector: a detector that makes no progress is stuck. */
   private stallTimer: NodeJS.Timeout | null = null;
   private readonly lostHandler = () => this.abandon();
+  /** Looks at the open turn's text waiting for the worker's answer, by request number. */
+  private readonly partials = new Map<number, (text: string | null) => void>();
+  private nextPartial = 1;
 
   constructor(
     preset: Preset,
     maxTurnBytes: number,
-    private readonly onReply: Listener,
+    private readonly onReply: (reply: DetectorReply) => void,
     private readonly onBacklogChanged: () => void = () => {},
     port?: DetectorPort,
     cols?: number,
   ) {
     this.worker = port ?? sharedWorker();
     if (!port) onWorkerLost.add(this.lostHandler);
-    listeners.set(this.id, onReply);
+    listeners.set(this.id, (reply) => {
+      if ('partial' in reply) this.settlePartial(reply.partial.req, reply.partial.text);
+      else onReply(reply);
+    });
     this.post({ op: 'open', id: this.id, preset, maxTurnBytes, ...(cols ? { cols } : {}) });
   }
 
@@ -164,6 +176,27 @@ export class RemoteDetector {
     this.outbox = [];
     this.outboxTransfer = [];
     this.end();
+  }
+
+  /**
+   * The open turn's text so far, as the worker's detector sees it after all output given so far
+   * (null: no turn open, or detection ended).
+   */
+  partialText(): Promise<string | null> {
+    if (this.closed) return Promise.resolve(null);
+    this.flush();
+    if (this.pendingBytes > 0) this.postCopy(this.takePending(this.pendingBytes));
+    const req = this.nextPartial++;
+    return new Promise((resolve) => {
+      this.partials.set(req, resolve);
+      this.post({ op: 'partial', id: this.id, req });
+    });
+  }
+
+  private settlePartial(req: number, text: string | null): void {
+    const resolve = this.partials.get(req);
+    this.partials.delete(req);
+    resolve?.(text);
   }
 
   /** Whether output waits here beyond the bound: the session keeps its PTY paused meanwhile. */
@@ -328,6 +361,8 @@ export class RemoteDetector {
     }
     onWorkerLost.delete(this.lostHandler);
     listeners.delete(this.id);
+    for (const resolve of this.partials.values()) resolve(null);
+    this.partials.clear();
     this.post({ op: 'close', id: this.id });
   }
 

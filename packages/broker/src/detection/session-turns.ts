@@ -3,6 +3,7 @@ import {
   InputTracker,
   TurnDetector,
   type DetectorEvent,
+  type Menu,
   type Preset,
   type ScreenSnapshot,
 } from '@clippy/turns';
@@ -12,7 +13,7 @@ import {
   RemoteDetector,
   workerAvailable,
   type DetectorPort,
-  type WorkerReply,
+  type DetectorReply,
 } from './remote-detector.js';
 import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './turn-ring.js';
 
@@ -33,6 +34,9 @@ export interface SessionTurnsEvents {
   /** The first prompt appeared (once). */
   ready(): void;
   state(state: SessionState): void;
+  /** The question a blocked session asks and its choices (null: none on screen), reported
+   * before the `blocked` state and whenever it changes while blocked. */
+  menu?(menu: Menu | null): void;
   turn(turn: StoredTurn): void;
   /** A failure inside detection: logged, never thrown into the output path. */
   error(err: unknown): void;
@@ -71,6 +75,8 @@ export class SessionTurns {
   readonly ring: TurnRing;
   /** The preset knows a continuation prompt (REPLs): see `awaitingMore`. */
   readonly hasContinuation: boolean;
+  /** How the preset sees a prompt: `screen` (a full-screen agent) or `line`; null: no preset. */
+  readonly presetKind: Preset['kind'] | null;
   private detector: TurnDetector | null;
   private readonly screen: TurnsScreen | undefined;
   private readonly events: SessionTurnsEvents;
@@ -93,6 +99,7 @@ export class SessionTurns {
   constructor(opts: SessionTurnsOptions) {
     this.ring = new TurnRing(opts.sessionId, opts.limits);
     this.hasContinuation = opts.preset?.continuation !== undefined;
+    this.presetKind = opts.preset?.kind ?? null;
     this.detector = null;
     if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {
       this.remote = new RemoteDetector(
@@ -199,6 +206,20 @@ export class SessionTurns {
     }
   }
 
+  /**
+   * The open turn's text so far, extracted as the completed turn's will be (null: no turn open,
+   * the session is blocked, or no detector runs): for showing an answer while it grows.
+   */
+  partialText(): Promise<string | null> {
+    if (this.remote) return this.remote.partialText();
+    try {
+      return Promise.resolve(this.detector?.partialText() ?? null);
+    } catch (err) {
+      this.events.error(err);
+      return Promise.resolve(null);
+    }
+  }
+
   /** A wrapper publishes a completed turn of its session. */
   publish(turn: NewTurn): StoredTurn {
     return this.store(turn);
@@ -290,6 +311,8 @@ export class SessionTurns {
         }
       } else if (e.type === 'continuation') {
         this._awaitingMore = true;
+      } else if (e.type === 'menu') {
+        this.events.menu?.(e.menu);
       } else if (e.type === 'state') {
         // A continuation event comes with its `blocked` state; any other state ends the wait.
         if (e.state !== 'blocked') this._awaitingMore = false;
@@ -313,7 +336,7 @@ export class SessionTurns {
   }
 
   /** Events of a detector running in the worker. */
-  private onRemote(reply: WorkerReply): void {
+  private onRemote(reply: DetectorReply): void {
     if (this.ended) return;
     if ('stopped' in reply) {
       // The detector ended itself; output goes on without detection.

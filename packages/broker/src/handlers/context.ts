@@ -100,6 +100,8 @@ export interface BrokerPorts {
   readonly focus: FocusState;
   /** Routes, loops and fan-ins (docs/routes.md). */
   readonly routes: RouteEngine;
+  /** `turn_progress` pushes: fed to the sessions some subscription asks them about. */
+  readonly progress: { subscriptionsChanged(): void };
 }
 
 export interface HandlerContext extends BrokerPorts {

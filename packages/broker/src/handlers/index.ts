@@ -43,6 +43,7 @@ import { resumeRoute } from './resume-route.js';
 import { routeLog } from './route-log.js';
 import { webStart } from './web-start.js';
 import { webStop } from './web-stop.js';
+import { interrupt } from './interrupt.js';
 
 /** One handler per request type (tmux's cmd-*.c table); `hello` is handled by the connection. */
 export const HANDLERS: HandlerTable = {
@@ -90,4 +91,5 @@ export const HANDLERS: HandlerTable = {
   route_log: routeLog,
   web_start: webStart,
   web_stop: webStop,
+  interrupt,
 };

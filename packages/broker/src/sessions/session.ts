@@ -1,5 +1,6 @@
 import {
   encodeFrame,
+  type Menu,
   type Push,
   type SessionInfo,
   type SessionKind,
@@ -88,6 +89,8 @@ export class Session {
   readonly restored: boolean;
   readonly screen: Screen;
   state: SessionState = 'starting';
+  /** While blocked: the question on its screen and its choices (null: none read). */
+  private question: Menu | null = null;
   exitedAt: number | null = null;
   exitCode: number | null = null;
   exitSignal: string | null = null;
@@ -189,7 +192,18 @@ export class Session {
       ...(this.turns?.detectionStopped ? { detection_stopped: this.turns.detectionStopped } : {}),
       ...(this.persisted ? { persisted: true } : {}),
       ...(this.restored ? { restored: true } : {}),
+      ...(this.menu ? { menu: this.menu } : {}),
     };
+  }
+
+  /** The question a blocked session asks and its choices, as its screen shows them now. */
+  get menu(): Menu | null {
+    return this.state === 'blocked' ? this.question : null;
+  }
+
+  /** The turn detector read the question on the screen (reported before `blocked`). */
+  setMenu(menu: Menu | null): void {
+    this.question = menu;
   }
 
   /** Hook: runs after a chunk was forwarded to clients and fed to the screen (turn detection). */
@@ -221,6 +235,8 @@ export class Session {
     if (state === this.state) return;
     const previous = this.state;
     this.state = state;
+    // A question ends with the state that asked it; the next one is read afresh.
+    if (state !== 'blocked') this.question = null;
     this.observer.stateChanged(this, previous);
   }
 

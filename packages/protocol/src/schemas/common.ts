@@ -49,6 +49,39 @@ export const SessionStateSchema = z
   .describe('what the session is doing, as the turn detector sees it');
 export type SessionState = z.infer<typeof SessionStateSchema>;
 
+export const MenuOptionSchema = z.object({
+  label: z.string().describe('the choice as the screen shows it, without its number or cursor'),
+  keys: z
+    .array(z.string())
+    .describe(
+      'keys that pick it, pressed at once in this order (`send` with `keys`: names such as `Down`, `Enter`, or literal text such as `y`)',
+    ),
+  selected: z
+    .boolean()
+    .describe('the cursor is on it (typed letters: it is what Enter alone gives)'),
+});
+export type MenuOption = z.infer<typeof MenuOptionSchema>;
+
+export const MenuSchema = z
+  .object({
+    question: z.string().describe('the question asked, or the line right above the choices'),
+    detail: z
+      .array(z.string())
+      .describe("the dialog's other lines above the choices (the command, the file, the reason)"),
+    options: z.array(MenuOptionSchema).min(1),
+    style: z
+      .enum(['numbered', 'radio', 'letters'])
+      .describe(
+        '`numbered`/`radio`: a cursor moves over the choices; `letters`: a letter is typed',
+      ),
+    cancel: z
+      .array(z.string())
+      .nullable()
+      .describe('keys that dismiss the question without a choice (Esc, where offered), or null'),
+  })
+  .describe('The question a blocked session asks and its choices, read from its screen.');
+export type Menu = z.infer<typeof MenuSchema>;
+
 export const SessionKindSchema = z
   .enum(['pty', 'wrapper', 'navigator'])
   .describe('`pty`: the broker owns the process; `wrapper`/`navigator`: a client registered it');
@@ -99,6 +132,9 @@ export const SessionInfoSchema = z.object({
     .describe(
       'read back from the history after a daemon restart: exited, its process is not re-attached',
     ),
+  menu: MenuSchema.optional().describe(
+    'while `blocked`: the question and choices on its screen, as they are now (the cursor may have moved); absent otherwise, or when the screen shows no choices',
+  ),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
@@ -154,5 +190,6 @@ export const EventNameSchema = z.enum([
   'session_removed',
   'route_fired',
   'route_event',
+  'turn_progress',
 ]);
 export type EventName = z.infer<typeof EventNameSchema>;

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { RouteEndSchema, RouteLogEntrySchema, RouteNameSchema } from './routes.js';
-import { BytesSchema, SessionInfoSchema, SessionStateSchema, TurnMetaSchema } from './common.js';
+import {
+  BytesSchema,
+  MenuSchema,
+  SessionInfoSchema,
+  SessionStateSchema,
+  TurnMetaSchema,
+} from './common.js';
 
 /** Builds a broker→client push schema: `{ type, id: 0, ...fields }`. */
 function push<T extends string, S extends z.ZodRawShape>(type: T, description: string, shape: S) {
@@ -81,6 +87,9 @@ export const StateChangedEventSchema = push('state_changed', 'The session’s st
   name: z.string(),
   state: SessionStateSchema,
   previous: SessionStateSchema,
+  menu: MenuSchema.optional().describe(
+    'with `blocked`: the question and choices on the screen (`list_sessions` has them as they change)',
+  ),
 });
 export const TurnCompletedEventSchema = push('turn_completed', 'A turn completed and was stored.', {
   session: z.string(),
@@ -109,6 +118,19 @@ export const RouteFiredEventSchema = push(
     turn_ids: z.array(z.string()),
     to: RouteEndSchema,
     size: z.number().int().describe('bytes injected'),
+  },
+);
+export const TurnProgressEventSchema = push(
+  'turn_progress',
+  'The text of a turn while it grows (only to connections that name this event in `subscribe`).',
+  {
+    session: z.string(),
+    name: z.string(),
+    text: z
+      .string()
+      .describe(
+        'the whole text so far, extracted as the completed turn’s `text` will be; its last line may still change, and the completed turn’s text is authoritative',
+      ),
   },
 );
 export const RouteEventSchema = push(

@@ -189,8 +189,16 @@ export const SendSchema = message(
       ),
   },
 );
+export const InterruptSchema = message(
+  'interrupt',
+  'Interrupt what a session’s program is doing, as a person would: Esc for a full-screen agent (screen preset), Ctrl-C for a line program.',
+  { session: SessionRefSchema },
+);
 export const SubscribeSchema = message('subscribe', 'Receive session events as pushes.', {
-  events: z.array(EventNameSchema).optional().describe('default: all'),
+  events: z
+    .array(EventNameSchema)
+    .optional()
+    .describe('default: all but `turn_progress`, which comes only when named'),
   sessions: z.array(SessionRefSchema).optional().describe('default: all sessions'),
 });
 export const UnsubscribeSchema = message('unsubscribe', 'Stop receiving session events.', {});

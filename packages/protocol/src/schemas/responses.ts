@@ -275,4 +275,7 @@ export const RESULT_SCHEMAS = {
     started: z.boolean().describe('false: the endpoint was already running and is reused'),
   }),
   web_stop: z.object({ stopped: z.boolean().describe('false: no endpoint was running') }),
+  interrupt: z.object({
+    keys: z.array(z.string()).describe('the keys pressed (`Esc` or `C-c`)'),
+  }),
 } as const;

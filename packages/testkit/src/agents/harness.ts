@@ -87,9 +87,22 @@ export function submissions(log: string): Submission[] {
   return readFileSync(log, 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as Submission & { prompt_at?: number; received_hr?: number })
-    .filter((e) => e.prompt_at === undefined)
+    .map(
+      (l) =>
+        JSON.parse(l) as Submission & { prompt_at?: number; received_hr?: number; choice?: string },
+    )
+    .filter((e) => e.prompt_at === undefined && e.choice === undefined)
     .map(({ received_hr: _, ...s }) => s);
+}
+
+/** The choices the agent was given to its permission questions (`--ask`), in order. */
+export function choices(log: string): string[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { choice?: string })
+    .flatMap((e) => (e.choice !== undefined ? [e.choice] : []));
 }
 
 /** When the agent received each submission (epoch ms, sub-millisecond), in order. */

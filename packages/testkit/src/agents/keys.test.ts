@@ -32,8 +32,12 @@ describe('the fake TUI agent’s key parser', () => {
     }
   });
 
-  it('ignores cursor keys', () => {
-    expect(show(new KeyParser().feed(Buffer.from('\x1b[Aa\x1b[1;5Cb')))).toEqual(['T:ab']);
+  it('reads Up and Down (a dialog moves its cursor with them), ignores other cursor keys', () => {
+    expect(show(new KeyParser().feed(Buffer.from('\x1b[Aa\x1b[1;5Cb\x1b[B')))).toEqual([
+      'up',
+      'T:ab',
+      'down',
+    ]);
   });
 });
 

@@ -4,6 +4,8 @@ export type Key =
   | { kind: 'enter' }
   | { kind: 'backspace' }
   | { kind: 'escape' }
+  | { kind: 'up' }
+  | { kind: 'down' }
   | { kind: 'ctrl-c' }
   | { kind: 'ctrl-d' };
 
@@ -70,9 +72,14 @@ export class KeyParser {
           continue;
         }
         if (buf[1] === 0x5b) {
-          // Some other CSI (arrow keys…): skip it up to its final byte.
+          // Some other CSI: Up and Down (they move a dialog's cursor); others are skipped up to
+          // their final byte.
           let i = 2;
           while (i < buf.length && (buf[i]! < 0x40 || buf[i]! > 0x7e)) i++;
+          if (i === 2 && (buf[i] === 0x41 || buf[i] === 0x42)) {
+            flushText(false);
+            keys.push({ kind: buf[i] === 0x41 ? 'up' : 'down' });
+          }
           buf = buf.subarray(i + 1);
           continue;
         }

@@ -1,8 +1,18 @@
 import { bigLine, nthAnswer, pieceLine } from './answer.js';
-import { logPrompt, logSubmission } from './log.js';
+import { logChoice, logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
 import { pieceGap } from './piece-gap.js';
 import { sleep, write } from './sleep.js';
+
+/** The command the agent asks to run (`--ask`), its question, and what each answer means. */
+const ASK_COMMAND = 'make test';
+const ASK_QUESTION = "Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: ";
+const ASK_LETTERS: Record<string, string> = {
+  '': 'Yes',
+  y: 'Yes',
+  n: 'No',
+  d: "Don't ask again",
+};
 
 /**
  * An aider-style line agent: it reads whole lines in the terminal's canonical mode (the
@@ -73,6 +83,15 @@ export async function runLineAgent(opts: AgentOptions): Promise<void> {
     interrupted = false;
     await sleep(opts.delay);
     await write('\n');
+    if (opts.ask) {
+      // aider's question before it runs a command (corpus: aider multi-line-input).
+      await write(`I need to run a command.\n$ ${ASK_COMMAND}\n${ASK_QUESTION}`);
+      while (lines.length === 0 && !ended) await new Promise<void>((r) => (wake = r));
+      const reply = (lines.shift() ?? '').trim().toLowerCase();
+      const label = ASK_LETTERS[reply] ?? ASK_LETTERS.y!;
+      logChoice(opts.log, label);
+      await write(`Permission: ${label}\n`);
+    }
     const answer = nthAnswer(opts.replies, answered++, input);
     for (let k = 1; k <= opts.pieces && !interrupted; k++) {
       if (opts.pieces > 1) await write(`${pieceLine(k, opts.pieces)}\n`);

@@ -27,3 +27,9 @@ export function logPrompt(file: string | undefined): void {
   const hr = performance.timeOrigin + performance.now();
   appendFileSync(file, `${JSON.stringify({ prompt_at: Date.now(), prompt_hr: hr })}\n`);
 }
+
+/** Records the choice the agent was given to its permission question (`--ask`). */
+export function logChoice(file: string | undefined, label: string): void {
+  if (!file) return;
+  appendFileSync(file, `${JSON.stringify({ choice: label })}\n`);
+}

@@ -27,6 +27,13 @@ export interface AgentOptions {
   cursorInBox: boolean;
   /** `--replies FILE` (a JSON array of strings): the Nth answer is the Nth reply, then the usual one. */
   replies: string[];
+  /**
+   * Ask for permission before each answer, as the real agents do before running a command: a
+   * Claude-Code-style numbered dialog (TUI style) or an aider-style `(Y)es/(N)o/(D)on't ask
+   * again [Yes]:` question (line style). The choice is logged (`{"choice": label}`) and shown
+   * as `Permission: <label>` before the answer.
+   */
+  ask: boolean;
 }
 
 /** Think time by default: short, so tests stay fast, but never zero (real agents take time). */
@@ -51,6 +58,7 @@ export function parseAgentOptions(
       style: { type: 'string' },
       'cursor-in-box': { type: 'boolean' },
       replies: { type: 'string' },
+      ask: { type: 'boolean' },
     },
     strict: true,
   });
@@ -68,5 +76,6 @@ export function parseAgentOptions(
     style,
     cursorInBox: values['cursor-in-box'] ?? defaults.cursorInBox ?? false,
     replies: values.replies ? (JSON.parse(readFileSync(values.replies, 'utf8')) as string[]) : [],
+    ask: values.ask ?? defaults.ask ?? false,
   };
 }

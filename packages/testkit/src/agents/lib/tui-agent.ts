@@ -1,6 +1,6 @@
 import { bigLine, nthAnswer, pieceLine } from './answer.js';
 import { KeyParser } from './keys.js';
-import { logPrompt, logSubmission } from './log.js';
+import { logChoice, logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
 import { pieceGap } from './piece-gap.js';
 import { sleep, write } from './sleep.js';
@@ -11,6 +11,13 @@ const SPINNER = ['·', '✢', '✳', '✶', '✻', '✽'];
 const SPINNER_MS = 120;
 /** Above this many lines the input box collapses a paste into one line, as Claude Code does. */
 const MAX_BOX_LINES = 6;
+/** The command the agent asks permission for (`--ask`), and the choices of its dialog. */
+const ASK_COMMAND = 'make test';
+const ASK_CHOICES = [
+  'Yes',
+  "Yes, and don't ask again for make commands in this project",
+  'No, and tell Claude what to do differently (esc)',
+];
 
 /**
  * A Claude-Code-style TUI: raw mode, bracketed paste on, a banner, the `❯` input box between
@@ -35,6 +42,8 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   let spinner: NodeJS.Timeout | null = null;
   let startedAt = 0;
   const queue: Buffer[] = [];
+  /** The permission dialog on screen (`--ask`): where its cursor is, and who waits for the choice. */
+  let asking: { selected: number; choose: (index: number) => void } | null = null;
 
   const wrap = (line: string): string[] => {
     const chars = [...line];
@@ -59,7 +68,21 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
     const lines = visible(Buffer.concat(input).toString('utf8')).split('\n');
     return lines.flatMap((l, i) => wrap(`${i === 0 ? '❯ ' : '  '}${l}`));
   };
+  /** Claude Code's permission dialog (corpus: bash_permission_dialog), in place of the input box. */
+  const dialog = (selected: number): string[] => [
+    '─'.repeat(cols),
+    ' Bash command',
+    '',
+    `   ${ASK_COMMAND}`,
+    '   Run the tests',
+    '',
+    ' Do you want to proceed?',
+    ...ASK_CHOICES.map((c, i) => `${i === selected ? ' ❯' : '  '} ${i + 1}. ${c}`),
+    '',
+    ' Esc to cancel · Tab to amend',
+  ];
   const live = (): string[] => {
+    if (asking) return dialog(asking.selected);
     const rule = '─'.repeat(cols);
     const status = busy
       ? [`${SPINNER[frame % SPINNER.length]} Thinking… (esc to interrupt)`, '']
@@ -130,6 +153,16 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
       void render();
     }, SPINNER_MS);
     await sleep(opts.delay);
+    if (opts.ask && !interrupted) {
+      await render([`⏺ Bash(${ASK_COMMAND})`]);
+      const index = await new Promise<number>((choose) => {
+        asking = { selected: 0, choose };
+        void render();
+      });
+      asking = null;
+      logChoice(opts.log, ASK_CHOICES[index]!);
+      await render([`  ⎿  Permission: ${ASK_CHOICES[index]!}`, '']);
+    }
     for (let k = 1; k <= opts.pieces && !interrupted; k++) {
       if (opts.pieces > 1) await render([`⏺ ${pieceLine(k, opts.pieces)}`, '']);
       if (k < opts.pieces) await gap();
@@ -165,9 +198,31 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
     if (next) void answer(next);
   };
 
+  /** A key while the permission dialog is shown: moves its cursor or answers it. */
+  const dialogKey = (key: ReturnType<KeyParser['feed']>[number]): void => {
+    const a = asking!;
+    const last = ASK_CHOICES.length - 1;
+    if (key.kind === 'up') a.selected = Math.max(0, a.selected - 1);
+    else if (key.kind === 'down') a.selected = Math.min(last, a.selected + 1);
+    else if (key.kind === 'enter') a.choose(a.selected);
+    else if (key.kind === 'escape') a.choose(last);
+    else if (key.kind === 'ctrl-c') {
+      interrupted = true;
+      a.choose(last);
+    } else if (key.kind === 'text') {
+      // A number picks its choice at once, as in Claude Code.
+      const n = Number(key.bytes.toString('utf8'));
+      if (Number.isInteger(n) && n >= 1 && n <= ASK_CHOICES.length) a.choose(n - 1);
+    }
+  };
+
   const parser = new KeyParser();
   process.stdin.on('data', (chunk: Buffer) => {
     for (const key of parser.feed(chunk)) {
+      if (asking) {
+        dialogKey(key);
+        continue;
+      }
       switch (key.kind) {
         case 'text':
           input.push(key.bytes);
