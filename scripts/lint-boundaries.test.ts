@@ -61,6 +61,32 @@ describe('package boundaries in npm run lint', { timeout: LINT_TIMEOUT_MS }, () 
     ]);
   });
 
+  it('keeps the ACP adapter a client of the daemon, and the CLI its only importer', async () => {
+    expect(
+      await boundaryErrors(
+        'packages/acp/src/boundary-check.ts',
+        "import { connect } from '@clippy/client';\n" +
+          "import { BrokerError } from '@clippy/protocol';\n" +
+          "import { readMenu } from '@clippy/turns';\n" +
+          'export const a = [connect, BrokerError, readMenu];\n',
+      ),
+    ).toEqual([
+      `3: no-restricted-imports: '@clippy/turns' import is restricted from being used by a pattern. acp may import client, protocol (DESIGN.md "Packages").`,
+    ]);
+    expect(
+      await boundaryErrors(
+        'packages/cli/src/boundary-check.ts',
+        "import { serveAcp } from '@clippy/acp';\nexport const s = serveAcp;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await boundaryErrors(
+        'packages/web/src/boundary-check.ts',
+        "import { serveAcp } from '@clippy/acp';\nexport const s = serveAcp;\n",
+      ),
+    ).toHaveLength(1);
+  });
+
   it('keeps testkit out of shipped code', async () => {
     const code = "import { until } from '@clippy/testkit/until';\nexport const u = until;\n";
     expect(await boundaryErrors('packages/broker/src/boundary-check.ts', code)).toEqual([

@@ -37,6 +37,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['completion'], () => import('./completion.js')],
   [['hosts'], () => import('./hosts.js')],
   [['web'], () => import('./web.js')],
+  [['acp'], () => import('./acp.js')],
   [['map'], () => import('./map.js')],
   [['navigate'], () => import('./navigate.js')],
   [['report'], () => import('./report.js')],

@@ -1,0 +1,375 @@
+// `clippy acp` as an editor sees it: an ACP client from the protocol's SDK drives the real CLI
+// process, which runs the fake agents (a line agent like aider, a TUI like Claude Code) in the
+// real daemon's PTYs.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { methods, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import type { ClippyClient } from '@clippy/client';
+import { agentCommand, type AgentName } from '@clippy/testkit/agents/index';
+import { answerText, choices, tuiAnswerText } from '@clippy/testkit/agents/harness';
+import { runClippy } from '@clippy/testkit/cli-pty';
+import { TestDaemon } from '@clippy/testkit/daemon';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { acpErrorOf, AcpProcess } from './test-support/acp-process.js';
+
+const PRESET: Record<string, string> = { aider: 'aider', claude: 'claude' };
+const ANSWER: Record<string, (q: string) => string> = { aider: answerText, claude: tuiAnswerText };
+
+let daemon: TestDaemon;
+let clippy: ClippyClient;
+const running: AcpProcess[] = [];
+
+beforeAll(async () => {
+  daemon = await TestDaemon.start();
+  clippy = await daemon.connect();
+});
+afterEach(async () => {
+  for (const p of running.splice(0)) await p.stop();
+});
+afterAll(async () => {
+  await clippy?.close();
+  await daemon?.stop();
+});
+
+/** `clippy acp` serving a fake agent; returns the process and the agent's log file. */
+function acpFor(
+  kind: AgentName,
+  args: string[] = [],
+  name = kind,
+): { acp: AcpProcess; log: string } {
+  const log = join(daemon.env.root, `${name}-${running.length}.log`);
+  const { command, args: full } = agentCommand(kind, ['--log', log, ...args]);
+  const acp = AcpProcess.start(['--preset', PRESET[kind]!, '--', command, ...full], daemon.env.env);
+  running.push(acp);
+  return { acp, log };
+}
+
+async function initialized(acp: AcpProcess) {
+  return acp.agent.request(methods.agent.initialize, {
+    protocolVersion: PROTOCOL_VERSION,
+    clientCapabilities: {},
+    clientInfo: { name: 'test', version: '0' },
+  });
+}
+
+async function newSession(acp: AcpProcess): Promise<string> {
+  await initialized(acp);
+  const { sessionId } = await acp.agent.request(methods.agent.session.new, {
+    cwd: daemon.env.root,
+    mcpServers: [],
+  });
+  return sessionId;
+}
+
+/** The daemon's latest turn of a session. */
+async function latestTurn(session: string) {
+  return (await clippy.request('get_turn', { session })).turn;
+}
+
+describe('clippy acp: initialize', () => {
+  it("answers with capabilities that match the SDK's schema: text and links only, load, list, close", async () => {
+    const { acp } = acpFor('aider');
+    const init = await initialized(acp);
+    expect(init).toMatchObject({
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: false },
+        sessionCapabilities: { list: {}, close: {} },
+      },
+      agentInfo: { name: 'clippy' },
+      authMethods: [],
+    });
+    const schema = JSON.parse(
+      readFileSync(
+        createRequire(import.meta.url).resolve('@agentclientprotocol/sdk/schema/v1/schema.json'),
+        'utf8',
+      ),
+    ) as { $defs: Record<string, unknown> };
+    // The schema's integer formats (int32, uint16…) are Rust's: the types and bounds check them.
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema(schema, 'acp');
+    const valid = ajv.validate({ $ref: 'acp#/$defs/InitializeResponse' }, init);
+    expect(valid, JSON.stringify(ajv.errors)).toBe(true);
+  });
+});
+
+describe('clippy acp: a prompt is a turn', () => {
+  for (const kind of ['aider', 'claude'] as const) {
+    it(`${kind}: end_turn with the exact answer, streamed while it grows; the session is clippy's`, async () => {
+      const { acp, log } = acpFor(kind, ['--pieces', '3', '--pause', '400']);
+      const sessionId = await newSession(acp);
+      const response = await acp.prompt(sessionId, 'What is clippy?');
+      expect(response.stopReason).toBe('end_turn');
+      const turn = await latestTurn(sessionId);
+      expect(turn.text).toContain(ANSWER[kind]!('What is clippy?'));
+      // The answer as the editor has it is the turn's text, exactly.
+      const messages = acp.messages(sessionId);
+      expect(messages.at(-1)!.text).toBe(turn.text);
+      // Streamed: a part came before the prompt's response.
+      const firstChunk = acp.seen.findIndex(
+        (s) => s.kind === 'update' && s.notification.update.sessionUpdate === 'agent_message_chunk',
+      );
+      const done = acp.seen.findIndex((s) => s.kind === 'response');
+      expect(firstChunk).toBeGreaterThanOrEqual(0);
+      expect(firstChunk).toBeLessThan(done - 1);
+      // The agent got the prompt, once; the session is listed as any other.
+      const got = readFileSync(log, 'utf8');
+      expect(got.match(/What is clippy\?/gu)).toHaveLength(1);
+      const { sessions } = await clippy.request('list_sessions', {});
+      expect(sessions.find((s) => s.session === sessionId)).toMatchObject({
+        preset: PRESET[kind],
+        turn_count: 1,
+      });
+    });
+  }
+});
+
+describe('clippy acp: session/cancel', () => {
+  for (const kind of ['aider', 'claude'] as const) {
+    it(`${kind}: interrupts the agent (${kind === 'claude' ? 'Esc' : 'Ctrl-C'}); the prompt ends cancelled, the turn interrupted`, async () => {
+      const { acp } = acpFor(kind, ['--pieces', '6', '--pause', '700']);
+      const sessionId = await newSession(acp);
+      const answered = acp.prompt(sessionId, 'a long job');
+      // Cancelled once the answer has begun to stream.
+      await acp.until(() => acp.messages(sessionId).length > 0, 'the first part of the answer');
+      await acp.agent.notify(methods.agent.session.cancel, { sessionId });
+      expect((await answered).stopReason).toBe('cancelled');
+      const turn = await latestTurn(sessionId);
+      expect(turn.interrupted).toBe(true);
+      expect(turn.text).not.toContain('Piece 6 of 6');
+      // The session takes the next prompt.
+      expect((await acp.prompt(sessionId, 'again')).stopReason).toBe('end_turn');
+      expect((await latestTurn(sessionId)).text).toContain(ANSWER[kind]!('again'));
+    });
+  }
+});
+
+describe('clippy acp: a blocked agent asks the editor', () => {
+  it("claude: the dialog's choices become request_permission; the chosen one reaches the agent", async () => {
+    const { acp, log } = acpFor('claude', ['--ask']);
+    const sessionId = await newSession(acp);
+    acp.onPermission((request) => {
+      const always = request.options.find((o) => o.kind === 'allow_always')!;
+      return { outcome: { outcome: 'selected', optionId: always.optionId } };
+    });
+    const response = await acp.prompt(sessionId, 'run the tests');
+    expect(response.stopReason).toBe('end_turn');
+    const asked = acp.seen.flatMap((s) => (s.kind === 'permission' ? [s.request] : []));
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.toolCall.title).toBe('Do you want to proceed?');
+    expect(asked[0]!.options.map((o) => [o.name, o.kind])).toEqual([
+      ['Yes', 'allow_once'],
+      ["Yes, and don't ask again for make commands in this project", 'allow_always'],
+      ['No, and tell Claude what to do differently (esc)', 'reject_once'],
+    ]);
+    // The question was shown as a tool call with the command as its content, then settled.
+    const calls = acp.updates(sessionId).filter((u) => u.sessionUpdate.startsWith('tool_call'));
+    expect(calls[0]).toMatchObject({
+      sessionUpdate: 'tool_call',
+      title: 'Do you want to proceed?',
+      content: [
+        {
+          type: 'content',
+          content: { type: 'text', text: 'Bash command\nmake test\nRun the tests' },
+        },
+      ],
+    });
+    expect(calls.at(-1)).toMatchObject({ sessionUpdate: 'tool_call_update', status: 'completed' });
+    expect(choices(log)).toEqual(["Yes, and don't ask again for make commands in this project"]);
+    const turn = await latestTurn(sessionId);
+    expect(turn.text).toContain(
+      "Permission: Yes, and don't ask again for make commands in this project",
+    );
+    expect(acp.messages(sessionId).at(-1)!.text).toBe(turn.text);
+  });
+
+  it("aider: the typed-letter question; the editor's No is typed as n, Enter", async () => {
+    const { acp, log } = acpFor('aider', ['--ask']);
+    const sessionId = await newSession(acp);
+    acp.onPermission((request) => {
+      const no = request.options.find((o) => o.name === 'No')!;
+      expect(no.kind).toBe('reject_once');
+      return { outcome: { outcome: 'selected', optionId: no.optionId } };
+    });
+    expect((await acp.prompt(sessionId, 'run the tests')).stopReason).toBe('end_turn');
+    expect(choices(log)).toEqual(['No']);
+    expect((await latestTurn(sessionId)).text).toContain('Permission: No');
+  });
+});
+
+describe('clippy acp: what it refuses, and its errors', () => {
+  it('refuses an image with invalid params (the agent reads text), and a session it does not know', async () => {
+    const { acp } = acpFor('aider');
+    const sessionId = await newSession(acp);
+    const image = await acpErrorOf(
+      acp.agent.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' },
+        ],
+      }),
+    );
+    expect(image.code).toBe(-32602);
+    expect(image.message).toMatch(/reads text only: an image cannot be sent/u);
+    const resource = await acpErrorOf(
+      acp.agent.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'resource', resource: { uri: 'file:///x.txt', text: 'x' } }],
+      }),
+    );
+    expect(resource.code).toBe(-32602);
+    const unknown = await acpErrorOf(
+      acp.agent.request(methods.agent.session.prompt, {
+        sessionId: 'no-such-session',
+        prompt: [{ type: 'text', text: 'hi' }],
+      }),
+    );
+    expect(unknown.code).toBe(-32002);
+    const load = await acpErrorOf(
+      acp.agent.request(methods.agent.session.load, {
+        sessionId: 'no-such-session',
+        cwd: daemon.env.root,
+        mcpServers: [],
+      }),
+    );
+    expect(load.code).toBe(-32002);
+    // Nothing was typed into the agent, and it still answers.
+    expect((await acp.prompt(sessionId, 'still there?')).stopReason).toBe('end_turn');
+    const { turns } = await clippy.request('list_turns', { session: sessionId });
+    expect(turns.map((t) => t.prompt)).toEqual(['still there?']);
+  });
+
+  it('a resource link is typed as the file path', async () => {
+    const { acp } = acpFor('aider');
+    const sessionId = await newSession(acp);
+    await acp.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [
+        { type: 'text', text: 'look at' },
+        { type: 'resource_link', name: 'main.ts', uri: 'file:///src/main.ts' },
+        { type: 'text', text: 'please' },
+      ],
+    });
+    expect((await latestTurn(sessionId)).prompt).toBe('look at /src/main.ts please');
+  });
+
+  it("the error codes are the protocol's: every one in the SDK schema's ErrorCode list", async () => {
+    const schema = JSON.parse(
+      readFileSync(
+        createRequire(import.meta.url).resolve('@agentclientprotocol/sdk/schema/v1/schema.json'),
+        'utf8',
+      ),
+    ) as { $defs: { ErrorCode: { anyOf: { const?: number }[] } } };
+    const known = schema.$defs.ErrorCode.anyOf.flatMap((c) =>
+      c.const !== undefined ? [c.const] : [],
+    );
+    const { acp } = acpFor('aider');
+    const beforeInit = await acpErrorOf(
+      acp.agent.request(methods.agent.session.new, { cwd: daemon.env.root, mcpServers: [] }),
+    );
+    await initialized(acp);
+    const badCwd = await acpErrorOf(
+      acp.agent.request(methods.agent.session.new, {
+        cwd: join(daemon.env.root, 'nope'),
+        mcpServers: [],
+      }),
+    );
+    expect(badCwd.message).toMatch(/nope/u);
+    const codes = [beforeInit.code, badCwd.code];
+    expect(codes).toEqual([-32600, -32602]);
+    for (const code of codes) expect(known).toContain(code);
+  });
+});
+
+describe('clippy acp: sessions beyond one editor', () => {
+  it('session/load takes up a clippy session by name, with its turns as the conversation', async () => {
+    const first = acpFor('aider').acp;
+    const sessionId = await newSession(first);
+    await first.prompt(sessionId, 'remember me');
+    const { sessions } = await clippy.request('list_sessions', {});
+    const name = sessions.find((s) => s.session === sessionId)!.name;
+    await first.stop();
+    running.splice(running.indexOf(first), 1);
+
+    const second = acpFor('aider').acp;
+    await initialized(second);
+    const listed = await second.agent.request(methods.agent.session.list, { cwd: daemon.env.root });
+    expect(listed.sessions.map((s) => s.sessionId)).toContain(sessionId);
+    await second.agent.request(methods.agent.session.load, {
+      sessionId: name,
+      cwd: daemon.env.root,
+      mcpServers: [],
+    });
+    const replay = second
+      .updates(name)
+      .map((u) =>
+        u.sessionUpdate === 'user_message_chunk' || u.sessionUpdate === 'agent_message_chunk'
+          ? [u.sessionUpdate, u.content.type === 'text' ? u.content.text : '']
+          : [u.sessionUpdate],
+      );
+    expect(replay).toEqual([
+      ['user_message_chunk', 'remember me'],
+      ['agent_message_chunk', answerText('remember me')],
+    ]);
+    expect((await second.prompt(name, 'and now?')).stopReason).toBe('end_turn');
+    expect(second.messages(name).at(-1)!.text).toBe(answerText('and now?'));
+  });
+
+  it('--session runs the editor in an existing session; a person may type there meanwhile', async () => {
+    const log = join(daemon.env.root, 'shared.log');
+    const { command, args } = agentCommand('aider', ['--log', log]);
+    await clippy.request('spawn', {
+      command,
+      args,
+      name: 'shared',
+      preset: 'aider',
+      cwd: daemon.env.root,
+      env: daemon.env.env as Record<string, string>,
+    });
+    const acp = AcpProcess.start(['--session', 'shared'], daemon.env.env);
+    running.push(acp);
+    const sessionId = await newSession(acp);
+    const { sessions } = await clippy.request('list_sessions', {});
+    expect(sessions.find((s) => s.name === 'shared')!.session).toBe(sessionId);
+    expect((await acp.prompt(sessionId, 'from the editor')).stopReason).toBe('end_turn');
+    // A turn typed elsewhere (clippy send, a terminal) is not the editor's answer.
+    await clippy.request('send', { session: 'shared', text: 'from a terminal', enter: true });
+    expect((await acp.prompt(sessionId, 'from the editor again')).stopReason).toBe('end_turn');
+    expect(acp.messages(sessionId).map((m) => m.text)).toEqual([
+      answerText('from the editor'),
+      answerText('from the editor again'),
+    ]);
+  });
+});
+
+describe('clippy acp: the command line', () => {
+  it('refuses a command with --session, and --session with --preset, before anything runs', async () => {
+    const env = { ...daemon.env.env, CLIPPYD_PATH: '/nonexistent/clippyd.js' };
+    const both = await runClippy(['acp', '--session', 's', '--', 'claude'], env);
+    expect([both.code, both.stdout]).toEqual([64, '']);
+    expect(both.stderr).toContain(
+      '--session runs the editor in an existing session: it takes no command',
+    );
+    const conflict = await runClippy(['acp', '--session', 's', '--preset', 'claude'], env);
+    expect(conflict.code).toBe(64);
+    expect(conflict.stderr).toMatch(/mutually exclusive|--preset/u);
+  });
+
+  it('with no daemon to reach, says so on stderr (what an editor shows) and nothing on stdout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'clippy-acp-'));
+    try {
+      const env = { ...process.env, XDG_RUNTIME_DIR: dir, CLIPPYD_PATH: '/nonexistent/clippyd.js' };
+      const run = await runClippy(['acp', '--', 'sh'], env, undefined, '');
+      expect(run.code).toBe(69);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^clippy: /u);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

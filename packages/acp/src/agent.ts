@@ -1,0 +1,56 @@
+import { agent, methods, ndJsonStream, type Stream } from '@agentclientprotocol/sdk';
+import type { ClippyClient } from '@clippy/client';
+import { AcpSessions } from './acp-sessions.js';
+import type { AcpContext, AcpOptions } from './context.js';
+import { DaemonLink } from './daemon-link.js';
+import { cancel } from './handlers/cancel.js';
+import { closeSession } from './handlers/close-session.js';
+import { initialize } from './handlers/initialize.js';
+import { listSessions } from './handlers/list-sessions.js';
+import { loadSession } from './handlers/load-session.js';
+import { newSession } from './handlers/new-session.js';
+import { prompt } from './handlers/prompt.js';
+
+/** How an editor and `clippy acp` talk: newline-delimited JSON-RPC on stdin and stdout. */
+export function stdioStream(
+  input: ReadableStream<Uint8Array>,
+  output: WritableStream<Uint8Array>,
+): Stream {
+  return ndJsonStream(output, input);
+}
+
+/**
+ * Serves one editor over `stream` as an ACP agent (the protocol's SDK does the JSON-RPC and
+ * checks every request against the protocol's schema) until the editor disconnects. Each ACP
+ * session runs in a clippy session of `daemon`; nothing is held here that the daemon holds.
+ * Sessions outlive the editor's connection, as they outlive a terminal: `session/load` (or
+ * `clippy attach`) takes them up again.
+ */
+export async function serveAcp(
+  daemon: ClippyClient,
+  stream: Stream,
+  options: AcpOptions,
+): Promise<void> {
+  const ctx: AcpContext = { link: new DaemonLink(daemon), sessions: new AcpSessions(), options };
+  const app = agent({ name: 'clippy' })
+    .onRequest(methods.agent.initialize, () => initialize(ctx))
+    .onRequest(methods.agent.session.new, ({ params }) => newSession(ctx, params))
+    .onRequest(methods.agent.session.load, ({ params, client }) => loadSession(ctx, client, params))
+    .onRequest(methods.agent.session.list, ({ params }) => listSessions(ctx, params))
+    .onRequest(methods.agent.session.close, ({ params }) => closeSession(ctx, params))
+    .onRequest(methods.agent.session.prompt, ({ params, client }) => prompt(ctx, client, params))
+    .onNotification(methods.agent.session.cancel, ({ params }) => cancel(ctx, params));
+  const connection = app.connect(stream);
+  // The daemon going away ends every session's prompt: nothing more can be answered.
+  void daemon.closed.then((info) => {
+    if (info.reason !== 'client') connection.close(new Error(info.message));
+  });
+  try {
+    await connection.closed;
+  } finally {
+    for (const s of ctx.sessions.all()) s.turn?.cancel();
+    ctx.link.dispose();
+  }
+}
+
+export type { AcpOptions };
