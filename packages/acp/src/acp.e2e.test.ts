@@ -9,7 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { methods, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import type { ClippyClient } from '@clippy/client';
 import { agentCommand, type AgentName } from '@clippy/testkit/agents/index';
-import { answerText, choices, tuiAnswerText } from '@clippy/testkit/agents/harness';
+import { answerText, choices, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -136,6 +136,12 @@ describe('clippy acp: session/cancel', () => {
       const answered = acp.prompt(sessionId, 'a long job');
       // Cancelled once the answer has begun to stream.
       await acp.until(() => acp.messages(sessionId).length > 0, 'the first part of the answer');
+      // One prompt at a time in a session.
+      const second = await acpErrorOf(acp.prompt(sessionId, 'meanwhile'));
+      expect([second.code, second.message]).toEqual([
+        -32600,
+        'a prompt is still running in this session: cancel it (session/cancel) or wait for its answer',
+      ]);
       await acp.agent.notify(methods.agent.session.cancel, { sessionId });
       expect((await answered).stopReason).toBe('cancelled');
       const turn = await latestTurn(sessionId);
@@ -198,6 +204,39 @@ describe('clippy acp: a blocked agent asks the editor', () => {
     expect((await acp.prompt(sessionId, 'run the tests')).stopReason).toBe('end_turn');
     expect(choices(log)).toEqual(['No']);
     expect((await latestTurn(sessionId)).text).toContain('Permission: No');
+  });
+});
+
+describe('clippy acp: a question before the prompt', () => {
+  it('asks the editor first, then types the prompt: never into the dialog', async () => {
+    const log = join(daemon.env.root, 'asking.log');
+    const { command, args } = agentCommand('claude', ['--log', log, '--ask']);
+    await clippy.request('spawn', {
+      command,
+      args,
+      name: 'asking',
+      preset: 'claude',
+      cwd: daemon.env.root,
+      env: daemon.env.env as Record<string, string>,
+    });
+    await waitState(clippy, 'asking', 'idle');
+    // Someone else's prompt left the agent asking.
+    await clippy.request('send', { session: 'asking', text: 'from a terminal', enter: true });
+    await waitState(clippy, 'asking', 'blocked');
+    const acp = AcpProcess.start(['--session', 'asking'], daemon.env.env);
+    running.push(acp);
+    const sessionId = await newSession(acp);
+    acp.onPermission((request) => ({
+      outcome: { outcome: 'selected', optionId: request.options[0]!.optionId },
+    }));
+    expect((await acp.prompt(sessionId, 'from the editor')).stopReason).toBe('end_turn');
+    expect(acp.seen.filter((s) => s.kind === 'permission')).toHaveLength(2);
+    expect(choices(log)).toEqual(['Yes', 'Yes']);
+    const { turns } = await clippy.request('list_turns', { session: 'asking' });
+    expect(turns.map((t) => t.prompt).reverse()).toEqual(['from a terminal', 'from the editor']);
+    const turn = await latestTurn('asking');
+    expect(acp.messages(sessionId).at(-1)!.text).toBe(turn.text);
+    expect(turn.text).toContain(tuiAnswerText('from the editor'));
   });
 });
 

@@ -997,7 +997,7 @@ const MENU_TAIL_BYTES = 8 * 1024;
 
 /** Largest line-preset turn whose partial text is rendered for a look (each look renders it
  * whole, in the detector's thread): past it the text waits for the completed turn. */
-const MAX_PARTIAL_BYTES = 1024 * 1024;
+const MAX_PARTIAL_BYTES = 256 * 1024;
 
 /** Output bytes after Ctrl-C searched for its `^C` echo: the kernel echoes it at once, after
  * at most what the program had already written (a terminal line or two). */
