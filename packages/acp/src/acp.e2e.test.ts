@@ -399,6 +399,28 @@ describe('clippy acp: the command line', () => {
     expect(conflict.stderr).toMatch(/mutually exclusive|--preset/u);
   });
 
+  it('ends when the daemon stops, saying why on stderr (exit 69); a running prompt fails', async () => {
+    const own = await TestDaemon.start();
+    try {
+      const { command, args } = agentCommand('aider', ['--pieces', '5', '--pause', '1000']);
+      const acp = AcpProcess.start(['--preset', 'aider', '--', command, ...args], own.env.env);
+      running.push(acp);
+      await acp.agent.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION });
+      const { sessionId } = await acp.agent.request(methods.agent.session.new, {
+        cwd: own.env.root,
+        mcpServers: [],
+      });
+      const prompt = acp.prompt(sessionId, 'a long job').catch((err: unknown) => err);
+      await acp.until(() => acp.messages(sessionId).length > 0, 'the answer begins');
+      await own.stop();
+      expect(await acp.exited).toBe(69);
+      expect(acp.log).toContain('clippy: the clippy daemon shut down');
+      expect(await prompt).toBeInstanceOf(Error);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('with no daemon to reach, says so on stderr (what an editor shows) and nothing on stdout', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'clippy-acp-'));
     try {

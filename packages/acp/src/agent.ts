@@ -30,7 +30,7 @@ export async function serveAcp(
   daemon: ClippyClient,
   stream: Stream,
   options: AcpOptions,
-): Promise<void> {
+): Promise<AcpEnd> {
   const ctx: AcpContext = { link: new DaemonLink(daemon), sessions: new AcpSessions(), options };
   const app = agent({ name: 'clippy' })
     .onRequest(methods.agent.initialize, () => initialize(ctx))
@@ -42,15 +42,22 @@ export async function serveAcp(
     .onNotification(methods.agent.session.cancel, ({ params }) => cancel(ctx, params));
   const connection = app.connect(stream);
   // The daemon going away ends every session's prompt: nothing more can be answered.
+  let end: AcpEnd = { by: 'editor' };
   void daemon.closed.then((info) => {
-    if (info.reason !== 'client') connection.close(new Error(info.message));
+    if (info.reason === 'client') return;
+    end = { by: 'daemon', message: info.message };
+    connection.close(new Error(info.message));
   });
   try {
     await connection.closed;
+    return end;
   } finally {
     for (const s of ctx.sessions.all()) s.turn?.cancel();
     ctx.link.dispose();
   }
 }
+
+/** Why serving ended: the editor closed the connection, or the daemon went away (`message`). */
+export type AcpEnd = { by: 'editor' } | { by: 'daemon'; message: string };
 
 export type { AcpOptions };

@@ -1,4 +1,4 @@
-export { serveAcp, stdioStream } from './agent.js';
+export { serveAcp, stdioStream, type AcpEnd } from './agent.js';
 export type { AcpOptions, AgentCommand } from './context.js';
 export { AnswerStream, type AnswerSource, type Chunk } from './answer-stream.js';
 export { optionKind, permissionOptions } from './permission.js';

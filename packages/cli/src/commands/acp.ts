@@ -71,8 +71,9 @@ const command: CommandModule<object, AcpArgs> = {
     // Connected before the editor's first message: a daemon that cannot be reached is reported
     // on stderr at once, where the editor shows an agent server's errors.
     const { client } = await connectForCommand(argv);
+    let end;
     try {
-      await serveAcp(
+      end = await serveAcp(
         client,
         stdioStream(
           Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
@@ -95,6 +96,8 @@ const command: CommandModule<object, AcpArgs> = {
     } finally {
       await client.close();
     }
+    // The editor sees the agent server stop; stderr says why.
+    if (end.by === 'daemon') throw new CliError(end.message, EXIT.noBroker);
   },
 };
 
