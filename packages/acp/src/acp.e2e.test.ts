@@ -128,6 +128,20 @@ describe('clippy acp: a prompt is a turn', () => {
   }
 });
 
+describe('clippy acp: a long prompt', () => {
+  it("claude: a prompt longer than the daemon keeps of a turn's input still ends with its turn", async () => {
+    const { acp } = acpFor('claude');
+    const sessionId = await newSession(acp);
+    const long = Array.from({ length: 700 }, (_, i) => `word${i}`).join(' ');
+    expect(long.length).toBeGreaterThan(4096);
+    expect((await acp.prompt(sessionId, long)).stopReason).toBe('end_turn');
+    const turn = await latestTurn(sessionId);
+    expect(turn.prompt.endsWith('…')).toBe(true);
+    expect(turn.text).toContain('word699');
+    expect(acp.messages(sessionId).at(-1)!.text).toBe(turn.text);
+  });
+});
+
 describe('clippy acp: session/cancel', () => {
   for (const kind of ['aider', 'claude'] as const) {
     it(`${kind}: interrupts the agent (${kind === 'claude' ? 'Esc' : 'Ctrl-C'}); the prompt ends cancelled, the turn interrupted`, async () => {

@@ -260,14 +260,24 @@ export class PromptTurn {
       .filter((t) => t.seq > this.after)
       .reverse()
       .find((t) => {
-        const got = compact(t.prompt);
+        // The daemon keeps a prompt's first 4095 characters and marks the cut with `…`.
+        const got = compact(t.prompt.endsWith('…') ? t.prompt.slice(0, -1) : t.prompt);
         return got !== '' && (got === want || want.startsWith(got));
       });
     if (mine) {
       const { turn } = await this.daemon.request('get_turn', { turn_id: mine.turn_id });
       return this.complete(turn);
     }
-    if (this.sawBusy && this.state === 'idle') return this.complete(null);
+    if (this.sawBusy && this.state === 'idle') {
+      const others = turns.filter((t) => t.seq > this.after).length;
+      if (others > 0) {
+        // Turns of others (a person at a terminal, another editor); this prompt made none.
+        process.stderr.write(
+          `clippy acp: ${this.session.name} is back at its prompt; none of its ${others} new turn(s) answers this prompt\n`,
+        );
+      }
+      return this.complete(null);
+    }
   }
 
   private async complete(turn: Turn | null): Promise<void> {
