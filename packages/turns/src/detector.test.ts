@@ -575,6 +575,45 @@ describe('TurnDetector (screen presets)', () => {
     expect(turns(d.tick(9101 + settle))).toHaveLength(1);
   });
 
+  it('a dialog answered with Enter and drawn once more before it closes is not asked again', () => {
+    const d = readyClaude();
+    d.onInput(bytes('Delete the build folder\r'), 1000);
+    d.onOutput(bytes('dialog'), 1001);
+    d.onScreen(snap(CLAUDE_DIALOG), 1002);
+    expect(d.state).toBe('blocked');
+    expect(d.onInput(bytes('\x1b[B\r'), 2000)).toEqual([
+      { type: 'state', state: 'busy', at: 2000 },
+    ]);
+    // The agent draws the cursor's move before it closes the dialog: the same question.
+    const moved = CLAUDE_DIALOG.map((l) =>
+      l === ' ❯ 1. Yes' ? '   1. Yes' : l === '   2. No' ? ' ❯ 2. No' : l,
+    );
+    d.onOutput(bytes('cursor moved'), 2005);
+    expect(d.onScreen(snap(moved), 2006)).toEqual([]);
+    expect(d.state).toBe('busy');
+    d.onOutput(bytes('working'), 2050);
+    expect(d.onScreen(snap(CLAUDE_BUSY), 2051)).toEqual([]);
+    // Asked again later (the agent worked in between): a question again.
+    d.onOutput(bytes('dialog'), 3000);
+    expect(d.onScreen(snap(CLAUDE_DIALOG), 3001).map((e) => e.type)).toEqual(['menu', 'state']);
+    expect(d.state).toBe('blocked');
+  });
+
+  it('a dialog that stays a second after Enter was not answered: blocked again', () => {
+    const d = readyClaude();
+    d.onInput(bytes('Delete the build folder\r'), 1000);
+    d.onOutput(bytes('dialog'), 1001);
+    d.onScreen(snap(CLAUDE_DIALOG), 1002);
+    d.onInput(bytes('\r'), 2000);
+    d.onOutput(bytes('redraw'), 2001);
+    expect(d.onScreen(snap(CLAUDE_DIALOG), 2002)).toEqual([]);
+    expect(d.nextDeadline()).toBe(3000);
+    expect(d.tick(3000)).toEqual([
+      { type: 'menu', menu: readMenu(CLAUDE_DIALOG), at: 3000 },
+      { type: 'state', state: 'blocked', at: 3000 },
+    ]);
+  });
+
   it('flags a screen turn interrupted after Ctrl-C', () => {
     const d = readyClaude();
     d.onInput(bytes('What is the capital of France?\r'), 1000);

@@ -162,6 +162,12 @@ export class TurnDetector {
   private lastClass: (Classification & { inputIndex: number }) | null = null;
   /** The menu last reported while blocked (its JSON), to report changes only. */
   private menuKey: string | null = null;
+  /**
+   * Screen presets: the dialog Enter answered (its question and choices) and when. The screen
+   * may show it a moment longer — the agent draws the cursor's last move before it closes the
+   * dialog — which is not the question asked again.
+   */
+  private answered: { dialog: string; at: number } | null = null;
 
   constructor(opts: TurnDetectorOptions) {
     this.c = compilePreset(opts.preset);
@@ -288,7 +294,10 @@ export class TurnDetector {
       if (this.altOn && !t) continue; // keys of a full-screen program are no prompt's input
       if (t) {
         // Answering a question mid-turn (aider's "(Y)es/(N)o", a dialog): same turn.
-        if (this._state === 'blocked') this.setState('busy', now, events);
+        if (this._state === 'blocked') {
+          if (this.needsScreen) this.answered = { dialog: dialogOf(this.lastViewport), at: now };
+          this.setState('busy', now, events);
+        }
         continue;
       }
       this.openTurn(ev.text, now);
@@ -337,6 +346,9 @@ export class TurnDetector {
 
   nextDeadline(): number | null {
     if (this.needsScreen) {
+      // A dialog still shown after Enter answered it is looked at again when it has stayed.
+      if (this.answered && this.lastClass?.state === 'blocked')
+        return this.answered.at + ANSWERED_DIALOG_MS;
       if (!this.waitingForIdle() || this.lastClass?.state !== 'idle' || !this.screenFresh())
         return null;
       const t = this.turn;
@@ -693,10 +705,20 @@ export class TurnDetector {
     const cls = this.lastClass;
     if (!cls || !this.waitingForIdle()) return events; // idle is latched until new input
     if (cls.state === 'blocked') {
+      const answered = this.answered;
+      if (
+        answered &&
+        now - answered.at < ANSWERED_DIALOG_MS &&
+        dialogOf(this.lastViewport) === answered.dialog
+      ) {
+        return events; // the answered dialog, drawn once more before it closes
+      }
+      this.answered = null;
       this.reportMenu(readMenu(this.lastViewport), now, events);
       this.setState('blocked', now, events);
       return events;
     }
+    this.answered = null;
     if (cls.state === 'busy') {
       if (this.ready) this.setState('busy', now, events);
       return events;
@@ -989,6 +1011,19 @@ function withoutInterruptEcho(content: Uint8Array, from: number): Uint8Array {
     }
   }
   return content;
+}
+
+/**
+ * How long after Enter answered a dialog the same dialog on the screen is taken for the agent's
+ * last redraw of it rather than the question asked again: TUIs close a dialog within a frame or
+ * two; a second is room for a loaded machine. Still there after that, the Enter did not answer it.
+ */
+const ANSWERED_DIALOG_MS = 1000;
+
+/** A dialog's question and choices, whatever its cursor's place: the same question asked. */
+function dialogOf(viewport: readonly string[]): string {
+  const menu = readMenu(viewport);
+  return JSON.stringify(menu && [menu.question, menu.options.map((o) => o.label)]);
 }
 
 /** Raw output at the end of a line-preset turn rendered to read a question: the question's line

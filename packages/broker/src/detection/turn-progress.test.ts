@@ -132,6 +132,9 @@ describe('a blocked session: its question and choices', () => {
     await c.ok('send', { session: 't', keys: menu.options[1]!.keys });
     const turn = await turnOf(c, 't', 0);
     expect(choices(log)).toEqual([menu.options[1]!.label]);
+    // Asked once: the dialog drawn again with its cursor moved, before it closed, is no new question.
+    const states = c.messages.filter((m) => m.type === 'state_changed' && m.name === 't');
+    expect(states.filter((m) => m.state === 'blocked')).toHaveLength(1);
     expect(turn.text).toContain(`Permission: ${menu.options[1]!.label}`);
     expect(turn.text).toContain(tuiAnswerText('test it'));
     const after = (
