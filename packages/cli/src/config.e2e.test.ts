@@ -64,6 +64,7 @@ describe('clippy config', () => {
         'executionReport.tipMaxLines',
         'executionReport.tipMaxChars',
         'hosts',
+        'worktreeDir',
       ]);
       expect(json.settings.every((s: Setting) => s.source === 'default')).toBe(true);
       expect(json.settings.every((s: Setting) => s.value !== undefined)).toBe(true);

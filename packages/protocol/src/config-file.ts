@@ -129,6 +129,13 @@ export const ConfigFileSchema = z
       )
       .optional()
       .describe('machines for `--host NAME` and `NAME:session`: ssh destinations (cli)'),
+    worktreeDir: z
+      .string({ error: 'must be a folder like "~/worktrees" or "../worktrees"' })
+      .min(1)
+      .optional()
+      .describe(
+        'where `new --worktree` puts worktrees: absolute, `~/…`, or relative to the working tree (broker)',
+      ),
   })
   .loose();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

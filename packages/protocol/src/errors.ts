@@ -58,6 +58,18 @@ export const ERROR_CODES = {
     'Unfinished frames of all connections together would pass the broker’s memory bound; the connection that would pass it is closed.',
   too_many_connections:
     'More connections were waiting to say `hello` on the socket than the broker admits; the one waiting longest is closed. Retry.',
+  not_a_git_repository: '`spawn` with `worktree`: the working directory is in no git working tree.',
+  bare_repository:
+    '`spawn` with `worktree`: the repository is bare (it has no working tree to branch from).',
+  branch_exists: '`spawn` with `worktree`: the branch `clippy/NAME` exists already.',
+  worktree_exists:
+    '`spawn` with `worktree`: the worktree’s folder exists already (an earlier worktree, dirty, clean or locked); `message` says which.',
+  no_worktree: 'The session runs in no worktree of its own (`clippy new --worktree` makes one).',
+  worktree_has_changes:
+    '`remove`: the session’s worktree holds uncommitted or unmerged work; `message` lists it (`force` removes it anyway).',
+  worktree_locked: '`remove`: the session’s worktree is locked (`git worktree unlock` frees it).',
+  git_failed:
+    'git could not do what was asked (not installed, a bad ref, …); `message` has its words.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

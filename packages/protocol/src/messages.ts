@@ -51,6 +51,7 @@ export const REQUEST_SCHEMAS = {
   web_start: Q.WebStartSchema,
   web_stop: Q.WebStopSchema,
   interrupt: Q.InterruptSchema,
+  diff: Q.DiffSchema,
 } as const;
 
 /** Every message the broker may push unasked (`id` 0), keyed by `type`. */

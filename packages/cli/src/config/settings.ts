@@ -40,6 +40,7 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'executionReport.tipMaxLines': DEFAULT_TIP_MAX_LINES,
   'executionReport.tipMaxChars': DEFAULT_TIP_MAX_CHARS,
   hosts: {},
+  worktreeDir: '$XDG_STATE_HOME/clippy/worktrees',
 };
 
 /** Environment variables that win over the file (and lose to the command line). */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_REQUEST_ID } from '../constants.js';
 import { parseTurnId, parseTurnPosition } from '../turn-id.js';
 import { TURN_PREVIEW_CHARS } from '../turn-preview.js';
+import { WorktreeInfoSchema } from './worktrees.js';
 
 /** Raw bytes on the wire (MessagePack bin). Decoded values may share memory with the frame. */
 export const BytesSchema = z
@@ -134,6 +135,9 @@ export const SessionInfoSchema = z.object({
     ),
   menu: MenuSchema.optional().describe(
     'while `blocked`: the question and choices on its screen, as they are now (the cursor may have moved); absent otherwise, or when the screen shows no choices',
+  ),
+  worktree: WorktreeInfoSchema.optional().describe(
+    'the git worktree it runs in (`clippy new --worktree`); absent when it has none',
   ),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;

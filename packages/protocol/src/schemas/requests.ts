@@ -12,6 +12,7 @@ import {
   TurnPositionSchema,
 } from './common.js';
 import { MAX_ROUTE_HOP_LIMIT, RouteNameSchema } from './routes.js';
+import { DiffDetailSchema, WorktreeNameSchema } from './worktrees.js';
 
 /** Builds a client→broker message schema: `{ type, id, ...fields }`, unknown keys rejected. */
 function message<T extends string, S extends z.ZodRawShape>(
@@ -68,6 +69,23 @@ export const SpawnSchema = message(
       .describe(
         'keep this session’s turns in the on-disk history (default: config.json `persist`, else off); `true` is refused (`history_unavailable`) when the history could not be opened, the default then goes on unpersisted',
       ),
+    worktree: z
+      .object({
+        name: WorktreeNameSchema.optional().describe(
+          'default: the session’s name (a free one: `NAME-2`, … when its branch is taken)',
+        ),
+        base: z
+          .string()
+          .min(1)
+          .max(256)
+          .optional()
+          .describe('commit, branch or tag the branch starts from (default: HEAD of `cwd`)'),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'run in a new git worktree of the repository holding `cwd`, on a new branch `clippy/NAME` (docs/worktrees.md); the command starts in the same folder of it as `cwd` is in the repository',
+      ),
   },
 );
 export const ListSessionsSchema = message(
@@ -91,9 +109,15 @@ export const KillSchema = message(
 );
 export const RemoveSchema = message(
   'remove',
-  'Forget an exited session (its stored turns go with it).',
+  'Forget an exited session (its stored turns go with it). A session in a worktree: the worktree is removed too (its branch is kept), unless it holds uncommitted or unmerged work (`worktree_has_changes`).',
   {
     session: SessionRefSchema,
+    force: z
+      .boolean()
+      .optional()
+      .describe(
+        'remove its worktree even with uncommitted or unmerged work; the result says what was lost',
+      ),
   },
 );
 export const AttachSchema = message(
@@ -366,6 +390,31 @@ export const NoticeSchema = message(
       .min(1)
       .max(512)
       .describe('one line; control characters are replaced before it is shown'),
+  },
+);
+
+// --- worktrees (docs/worktrees.md) ---
+/** Paths one `diff` may name: a file list a client picked, not a repository. */
+const MAX_DIFF_PATHS = 1_000;
+export const DiffSchema = message(
+  'diff',
+  'A session’s changes in its worktree against its base: commits on its branch, staged and unstaged changes, and new files git does not track yet.',
+  {
+    session: SessionRefSchema,
+    detail: DiffDetailSchema.default('patch'),
+    paths: z
+      .array(z.string().min(1).max(4096))
+      .min(1)
+      .max(MAX_DIFF_PATHS)
+      .optional()
+      .describe('only these files (paths in the repository): a file’s hunks after the list'),
+    context: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .optional()
+      .describe('lines of context around each change (default 3, as git)'),
   },
 );
 

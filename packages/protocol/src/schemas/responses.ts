@@ -9,6 +9,7 @@ import {
   TurnMetaSchema,
   TurnSchema,
 } from './common.js';
+import { DiffFileSchema, DiffTotalsSchema, WorktreeInfoSchema } from './worktrees.js';
 
 /** The turn history as `daemon_status` reports it. */
 export const StoreStatusSchema = z.object({
@@ -93,7 +94,18 @@ export const ResponseSchema = z
 
 /** Result fields of an ok response, per request type. */
 export const RESULT_SCHEMAS = {
-  spawn: z.object({ session: z.string(), name: z.string(), pid: z.number().int() }),
+  spawn: z.object({
+    session: z.string(),
+    name: z.string(),
+    pid: z.number().int(),
+    worktree: WorktreeInfoSchema.optional().describe('with `worktree`: the one created'),
+    notes: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'with `worktree`: what the user should know (uncommitted changes left behind, submodules not checked out)',
+      ),
+  }),
   list_sessions: z.object({
     sessions: z.array(SessionInfoSchema),
     history_unavailable: z
@@ -112,8 +124,27 @@ export const RESULT_SCHEMAS = {
     ),
     default: z.string().describe('the preset of a `spawn` that names none'),
   }),
-  kill: z.object({}),
-  remove: z.object({}),
+  kill: z.object({
+    worktree_kept: z
+      .string()
+      .optional()
+      .describe(
+        'with `remove`: the session runs in this worktree, so it stays listed (exited) instead: `diff` and `remove` still reach it; `kill` never removes a worktree',
+      ),
+  }),
+  remove: z.object({
+    worktree_removed: z
+      .object({
+        path: z.string().describe('the folder, gone now'),
+        branch: z.string().describe('kept, with every commit on it'),
+        lost: z
+          .string()
+          .nullable()
+          .describe('with `force`: the uncommitted work that went with it; null: none'),
+      })
+      .optional()
+      .describe('the session’s worktree, removed with it'),
+  }),
   attach: z.object({
     session: z.string(),
     name: z.string(),
@@ -277,5 +308,20 @@ export const RESULT_SCHEMAS = {
   web_stop: z.object({ stopped: z.boolean().describe('false: no endpoint was running') }),
   interrupt: z.object({
     keys: z.array(z.string()).describe('the keys pressed (`Esc` or `C-c`)'),
+  }),
+  diff: z.object({
+    worktree: WorktreeInfoSchema.describe('the session’s worktree, with the counts just taken'),
+    base: z
+      .string()
+      .describe(
+        'the commit compared against: the merge base of `worktree.base_ref` and the worktree’s HEAD',
+      ),
+    files: z.array(DiffFileSchema).describe('sorted by path'),
+    totals: DiffTotalsSchema,
+    truncated: z
+      .boolean()
+      .describe(
+        'detail `patch`: the hunks of the later files were left out to keep the answer under 8 MiB (their counts are there)',
+      ),
   }),
 } as const;
