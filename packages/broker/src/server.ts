@@ -33,6 +33,7 @@ import {
   EXIT_RECORD_WAIT_MS,
 } from './store/broker-history.js';
 import type { TurnStore } from './store/turn-store.js';
+import { Worktrees } from './worktrees/worktrees.js';
 
 function readPackageVersion(): string {
   try {
@@ -82,6 +83,8 @@ export class Broker {
     wants: (session) => this.wantsProgress(session),
     publish: (session, push) => this.publish('turn_progress', push, [session.id, session.name]),
   });
+  /** Sessions' git worktrees: made, diffed, counted and removed (git runs as its own process). */
+  private readonly worktrees: Worktrees;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -134,7 +137,12 @@ export class Broker {
         return history();
       },
     };
+    this.worktrees = new Worktrees({ env: options.env ?? process.env, log: this.log });
     this.routes = new RouteEngine({
+      diffOf: (id) => {
+        const session = this.sessions.resolve(id);
+        return session?.worktree ? this.worktrees.templateDiff(session) : null;
+      },
       sessions: {
         resolve: (ref) => this.sessions.resolve(ref),
         wrapperOf: (session) => [...this.clients].find((c) => c.registered.has(session)),
@@ -183,6 +191,7 @@ export class Broker {
       progress: {
         subscriptionsChanged: () => this.progress.refresh(sessions.live()),
       },
+      worktrees: this.worktrees,
       get history() {
         return history();
       },
@@ -385,6 +394,7 @@ export class Broker {
         created_at: session.createdAt,
         cols: session.cols,
         rows: session.rows,
+        ...(session.worktree ? { worktree: session.worktree.record } : {}),
       });
     }
     this.log.info(
@@ -479,6 +489,7 @@ export class Broker {
     this.publish(event, push, [session.id, session.name]);
     // Routes act on the same events, after subscribers were told.
     this.routes.onEvent(event, session, push);
+    this.worktrees.onEvent(event, session);
   }
 
   /** Whether a connection subscribed to `turn_progress` about this session. */
@@ -525,6 +536,7 @@ export class Broker {
     this.progress.dispose();
     // Links to other machines' daemons (routes from there) end first: nothing more comes in.
     this.routes.dispose();
+    this.worktrees.dispose();
     const transportsClosed = Promise.all([
       ...this.transports.map((t) => t.close()),
       this.webHost?.dispose(),

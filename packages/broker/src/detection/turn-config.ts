@@ -28,6 +28,8 @@ export interface TurnConfig {
   /** Retention of the history (config.json, else the defaults). */
   historyMaxBytes: number;
   historyMaxAgeMs: number;
+  /** config.json `worktreeDir`: where `spawn` with a worktree puts it (null: the default). */
+  worktreeDir: string | null;
 }
 
 /** Whether a new session with this preset is persisted when `spawn` does not say. */
@@ -59,6 +61,7 @@ export function loadTurnConfig(env: Record<string, string | undefined>): TurnCon
       persist: file.persist ?? false,
       historyMaxBytes: file.historyMaxBytes ?? DEFAULT_HISTORY_MAX_BYTES,
       historyMaxAgeMs: (file.historyMaxAgeDays ?? DEFAULT_HISTORY_MAX_AGE_DAYS) * DAY_MS,
+      worktreeDir: file.worktreeDir ?? null,
     };
   } catch (err) {
     if (err instanceof ConfigFileError) throw new HandlerError('invalid_config', err.message);

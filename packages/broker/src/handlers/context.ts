@@ -9,6 +9,7 @@ import type { FocusState } from '../focus/focus-state.js';
 import type { RouteEngine } from '../relay/routes/route-engine.js';
 import { HandlerError } from '../errors.js';
 import type { TurnStore } from '../store/turn-store.js';
+import type { Worktrees } from '../worktrees/worktrees.js';
 
 // Handlers and the code they call throw the same expected-failure class.
 export { HandlerError };
@@ -102,6 +103,8 @@ export interface BrokerPorts {
   readonly routes: RouteEngine;
   /** `turn_progress` pushes: fed to the sessions some subscription asks them about. */
   readonly progress: { subscriptionsChanged(): void };
+  /** Sessions' git worktrees and their diffs (docs/worktrees.md). */
+  readonly worktrees: Worktrees;
 }
 
 export interface HandlerContext extends BrokerPorts {

@@ -44,6 +44,7 @@ import { routeLog } from './route-log.js';
 import { webStart } from './web-start.js';
 import { webStop } from './web-stop.js';
 import { interrupt } from './interrupt.js';
+import { diff } from './diff.js';
 
 /** One handler per request type (tmux's cmd-*.c table); `hello` is handled by the connection. */
 export const HANDLERS: HandlerTable = {
@@ -92,4 +93,5 @@ export const HANDLERS: HandlerTable = {
   web_start: webStart,
   web_stop: webStop,
   interrupt,
+  diff,
 };

@@ -15,6 +15,8 @@ export const kill: Handler<'kill'> = async (request, context) => {
   if (session.live) session.kill(signal);
   if (request.remove) {
     await session.waitExit();
+    // `kill` never removes a worktree: the session stays listed, so `diff` and `remove` reach it.
+    if (session.worktree) return { worktree_kept: session.worktree.record.path };
     if (context.sessions.resolve(session.id) === session) context.sessions.remove(session);
   }
   return {};

@@ -17,8 +17,11 @@ function ownEnvironment(): Record<string, string> {
   return env;
 }
 
-export const spawn: Handler<'spawn'> = (request, { sessions, history, historyUnavailable }) => {
-  const cwd = request.cwd ?? process.cwd();
+export const spawn: Handler<'spawn'> = async (
+  request,
+  { sessions, history, historyUnavailable, worktrees },
+) => {
+  let cwd = request.cwd ?? process.cwd();
   if (!isAbsolute(cwd)) {
     throw new HandlerError('invalid_argument', `cwd must be an absolute path (got '${cwd}')`);
   }
@@ -34,7 +37,7 @@ export const spawn: Handler<'spawn'> = (request, { sessions, history, historyUna
       `working directory '${cwd}' does not exist or is not a directory`,
     );
 
-  let name: string;
+  let name: string | undefined;
   if (request.name !== undefined) {
     if (BAD_NAME.test(request.name)) {
       throw new HandlerError(
@@ -49,7 +52,7 @@ export const spawn: Handler<'spawn'> = (request, { sessions, history, historyUna
       );
     }
     name = request.name;
-  } else {
+  } else if (!request.worktree) {
     const base =
       basename(request.command)
         .replace(/[:\s\p{Cc}]/gu, '_')
@@ -67,12 +70,43 @@ export const spawn: Handler<'spawn'> = (request, { sessions, history, historyUna
 
   // The child's environment is exactly the caller's (or the broker's own), unchanged.
   const env = request.env ? { ...request.env } : ownEnvironment();
-  const resolved = resolveCommand(request.command, cwd, env.PATH);
+  let resolved = resolveCommand(request.command, cwd, env.PATH);
   if (!resolved.ok) throw new HandlerError('spawn_failed', resolved.message);
 
   // The preset is checked before anything starts: a bad one is an error, not a session.
   const turnConfig = currentTurnConfig();
   const preset = resolveSessionPreset(request.preset, request.pattern, turnConfig);
+
+  // Last of the checks, as it makes something: the worktree the command then starts in.
+  const created = request.worktree
+    ? await worktrees.create({
+        cwd,
+        name: request.worktree.name,
+        sessionName: request.name,
+        base: request.worktree.base,
+        command: request.command,
+        configuredDir: turnConfig.worktreeDir,
+        sessionNameFree: (n) => !sessions.nameTaken(n),
+      })
+    : null;
+  if (created) {
+    // While git worked, another spawn may have taken the name.
+    name ??= sessions.nameTaken(created.name) ? sessions.uniqueName(created.name) : created.name;
+    if (request.name !== undefined && sessions.nameTaken(request.name)) {
+      await worktrees.discard(created.record);
+      throw new HandlerError(
+        'duplicate_session',
+        `a live session is already named '${request.name}'`,
+      );
+    }
+    cwd = created.cwd;
+    // A relative command (`./run.sh`) is the worktree's copy of it.
+    resolved = resolveCommand(request.command, cwd, env.PATH);
+    if (!resolved.ok) {
+      await worktrees.discard(created.record);
+      throw new HandlerError('spawn_failed', resolved.message);
+    }
+  }
 
   const id = sessions.newId();
   if (request.session_env) env.CLIPPY_SESSION_ID = id;
@@ -82,6 +116,7 @@ export const spawn: Handler<'spawn'> = (request, { sessions, history, historyUna
   try {
     pty = spawnPty({ file: resolved.path, args: request.args, cwd, env, cols, rows });
   } catch (err) {
+    if (created) await worktrees.discard(created.record);
     throw new HandlerError(
       'spawn_failed',
       `could not start '${request.command}': ${(err as Error).message}`,
@@ -90,7 +125,7 @@ export const spawn: Handler<'spawn'> = (request, { sessions, history, historyUna
   const presetName = request.pattern !== undefined ? 'custom' : (request.preset ?? DEFAULT_PRESET);
   const session = sessions.create({
     id,
-    name,
+    name: name!,
     kind: 'pty',
     command: request.command,
     args: request.args,
@@ -104,6 +139,14 @@ export const spawn: Handler<'spawn'> = (request, { sessions, history, historyUna
     pty,
     pid: pty.pid,
     turns: { preset, config: turnConfig },
+    ...(created ? { worktree: created.record } : {}),
   });
-  return { session: session.id, name: session.name, pid: session.pid };
+  if (!created) return { session: session.id, name: session.name, pid: session.pid };
+  return {
+    session: session.id,
+    name: session.name,
+    pid: session.pid,
+    worktree: session.worktree!.info(),
+    ...(created.notes.length ? { notes: created.notes } : {}),
+  };
 };

@@ -17,6 +17,7 @@ import {
 } from '../flow-control.js';
 import type { PtyExit, PtyProcess } from '../pty/pty-process.js';
 import type { SessionTurns } from '../detection/session-turns.js';
+import { SessionWorktree, type WorktreeRecord } from '../worktrees/session-worktree.js';
 import { OutputBatcher } from './output-batcher.js';
 import { Screen } from './screen.js';
 
@@ -53,6 +54,8 @@ export interface SessionParams {
   observer: SessionObserver;
   /** Its turns go to the on-disk history (`--persist`). */
   persisted?: boolean;
+  /** The git worktree it runs in (`clippy new --worktree`). */
+  worktree?: WorktreeRecord | undefined;
   /** A session read back from the history after a restart: exited, no process. */
   restored?: {
     createdAt: number;
@@ -87,6 +90,8 @@ export class Session {
   readonly persisted: boolean;
   /** Read back from the history after a daemon restart (its process is not re-attached). */
   readonly restored: boolean;
+  /** The git worktree it runs in, and its counted changes; null: none of its own. */
+  readonly worktree: SessionWorktree | null;
   readonly screen: Screen;
   state: SessionState = 'starting';
   /** While blocked: the question on its screen and its choices (null: none read). */
@@ -132,6 +137,7 @@ export class Session {
     this.observer = params.observer;
     this.persisted = params.persisted ?? false;
     this.restored = params.restored !== undefined;
+    this.worktree = params.worktree ? new SessionWorktree(params.worktree) : null;
     this.createdAt = params.restored?.createdAt ?? Date.now();
     if (params.restored) {
       this.exitedAt = params.restored.exitedAt;
@@ -193,6 +199,7 @@ export class Session {
       ...(this.persisted ? { persisted: true } : {}),
       ...(this.restored ? { restored: true } : {}),
       ...(this.menu ? { menu: this.menu } : {}),
+      ...(this.worktree ? { worktree: this.worktree.info() } : {}),
     };
   }
 

@@ -93,6 +93,7 @@ export function restoreSessions(
         pty: null,
         pid: 0,
         persisted: true,
+        worktree: p.meta.worktree,
         restored: {
           createdAt: p.meta.created_at,
           // Without an exit record the daemon died with the session running: its last sign of life.

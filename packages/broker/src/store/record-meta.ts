@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
+import type { WorktreeRecord } from '../worktrees/session-worktree.js';
 
 /**
  * The small fields of a stored record (its JSON meta), and how they are checked when read
@@ -22,6 +23,8 @@ export interface SessionMeta {
   created_at: number;
   cols: number;
   rows: number;
+  /** Its git worktree (`new --worktree`): where a revived session starts again. */
+  worktree?: WorktreeRecord;
 }
 
 /** A completed turn; `cl`/`tl` are the byte lengths of its content and text blobs. */
@@ -81,6 +84,16 @@ const TIME = z.number().nonnegative();
 const COUNT = z.number().int().nonnegative();
 const CELLS = z.number().int().min(1).max(MAX_TERMINAL_CELLS);
 
+/** A session's worktree as stored; a damaged one reads as none (the session is listed without). */
+const WorktreeSchema = z.object({
+  path: z.string().min(1),
+  branch: z.string().min(1),
+  base: z.string().min(1),
+  base_ref: z.string().min(1).nullable(),
+  repo: z.string().min(1),
+  object_format: z.enum(['sha1', 'sha256']).catch('sha1'),
+});
+
 // `.catch(x)`: a bad value reads as x. Fields without it are the record's identity.
 const SessionSchema = z.object({
   id: ID,
@@ -92,6 +105,7 @@ const SessionSchema = z.object({
   created_at: TIME.catch(0),
   cols: CELLS.catch(DEFAULT_COLS),
   rows: CELLS.catch(DEFAULT_ROWS),
+  worktree: WorktreeSchema.optional().catch(undefined),
 });
 const TurnSchema = z.object({
   session: ID,

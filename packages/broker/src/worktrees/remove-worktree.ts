@@ -1,0 +1,58 @@
+import { HandlerError } from '../errors.js';
+import { GIT_WORKTREE_TIMEOUT_MS, gitMessage, runGit } from './git.js';
+import { listWorktrees } from './repository.js';
+import type { WorktreeRecord } from './session-worktree.js';
+import { inspectWork, uncommittedWork, unmergedWork } from './work.js';
+
+/** What `remove` did with a session's worktree. */
+export interface RemovedWorktree {
+  path: string;
+  /** Kept, with every commit on it. */
+  branch: string;
+  /** With `force`: the uncommitted work that went with it (null: none). */
+  lost: string | null;
+}
+
+/**
+ * Removes a session's worktree (`git worktree remove`), keeping its branch: refused when it is
+ * locked, and, unless `force`, when it holds uncommitted work or commits no other branch has, or
+ * a checked-out submodule (whose own commits would go with it; git refuses that too).
+ */
+export async function removeWorktree(
+  record: WorktreeRecord,
+  session: string,
+  force: boolean,
+  env: Record<string, string>,
+): Promise<RemovedWorktree> {
+  const listed = await listWorktrees(record.repo, env).catch(() => []);
+  const locked = listed.find((w) => w.path === record.path)?.locked ?? null;
+  if (locked !== null) {
+    throw new HandlerError(
+      'worktree_locked',
+      `the worktree ${record.path} is locked${locked ? ` (${locked})` : ''}: clippy leaves it alone (git worktree unlock ${record.path} frees it)`,
+    );
+  }
+  const work = await inspectWork(record, locked, env);
+  const lost = work.missing ? null : uncommittedWork(work);
+  const unmerged = work.missing ? null : unmergedWork(work, record.branch);
+  const refuse = (what: string) =>
+    new HandlerError(
+      'worktree_has_changes',
+      `session '${session}' has work in its worktree ${record.path}: ${what}. Nothing was removed: commit and merge it, or --force removes the worktree anyway (its branch ${record.branch} stays, with its commits)`,
+    );
+  if ((lost || unmerged) && !force) {
+    throw refuse([lost ? `uncommitted: ${lost}` : null, unmerged].filter(Boolean).join('; '));
+  }
+  const r = await runGit(
+    ['worktree', 'remove', ...(force || work.missing ? ['--force'] : []), record.path],
+    { cwd: record.repo, env, timeoutMs: GIT_WORKTREE_TIMEOUT_MS },
+  );
+  if (r.code !== 0) {
+    const words = gitMessage(r);
+    if (/submodules/u.test(words)) {
+      throw refuse('a checked-out submodule, whose own commits and changes would go with it');
+    }
+    throw new HandlerError('git_failed', `git worktree remove ${record.path}: ${words}`);
+  }
+  return { path: record.path, branch: record.branch, lost: force ? lost : null };
+}
