@@ -8,9 +8,14 @@ export const replay: Handler<'replay'> = async (request, context) => {
   const source = findSession(context, request.session);
   const target = findLiveSession(context, request.into);
   const turns = await sessionTurns(source, context.history, request.last);
+  // A template may show the source's diff (`{{diff}}`): the one of its worktree now.
+  const diff =
+    request.template !== undefined && source.worktree
+      ? await context.worktrees.templateDiff(source)
+      : undefined;
   const text =
     request.template !== undefined
-      ? context.routes.renderTurns(request.template, source.name, turns)
+      ? context.routes.renderTurns(request.template, source.name, turns, diff)
       : replayMessage(source.name, turns);
   const result = await injectInto(
     context.sessions,

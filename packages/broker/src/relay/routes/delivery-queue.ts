@@ -15,7 +15,8 @@ export const ROUTE_QUEUE_LIMIT = 16;
 
 export interface QueueItem {
   leg: Leg;
-  message: string;
+  /** A promise while the sources' diffs it shows are read (templates with `{{diff}}`). */
+  message: string | Promise<string>;
   turnIds: string[];
   /** Hops of the chain this injection continues: its target's next turn carries them. */
   hops: number;
@@ -91,6 +92,12 @@ export class DeliveryQueue {
           for (const item of queue.splice(0)) this.drop(item, `target '${session.name}' exited`);
           return;
         }
+        const head = queue[0]!;
+        if (typeof head.message !== 'string') {
+          // Its sources' diffs are being read: then everything is looked at again.
+          head.message = await head.message;
+          continue;
+        }
         if ((session.state as SessionState) !== 'idle') return; // state_changed → idle resumes
         const item = queue.shift()!;
         if (await this.inject(session, item)) continue;
@@ -105,14 +112,15 @@ export class DeliveryQueue {
   /** One message into its idle target; false when the target went busy first. */
   private async inject(session: Session, item: QueueItem): Promise<boolean> {
     const { log, hops } = this.deps;
-    const bytes = Buffer.from(item.message, 'utf8');
+    const message = item.message as string;
+    const bytes = Buffer.from(message, 'utf8');
     hops.injecting(session.id, item.hops);
     try {
       // The queue waited for idle: injection checks again, as relay does (never into a busy target).
       await injectInto(
         this.deps.sessions,
         session,
-        { content: bytes, text: item.message },
+        { content: bytes, text: message },
         { enter: true },
       );
     } catch (err) {

@@ -1,6 +1,6 @@
 import { nextRound } from './loop.js';
 import { firstSight, type Leg, type RouteParts, type RouteTurn } from './route.js';
-import { render, type TemplateView } from './templates.js';
+import { renderWithDiffs, type TemplateView } from './templates.js';
 
 // A leg meets a turn of one of its sources: it forwards it (rendered with its template, into
 // its target's queue), waits for the other sources of a fan-in, or says why not in the log.
@@ -36,7 +36,8 @@ export function fire(
     return skip(`the turn does not match --when /${leg.when.source}/`);
   if (hops + 1 > leg.hopLimit) return skip(hopLimitReason(leg, hops), true);
   if (leg.loop && !nextRound(leg.loop, leg, ids, parts)) return;
-  let view: TemplateView;
+  let view: Omit<TemplateView, 'diff' | 'diff_stat'>;
+  let sources = [source.id];
   if (leg.kind === 'fan_in') {
     leg.pending.set(source.id, turn);
     const waiting = leg.from.filter((f) => !leg.pending.has(f.session)).map((f) => f.name);
@@ -51,6 +52,7 @@ export function fire(
       return;
     }
     const turns = leg.from.map((f) => ({ end: f, turn: leg.pending.get(f.session)! }));
+    sources = leg.from.map((f) => f.session);
     leg.pending.clear();
     ids.splice(0, 1, ...turns.map((t) => t.turn.turn_id));
     view = {
@@ -80,7 +82,8 @@ export function fire(
   }
   parts.queue.enqueue(leg.to.session, {
     leg,
-    message: render(leg.template, view),
+    // A template showing a diff renders once the sources' diffs (asked for now) are read.
+    message: renderWithDiffs(leg.template, view, sources, parts.diffOf),
     turnIds: ids,
     hops: hops + 1,
   });

@@ -24,7 +24,8 @@ import {
 } from './route.js';
 import { RouteLog } from './route-log.js';
 import { RouteTable } from './route-table.js';
-import { render, resolveTemplate } from './templates.js';
+import { requireDiffSources } from './diff-sources.js';
+import { render, resolveTemplate, type TemplateDiff } from './templates.js';
 
 // Routes live in the daemon (broker/src/relay/ beside injection, DESIGN.md): fired by
 // `turn_completed`, they inject through the same path as `relay` (idle wait, bracketed paste,
@@ -39,6 +40,8 @@ export interface RouteEngineDeps {
   env: Record<string, string | undefined>;
   /** Sends a route push to subscribers of `event` (about any of `sessions`). */
   publish(event: EventName, push: Push, sessions: string[]): void;
+  /** A session's worktree diff for `{{diff}}` (null: it has no worktree). */
+  diffOf?(session: string): Promise<TemplateDiff> | null;
 }
 
 export class RouteEngine {
@@ -51,7 +54,7 @@ export class RouteEngine {
   constructor(private readonly deps: RouteEngineDeps) {
     this.log = new RouteLog(deps.log, (entry) => this.publishEntry(entry));
     this.queue = new DeliveryQueue({ ...deps, log: this.log, hops: this.hops });
-    this.parts = { log: this.log, queue: this.queue };
+    this.parts = { log: this.log, queue: this.queue, diffOf: deps.diffOf };
   }
 
   // --- commands ---
@@ -80,6 +83,7 @@ export class RouteEngine {
     const name = this.table.newName(opts.name, 'r');
     const kind = fanIn ? 'fan_in' : 'route';
     const leg = makeLeg(name, kind, from, to, opts, fanIn ? 'synthesize' : 'plain', this.deps.env);
+    requireDiffSources(leg, this.deps.sessions.resolve);
     return this.added(leg);
   }
 
@@ -93,6 +97,7 @@ export class RouteEngine {
     const name = this.table.newName(opts.name, 'loop');
     this.table.checkLoopName(name);
     const loop = makeLoop(name, a, b, until, opts, this.deps.env);
+    for (const leg of loop.legs) requireDiffSources(leg, this.deps.sessions.resolve);
     this.table.addLoop(loop);
     this.log.add({
       route: name,
@@ -125,6 +130,7 @@ export class RouteEngine {
     const name = this.table.newName(opts.name, 'r');
     const from: End = { session: label, name: label };
     const leg = makeLeg(name, 'route', [from], to, opts, 'plain', this.deps.env);
+    requireDiffSources(leg, this.deps.sessions.resolve);
     leg.remote = await followRemote(leg, fromRef, remote, {
       turn: (turn, hops) => {
         if (this.table.leg(name) === leg)
@@ -146,9 +152,15 @@ export class RouteEngine {
   }
 
   /** Turns of one session rendered with a route template (`replay --template`). */
-  renderTurns(templateName: string, source: string, turns: RouteTurn[]): string {
+  renderTurns(
+    templateName: string,
+    source: string,
+    turns: RouteTurn[],
+    diff: TemplateDiff = { diff: '', diff_stat: '' },
+  ): string {
     const template = resolveTemplate(templateName, this.deps.env);
     return render(template, {
+      ...diff,
       text: turns.map((t) => t.text).join('\n\n'),
       prompt: turns.map((t) => t.prompt).join('\n'),
       source,

@@ -5,7 +5,13 @@ import type { DeliveryQueue } from './delivery-queue.js';
 import type { LoopState } from './loop.js';
 import type { RemoteSource } from './remote-source.js';
 import type { RouteLog } from './route-log.js';
-import { WRAP_TEMPLATE, checked, resolveTemplate, type Template } from './templates.js';
+import {
+  WRAP_TEMPLATE,
+  checked,
+  resolveTemplate,
+  type Template,
+  type TemplateDiff,
+} from './templates.js';
 
 // A route as the engine keeps it: a plain route, a fan-in, or one leg of a loop. Each leg has
 // its sources and target, what it renders, what it filters, and what it did so far.
@@ -57,6 +63,8 @@ export interface Leg {
 export interface RouteParts {
   log: RouteLog;
   queue: DeliveryQueue;
+  /** A source's worktree diff, for templates that show one (null: it has none). */
+  diffOf?: ((session: string) => Promise<TemplateDiff> | null) | undefined;
 }
 
 export interface RouteOptions {

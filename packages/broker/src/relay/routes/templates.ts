@@ -19,10 +19,27 @@ export interface TemplateView {
   turn_id: string;
   /** The loop's round (0 outside loops). */
   round: number;
-  /** Fan-in: each source's turn. */
-  turns: { source: string; text: string; prompt: string; turn_id: string }[];
+  /** Fan-in: each source's turn (and its diff, when the template shows one). */
+  turns: {
+    source: string;
+    text: string;
+    prompt: string;
+    turn_id: string;
+    diff?: string;
+    diff_stat?: string;
+  }[];
   /** `--wrap TEXT`. */
   wrap: string;
+  /** The source's worktree diff when its turn completed, capped (fan-in: each source's in turn). */
+  diff: string;
+  /** Its `git diff --stat`. */
+  diff_stat: string;
+}
+
+/** A session's diff as templates show it (broker/src/worktrees). */
+export interface TemplateDiff {
+  diff: string;
+  diff_stat: string;
 }
 
 export const BUILTIN_TEMPLATES: Readonly<Record<string, string>> = {
@@ -31,6 +48,11 @@ export const BUILTIN_TEMPLATES: Readonly<Record<string, string>> = {
     'Review this work from {{source}} ({{turn_id}}). If it is ready, answer LGTM; otherwise list what must change.\n\n{{text}}',
   implement:
     'The review from {{source}} ({{turn_id}}, round {{round}}) is below. Make the changes it asks for, then say what you changed.\n\n{{text}}',
+  'review-diff':
+    'Review the change {{source}} made ({{turn_id}}). If it is ready, answer LGTM; otherwise list what must change.\n\n' +
+    '{{#diff_stat}}Its diff against where it started:\n\n{{diff_stat}}\n\n{{diff}}\n\n{{/diff_stat}}' +
+    '{{^diff_stat}}{{source}} has changed no file yet.\n\n{{/diff_stat}}' +
+    'What {{source}} said:\n\n{{text}}',
   synthesize:
     'Combine these answers into one, keeping what each gets right and saying where they disagree.\n\n{{#turns}}## {{source}} ({{turn_id}})\n\n{{text}}\n\n{{/turns}}',
 };
@@ -98,4 +120,51 @@ export function checked(name: string, source: string): Template {
 
 export function render(t: Template, view: TemplateView): string {
   return Mustache.render(t.source, view, {}, { escape: (s: string) => s });
+}
+
+/** Names a template uses (`{{name}}`, `{{#name}}`, …), its sections' insides included. */
+function namesIn(tokens: unknown[], into = new Set<string>()): Set<string> {
+  for (const token of tokens as [string, string, number, number, unknown[]?][]) {
+    if (token[0] !== 'text') into.add(token[1]);
+    if (Array.isArray(token[4])) namesIn(token[4], into);
+  }
+  return into;
+}
+
+/** Whether a template shows a diff (`{{diff}}`, `{{diff_stat}}`): then its sources need a worktree. */
+export function usesDiff(t: Template): boolean {
+  const names = namesIn(Mustache.parse(t.source) as unknown[]);
+  return names.has('diff') || names.has('diff_stat');
+}
+
+/**
+ * A route's message. A template that shows a diff renders once its sources' diffs are read:
+ * they are asked for now, so they are the diffs of the moment the turn completed.
+ */
+export function renderWithDiffs(
+  t: Template,
+  view: Omit<TemplateView, 'diff' | 'diff_stat'>,
+  sources: readonly string[],
+  diffOf: ((session: string) => Promise<TemplateDiff> | null) | undefined,
+): string | Promise<string> {
+  if (!usesDiff(t) || !diffOf) return render(t, { ...view, diff: '', diff_stat: '' });
+  return Promise.all(sources.map((s) => diffOf(s))).then((diffs) => {
+    const shown = diffs.filter((d): d is TemplateDiff => d !== null);
+    return render(t, {
+      ...view,
+      diff: shown
+        .map((d) => d.diff)
+        .filter(Boolean)
+        .join('\n\n'),
+      diff_stat: shown
+        .map((d) => d.diff_stat)
+        .filter(Boolean)
+        .join('\n\n'),
+      turns: view.turns.map((turn, i) => ({
+        ...turn,
+        diff: diffs[i]?.diff ?? '',
+        diff_stat: diffs[i]?.diff_stat ?? '',
+      })),
+    });
+  });
 }
