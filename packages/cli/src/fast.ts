@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { AnyCommand } from './commands/index.js';
 import capture from './commands/capture.js';
+import diff from './commands/diff.js';
 import ls from './commands/ls.js';
 import paste from './commands/paste.js';
 import relay from './commands/relay.js';
@@ -18,7 +19,7 @@ import { EXIT } from './exit-codes.js';
  * or this parser does not model exactly (help, a usage error, an array option, `--`...) goes to
  * yargs, which then answers as it always did.
  */
-const FAST: readonly AnyCommand[] = [ls, send, show, capture, paste, relay, turns];
+const FAST: readonly AnyCommand[] = [ls, send, show, capture, paste, relay, turns, diff];
 
 interface OptionSpec {
   type: 'boolean' | 'string' | 'number' | 'array';

@@ -15,6 +15,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['ls', 'list'], () => import('./ls.js')],
   [['kill'], () => import('./kill.js')],
   [['rm'], () => import('./rm.js')],
+  [['diff'], () => import('./diff.js')],
   [['send'], () => import('./send.js')],
   [['turns'], () => import('./turns.js')],
   [['show'], () => import('./show.js')],

@@ -48,13 +48,18 @@ const command: CommandModule<object, KillArgs> = {
       }) as never,
   handler: async (argv) => {
     const signal = argv.signal ? normalizeSignal(argv.signal) : undefined;
-    await withClient(argv, (c) =>
+    const { worktree_kept: kept } = await withClient(argv, (c) =>
       c.request('kill', {
         session: argv.session,
         ...(signal ? { signal } : {}),
         remove: !argv.keep,
       }),
     );
+    if (kept) {
+      process.stderr.write(
+        `clippy: ${argv.session} stays listed (exited): its worktree ${kept} is kept, as kill never removes one (clippy diff ${argv.session}, then clippy rm ${argv.session})\n`,
+      );
+    }
   },
 };
 

@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import type { RouteInfo, SessionInfo } from '@clippy/protocol';
+import { changesSummary, type RouteInfo, type SessionInfo } from '@clippy/protocol';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAge, renderTable } from '../table.js';
@@ -69,6 +69,8 @@ const command: CommandModule<object, LsArgs> = {
       return;
     }
     const now = Date.now();
+    // Sessions in worktrees of their own: their branch and how much they changed.
+    const worktrees = shown.some((s) => s.worktree);
     process.stdout.write(
       renderTable(
         [
@@ -81,6 +83,7 @@ const command: CommandModule<object, LsArgs> = {
           { header: 'COMMAND', max: 40 },
           { header: 'CLIENTS', right: true },
           { header: 'ROUTES', max: 30 },
+          ...(worktrees ? [{ header: 'BRANCH', max: 40 }, { header: 'CHANGES' }] : []),
         ],
         shown.map((s) => [
           s.name,
@@ -92,6 +95,9 @@ const command: CommandModule<object, LsArgs> = {
           [s.command, ...s.args].join(' '),
           String(s.clients),
           routesFrom(routes, s.session),
+          ...(worktrees
+            ? [s.worktree?.branch ?? '-', s.worktree ? changesSummary(s.worktree.changes) : '-']
+            : []),
         ]),
       ),
     );

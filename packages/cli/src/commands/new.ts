@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
-import { BrokerError } from '@clippy/protocol';
+import { BrokerError, WorktreeNameSchema, type WorktreeInfo } from '@clippy/protocol';
 // The table alone, not the turn engine: `new` must not load zod and the regex engine for its help.
 import { BUILTIN_PRESETS } from '@clippy/turns/builtin-presets';
 import { directAttachAllowed, resolveDetachKey } from '../attach/config.js';
@@ -22,6 +22,8 @@ interface NewArgs extends CommonArgs {
   term?: string;
   persist?: boolean;
   json?: boolean;
+  worktree?: string;
+  base?: string;
   command?: string[];
 }
 
@@ -31,6 +33,19 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
   'invalid_pattern',
   'invalid_config',
 ]);
+
+/** `main` of `refs/heads/main`: a ref as a person names it. */
+function shortRef(ref: string): string {
+  return ref.replace(/^refs\/(heads|remotes|tags)\//u, '');
+}
+
+/** The line `new --worktree` tells on stderr: where the session works, on what branch. */
+export function worktreeLine(name: string, w: WorktreeInfo): string {
+  const from = w.base_ref
+    ? `${shortRef(w.base_ref)} (${w.base.slice(0, 12)})`
+    : w.base.slice(0, 12);
+  return `clippy: ${name} works in ${w.path}, on branch ${w.branch} from ${from}`;
+}
 
 /** Runs the spawn request, turning an unknown preset or a bad pattern into a usage error. */
 async function usageErrors<R>(fn: () => Promise<R>): Promise<R> {
@@ -100,6 +115,18 @@ const command: CommandModule<object, NewArgs> = {
           'keep its turns on disk across daemon restarts (default: "persist" in the config file, else off; --no-persist overrides it)',
       })
       .option('json', { type: 'boolean', describe: 'with -d: print {session, name, pid} as JSON' })
+      .option('worktree', {
+        alias: 'w',
+        type: 'string',
+        describe:
+          'run in a new git worktree of the repository you are in, on a new branch clippy/NAME (NAME: default the session name, else one made from the command); docs/worktrees.md',
+      })
+      .option('base', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'with --worktree: the commit, branch or tag the branch starts from (default HEAD)',
+      })
       .conflicts('preset', 'pattern')
       .parserConfiguration({ 'populate--': true }) as never,
   handler: async (argv) => {
@@ -107,6 +134,20 @@ const command: CommandModule<object, NewArgs> = {
       ((argv as unknown as Record<string, unknown>)['--'] as string[] | undefined) ?? [];
     const words = [...(argv.command ?? []), ...dashDash].map(String);
     const [cmd, ...args] = words.length > 0 ? words : [process.env.SHELL || '/bin/sh'];
+    if (argv.base !== undefined && argv.worktree === undefined) {
+      throw new CliError('--base goes with --worktree (the branch it starts from)', EXIT.usage);
+    }
+    const worktreeName =
+      argv.worktree === undefined || argv.worktree === '' ? undefined : String(argv.worktree);
+    if (worktreeName !== undefined) {
+      const checked = WorktreeNameSchema.safeParse(worktreeName);
+      if (!checked.success) {
+        throw new CliError(
+          `--worktree '${worktreeName}': ${checked.error.issues[0]!.message}`,
+          EXIT.usage,
+        );
+      }
+    }
     let detachKey;
     if (!argv.detach) {
       try {
@@ -127,20 +168,37 @@ const command: CommandModule<object, NewArgs> = {
     let attached = false;
     try {
       const created = await usageErrors(() =>
-        client.request('spawn', {
-          command: cmd!,
-          args,
-          cwd: argv.cwd ? path.resolve(argv.cwd) : process.cwd(),
-          env,
-          ...(argv.name ? { name: argv.name } : {}),
-          ...(cols ? { cols } : {}),
-          ...(rows ? { rows } : {}),
-          ...(argv.preset ? { preset: argv.preset } : {}),
-          ...(argv.pattern ? { pattern: argv.pattern } : {}),
-          ...(argv['session-env'] ? { session_env: true } : {}),
-          ...(argv.persist !== undefined ? { persist: argv.persist } : {}),
-        }),
+        client.request(
+          'spawn',
+          {
+            command: cmd!,
+            args,
+            cwd: argv.cwd ? path.resolve(argv.cwd) : process.cwd(),
+            env,
+            ...(argv.name ? { name: argv.name } : {}),
+            ...(cols ? { cols } : {}),
+            ...(rows ? { rows } : {}),
+            ...(argv.preset ? { preset: argv.preset } : {}),
+            ...(argv.pattern ? { pattern: argv.pattern } : {}),
+            ...(argv['session-env'] ? { session_env: true } : {}),
+            ...(argv.persist !== undefined ? { persist: argv.persist } : {}),
+            ...(argv.worktree !== undefined
+              ? {
+                  worktree: {
+                    ...(worktreeName !== undefined ? { name: worktreeName } : {}),
+                    ...(argv.base !== undefined ? { base: String(argv.base) } : {}),
+                  },
+                }
+              : {}),
+          },
+          // A checkout of a large repository takes what it takes: the daemon bounds git itself.
+          argv.worktree !== undefined ? { timeoutMs: 0 } : undefined,
+        ),
       );
+      if (created.worktree && !argv.json) {
+        process.stderr.write(`${worktreeLine(created.name, created.worktree)}\n`);
+        for (const note of created.notes ?? []) process.stderr.write(`clippy: note: ${note}\n`);
+      }
       if (argv.detach || !detachKey) {
         process.stdout.write(
           argv.json ? `${JSON.stringify(created)}\n` : `${created.name}\t${created.session}\n`,

@@ -5,22 +5,42 @@ import { CliError } from '../errors.js';
 
 interface RmArgs extends CommonArgs {
   session: string;
+  force?: boolean;
 }
 
-/** `clippy rm`: forget an exited session and its stored turns. */
+/** `clippy rm`: forget an exited session and its stored turns (and its worktree, if clean). */
 const command: CommandModule<object, RmArgs> = {
   command: 'rm <session>',
-  describe: 'Remove an exited session (and its stored turns)',
+  describe:
+    'Remove an exited session (its stored turns, and its worktree if nothing would be lost)',
   builder: (y) =>
-    withSocket(y).positional('session', {
-      type: 'string',
-      demandOption: true,
-      describe: 'session name or ID',
-    }) as never,
+    withSocket(y)
+      .positional('session', {
+        type: 'string',
+        demandOption: true,
+        describe: 'session name or ID',
+      })
+      .option('force', {
+        alias: 'f',
+        type: 'boolean',
+        describe:
+          'remove its worktree even with uncommitted or unmerged work (says what is lost; the branch stays)',
+      }) as never,
   handler: async (argv) => {
     await withClient(argv, async (c) => {
       try {
-        await c.request('remove', { session: argv.session });
+        // Deleting a large worktree takes what it takes: the daemon bounds git itself.
+        const { worktree_removed: w } = await c.request(
+          'remove',
+          { session: argv.session, ...(argv.force ? { force: true } : {}) },
+          { timeoutMs: 0 },
+        );
+        if (w) {
+          const lost = w.lost ? `; lost: ${w.lost}` : '';
+          process.stderr.write(
+            `clippy: removed the worktree ${w.path}${lost}; branch ${w.branch} kept\n`,
+          );
+        }
       } catch (err) {
         if (!(err instanceof BrokerError) || err.code !== 'invalid_argument') throw err;
         // The broker refuses a live session in protocol terms (`kill` with `remove`); a user

@@ -1,4 +1,5 @@
 import { bigLine, nthAnswer, pieceLine } from './answer.js';
+import { applyEdits } from './edits.js';
 import { logChoice, logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
 import { pieceGap } from './piece-gap.js';
@@ -92,7 +93,8 @@ export async function runLineAgent(opts: AgentOptions): Promise<void> {
       logChoice(opts.log, label);
       await write(`Permission: ${label}\n`);
     }
-    const answer = nthAnswer(opts.replies, answered++, input);
+    const edited = applyEdits(opts.edits[answered]);
+    const answer = [...edited, ...nthAnswer(opts.replies, answered++, input)];
     for (let k = 1; k <= opts.pieces && !interrupted; k++) {
       if (opts.pieces > 1) await write(`${pieceLine(k, opts.pieces)}\n`);
       if (k < opts.pieces) {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { Edit } from './edits.js';
 
 /** Behaviour knobs every fake agent takes on its command line. */
 export interface AgentOptions {
@@ -34,6 +35,8 @@ export interface AgentOptions {
    * as `Permission: <label>` before the answer.
    */
   ask: boolean;
+  /** `--edits FILE` (a JSON array of lists of edits): the Nth answer first makes the Nth list's edits. */
+  edits: Edit[][];
 }
 
 /** Think time by default: short, so tests stay fast, but never zero (real agents take time). */
@@ -59,6 +62,7 @@ export function parseAgentOptions(
       'cursor-in-box': { type: 'boolean' },
       replies: { type: 'string' },
       ask: { type: 'boolean' },
+      edits: { type: 'string' },
     },
     strict: true,
   });
@@ -77,5 +81,6 @@ export function parseAgentOptions(
     cursorInBox: values['cursor-in-box'] ?? defaults.cursorInBox ?? false,
     replies: values.replies ? (JSON.parse(readFileSync(values.replies, 'utf8')) as string[]) : [],
     ask: values.ask ?? defaults.ask ?? false,
+    edits: values.edits ? (JSON.parse(readFileSync(values.edits, 'utf8')) as Edit[][]) : [],
   };
 }

@@ -1,4 +1,5 @@
 import { bigLine, nthAnswer, pieceLine } from './answer.js';
+import { applyEdits } from './edits.js';
 import { KeyParser } from './keys.js';
 import { logChoice, logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
@@ -167,7 +168,8 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
       if (opts.pieces > 1) await render([`⏺ ${pieceLine(k, opts.pieces)}`, '']);
       if (k < opts.pieces) await gap();
     }
-    const lines = nthAnswer(opts.replies, answered++, visible(text));
+    const edited = applyEdits(opts.edits[answered]);
+    const lines = [...edited, ...nthAnswer(opts.replies, answered++, visible(text))];
     if (!interrupted) {
       await render([`⏺ ${lines[0]}`]);
       if (opts.crash) {

@@ -1,0 +1,433 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClippyClient } from '@clippy/client';
+import type { DiffFile, SessionInfo } from '@clippy/protocol';
+import { agentCommand } from '@clippy/testkit/agents/index';
+import { submissions, waitState } from '@clippy/testkit/agents/harness';
+import { runClippy } from '@clippy/testkit/cli-pty';
+import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+import { GIT_TEST_ENV, git, makeRepo, writeFiles } from '@clippy/testkit/git';
+import { until } from '@clippy/testkit/until';
+
+// Worktrees end to end (issue 37): the real CLI and daemon, real git, fake agents that edit
+// files as they answer. A session gets a worktree of its own; `ls` and `diff` show its work;
+// `kill` keeps it, `rm` removes it only when nothing would be lost; a review loop hands the
+// writer's actual diff to the reviewer each round.
+
+/** How long a chain of fake-agent turns may take on a loaded machine. */
+const FLOW_TIMEOUT_MS = 45_000;
+
+let d: TestDaemon;
+let c: ClippyClient;
+let n = 0;
+beforeAll(async () => {
+  // The daemon runs git with none of the machine's git settings (testkit's GIT_TEST_ENV).
+  d = await TestDaemon.start({ env: new DaemonEnv({ ...GIT_TEST_ENV }) });
+  c = await d.connect();
+});
+afterAll(async () => {
+  await c?.close();
+  await d?.stop();
+});
+
+const clippy = (args: string[]) => runClippy(args, d.env.env);
+
+function repo(): string {
+  return makeRepo(path.join(d.env.root, `repo${++n}`));
+}
+
+/** A fake agent's command line (`-- node …/aider.js --log FILE …`) and its log file. */
+function agent(
+  name: string,
+  kind: 'aider' | 'claude',
+  extra: { edits?: unknown[]; replies?: string[] } = {},
+): { argv: string[]; log: string } {
+  const log = path.join(d.env.root, `${name}.log`);
+  const args = ['--log', log];
+  for (const key of ['edits', 'replies'] as const) {
+    if (!extra[key]) continue;
+    const file = path.join(d.env.root, `${name}.${key}.json`);
+    writeFileSync(file, JSON.stringify(extra[key]));
+    args.push(`--${key}`, file);
+  }
+  const { command, args: full } = agentCommand(kind, args);
+  return { argv: ['--preset', kind, '--', command, ...full], log };
+}
+
+async function session(name: string): Promise<SessionInfo> {
+  const r = await clippy(['ls', '-a', '--json']);
+  return (JSON.parse(r.stdout) as { sessions: SessionInfo[] }).sessions.find(
+    (s) => s.name === name,
+  )!;
+}
+
+describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
+  it('starts the agent in a worktree of its own, where its edits land; ls and diff show them', async () => {
+    const r = repo();
+    const head = git(r, ['rev-parse', 'HEAD']).trim();
+    const a = agent('fix', 'aider', {
+      edits: [[{ write: 'parse.ts', text: 'export const parse = (s: string) => s.split(",");\n' }]],
+    });
+    const made = await clippy([
+      'new',
+      '-d',
+      '--cwd',
+      path.join(r, 'src'),
+      '--worktree',
+      'fix',
+      ...a.argv,
+    ]);
+    expect(made.code).toBe(0);
+    const info = await session('fix');
+    const w = info.worktree!;
+    expect(made.stdout).toBe(`fix\t${info.session}\n`);
+    expect(made.stderr).toBe(
+      `clippy: fix works in ${w.path}, on branch clippy/fix from main (${head.slice(0, 12)})\n`,
+    );
+    expect(w).toMatchObject({ branch: 'clippy/fix', base: head, base_ref: 'refs/heads/main' });
+    expect(path.relative(r, w.path).startsWith('..')).toBe(true);
+    expect(info.cwd).toBe(path.join(w.path, 'src'));
+    await waitState(c, 'fix', 'idle');
+
+    // The agent's edit lands in the worktree (where it runs), not in the user's tree.
+    expect((await clippy(['ask', 'fix', 'add a parser'])).code).toBe(0);
+    expect(existsSync(path.join(w.path, 'src', 'parse.ts'))).toBe(true);
+    expect(existsSync(path.join(r, 'src', 'parse.ts'))).toBe(false);
+    // Counted when the agent's turn ended: its own edit.
+    expect((await session('fix')).worktree!.changes).toMatchObject({
+      files: 1,
+      added: 1,
+      removed: 0,
+    });
+    // And the person's: a change, a deletion, a commit on the branch.
+    writeFiles(w.path, { 'README.md': '# demo\n\nChanged in the worktree.\n' });
+    git(w.path, ['rm', '--quiet', 'docs/guide.md']);
+    git(w.path, ['commit', '--quiet', '-m', 'drop the guide']);
+
+    const stat = await clippy(['diff', 'fix', '--stat']);
+    expect(stat).toEqual({
+      code: 0,
+      stdout:
+        ' README.md     | 2 +-\n' +
+        ' docs/guide.md | 1 -\n' +
+        ' src/parse.ts  | 1 +\n' +
+        ' 3 files changed, 2 insertions(+), 2 deletions(-)\n',
+      stderr: '',
+    });
+    expect((await clippy(['diff', 'fix', '--name-only'])).stdout).toBe(
+      'README.md\ndocs/guide.md\nsrc/parse.ts\n',
+    );
+    // A diff counts again too: ls shows what it showed.
+    const ls = await clippy(['ls']);
+    expect(ls.stdout).toMatch(/ BRANCH +CHANGES\n/u);
+    expect(ls.stdout).toMatch(/^fix .* clippy\/fix +\+2 −2$/mu);
+    expect((await session('fix')).worktree!.changes).toMatchObject({
+      files: 3,
+      added: 2,
+      removed: 2,
+    });
+    const patch = await clippy(['diff', 'fix']);
+    expect(patch.stdout).toContain(
+      'diff --git a/src/parse.ts b/src/parse.ts\nnew file mode 100644\n' +
+        `index 0000000..${git(w.path, ['hash-object', 'src/parse.ts']).trim().slice(0, 7)}\n` +
+        '--- /dev/null\n+++ b/src/parse.ts\n@@ -0,0 +1 @@\n' +
+        '+export const parse = (s: string) => s.split(",");\n',
+    );
+    expect(patch.stdout).toContain(
+      'diff --git a/docs/guide.md b/docs/guide.md\ndeleted file mode 100644\n',
+    );
+    const one = JSON.parse((await clippy(['diff', 'fix', 'README.md', '--json'])).stdout) as {
+      files: DiffFile[];
+      base: string;
+    };
+    expect(one.base).toBe(head);
+    expect(one.files.map((f) => [f.path, f.status, f.added, f.removed])).toEqual([
+      ['README.md', 'modified', 1, 1],
+    ]);
+    expect(one.files[0]!.hunks![0]!.lines).toEqual([
+      ' # demo',
+      ' ',
+      '-A repository for tests.',
+      '+Changed in the worktree.',
+    ]);
+
+    // A session without a worktree has no diff to show.
+    const plain = agent('plain', 'aider');
+    expect((await clippy(['new', '-d', '--cwd', r, '--name', 'plain', ...plain.argv])).code).toBe(
+      0,
+    );
+    const none = await clippy(['diff', 'plain']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      "clippy: session 'plain' runs in no worktree of its own (clippy new --worktree makes one) (no_worktree)\n",
+    );
+    await clippy(['kill', 'plain']);
+  });
+
+  it('refuses clearly, and starts nothing: no repository, a bare one, a taken branch, bad options', async () => {
+    const plain = path.join(d.env.root, 'not-a-repo');
+    mkdirSync(plain);
+    const names = async () =>
+      (
+        JSON.parse((await clippy(['ls', '-a', '--json'])).stdout) as { sessions: SessionInfo[] }
+      ).sessions.map((s) => s.session);
+    const before = await names();
+    const a = agent('refused', 'aider');
+    const outside = await clippy(['new', '-d', '--cwd', plain, '--worktree', ...a.argv]);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toBe(
+      `clippy: '${plain}' is not in a git repository: a worktree branches from one (git init, or --cwd into a clone) (not_a_git_repository)\n`,
+    );
+    const bare = path.join(d.env.root, 'bare.git');
+    git(d.env.root, ['init', '--quiet', '--bare', bare]);
+    const b = await clippy(['new', '-d', '--cwd', bare, '--worktree', ...a.argv]);
+    expect(b.stderr).toMatch(
+      /is a bare repository: it has no working tree to branch from.*\(bare_repository\)\n$/u,
+    );
+    const r = repo();
+    git(r, ['branch', 'clippy/taken']);
+    const taken = await clippy(['new', '-d', '--cwd', r, '--worktree', 'taken', ...a.argv]);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(
+      /^clippy: branch clippy\/taken exists already \(in no worktree\)\. .*\(branch_exists\)\n$/u,
+    );
+    const noWorktree = await clippy(['new', '-d', '--cwd', r, '--base', 'main', ...a.argv]);
+    expect(noWorktree).toMatchObject({
+      code: 64,
+      stderr: 'clippy: --base goes with --worktree (the branch it starts from)\n',
+    });
+    const badName = await clippy(['new', '-d', '--cwd', r, '--worktree', 'a..b', ...a.argv]);
+    expect(badName.code).toBe(64);
+    expect(badName.stderr).toMatch(/^clippy: --worktree 'a\.\.b': letters, digits/u);
+    const badBase = await clippy([
+      'new',
+      '-d',
+      '--cwd',
+      r,
+      '--worktree',
+      'x',
+      '--base',
+      'nope',
+      ...a.argv,
+    ]);
+    expect(badBase.stderr).toBe(
+      `clippy: --base 'nope' names no commit in the repository at '${r}' (invalid_argument)\n`,
+    );
+    // Nothing was started, nothing was left behind.
+    expect(await names()).toEqual(before);
+    expect(git(r, ['worktree', 'list', '--porcelain']).match(/^worktree /gmu)).toHaveLength(1);
+  });
+
+  it('kill keeps the worktree; rm removes it only when nothing would be lost, or with --force after saying what; the branch stays', async () => {
+    const r = repo();
+    for (const name of ['clean', 'dirty']) {
+      const a = agent(name, 'aider');
+      expect((await clippy(['new', '-d', '--cwd', r, '--worktree', name, ...a.argv])).code).toBe(0);
+      await waitState(c, name, 'idle');
+    }
+    const clean = (await session('clean')).worktree!.path;
+    const dirty = (await session('dirty')).worktree!.path;
+    writeFiles(dirty, { 'src/app.ts': 'changed\n', 'todo.txt': 'new\n' });
+
+    const killed = await clippy(['kill', 'dirty']);
+    expect(killed.code).toBe(0);
+    expect(killed.stderr).toBe(
+      `clippy: dirty stays listed (exited): its worktree ${dirty} is kept, as kill never removes one (clippy diff dirty, then clippy rm dirty)\n`,
+    );
+    expect((await session('dirty')).state).toBe('exited');
+    expect(existsSync(path.join(dirty, 'todo.txt'))).toBe(true);
+    expect((await clippy(['diff', 'dirty', '--name-only'])).stdout).toBe('src/app.ts\ntodo.txt\n');
+
+    const refused = await clippy(['rm', 'dirty']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `clippy: session 'dirty' has work in its worktree ${dirty}: uncommitted: 1 changed file (src/app.ts), 1 untracked file (todo.txt). Nothing was removed: commit and merge it, or --force removes the worktree anyway (its branch clippy/dirty stays, with its commits) (worktree_has_changes)\n`,
+    );
+    expect(existsSync(path.join(dirty, 'todo.txt'))).toBe(true);
+    expect(await session('dirty')).toBeDefined();
+    // Committed, the work is still only on its branch: refused still.
+    git(dirty, ['add', '-A']);
+    git(dirty, ['commit', '--quiet', '-m', 'work']);
+    expect((await clippy(['rm', 'dirty'])).stderr).toMatch(
+      /: 1 commit on clippy\/dirty that no other branch holds\. Nothing was removed/u,
+    );
+    writeFiles(dirty, { 'scratch.txt': 'thrown away\n' });
+    const forced = await clippy(['rm', '--force', 'dirty']);
+    expect(forced).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `clippy: removed the worktree ${dirty}; lost: 1 untracked file (scratch.txt); branch clippy/dirty kept\n`,
+    });
+    expect(existsSync(dirty)).toBe(false);
+    expect(git(r, ['log', '--format=%s', '-1', 'clippy/dirty']).trim()).toBe('work');
+    expect(await session('dirty')).toBeUndefined();
+
+    // Clean and with nothing only its branch has: rm after kill removes it, the branch stays.
+    await clippy(['kill', 'clean']);
+    const rm = await clippy(['rm', 'clean']);
+    expect(rm).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `clippy: removed the worktree ${clean}; branch clippy/clean kept\n`,
+    });
+    expect(git(r, ['branch', '--list', 'clippy/clean']).trim()).toBe('clippy/clean');
+    // A running session is not removed at all.
+    const a = agent('live', 'aider');
+    await clippy(['new', '-d', '--cwd', r, '--worktree', 'live', ...a.argv]);
+    expect((await clippy(['rm', 'live'])).stderr).toMatch(/is still running/u);
+    await clippy(['kill', 'live']);
+    await clippy(['rm', 'live']);
+  });
+});
+
+describe('a review loop over the real diff', { timeout: 120_000 }, () => {
+  it('each round, the reviewer reads what the writer changed, as its diff', async () => {
+    const r = repo();
+    const parse1 = 'export function parse(s: string) {\n  return s.split(",");\n}\n';
+    const parse2 =
+      'export function parse(s: string) {\n  return s.split(",").map((x) => x.trim());\n}\n';
+    const test2 = 'import { parse } from "./parse";\nparse("a, b");\n';
+    const writer = agent('writer', 'aider', {
+      edits: [
+        [{ write: 'src/parse.ts', text: parse1 }],
+        [
+          { write: 'src/parse.ts', text: parse2 },
+          { write: 'src/parse.test.ts', text: test2 },
+        ],
+      ],
+    });
+    const reviewer = agent('reviewer', 'claude', {
+      replies: ['trim the parts, add a test', 'LGTM'],
+    });
+    expect(
+      (await clippy(['new', '-d', '--cwd', r, '--worktree', 'writer', ...writer.argv])).code,
+    ).toBe(0);
+    expect(
+      (await clippy(['new', '-d', '--cwd', r, '--name', 'reviewer', ...reviewer.argv])).code,
+    ).toBe(0);
+    await waitState(c, 'writer', 'idle');
+    await waitState(c, 'reviewer', 'idle');
+    const w = (await session('writer')).worktree!.path;
+
+    // The diff template on the leg whose source has no worktree is refused, saying which leg does what.
+    const wrongLeg = await clippy([
+      'loop',
+      'writer',
+      'reviewer',
+      '--until',
+      'LGTM',
+      '--template-b',
+      'review-diff',
+    ]);
+    expect(wrongLeg.code).toBe(64);
+    expect(wrongLeg.stderr).toBe(
+      "clippy: template 'review-diff' shows the diff of 'reviewer', which runs in no worktree of its own (clippy new --worktree): it would shape what reviewer sends to writer (--template-b shapes what B sends back to A; --template-a what A sends to B) (invalid_template)\n",
+    );
+
+    const loop = await clippy([
+      'loop',
+      'writer',
+      'reviewer',
+      '--until',
+      'LGTM',
+      '--name',
+      'review',
+      '--template-a',
+      'review-diff',
+      '--prompt',
+      'write the parser',
+    ]);
+    expect(loop.stderr).toBe('');
+    await until(() => submissions(reviewer.log).length === 2, 'two reviews asked', FLOW_TIMEOUT_MS);
+    const asked = submissions(reviewer.log).map((s) => s.text);
+    const id = (text: string) => git(w, ['hash-object', '--stdin'], text).trim().slice(0, 7);
+
+    expect(asked[0]).toContain(
+      'Its diff against where it started:\n\n' +
+        ' src/parse.ts | 3 +++\n' +
+        ' 1 file changed, 3 insertions(+)\n\n' +
+        'diff --git a/src/parse.ts b/src/parse.ts\n' +
+        'new file mode 100644\n' +
+        `index 0000000..${id(parse1)}\n` +
+        '--- /dev/null\n' +
+        '+++ b/src/parse.ts\n' +
+        '@@ -0,0 +1,3 @@\n' +
+        '+export function parse(s: string) {\n' +
+        '+  return s.split(",");\n' +
+        '+}\n\n' +
+        'What writer said:\n\n' +
+        'Applied edit to src/parse.ts\n',
+    );
+    expect(asked[0]).toMatch(
+      /^Review the change writer made \(\w+:1\)\. If it is ready, answer LGTM/u,
+    );
+    // Round two: the whole change so far (both files), not the last edit alone.
+    expect(asked[1]).toContain(
+      ' src/parse.test.ts | 2 ++\n' +
+        ' src/parse.ts      | 3 +++\n' +
+        ' 2 files changed, 5 insertions(+)\n\n' +
+        'diff --git a/src/parse.test.ts b/src/parse.test.ts\n',
+    );
+    expect(asked[1]).toContain('+  return s.split(",").map((x) => x.trim());\n');
+    // The writer got the review back (plain), and the loop ended on the LGTM.
+    expect(submissions(writer.log).map((s) => s.text)).toEqual([
+      'write the parser',
+      '⏺ trim the parts, add a test',
+    ]);
+    await waitState(c, 'reviewer', 'idle', FLOW_TIMEOUT_MS);
+    const { routes } = await c.request('list_routes', {});
+    expect(routes.map((x) => [x.route, x.state, x.fired])).toEqual([
+      ['review.a', 'ended', 2],
+      ['review.b', 'ended', 2],
+    ]);
+    expect(routes[0]!.reason).toMatch(/^turn \w+:2 of 'reviewer' matched --until$/u);
+  });
+});
+
+describe('a session’s worktree across a daemon restart', { timeout: 120_000 }, () => {
+  it('is kept with its persisted metadata: listed again, diff and rm still reach it', async () => {
+    const env = new DaemonEnv({ ...GIT_TEST_ENV });
+    const first = await TestDaemon.start({ env });
+    try {
+      const r = makeRepo(path.join(env.root, 'repo'));
+      const a = agent('kept', 'aider');
+      const made = await runClippy(
+        ['new', '-d', '--persist', '--cwd', r, '--worktree', 'kept', ...a.argv],
+        env.env,
+      );
+      expect(made.code).toBe(0);
+      const before = (
+        JSON.parse((await runClippy(['ls', '--json'], env.env)).stdout) as {
+          sessions: SessionInfo[];
+        }
+      ).sessions[0]!.worktree!;
+      writeFiles(before.path, { 'src/app.ts': 'changed while the daemon was away\n' });
+      process.kill(first.pid, 'SIGTERM');
+      await first.exited;
+
+      await TestDaemon.start({ env });
+      const after = (
+        JSON.parse((await runClippy(['ls', '-a', '--json'], env.env)).stdout) as {
+          sessions: SessionInfo[];
+        }
+      ).sessions.find((s) => s.name === 'kept')!;
+      expect(after.restored).toBe(true);
+      expect(after.worktree).toMatchObject({
+        path: before.path,
+        branch: 'clippy/kept',
+        base: before.base,
+        base_ref: 'refs/heads/main',
+        changes: { files: 1, added: 1, removed: 3 },
+      });
+      expect((await runClippy(['diff', 'kept', '--name-only'], env.env)).stdout).toBe(
+        'src/app.ts\n',
+      );
+      expect((await runClippy(['rm', 'kept'], env.env)).code).toBe(1);
+      expect((await runClippy(['rm', '--force', 'kept'], env.env)).code).toBe(0);
+      expect(existsSync(before.path)).toBe(false);
+    } finally {
+      await env.dispose();
+    }
+  });
+});
