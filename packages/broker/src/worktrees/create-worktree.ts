@@ -1,13 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { HandlerError } from '../errors.js';
-import { GIT_WORKTREE_TIMEOUT_MS, gitMessage, runGit } from './git.js';
+import { GIT_WORKTREE_TIMEOUT_MS, gitMessage, runGit, type GitResult } from './git.js';
 import {
   clippyBranches,
   listWorktrees,
   openRepository,
   repositoryWorktreesDir,
-  resolveBase,
   type ListedWorktree,
 } from './repository.js';
 import type { WorktreeRecord } from './session-worktree.js';
@@ -92,6 +91,52 @@ async function describeTaken(
   }
 }
 
+/** A branch named plain `clippy` leaves git no room for `clippy/NAME`. */
+function clippyBranchError(): HandlerError {
+  return new HandlerError(
+    'branch_exists',
+    `the repository has a branch named 'clippy': git cannot keep branches clippy/NAME beside it (rename it: git branch -m clippy OTHER)`,
+  );
+}
+
+/** The branch exists: where it is checked out, in what state, and what to do. */
+async function takenBranch(
+  branch: string,
+  holder: ListedWorktree | undefined,
+  env: Record<string, string>,
+): Promise<HandlerError> {
+  const state = holder
+    ? `: ${await describeTaken(holder, holder.path, env, { branch })}`
+    : ' (in no worktree)';
+  return new HandlerError(
+    'branch_exists',
+    `branch ${branch} exists already${state}. Pick another name, start a session there with clippy new --cwd PATH, or delete the branch yourself (clippy never does)`,
+  );
+}
+
+/** Why `git worktree add -b` failed, in clippy's words where it is a taken name. */
+async function addFailed(
+  added: GitResult,
+  top: string,
+  branch: string,
+  env: Record<string, string>,
+): Promise<HandlerError> {
+  const words = gitMessage(added);
+  if (/'refs\/heads\/clippy' exists/u.test(words)) return clippyBranchError();
+  if (/a branch named .* already exists/u.test(words)) {
+    const listed = await listWorktrees(top, env).catch(() => []);
+    return takenBranch(
+      branch,
+      listed.find((w) => w.branch === `refs/heads/${branch}`),
+      env,
+    );
+  }
+  if (/already exists/u.test(words)) {
+    return new HandlerError('worktree_exists', `git worktree add: ${words}`);
+  }
+  return new HandlerError('git_failed', `git worktree add failed: ${words}`);
+}
+
 /**
  * Creates the worktree of a new session: a branch `clippy/NAME` from the base (default HEAD of
  * the repository `cwd` is in) checked out in `<dir>/<repository>-<id>/NAME`, outside the
@@ -100,59 +145,39 @@ async function describeTaken(
  */
 export async function createWorktree(req: CreateWorktree): Promise<CreatedWorktree> {
   const { env } = req;
-  const repo = await openRepository(req.cwd, env);
-  const [base, branches, listed] = await Promise.all([
-    resolveBase(repo, req.base, env),
-    clippyBranches(repo, env),
-    listWorktrees(repo.top, env),
-  ]);
-  if (branches.has('refs/heads/clippy')) {
-    throw new HandlerError(
-      'branch_exists',
-      `the repository has a branch named 'clippy': git cannot keep branches clippy/NAME beside it (rename it: git branch -m clippy OTHER)`,
-    );
-  }
+  const { repo, base } = await openRepository(req.cwd, req.base, env);
   const dir = repositoryWorktreesDir(repo, req.configuredDir, req.daemonEnv);
-  const free = (n: string) =>
-    !branches.has(`refs/heads/${BRANCH_PREFIX}${n}`) && !existsSync(path.join(dir, n));
-
-  let name: string;
   const given = req.name ?? req.sessionName;
+  let name: string;
   if (given !== undefined) {
+    // A given name: git itself says when its branch is taken (then the why is looked up).
     checkName(given, req.name !== undefined ? 'worktree name' : 'session name');
     name = given;
-    const branch = `${BRANCH_PREFIX}${name}`;
-    const where = path.join(dir, name);
-    if (branches.has(`refs/heads/${branch}`)) {
-      const holder = listed.find((w) => w.branch === `refs/heads/${branch}`);
-      const state = holder
-        ? `: ${await describeTaken(holder, holder.path, env, { branch })}`
-        : ' (in no worktree)';
-      throw new HandlerError(
-        'branch_exists',
-        `branch ${branch} exists already${state}. Pick another name, start a session there with clippy new --cwd PATH, or delete the branch yourself (clippy never does)`,
-      );
-    }
-    if (existsSync(where)) {
-      const state = await describeTaken(
-        listed.find((w) => w.path === where),
-        where,
-        env,
-        { branch },
-      );
-      throw new HandlerError(
-        'worktree_exists',
-        `the worktree folder ${where} exists already: ${state}. Pick another name`,
-      );
-    }
   } else {
+    // A name made here must be free: the branches under clippy/ are listed first.
+    const branches = await clippyBranches(repo, env);
+    if (branches.has('refs/heads/clippy')) throw clippyBranchError();
     const stem = nameFromCommand(req.command);
+    const free = (n: string) =>
+      !branches.has(`refs/heads/${BRANCH_PREFIX}${n}`) &&
+      !existsSync(path.join(dir, n)) &&
+      req.sessionNameFree(n);
     name = stem;
-    for (let n = 2; !free(name) || !req.sessionNameFree(name); n++) name = `${stem}-${n}`;
+    for (let n = 2; !free(name); n++) name = `${stem}-${n}`;
   }
-
   const branch = `${BRANCH_PREFIX}${name}`;
   const where = path.join(dir, name);
+  if (existsSync(where)) {
+    const listed = (await listWorktrees(repo.top, env)).find((w) => w.path === where);
+    // An earlier worktree of this name, on its branch: the branch is what is taken.
+    if (listed?.branch === `refs/heads/${branch}`) throw await takenBranch(branch, listed, env);
+    const state = await describeTaken(listed, where, env, { branch });
+    throw new HandlerError(
+      'worktree_exists',
+      `the worktree folder ${where} exists already: ${state}. Pick another name`,
+    );
+  }
+
   const [added, status] = await Promise.all([
     runGit(['worktree', 'add', '--quiet', '-b', branch, where, base.commit], {
       cwd: repo.top,
@@ -165,16 +190,7 @@ export async function createWorktree(req: CreateWorktree): Promise<CreatedWorktr
       ? runGit(['status', '--porcelain', '-z', '--untracked-files=no'], { cwd: repo.top, env })
       : null,
   ]);
-  if (added.code !== 0) {
-    const words = gitMessage(added);
-    if (/already exists/u.test(words)) {
-      throw new HandlerError(
-        /branch/u.test(words) ? 'branch_exists' : 'worktree_exists',
-        `git worktree add: ${words}`,
-      );
-    }
-    throw new HandlerError('git_failed', `git worktree add failed: ${words}`);
-  }
+  if (added.code !== 0) throw await addFailed(added, repo.top, branch, env);
 
   const notes: string[] = [];
   const short = base.commit.slice(0, 12);

@@ -105,9 +105,31 @@ export function splitBlock(lines: string[]): Block {
   return { header, hunks };
 }
 
+/** Lines a file's hunks add and remove; null for a binary file (git shows no lines of it). */
+function countLines(block: Block): {
+  added: number | null;
+  removed: number | null;
+  binary: boolean;
+} {
+  if (block.header.some((l) => l.startsWith('Binary files ') || l === 'GIT binary patch')) {
+    return { added: null, removed: null, binary: true };
+  }
+  let added = 0;
+  let removed = 0;
+  for (const h of block.hunks) {
+    for (const l of h.lines) {
+      if (l.startsWith('+')) added++;
+      else if (l.startsWith('-')) removed++;
+    }
+  }
+  return { added, removed, binary: false };
+}
+
 /**
- * The files of a diff. With `withPatch`, each file found in the patch gets its header and hunks;
- * `truncated` says the patch ended early (the output was cut) and later files have none.
+ * The files of a diff: `--raw --numstat` (detail `files`), or `--raw -p` (detail `patch`: each
+ * file gets its header and hunks, and its counts from them, as git counts them). `truncated`
+ * says the patch was cut (its output passed what is read): later files have neither lines nor
+ * counts.
  */
 export function parseDiffOutput(
   output: Buffer,
@@ -125,26 +147,29 @@ export function parseDiffOutput(
       path: second ?? first,
       ...(renamed ? { old_path: first } : {}),
       status: STATUS[letter] ?? 'modified',
-      added: 0,
-      removed: 0,
+      added: null,
+      removed: null,
       binary: false,
       oldMode: oldMode!,
       newMode: newMode!,
       oldId: oldId!,
     });
   }
-  for (const f of files) {
-    const [added, removed] = fields.next().split('\t');
-    if (f.old_path !== undefined) {
-      fields.next();
-      fields.next();
+  if (!withPatch) {
+    for (const f of files) {
+      const [added, removed] = fields.next().split('\t');
+      if (f.old_path !== undefined) {
+        fields.next();
+        fields.next();
+      }
+      f.binary = added === '-';
+      f.added = f.binary ? null : Number(added);
+      f.removed = f.binary ? null : Number(removed);
     }
-    f.binary = added === '-';
-    f.added = f.binary ? null : Number(added);
-    f.removed = f.binary ? null : Number(removed);
+    return { files, truncated: false };
   }
-  if (!withPatch || files.length === 0) return { files, truncated: false };
-  fields.next(); // the empty record between the counts and the patch
+  if (files.length === 0) return { files, truncated: false };
+  fields.next(); // the empty record between the raw records and the patch
   const lines = fields.rest().split('\n');
   // The patch ends with a newline; a cut one ends wherever it was cut.
   const complete = lines.at(-1) === '';
@@ -170,16 +195,17 @@ export function parseDiffOutput(
       out.push(...files.slice(i));
       break;
     }
-    if (mine.length === 1) {
-      out.push({ ...f, ...splitBlock(mine[0]!) });
+    const parts = mine.map(splitBlock);
+    if (parts.length === 1) {
+      out.push({ ...f, ...parts[0]!, ...countLines(parts[0]!) });
       continue;
     }
     // A type change (a file become a link) is two blocks, as git prints it: the old file
     // deleted, then the new one added; each is a file of its own here.
-    const [gone, made] = mine.map(splitBlock) as [Block, Block];
+    const [gone, made] = parts as [Block, Block];
     out.push(
-      { ...f, status: 'deleted', added: f.binary ? null : 0, ...gone },
-      { ...f, status: 'added', removed: f.binary ? null : 0, oldMode: '000000', ...made },
+      { ...f, status: 'deleted', ...gone, ...countLines(gone) },
+      { ...f, status: 'added', oldMode: '000000', ...made, ...countLines(made) },
     );
   }
   return { files: out, truncated };

@@ -43,7 +43,8 @@ function diffArgs(base: string[], query: DiffQuery, pathspec: string[]): string[
     '--no-textconv',
     '--find-renames',
     '--raw',
-    '--numstat',
+    // Counts from --numstat, or from the patch: git would diff every file twice for both.
+    ...(query.detail === 'patch' ? [] : ['--numstat']),
     '--no-abbrev',
     '-z',
     '--src-prefix=a/',

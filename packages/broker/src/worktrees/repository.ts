@@ -15,33 +15,63 @@ export interface Repository {
   objectFormat: 'sha1' | 'sha256';
 }
 
-/** Reads the repository holding `cwd`; a clear error outside one, in a bare one, or in `.git`. */
+/** A commit and the ref it was named by (null: a commit hash or a detached HEAD). */
+export interface ResolvedBase {
+  commit: string;
+  ref: string | null;
+}
+
+/**
+ * Reads the repository holding `cwd` and the commit `base` names (default HEAD), with the full
+ * ref behind it when it is one: one git process when all is well. Clear errors outside a
+ * repository, in a bare one, inside a `.git` folder, with no commit yet, or a bad base.
+ */
 export async function openRepository(
   cwd: string,
+  base: string | undefined,
   env: Record<string, string>,
-): Promise<Repository> {
+): Promise<{ repo: Repository; base: ResolvedBase }> {
+  const name = base ?? 'HEAD';
+  // rev-parse of git before 2.43 has no --end-of-options: nothing that looks like an option.
+  if (name.startsWith('-')) {
+    throw new HandlerError('invalid_argument', `--base '${name}' is not a commit, branch or tag`);
+  }
   const opts: GitOptions = { cwd, env };
-  const r = await runGit(
-    [
-      'rev-parse',
-      '--path-format=absolute',
-      '--show-toplevel',
-      '--git-common-dir',
-      '--show-object-format',
-      '--show-prefix',
-    ],
-    opts,
-  );
+  const facts = [
+    'rev-parse',
+    '--path-format=absolute',
+    '--show-toplevel',
+    '--git-common-dir',
+    '--show-object-format',
+    '--show-prefix',
+  ];
+  // `--` after them: the base is a revision, whatever files are named like it.
+  const r = await runGit([...facts, `${name}^{commit}`, '--symbolic-full-name', name, '--'], opts);
   if (r.code === 0) {
-    const [top, commonDir, format, prefix = ''] = r.stdout.toString('utf8').split('\n');
+    const [top, commonDir, format, prefix, commit, ref = ''] = r.stdout
+      .toString('utf8')
+      .split('\n');
     return {
-      top: top!,
-      commonDir: commonDir!,
-      objectFormat: format === 'sha256' ? 'sha256' : 'sha1',
-      prefix,
+      repo: {
+        top: top!,
+        commonDir: commonDir!,
+        objectFormat: format === 'sha256' ? 'sha256' : 'sha1',
+        prefix: prefix!,
+      },
+      base: { commit: commit!, ref: ref.startsWith('refs/') ? ref : null },
     };
   }
-  // Why not: outside a repository, in a bare one, or inside a git directory.
+  // Why not: the base, or no repository at all (outside one, a bare one, inside a git directory).
+  const plain = await runGit(facts, opts);
+  if (plain.code === 0) {
+    const top = plain.stdout.toString('utf8').split('\n')[0]!;
+    throw new HandlerError(
+      'invalid_argument',
+      base === undefined
+        ? `the repository at '${top}' has no commit yet: a worktree branches from one (commit first)`
+        : `--base '${name}' names no commit in the repository at '${top}'`,
+    );
+  }
   const probe = await runGit(['rev-parse', '--is-bare-repository', '--is-inside-work-tree'], opts);
   if (probe.code !== 0) {
     if (/not a git repository/u.test(probe.stderr)) {
@@ -65,44 +95,7 @@ export async function openRepository(
       `'${cwd}' is inside a git directory, not in a working tree`,
     );
   }
-  throw new HandlerError('git_failed', `git cannot read '${cwd}': ${gitMessage(r)}`);
-}
-
-/** A commit and the ref it was named by (null: a commit hash or a detached HEAD). */
-export interface ResolvedBase {
-  commit: string;
-  ref: string | null;
-}
-
-/** The commit `base` names (default HEAD), and the full ref behind it when it is one. */
-export async function resolveBase(
-  repo: Repository,
-  base: string | undefined,
-  env: Record<string, string>,
-): Promise<ResolvedBase> {
-  const name = base ?? 'HEAD';
-  // rev-parse of git before 2.43 has no --end-of-options: nothing that looks like an option.
-  if (name.startsWith('-')) {
-    throw new HandlerError('invalid_argument', `--base '${name}' is not a commit, branch or tag`);
-  }
-  const opts = { cwd: repo.top, env };
-  const [commit, full] = await Promise.all([
-    runGit(['rev-parse', '--verify', '--quiet', `${name}^{commit}`], opts),
-    runGit(['rev-parse', '--symbolic-full-name', name], opts),
-  ]);
-  if (commit.code !== 0) {
-    throw new HandlerError(
-      'invalid_argument',
-      base === undefined
-        ? `the repository at '${repo.top}' has no commit yet: a worktree branches from one (commit first)`
-        : `--base '${name}' names no commit in the repository at '${repo.top}'`,
-    );
-  }
-  const ref = full.code === 0 ? full.stdout.toString('utf8').trim() : '';
-  return {
-    commit: commit.stdout.toString('utf8').trim(),
-    ref: ref.startsWith('refs/') ? ref : null,
-  };
+  throw new HandlerError('git_failed', `git cannot read '${cwd}': ${gitMessage(plain)}`);
 }
 
 /** The full names of the branches under `refs/heads/clippy` (and whether `clippy` itself is one). */

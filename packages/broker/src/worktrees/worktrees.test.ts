@@ -93,6 +93,8 @@ describe('clippy new --worktree: making the worktree', () => {
     expect(a.name).toBe('claude');
     expect(a.record).toMatchObject({ branch: 'clippy/claude', base: first, base_ref: null });
     expect(fs.existsSync(path.join(a.record.path, 'docs/guide.md'))).toBe(false);
+    // A file named like the branch does not make `main` ambiguous.
+    writeFiles(r, { main: 'a file named like the branch\n' });
     const b = await create({ cwd: r, base: 'main' });
     expect(b.name).toBe('claude-2');
     expect(b.record.base_ref).toBe('refs/heads/main');

@@ -64,8 +64,12 @@ export const DiffFileSchema = z.object({
   path: z.string().describe('path in the repository (the new one of a rename)'),
   old_path: z.string().optional().describe('renames and copies: the path it came from'),
   status: DiffStatusSchema,
-  added: z.number().int().nullable().describe('lines added; null for a binary file'),
-  removed: z.number().int().nullable().describe('lines removed; null for a binary file'),
+  added: z
+    .number()
+    .int()
+    .nullable()
+    .describe('lines added; null for a binary file (or one past a patch cut at 64 MiB)'),
+  removed: z.number().int().nullable().describe('lines removed; null as for `added`'),
   binary: z.boolean().describe('git takes it for binary: no lines, no hunks'),
   untracked: z.boolean().optional().describe('a new file git does not track yet'),
   header: z
