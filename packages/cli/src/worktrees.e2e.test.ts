@@ -152,6 +152,14 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
       '+Changed in the worktree.',
     ]);
 
+    // The protocol's client checks every answer against its schema: `diff` and `list_sessions`.
+    const checked = await c.request('diff', { session: 'fix', detail: 'patch' });
+    expect(checked.totals).toEqual({ files: 3, added: 2, removed: 2 });
+    expect(
+      (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'fix')!.worktree!
+        .branch,
+    ).toBe('clippy/fix');
+
     // A session without a worktree has no diff to show.
     const plain = agent('plain', 'aider');
     expect((await clippy(['new', '-d', '--cwd', r, '--name', 'plain', ...plain.argv])).code).toBe(

@@ -16,6 +16,8 @@ export interface DiffQuery {
   /** Only these paths (relative to the worktree's top). */
   paths?: string[] | undefined;
   context?: number | undefined;
+  /** Read the commit compared against (one more git process); without, `base` is the record's. */
+  base?: boolean;
 }
 
 export interface WorktreeDiff {
@@ -161,7 +163,9 @@ export async function worktreeDiff(
       opts,
     ),
     runGit(['ls-files', '--others', '--exclude-standard', '-z', ...pathspec], opts),
-    record.base_ref ? runGit(['merge-base', record.base_ref, 'HEAD'], opts) : null,
+    record.base_ref && query.base !== false
+      ? runGit(['merge-base', record.base_ref, 'HEAD'], opts)
+      : null,
   ]);
   let tracked = first;
   let base =

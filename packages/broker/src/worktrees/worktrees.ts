@@ -91,7 +91,11 @@ export class Worktrees {
     worktree.counting ??= (async () => {
       try {
         worktree.stale = false;
-        const { totals } = await worktreeDiff(worktree.record, { detail: 'files' }, this.gitEnv);
+        const { totals } = await worktreeDiff(
+          worktree.record,
+          { detail: 'files', base: false },
+          this.gitEnv,
+        );
         worktree.changes = { ...totals, at: Date.now() };
       } catch (err) {
         // A worktree removed by hand, a repository gone: nothing to count.
@@ -145,7 +149,7 @@ export class Worktrees {
    */
   async templateDiff(session: Session): Promise<TemplateDiff> {
     try {
-      const d = await this.diff(session, { detail: 'patch' });
+      const d = await this.diff(session, { detail: 'patch', base: false });
       const hint = ` (clippy diff ${session.name} shows them all)`;
       const stat = diffStatLines(d.files, d.totals);
       const summary = stat.pop();
