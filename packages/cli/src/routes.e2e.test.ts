@@ -307,7 +307,7 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     const tpl = await clippy(['route', 'add', 'x1', 'w1', '--template', 'nope']);
     expect(tpl.code).toBe(64);
     expect(tpl.stderr).toMatch(
-      /no template 'nope': built in are plain, review, implement, synthesize/u,
+      /no template 'nope': built in are plain, review, implement, review-diff, synthesize/u,
     );
   });
 });
