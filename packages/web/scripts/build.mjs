@@ -1,5 +1,5 @@
 // Builds the page into dist/assets: one JavaScript bundle (xterm.js and msgpackr inside, no
-// CDN: the page works offline), one stylesheet (the page's and xterm.js's), and index.html.
+// CDN: the page works offline), one stylesheet (xterm.js's, the page's and the diff panel's), and index.html.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -26,6 +26,8 @@ await build({
 const xtermCss = readFileSync(join(out, 'app.css'), 'utf8');
 writeFileSync(
   join(out, 'app.css'),
-  xtermCss + readFileSync(join(root, 'static', 'style.css'), 'utf8'),
+  xtermCss +
+    readFileSync(join(root, 'static', 'style.css'), 'utf8') +
+    readFileSync(join(root, 'static', 'diff.css'), 'utf8'),
 );
 copyFileSync(join(root, 'static', 'index.html'), join(out, 'index.html'));

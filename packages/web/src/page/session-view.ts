@@ -1,4 +1,5 @@
 import { MAX_PAYLOAD_SIZE } from '@clippy/protocol';
+import { DiffPanel } from './diff-panel.js';
 import { clock, duration, el } from './format.js';
 import type { Rpc } from './rpc.js';
 import type { SessionRow, Store } from './store.js';
@@ -37,6 +38,8 @@ export class SessionView {
   private readonly notice = el('p', 'session-notice');
   private readonly killButton = el('button', 'kill danger', 'Kill');
   private readonly sendButton = el('button', '', 'Send');
+  /** The session's changes in its worktree (a session started with `--worktree` only). */
+  private diff: DiffPanel | null = null;
   private disposed = false;
 
   constructor(
@@ -66,6 +69,7 @@ export class SessionView {
       el('h2', '', row.name),
       this.stateBadge,
       el('span', 'command', [row.command, ...row.args].join(' ')),
+      ...this.diffButton(),
       kill,
     );
 
@@ -155,6 +159,18 @@ export class SessionView {
     if (this.disposed) return;
     for (const turn of [...turns].reverse()) this.addTurn(turn, false);
     if (turns[0]) void this.select(turns[0]);
+  }
+
+  /** "Diff" for a session in a worktree of its own: opens its changes, files then hunks. */
+  private diffButton(): HTMLElement[] {
+    if (!this.row.worktree) return [];
+    const button = el('button', 'diff', 'Diff');
+    button.title = `Changes on ${this.row.worktree.branch} against its base`;
+    button.addEventListener('click', () => {
+      this.diff ??= new DiffPanel(this.rpc, this.row.session, this.row.name);
+      void this.diff.open(this.root);
+    });
+    return [button];
   }
 
   private refreshHeader(): void {
@@ -279,6 +295,8 @@ export class SessionView {
     for (const cleanup of this.cleanups) cleanup();
     this.pane?.dispose();
     this.pane = null;
+    this.diff?.dispose();
+    this.diff = null;
     this.root.replaceChildren();
   }
 }

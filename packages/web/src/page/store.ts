@@ -12,6 +12,8 @@ export interface SessionRow {
   created_at: number;
   exit_code?: number | null;
   exit_signal?: string | null;
+  /** Its own git worktree (`clippy new --worktree`): the view offers its diff. */
+  worktree?: { branch: string; path: string };
   /** The start of the last turn's text (what the agent last said), as the broker cut it. */
   preview: string;
   lastTurnAt: number | null;
