@@ -17,6 +17,8 @@ export const CONTEXT_KEYS = {
   hasExitedSessions: 'clippy.hasExitedSessions',
   /** A session has a stored turn: it can be shown, captured or relayed. */
   hasTurns: 'clippy.hasTurns',
+  /** A session runs in a worktree of its own: its changes can be opened. */
+  hasWorktrees: 'clippy.hasWorktrees',
 } as const;
 
 /** Sets the context keys whenever the model changes (each only when its value does). */
@@ -45,6 +47,10 @@ export class ContextKeys implements vscode.Disposable {
     this.set(
       CONTEXT_KEYS.hasTurns,
       all.some((s) => s.has_turn),
+    );
+    this.set(
+      CONTEXT_KEYS.hasWorktrees,
+      all.some((s) => s.worktree !== undefined),
     );
   }
 

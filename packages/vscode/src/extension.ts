@@ -12,6 +12,7 @@ import { readSettings } from './settings.js';
 import { StatusBar } from './status-bar.js';
 import { Terminals } from './terminals.js';
 import { TURN_SCHEME, TurnDocuments } from './turn-documents.js';
+import { BASE_SCHEME, BaseDocuments } from './base-documents.js';
 
 /** What activate() hands back: the parts tests (and other extensions) may look at. */
 export interface ClippyExtension {
@@ -58,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): ClippyExtension {
     // A daemon started later (by `clippy new` in a shell) is noticed when its socket appears.
     new DaemonWatch(model, link),
     vscode.workspace.registerTextDocumentContentProvider(TURN_SCHEME, turns),
+    vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, new BaseDocuments()),
     ...registerCommands(ctx),
     // Showing the view is asking for the sessions: start the daemon then, as `clippy ls` would.
     view.onDidChangeVisibility((e) => {

@@ -63,6 +63,7 @@ const PRECONDITIONS: Record<string, { enablement?: string; palette?: string }> =
   'clippy.capture': { enablement: 'clippy.hasTurns' },
   'clippy.paste': { enablement: 'clippy.hasLiveSessions' },
   'clippy.showTurn': { enablement: 'clippy.hasTurns' },
+  'clippy.diff': { enablement: 'clippy.hasWorktrees' },
   'clippy.attach': { enablement: 'clippy.hasLiveSessions' },
   'clippy.kill': { enablement: 'clippy.hasLiveSessions' },
   'clippy.remove': { enablement: 'clippy.hasExitedSessions' },

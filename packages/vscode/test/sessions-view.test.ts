@@ -78,6 +78,7 @@ describe('the clippy view and the status bar', () => {
       'clippy.hasLiveSessions': true,
       'clippy.hasExitedSessions': false,
       'clippy.hasTurns': false,
+      'clippy.hasWorktrees': false,
     });
   });
 

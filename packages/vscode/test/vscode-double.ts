@@ -266,6 +266,8 @@ export const editor = {
   commands: new Map<string, (...args: unknown[]) => unknown>(),
   /** Commands run (by the extension or a test) that no one registered, e.g. `clippy.sessions.focus`. */
   foreignCommands: [] as string[],
+  /** The same, with their arguments (`vscode.changes` and its resources, say). */
+  foreignCommandCalls: [] as { id: string; args: unknown[] }[],
   /** Context keys as `setContext` left them (the `when` and `enablement` clauses read them). */
   context: new Map<string, unknown>(),
   /** URLs handed to `env.openExternal`, exactly as given; `openExternalResult` is its answer. */
@@ -295,6 +297,7 @@ export const editor = {
     this.shownTerminals.length = 0;
     this.progress.length = 0;
     this.foreignCommands.length = 0;
+    this.foreignCommandCalls.length = 0;
     this.openedExternal.length = 0;
   },
 
@@ -454,6 +457,7 @@ export const commands = {
     const fn = editor.commands.get(id);
     if (!fn) {
       editor.foreignCommands.push(id);
+      editor.foreignCommandCalls.push({ id, args });
       return undefined;
     }
     return fn(...args);

@@ -3,6 +3,7 @@ import { messageOf } from '../errors.js';
 import { ask } from './ask.js';
 import { attach } from './attach.js';
 import { capture } from './capture.js';
+import { diff } from './diff.js';
 import type { Command, CommandContext } from './context.js';
 import { kill } from './kill.js';
 import { navigate } from './navigate.js';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   capture,
   paste,
   showTurn,
+  diff,
   attach,
   kill,
   remove,

@@ -48,6 +48,8 @@ export interface PickOptions {
   except?: string;
   /** Only sessions that have exited (what Remove can forget). */
   exited?: boolean;
+  /** Only sessions in a worktree of their own (`clippy new --worktree`: they have a diff). */
+  worktree?: boolean;
 }
 
 /**
@@ -75,15 +77,18 @@ export async function chooseSession(
       (!opts.live || s.state !== 'exited') &&
       (!opts.exited || s.state === 'exited') &&
       (!opts.withTurn || s.has_turn) &&
+      (!opts.worktree || s.worktree !== undefined) &&
       s.session !== opts.except,
   );
   if (candidates.length === 0) {
     throw new UserError(
       opts.exited
         ? 'no session has exited: only an exited session can be removed'
-        : opts.withTurn
-          ? 'no session has a turn yet'
-          : 'no live sessions: start one with `clippy new -- <command>`',
+        : opts.worktree
+          ? 'no session runs in a worktree of its own: start one with `clippy new --worktree -- <command>`'
+          : opts.withTurn
+            ? 'no session has a turn yet'
+            : 'no live sessions: start one with `clippy new -- <command>`',
     );
   }
   const picked = await vscode.window.showQuickPick(
