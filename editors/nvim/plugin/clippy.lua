@@ -91,6 +91,13 @@ define('ClippyYank', function(o)
   require('clippy.put').yank(o.reg, o.fargs[1])
 end, { nargs = '?', register = true, desc = "clippy: put a turn's text into a register" })
 
+define('ClippyDiff', function(o)
+  require('clippy.diff').diff(o.fargs[1], vim.list_slice(o.fargs, 2))
+end, {
+  nargs = '*',
+  desc = "clippy: a session's changes in its worktree, in a diff buffer (<CR> opens the file)",
+})
+
 define('ClippyAttach', function(o)
   require('clippy.attach').attach(o.fargs[1])
 end, { nargs = '?', desc = 'clippy: open a session in a terminal buffer (clippy attach)' })

@@ -114,6 +114,7 @@ describe.skipIf(!hasNvim)(':help clippy', () => {
         'ClippyAsk',
         'ClippyAttach',
         'ClippyCapture',
+        'ClippyDiff',
         'ClippyKill',
         'ClippyNew',
         'ClippyPaste',
