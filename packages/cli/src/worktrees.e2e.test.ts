@@ -421,6 +421,8 @@ describe('a session’s worktree across a daemon restart', { timeout: 120_000 },
         }
       ).sessions.find((s) => s.name === 'kept')!;
       expect(after.restored).toBe(true);
+      // Its folder is the worktree's: where a revive (issue 32) starts the agent again.
+      expect(after.cwd).toBe(before.path);
       expect(after.worktree).toMatchObject({
         path: before.path,
         branch: 'clippy/kept',
