@@ -343,6 +343,34 @@ describe(
       expect(await watcher.waitExit()).toBe(0);
     });
 
+    it('an observer never resizes the session, direct or relayed (its terminal is larger)', async () => {
+      await newBash('sized');
+      const sizeOf = async () => {
+        const c = await daemon.connect();
+        try {
+          const s = (await c.request('list_sessions', {})).sessions.find((x) => x.name === 'sized');
+          return `${s?.cols}x${s?.rows}`;
+        } finally {
+          await c.close();
+        }
+      };
+      const before = await sizeOf();
+      for (const extra of [{}, { CLIPPY_ATTACH_RELAY: '1' }]) {
+        const watcher = track(
+          CliPty.clippy(['attach', 'sized', '--observer'], {
+            env: { ...env, ...extra },
+            cols: 200,
+            rows: 50,
+          }),
+        );
+        await watcher.waitFor(PROMPT);
+        expect(await sizeOf()).toBe(before);
+        watcher.write('\x1d');
+        expect(await watcher.waitExit()).toBe(0);
+      }
+      expect(before).not.toBe('200x50');
+    });
+
     it('a terminal that closes under the attach is let go; the daemon and the session go on', async () => {
       await newBash('closing');
       const outer = pty.spawn(process.execPath, [bins.clippy, 'attach', 'closing'], {

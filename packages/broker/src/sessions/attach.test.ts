@@ -186,6 +186,29 @@ describe('attach', () => {
     expect(await size()).toBe('132x43');
   });
 
+  it('an observer never resizes the session: not when it attaches, nor when it asks to', async () => {
+    const a = await tb.client();
+    const s = await spawn(a, 'bash', ['--norc', '--noprofile', '-i'], { cols: 80, rows: 24 });
+    await a.ok('attach', { session: s.session });
+    const size = async () => {
+      const info = ((await a.ok('list_sessions')).sessions as Record<string, unknown>[])[0]!;
+      return `${String(info.cols)}x${String(info.rows)}`;
+    };
+    const watcher = await tb.client();
+    const attached = await watcher.ok('attach', {
+      session: s.session,
+      mode: 'observer',
+      cols: 200,
+      rows: 50,
+    });
+    expect(attached).toMatchObject({ cols: 80, rows: 24 });
+    await watcher.ok('resize', { session: s.session, cols: 150, rows: 45 });
+    expect(await size()).toBe('80x24');
+    await a.ok('input', { session: s.session, data: Buffer.from('stty size\r') });
+    await a.until(() => a.output(s.session).toString().includes('24 80'));
+    expect(await size()).toBe('80x24');
+  });
+
   it('send types text and presses Enter as a separate write', async () => {
     const a = await tb.client();
     const s = await spawn(a, 'bash', ['--norc', '--noprofile', '-i']);

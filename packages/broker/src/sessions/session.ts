@@ -273,7 +273,9 @@ export class Session {
     attachment.cols = cols;
     attachment.rows = rows;
     this.attachments.set(client, attachment);
-    if (cols !== undefined && rows !== undefined) this.resize(cols, rows);
+    // An observer only watches: its terminal's size never changes the session's.
+    if (mode === 'interactive' && cols !== undefined && rows !== undefined)
+      this.resize(cols, rows);
     const replay = await this.screen.snapshot();
     return { attachment, replay };
   }
@@ -364,7 +366,11 @@ export class Session {
   input(data: Uint8Array | string, from?: SessionClient): void {
     if (!this.pty || !this.live) return;
     const attachment = from ? this.attachments.get(from) : undefined;
-    if (attachment?.cols !== undefined && attachment.rows !== undefined) {
+    if (
+      attachment?.mode === 'interactive' &&
+      attachment.cols !== undefined &&
+      attachment.rows !== undefined
+    ) {
       this.resize(attachment.cols, attachment.rows);
     }
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
@@ -373,12 +379,13 @@ export class Session {
     this.onInput(bytes);
   }
 
-  /** Sets the size of the PTY and the screen (latest active client wins). */
+  /** Sets the size of the PTY and the screen (latest active client wins; observers never do). */
   resize(cols: number, rows: number, from?: SessionClient): void {
     const attachment = from ? this.attachments.get(from) : undefined;
     if (attachment) {
       attachment.cols = cols;
       attachment.rows = rows;
+      if (attachment.mode === 'observer') return;
     }
     if (cols === this.cols && rows === this.rows) return;
     this.screen.resize(cols, rows);
