@@ -135,6 +135,14 @@ export class Attachment {
   /** The client's own terminal size, when it told one (attach/resize): used by "latest active wins". */
   cols: number | undefined;
   rows: number | undefined;
+  /**
+   * Whether this client's size may become the session's when it is active (tmux's clients
+   * without `ignore-size`): interactive clients that did not ask to ignore it. Observers and
+   * viewers (the web view) only take the size on an explicit `resize` with `fit`.
+   */
+  drivesSize = false;
+  /** When this client last took the session's size (a counter, not a clock): 0 never. */
+  sizedAt = 0;
   /** Output (and an exit) held back until the attach response (with the replay) has been sent. */
   private pending: Array<OutputBatch | Buffer> | null = [];
   private pendingBytes = 0;

@@ -127,6 +127,20 @@ export class Broker {
         });
       },
       slowConsumer: (session, client) => this.detachSlowConsumer(session, client),
+      // Viewers that show the session at its real size (the web view) follow it.
+      resized: (session) =>
+        this.publish(
+          'session_resized',
+          {
+            type: 'session_resized',
+            id: 0,
+            session: session.id,
+            name: session.name,
+            cols: session.cols,
+            rows: session.rows,
+          },
+          [session.id, session.name],
+        ),
     };
     // The history is opened after the socket is bound: read it when used, not now.
     const history = () => this.history;

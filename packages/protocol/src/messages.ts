@@ -71,6 +71,7 @@ export const PUSH_SCHEMAS = {
   route_fired: P.RouteFiredEventSchema,
   route_event: P.RouteEventSchema,
   turn_progress: P.TurnProgressEventSchema,
+  session_resized: P.SessionResizedEventSchema,
 } as const;
 
 export type RequestType = keyof typeof REQUEST_SCHEMAS;

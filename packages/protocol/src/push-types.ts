@@ -19,4 +19,5 @@ export const PUSH_TYPE_NAMES: ReadonlySet<string> = new Set([
   'route_fired',
   'route_event',
   'turn_progress',
+  'session_resized',
 ]);

@@ -35,6 +35,7 @@ export const attach: Handler<'attach'> = async (request, context) => {
     request.cols,
     request.rows,
     terminal ?? undefined,
+    request.ignore_size ?? false,
   );
   if (request.pid !== undefined) context.focus.setPid(connection, request.pid);
   const replayBytes = Buffer.from(replay, 'utf8');

@@ -209,6 +209,53 @@ describe('attach', () => {
     expect(await size()).toBe('80x24');
   });
 
+  it('a viewer (ignore_size) never resizes, typing included; fit takes the size; when the driver leaves the size returns to the remaining one', async () => {
+    const a = await tb.client();
+    const s = await spawn(a, 'bash', ['--norc', '--noprofile', '-i'], { cols: 80, rows: 24 });
+    await a.ok('subscribe', { events: ['session_resized'] });
+    await a.ok('attach', { session: s.session, cols: 100, rows: 30 });
+    const size = async () => {
+      const info = ((await a.ok('list_sessions')).sessions as Record<string, unknown>[])[0]!;
+      return `${String(info.cols)}x${String(info.rows)}`;
+    };
+    const stty = async (c: RawClient, expected: string) => {
+      const before = c.output(s.session).toString().split(expected).length;
+      await c.ok('input', { session: s.session, data: Buffer.from('stty size\r') });
+      await c.until(() => c.output(s.session).toString().split(expected).length > before);
+    };
+    expect(await size()).toBe('100x30');
+    // A phone-sized page: attaching, resizing and typing leave the size alone.
+    const viewer = await tb.client();
+    const attached = await viewer.ok('attach', {
+      session: s.session,
+      cols: 40,
+      rows: 20,
+      ignore_size: true,
+    });
+    expect(attached).toMatchObject({ cols: 100, rows: 30 });
+    await viewer.ok('resize', { session: s.session, cols: 2, rows: 40 });
+    await stty(viewer, '30 100');
+    expect(await size()).toBe('100x30');
+    // "Fit this session to my window": taken at once, and said to subscribers.
+    await viewer.ok('resize', { session: s.session, cols: 60, rows: 20, fit: true });
+    expect(await size()).toBe('60x20');
+    await a.until(() =>
+      a.messages.some((m) => m.type === 'session_resized' && m.cols === 60 && m.rows === 20),
+    );
+    await stty(viewer, '20 60');
+    // The viewer leaves: the size goes back to the driving client's.
+    await viewer.ok('detach', { session: s.session });
+    expect(await size()).toBe('100x30');
+    // A second driver, then the latest one leaves: the size is the remaining driver's.
+    const b = await tb.client();
+    await b.ok('attach', { session: s.session, cols: 120, rows: 40 });
+    expect(await size()).toBe('120x40');
+    b.close();
+    await waitUntil(() => tb.broker.table.resolve(s.session)!.clientCount === 1);
+    expect(await size()).toBe('100x30');
+    await stty(a, '30 100');
+  });
+
   it('send types text and presses Enter as a separate write', async () => {
     const a = await tb.client();
     const s = await spawn(a, 'bash', ['--norc', '--noprofile', '-i']);

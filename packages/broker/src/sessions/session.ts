@@ -27,6 +27,8 @@ export interface SessionObserver {
   exited(session: Session): void;
   /** A client fell beyond its queue; the broker detaches it and tells it why. */
   slowConsumer(session: Session, client: SessionClient): void;
+  /** The session's size changed (a driving client, a fit, or the driver left). */
+  resized?(session: Session): void;
 }
 
 /**
@@ -96,6 +98,10 @@ export class Session {
   state: SessionState = 'starting';
   /** While blocked: the question on its screen and its choices (null: none read). */
   private question: Menu | null = null;
+  /** The attached client whose size the session has now (null: none, or set by `clippy resize`). */
+  private sizedBy: SessionClient | null = null;
+  /** Counts size takes, to find the latest active driving client (tmux's `latest`). */
+  private sizeClock = 0;
   exitedAt: number | null = null;
   exitCode: number | null = null;
   exitSignal: string | null = null;
@@ -261,6 +267,8 @@ export class Session {
     rows: number | undefined,
     /** Where its output goes: its connection, unless the daemon writes its terminal itself. */
     sink: FlowSink = new SocketSink(client),
+    /** A viewer: its size is recorded but never taken unless it asks (`resize` with `fit`). */
+    ignoreSize = false,
   ): Promise<{ attachment: Attachment; replay: string }> {
     this.drop(client);
     // Output the screen has already taken goes to the clients attached before this one: the
@@ -272,10 +280,10 @@ export class Session {
     });
     attachment.cols = cols;
     attachment.rows = rows;
+    // An observer only watches, a viewer (ignore-size) too: their size never changes the session's.
+    attachment.drivesSize = mode === 'interactive' && !ignoreSize;
     this.attachments.set(client, attachment);
-    // An observer only watches: its terminal's size never changes the session's.
-    if (mode === 'interactive' && cols !== undefined && rows !== undefined)
-      this.resize(cols, rows);
+    if (attachment.drivesSize) this.takeSize(client, attachment);
     const replay = await this.screen.snapshot();
     return { attachment, replay };
   }
@@ -308,6 +316,7 @@ export class Session {
     const attachment = this.attachments.get(client);
     if (!attachment) return null;
     this.attachments.delete(client);
+    this.sizeLeft(client);
     return attachment.release(farewell);
   }
 
@@ -331,6 +340,7 @@ export class Session {
     if (!attachment) return false;
     this.attachments.delete(client);
     attachment.dispose();
+    this.sizeLeft(client);
     return true;
   }
 
@@ -362,35 +372,67 @@ export class Session {
 
   // --- input and size ---
 
-  /** Writes client input to the PTY; the sender becomes the active client for sizing. */
+  /** Writes client input to the PTY; a sender that drives the size makes it the session's. */
   input(data: Uint8Array | string, from?: SessionClient): void {
     if (!this.pty || !this.live) return;
     const attachment = from ? this.attachments.get(from) : undefined;
-    if (
-      attachment?.mode === 'interactive' &&
-      attachment.cols !== undefined &&
-      attachment.rows !== undefined
-    ) {
-      this.resize(attachment.cols, attachment.rows);
-    }
+    if (from && attachment?.drivesSize) this.takeSize(from, attachment);
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     this.pty.write(bytes);
     this.inputBytes += bytes.length;
     this.onInput(bytes);
   }
 
-  /** Sets the size of the PTY and the screen (latest active client wins; observers never do). */
-  resize(cols: number, rows: number, from?: SessionClient): void {
+  /**
+   * A client's size (`resize`), as tmux's `window-size latest`: the size of the latest active
+   * client that drives it. An attached client's size is recorded; it becomes the session's when
+   * the client drives the size (interactive, not ignore-size) or asks for it (`fit`: "fit this
+   * session to my window", once). A client that is not attached (`clippy resize`) sets it as
+   * tmux's `resize-window` does, until a driving client is active again.
+   */
+  resize(cols: number, rows: number, from?: SessionClient, fit = false): void {
     const attachment = from ? this.attachments.get(from) : undefined;
-    if (attachment) {
-      attachment.cols = cols;
-      attachment.rows = rows;
-      if (attachment.mode === 'observer') return;
+    if (!from || !attachment) {
+      this.sizedBy = null;
+      this.applySize(cols, rows);
+      return;
     }
+    attachment.cols = cols;
+    attachment.rows = rows;
+    if (attachment.drivesSize || fit) this.takeSize(from, attachment);
+  }
+
+  /** The client is now the one whose size the session has. */
+  private takeSize(client: SessionClient, attachment: Attachment): void {
+    if (attachment.cols === undefined || attachment.rows === undefined) return;
+    attachment.sizedAt = ++this.sizeClock;
+    this.sizedBy = client;
+    this.applySize(attachment.cols, attachment.rows);
+  }
+
+  /**
+   * The client whose size the session has is gone: the size returns to the remaining driving
+   * client active most recently (tmux's rule); with none, the session keeps its size.
+   */
+  private sizeLeft(client: SessionClient): void {
+    if (this.sizedBy !== client) return;
+    this.sizedBy = null;
+    let next: [SessionClient, Attachment] | null = null;
+    for (const entry of this.attachments) {
+      const a = entry[1];
+      if (!a.drivesSize || a.cols === undefined || a.rows === undefined) continue;
+      if (!next || a.sizedAt > next[1].sizedAt) next = entry;
+    }
+    if (next) this.takeSize(next[0], next[1]);
+  }
+
+  /** Sets the size of the PTY and the screen, and says so (`session_resized`). */
+  private applySize(cols: number, rows: number): void {
     if (cols === this.cols && rows === this.rows) return;
     this.screen.resize(cols, rows);
     if (this.live) this.pty?.resize(cols, rows);
     this.turns?.resize(cols);
+    this.observer.resized?.(this);
   }
 
   // --- process ---

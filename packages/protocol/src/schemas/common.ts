@@ -195,5 +195,6 @@ export const EventNameSchema = z.enum([
   'route_fired',
   'route_event',
   'turn_progress',
+  'session_resized',
 ]);
 export type EventName = z.infer<typeof EventNameSchema>;

@@ -91,6 +91,16 @@ export const StateChangedEventSchema = push('state_changed', 'The session’s st
     'with `blocked`: the question and choices on the screen (`list_sessions` has them as they change)',
   ),
 });
+export const SessionResizedEventSchema = push(
+  'session_resized',
+  'The session’s terminal size changed (a driving client, a fit, or its driver left).',
+  {
+    session: z.string(),
+    name: z.string(),
+    cols: z.number().int(),
+    rows: z.number().int(),
+  },
+);
 export const TurnCompletedEventSchema = push('turn_completed', 'A turn completed and was stored.', {
   session: z.string(),
   name: z.string(),

@@ -133,6 +133,12 @@ export const AttachSchema = message(
       ),
     cols: Size.cols.optional(),
     rows: Size.rows.optional(),
+    ignore_size: z
+      .boolean()
+      .optional()
+      .describe(
+        'a viewer (tmux’s `ignore-size`): its size is recorded, never taken unless it asks (`resize` with `fit`); observers always are',
+      ),
     pid: z
       .number()
       .int()
@@ -170,10 +176,20 @@ export const InputSchema = message('input', 'Write bytes to a session’s PTY, u
   session: SessionRefSchema,
   data: BytesSchema,
 });
-export const ResizeSchema = message('resize', 'Set a session’s size (latest active client wins).', {
-  session: SessionRefSchema,
-  ...Size,
-});
+export const ResizeSchema = message(
+  'resize',
+  'Tell this client’s size; the session takes it if the client drives its size (the latest active driving client wins), if `fit`, or if the client is not attached.',
+  {
+    session: SessionRefSchema,
+    ...Size,
+    fit: z
+      .boolean()
+      .optional()
+      .describe(
+        'fit the session to this client’s window now, even as an observer or viewer; the size returns to the other clients’ when this one detaches',
+      ),
+  },
+);
 export const AckSchema = message(
   'ack',
   `Notification (id 0): the client has consumed \`bytes\` more output bytes (send one about every ${ACK_INTERVAL_BYTES} bytes).`,
