@@ -65,17 +65,26 @@ export interface BrokerConfig {
   wsToken: string | null;
   /** Where the WebSocket token is read from when no option gives one. */
   wsTokenFile: string;
+  /** Where the web view's token is kept across restarts (0600; `clippy web --rotate` renews it). */
+  webTokenFile: string;
   limits: BrokerLimits;
 }
 
 /** The WebSocket token's file in the socket directory (0700): whoever can read it may connect a browser. */
 export const WS_TOKEN_FILE_NAME = 'ws-token';
 
+/** clippy's state directory: $XDG_STATE_HOME/clippy, else ~/.local/state/clippy. */
+function stateDir(env: Record<string, string | undefined>): string {
+  return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'clippy');
+}
+
 /** Where the log goes: $XDG_STATE_HOME/clippy/clippyd.log, else ~/.local/state/clippy/clippyd.log. */
 export function defaultLogFile(env: Record<string, string | undefined>): string {
-  const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
-  return join(state, 'clippy', 'clippyd.log');
+  return join(stateDir(env), 'clippyd.log');
 }
+
+/** The web view's token file (beside the log, in the user's own state directory). */
+export const WEB_TOKEN_FILE_NAME = 'web-token';
 
 /** Resolves options into a config. Throws NoRuntimeDirError when no socket path can be chosen. */
 export function resolveConfig(options: BrokerOptions): BrokerConfig {
@@ -91,6 +100,7 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     websocket: options.websocket ?? true,
     wsToken: options.wsToken ?? null,
     wsTokenFile: join(paths.dir, WS_TOKEN_FILE_NAME),
+    webTokenFile: join(stateDir(env), WEB_TOKEN_FILE_NAME),
     limits: {
       ...DEFAULT_FLOW_LIMITS,
       killGraceMs: KILL_GRACE_MS,

@@ -120,12 +120,6 @@ export const WEB_PENDING_TIMEOUT_MS = HELLO_TIMEOUT_MS;
 export const PENDING_REPORT_INTERVAL_MS = 10_000;
 
 /**
- * Tab sessions (what a page gets for the token) the web view keeps, at most: one per tab that
- * opened the URL; past it the oldest is forgotten (that tab must open the URL again).
- */
-export const WEB_SESSIONS_LIMIT = 256;
-
-/**
  * How long one frame may take from its first byte to its last: a 16 MiB frame crosses a Unix
  * socket in tens of milliseconds, so only a stalled or hostile client comes near this, and it
  * must not keep up to 16 MiB of a half-written frame buffered forever.

@@ -18,13 +18,14 @@ import { RouteEngine } from './relay/routes/route-engine.js';
 import { FocusState } from './focus/focus-state.js';
 import { createSessionTurns, type TurnsHost } from './detection/create-session-turns.js';
 import { TurnProgressFeeds } from './detection/turn-progress.js';
-import { loadStartSettings } from './detection/turn-config.js';
+import { loadStartSettings, loadTurnConfig } from './detection/turn-config.js';
 import type { Connection, InputLimits, Transport } from './transports/transport.js';
 import { PartialFrameBudget } from './transports/partial-frames.js';
 import { PendingConnections } from './transports/pending-connections.js';
 import { UnixTransport } from './transports/unix.js';
 import { WsTransport } from './transports/ws.js';
 import { WebHost } from './web/web-host.js';
+import { WebTokenFile } from './web/web-token.js';
 import { CLOSE_FLUSH_MS } from './constants.js';
 import {
   openHistory,
@@ -226,7 +227,9 @@ export class Broker {
         wsSocketPath: this.wsSocketPath,
         logFile: this.config.logFile,
         web: {
-          start: (port) => this.requireWebHost().start(port),
+          // No port asked: config.json's, read now (as a spawn reads its settings), else any.
+          start: (port, rotate) =>
+            this.requireWebHost().start(port ?? loadTurnConfig(this.options.env ?? process.env).webPort, rotate),
           stop: () => this.requireWebHost().stop(),
         },
         get clientCount() {
@@ -296,7 +299,22 @@ export class Broker {
       { socket: config.paths.socket, ws_socket: config.websocket ? config.paths.wsSocket : null },
       'clippyd listening',
     );
+    if (settings.webPort !== undefined) await broker.startConfiguredWeb(settings.webPort);
     return broker;
+  }
+
+  /**
+   * config.json's `web.port`: the web view comes up with the daemon, on the same port with the
+   * same token, so open pages reconnect by themselves. A port that cannot be had is logged; the
+   * daemon runs on (`clippy web` then says why).
+   */
+  private async startConfiguredWeb(port: number): Promise<void> {
+    try {
+      const { url } = await this.requireWebHost().start(port);
+      this.log.info({ port, url: url.replace(/#.*/, '') }, 'web view started (config.json web.port)');
+    } catch (err) {
+      this.log.warn({ port, err: (err as Error).message }, 'web view not started');
+    }
   }
 
   private async listen(): Promise<void> {
@@ -325,6 +343,7 @@ export class Broker {
       ),
     );
     this.webHost = new WebHost({
+      tokenFile: new WebTokenFile(this.config.webTokenFile),
       limits: inputLimits,
       pendingLimit: limits.webPendingLimit,
       pendingTimeoutMs: limits.webPendingTimeoutMs,

@@ -120,6 +120,21 @@ export const ConfigFileSchema = z
       .strict()
       .optional()
       .describe('Execution Report pruning-tip thresholds (cli: navigate, report)'),
+    web: z
+      .object({
+        port: z
+          .number()
+          .int()
+          .min(1)
+          .max(65535)
+          .optional()
+          .describe(
+            'start the web view with the daemon on this port of 127.0.0.1 (its token survives restarts)',
+          ),
+      })
+      .strict()
+      .optional()
+      .describe('the web view (broker)'),
     hosts: z
       .record(
         z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/u, {

@@ -30,6 +30,8 @@ export interface TurnConfig {
   historyMaxAgeMs: number;
   /** config.json `worktreeDir`: where `spawn` with a worktree puts it (null: the default). */
   worktreeDir: string | null;
+  /** config.json `web.port`: the web view starts with the daemon on it (undefined: not). */
+  webPort: number | undefined;
 }
 
 /** Whether a new session with this preset is persisted when `spawn` does not say. */
@@ -59,6 +61,7 @@ export function loadTurnConfig(env: Record<string, string | undefined>): TurnCon
       maxTurnBytes: file.maxTurnBytes ?? DEFAULT_MAX_TURN_BYTES,
       userPresets,
       persist: file.persist ?? false,
+      webPort: file.web?.port,
       historyMaxBytes: file.historyMaxBytes ?? DEFAULT_HISTORY_MAX_BYTES,
       historyMaxAgeMs: (file.historyMaxAgeDays ?? DEFAULT_HISTORY_MAX_AGE_DAYS) * DAY_MS,
       worktreeDir: file.worktreeDir ?? null,

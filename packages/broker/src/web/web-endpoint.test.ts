@@ -3,6 +3,11 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { PROTOCOL_VERSION, decodePayload, encodeFrame } from '@clippy/protocol';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { startBroker } from '../server.js';
+import { silentLogger } from '../log.js';
+import { RawClient } from '../test-support/raw-client.js';
 import { startTestBroker, type TestBroker } from '../test-support/fixtures.js';
 import type { BrokerLimits } from '../config.js';
 
@@ -123,6 +128,50 @@ describe('the web view’s sign-in', () => {
       headers: { cookie: `clippy_token_${port}=${token}` },
     })) as Reply;
     expect(cookie.status).toBe(403);
+  });
+});
+
+describe('the web view’s token across restarts', () => {
+  it('is kept in a 0600 file: a tab’s session outlives a web view and a daemon restart; --rotate ends it', async () => {
+    const { port, token } = await webView();
+    const file = join(tb!.env.XDG_STATE_HOME!, 'clippy', 'web-token');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const exchange = async (t: string) => {
+      const r = await http(port, '/session', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t}` },
+      });
+      return JSON.parse(r.body) as { session: string };
+    };
+    const { session } = await exchange(token);
+    const signedIn = async () => (await page(port, `session=${session}`)) instanceof WebSocket;
+    const c = await tb!.client();
+    await c.ok('web_stop');
+    expect(await c.ok('web_start', { port })).toMatchObject({ token, started: true });
+    expect(await signedIn()).toBe(true);
+    // The daemon itself restarts (same state directory): same token, the tab is let in.
+    await tb!.broker.close();
+    const again = await startBroker({ env: tb!.env, logger: silentLogger() });
+    try {
+      const d = await RawClient.open(again.socketPath);
+      try {
+        expect(await d.ok('web_start', { port })).toMatchObject({ token, started: true });
+        expect(await signedIn()).toBe(true);
+        const rotated = (await d.ok('web_start', { rotate: true })) as unknown as {
+          token: string;
+          port: number;
+        };
+        expect(rotated.port).toBe(port);
+        expect(rotated.token).not.toBe(token);
+        expect(((await page(port, `session=${session}`)) as Reply).status).toBe(403);
+        const fresh = await exchange(rotated.token);
+        expect(await page(port, `session=${fresh.session}`)).toBeInstanceOf(WebSocket);
+      } finally {
+        d.close();
+      }
+    } finally {
+      await again.close();
+    }
   });
 });
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -19,8 +18,6 @@ import {
 } from './web-guard.js';
 import { WebSessions } from './web-sessions.js';
 
-/** Random bytes in a token: as many as Jupyter's, far beyond guessing over HTTP. */
-const TOKEN_BYTES = 24;
 /** The address the endpoint binds: loopback only, never a public interface. */
 export const WEB_HOST = '127.0.0.1';
 /** The path the page opens its WebSocket on. */
@@ -31,6 +28,8 @@ export const WEB_SESSION_PATH = '/session';
 export interface WebEndpointOptions {
   port: number;
   assetsDir: string;
+  /** The token (kept by WebTokenFile: the same across restarts until rotated). */
+  token: string;
   limits: InputLimits;
   /** Connections that have not shown the token (or a tab's session): how many, how long. */
   pendingLimit: number;
@@ -64,8 +63,8 @@ export class WebEndpoint {
 
   static async start(options: WebEndpointOptions): Promise<WebEndpoint> {
     const assets = loadAssets(options.assetsDir);
-    const token = randomBytes(TOKEN_BYTES).toString('hex');
-    const sessions = new WebSessions();
+    const token = options.token;
+    const sessions = new WebSessions(token);
     const pending = new PendingConnections(options.pendingLimit, options.onPushedOut);
     let port = options.port;
     const http = createServer(

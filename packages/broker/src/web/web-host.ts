@@ -1,6 +1,7 @@
 import { WebEndpoint, type WebEndpointOptions } from './web-endpoint.js';
 import { webAssetsDir } from './web-assets.js';
 import { HandlerError } from '../errors.js';
+import type { WebTokenFile } from './web-token.js';
 
 export interface WebStatus {
   url: string;
@@ -10,11 +11,15 @@ export interface WebStatus {
 }
 
 /** What every endpoint the host starts gets: the broker's limits and callbacks. */
-export type WebHostOptions = Omit<WebEndpointOptions, 'port' | 'assetsDir'>;
+export type WebHostOptions = Omit<WebEndpointOptions, 'port' | 'assetsDir' | 'token'> & {
+  /** Where the token is kept across restarts (0600, under the state directory). */
+  tokenFile: WebTokenFile;
+};
 
 /** What handlers may do with the web view's endpoint. */
 export interface WebPort {
-  start(port: number | undefined): Promise<WebStatus>;
+  /** `rotate`: a new token first (every page and tab session is let go). */
+  start(port: number | undefined, rotate?: boolean): Promise<WebStatus>;
   stop(): Promise<boolean>;
 }
 
@@ -37,11 +42,19 @@ export class WebHost implements WebPort {
     return next;
   }
 
-  start(port: number | undefined): Promise<WebStatus> {
+  start(port: number | undefined, rotate = false): Promise<WebStatus> {
     return this.serialized(async () => {
       const running = this.endpoint;
-      if (running && (port === undefined || port === 0 || port === running.port)) {
+      const token = rotate ? this.options.tokenFile.rotate() : this.options.tokenFile.read();
+      const samePort = port === undefined || port === 0 || port === running?.port;
+      if (running && samePort && running.token === token) {
         return { url: running.url, port: running.port, token: running.token, started: false };
+      }
+      // A new token on the running port: that port is freed first, then taken again.
+      if (running && samePort) {
+        port = running.port;
+        this.endpoint = null;
+        await running.dispose();
       }
       if (!this.assetsDir) {
         throw new HandlerError('web_unavailable', '@clippy/web is not installed beside the broker');
@@ -52,6 +65,7 @@ export class WebHost implements WebPort {
           ...this.options,
           port: port ?? 0,
           assetsDir: this.assetsDir,
+          token,
         });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
@@ -61,12 +75,12 @@ export class WebHost implements WebPort {
             : code === 'EACCES'
               ? `port ${port} needs privileges`
               : String((err as Error).message ?? err);
-        const still = running ? `; it still runs on port ${running.port}` : '';
+        const still = this.endpoint ? `; it still runs on port ${this.endpoint.port}` : '';
         throw new HandlerError('web_unavailable', `the web view could not start: ${why}${still}`);
       }
       // Moved to another port: the old endpoint ends only once the new one listens, so a port
       // that cannot be had leaves the running web view as it was.
-      if (running) await running.dispose();
+      if (running && this.endpoint === running) await running.dispose();
       this.endpoint = endpoint;
       return { url: endpoint.url, port: endpoint.port, token: endpoint.token, started: true };
     });

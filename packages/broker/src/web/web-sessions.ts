@@ -1,33 +1,32 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { WEB_SESSIONS_LIMIT } from '../constants.js';
+import { createHmac, randomBytes } from 'node:crypto';
+import { sameSecret } from './web-guard.js';
 
-/** Random bytes in a tab's session: as many as in the token. */
-const SESSION_BYTES = 24;
-
-const digest = (secret: string) => createHash('sha256').update(secret).digest('hex');
+/** Random bytes in a tab session's nonce: as many as in the token. */
+const NONCE_BYTES = 24;
 
 /**
- * The tab sessions of one endpoint: a page that shows the token (POST /session) gets one, keeps
+ * The tab sessions of the web view: a page that shows the token (POST /session) gets one, keeps
  * it in its tab's sessionStorage (which no other origin, port or tab can read) and opens its
- * WebSockets with it, so the token itself is kept nowhere in the browser. They end with the
- * endpoint; past the limit the oldest is forgotten. Only digests are kept, and looked up by
- * the digest of what is given: the lookup's timing tells nothing of a real session.
+ * WebSockets with it, so the token itself is kept nowhere in the browser. A session is a random
+ * nonce and its HMAC under the token: nothing is stored, so a tab's session outlives a restart of
+ * the web view or of the daemon (the page reconnects by itself) exactly as long as the token
+ * does — `clippy web --rotate` ends every one at once. Checked in constant time.
  */
 export class WebSessions {
-  private readonly digests = new Set<string>();
+  constructor(private readonly token: string) {}
 
-  constructor(private readonly limit = WEB_SESSIONS_LIMIT) {}
+  private mac(nonce: string): string {
+    return createHmac('sha256', this.token).update(nonce).digest('hex');
+  }
 
   issue(): string {
-    const secret = randomBytes(SESSION_BYTES).toString('hex');
-    this.digests.add(digest(secret));
-    if (this.digests.size > this.limit) {
-      this.digests.delete(this.digests.values().next().value as string);
-    }
-    return secret;
+    const nonce = randomBytes(NONCE_BYTES).toString('hex');
+    return `${nonce}.${this.mac(nonce)}`;
   }
 
   valid(secret: string): boolean {
-    return this.digests.has(digest(secret));
+    const dot = secret.indexOf('.');
+    if (dot <= 0) return false;
+    return sameSecret(secret.slice(dot + 1), this.mac(secret.slice(0, dot)));
   }
 }

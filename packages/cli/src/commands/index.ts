@@ -17,6 +17,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['rm'], () => import('./rm.js')],
   [['diff'], () => import('./diff.js')],
   [['send'], () => import('./send.js')],
+  [['resize'], () => import('./resize.js')],
   [['turns'], () => import('./turns.js')],
   [['show'], () => import('./show.js')],
   [['capture'], () => import('./capture.js')],

@@ -9,6 +9,7 @@ interface WebArgs extends CommonArgs {
   port?: number;
   open?: boolean;
   stop?: boolean;
+  rotate?: boolean;
   json?: boolean;
 }
 
@@ -47,11 +48,16 @@ const command: CommandModule<object, WebArgs> = {
           'open the page in a browser (xdg-open / open), through a file only you can read: the token is never on a command line',
       })
       .option('stop', { type: 'boolean', describe: 'stop the web view endpoint' })
+      .option('rotate', {
+        type: 'boolean',
+        describe:
+          'make a new token (kept across restarts in the state directory): every open page must open the new URL',
+      })
       .option('json', {
         type: 'boolean',
         describe: 'print {"url", "port", "token", "started"} (or {"stopped"}) as JSON',
       })
-      .conflicts('stop', ['port', 'open']) as never,
+      .conflicts('stop', ['port', 'open', 'rotate']) as never,
   handler: async (argv) => {
     if (argv.stop) {
       const { stopped } = await withClient(argv, (c) => c.request('web_stop', {}), {
@@ -67,13 +73,16 @@ const command: CommandModule<object, WebArgs> = {
       throw new CliError(`--port must be a whole number from 0 to 65535, not ${port}`, EXIT.usage);
     }
     const result = await withClient(argv, (c) =>
-      c.request('web_start', port === undefined ? {} : { port }),
+      c.request('web_start', {
+        ...(port === undefined ? {} : { port }),
+        ...(argv.rotate ? { rotate: true } : {}),
+      }),
     );
     if (argv.json) {
       process.stdout.write(`${JSON.stringify(result)}\n`);
     } else {
       process.stdout.write(
-        `${result.started ? 'web view started' : 'web view already running'}: ${result.url}\n` +
+        `${argv.rotate ? 'web view token rotated' : result.started ? 'web view started' : 'web view already running'}: ${result.url}\n` +
           'Anyone with this URL can drive your sessions: keep the token private.\n',
       );
     }

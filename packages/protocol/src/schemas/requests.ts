@@ -592,7 +592,13 @@ export const WebStartSchema = message(
       .max(65535)
       .optional()
       .describe(
-        'TCP port on 127.0.0.1 (default 0: any free port); a running endpoint on another port is restarted',
+        'TCP port on 127.0.0.1 (default: config.json’s `web.port`, else 0: any free port); a running endpoint on another port is restarted',
+      ),
+    rotate: z
+      .boolean()
+      .optional()
+      .describe(
+        'make a new token first (kept in the state directory): every open page and tab session is let go',
       ),
   },
 );
