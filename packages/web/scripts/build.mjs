@@ -1,5 +1,6 @@
 // Builds the page into dist/assets: one JavaScript bundle (xterm.js and msgpackr inside, no
-// CDN: the page works offline), one stylesheet (xterm.js's, the page's and the diff panel's), and index.html.
+// CDN: the page works offline), one stylesheet (xterm.js's, the page's and the diff panel's),
+// index.html and the icon.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -30,4 +31,5 @@ writeFileSync(
     readFileSync(join(root, 'static', 'style.css'), 'utf8') +
     readFileSync(join(root, 'static', 'diff.css'), 'utf8'),
 );
-copyFileSync(join(root, 'static', 'index.html'), join(out, 'index.html'));
+for (const file of ['index.html', 'favicon.svg'])
+  copyFileSync(join(root, 'static', file), join(out, file));

@@ -211,12 +211,12 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
 
   it('types in the in-page terminal: the keys reach the PTY and its echo shows', async () => {
     await page.click('.card[data-name="alpha"]');
-    await page.waitForSelector('#session .terminal .xterm');
+    await page.waitForSelector('#session .term-box .xterm');
     // The replayed screen holds the first answer.
     await expect
       .poll(() => page.locator('#session .xterm-rows').textContent())
       .toContain('ANSWER: first question');
-    await page.click('#session .terminal');
+    await page.click('#session .term-box');
     await page.keyboard.type('typed in the page');
     await expect
       .poll(() => page.locator('#session .xterm-rows').textContent())

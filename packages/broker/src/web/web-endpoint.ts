@@ -218,7 +218,10 @@ function serve(
     return;
   }
   // The page's files hold nothing secret (they ship in the package): served without the token.
-  const asset = assets.get(path === '/' ? '/index.html' : path);
+  // Browsers ask for /favicon.ico whatever the page names: they get the page's SVG icon.
+  const asset = assets.get(
+    path === '/' ? '/index.html' : path === '/favicon.ico' ? '/favicon.svg' : path,
+  );
   if (!asset) {
     refuse(res, 404, `${path.slice(0, 100)} is not part of the web view\n`);
     return;

@@ -22,6 +22,8 @@ export class Grid {
     readonly root: HTMLElement,
     private readonly store: Store,
     private readonly open: (row: SessionRow) => void,
+    /** Forgets an exited session (its card's Remove). */
+    private readonly remove: (row: SessionRow) => void,
   ) {
     this.svg.classList.add('routes');
     root.append(this.list, this.svg);
@@ -74,7 +76,15 @@ export class Grid {
     card.dataset.name = row.name;
     card.tabIndex = 0;
     const head = el('header');
-    head.append(el('span', 'name'), el('span', 'state'));
+    const remove = el('button', 'remove', 'Remove');
+    remove.type = 'button';
+    remove.title = 'Forget this exited session and its turns (clippy rm)';
+    remove.hidden = true;
+    remove.addEventListener('click', (e) => {
+      e.stopPropagation();
+      this.remove(this.store.sessions.get(row.session) ?? row);
+    });
+    head.append(el('span', 'name'), el('span', 'state'), remove);
     const meta = el('div', 'meta');
     meta.append(el('span', 'turns'), el('span', 'age'), el('span', 'command'));
     card.append(head, meta, el('pre', 'preview'));
@@ -91,7 +101,10 @@ export class Grid {
       const node = card.querySelector(selector);
       if (node && node.textContent !== text) node.textContent = text;
     };
-    if (card.dataset.state !== row.state) card.dataset.state = row.state;
+    if (card.dataset.state !== row.state) {
+      card.dataset.state = row.state;
+      card.querySelector<HTMLElement>('.remove')!.hidden = row.state !== 'exited';
+    }
     set('.name', row.name);
     set(
       '.state',

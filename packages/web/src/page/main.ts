@@ -2,10 +2,15 @@ import '@xterm/xterm/css/xterm.css';
 import { BlockedAlert } from './blocked-alert.js';
 import { el } from './format.js';
 import { Grid } from './grid.js';
+import { LinkBanner } from './link-banner.js';
 import { Rpc } from './rpc.js';
 import { SessionView } from './session-view.js';
 import { SignInError, connectFailure, signIn } from './sign-in.js';
+import { StatusLine } from './status-line.js';
 import { Store, type SessionRow } from './store.js';
+
+/** At or below this width the page is laid out for a phone (one column; style.css agrees). */
+const PHONE_QUERY = '(max-width: 480px)';
 
 /** Ages on the cards are refreshed this often (they are shown to the second at best). */
 const AGE_TICK_MS = 1000;
@@ -14,6 +19,8 @@ const AGE_TICK_MS = 1000;
 interface PageStats {
   renders: number;
   pushes: number;
+  /** Times the page connected again by itself (after a daemon or web view restart). */
+  reconnections: number;
 }
 
 declare global {
@@ -47,14 +54,6 @@ async function main(): Promise<void> {
     document.title = 'clippy — not signed in';
     return;
   }
-  rpc.onClose((why) => {
-    banner.textContent =
-      `Disconnected from clippyd (${why}). Reload to connect again; if \`clippy web\` was ` +
-      'stopped or moved meanwhile, run it and open the URL it prints.';
-    banner.hidden = false;
-    document.title = 'clippy — disconnected';
-  });
-
   const store = new Store(rpc);
   const gridRoot = document.getElementById('grid')!;
   const viewRoot = document.getElementById('session')!;
@@ -63,7 +62,11 @@ async function main(): Promise<void> {
   const openSession = (row: SessionRow) => {
     location.hash = `s=${encodeURIComponent(row.name)}`;
   };
-  const grid = new Grid(gridRoot, store, openSession);
+  const removeSession = (row: SessionRow) => {
+    if (!confirm(`Remove session ${row.name} and its turns?`)) return;
+    rpc.request('remove', { session: row.session }).catch((err: Error) => say(err.message));
+  };
+  const grid = new Grid(gridRoot, store, openSession, removeSession);
   const alert = new BlockedAlert(document.getElementById('blocked')!);
   const notice = document.getElementById('notice')!;
   const say = (text: string) => {
@@ -81,7 +84,13 @@ async function main(): Promise<void> {
     });
   });
   setInterval(() => grid.tick(), AGE_TICK_MS);
-  window.__clippy = { stats: () => ({ renders: grid.renders, pushes: store.pushes }) };
+  window.__clippy = {
+    stats: () => ({
+      renders: grid.renders,
+      pushes: store.pushes,
+      reconnections: rpc.reconnections,
+    }),
+  };
 
   const route = async () => {
     const ref = /^#s=(.*)$/.exec(location.hash)?.[1];
@@ -117,7 +126,29 @@ async function main(): Promise<void> {
   };
   window.addEventListener('hashchange', () => void route());
 
+  // Lost and found again: the daemon may have restarted, so everything is listed afresh and the
+  // open session view attaches again (its terminal repaints from the replay), without a reload.
+  const link = new LinkBanner(banner, rpc);
+  rpc.onLink((event) => {
+    if (!event.up) {
+      link.down(event.why, event.retryInMs);
+      return;
+    }
+    void store
+      .sync()
+      .then(async () => {
+        link.up();
+        await route();
+      })
+      .catch((err: Error) => link.down(err.message, 0));
+  });
+
+  // On a phone the form folds under its summary, so it never takes the header.
+  const details = document.getElementById('new-details') as HTMLDetailsElement;
+  details.open = !matchMedia(PHONE_QUERY).matches;
   const form = document.getElementById('new-session') as HTMLFormElement;
+  const formStatus = new StatusLine();
+  form.append(formStatus.root);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const data = new FormData(form);
@@ -130,15 +161,14 @@ async function main(): Promise<void> {
       const value = String(data.get(field) ?? '').trim();
       if (value) optional[field] = value;
     }
-    const out = form.querySelector('.status')!;
-    if (!command) return;
+    if (!command) return formStatus.say('type a command to start, e.g. bash', true);
     rpc
       .request<{ name: string }>('spawn', { command, args, ...optional })
       .then((r) => {
-        out.textContent = `started ${r.name}`;
+        formStatus.say(`started ${r.name}`);
         form.reset();
       })
-      .catch((err: Error) => (out.textContent = `failed: ${err.message}`));
+      .catch((err: Error) => formStatus.say(`failed: ${err.message}`, true));
   });
 
   await store.load();

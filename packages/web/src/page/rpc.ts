@@ -18,9 +18,20 @@ export class RpcError extends Error {
 const packr = new Packr({ useRecords: false });
 const unpackr = new Unpackr({ useRecords: false });
 
+/** The first wait before reconnecting; doubled after each failed try… */
+const RECONNECT_FIRST_MS = 250;
+/** …up to this: a daemon back after a restart is found within seconds, an absent one costs little. */
+const RECONNECT_MAX_MS = 5_000;
+
+/** Connection events: `down` (with why and when the next try is), `up` (connected again). */
+export type LinkListener = (event: { up: boolean; why: string; retryInMs: number }) => void;
+
 /**
  * The page's protocol client: one WebSocket, one binary MessagePack message per protocol
  * message (docs/protocol.md), requests answered by id, pushes handed to listeners by type.
+ * When the connection drops (the daemon or the web view restarted) it connects again by itself
+ * with the tab's session, backing off from RECONNECT_FIRST_MS to RECONNECT_MAX_MS; listeners of
+ * `onLink` resync then. Push listeners stay registered across reconnections.
  */
 export class Rpc {
   private nextId = 1;
@@ -29,43 +40,101 @@ export class Rpc {
     { resolve: (m: Message) => void; reject: (e: Error) => void }
   >();
   private readonly listeners = new Map<string, Set<PushListener>>();
-  private closeListeners: ((why: string) => void)[] = [];
+  private readonly linkListeners = new Set<LinkListener>();
   /** What the broker said before closing the connection (an error with id 0), if anything. */
   private lastWords: string | null = null;
+  private retryMs = RECONNECT_FIRST_MS;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Reconnections done (tests and the banner read it). */
+  reconnections = 0;
 
-  private constructor(private readonly ws: WebSocket) {
+  private constructor(
+    private ws: WebSocket,
+    private readonly session: string,
+  ) {
+    this.wire(ws);
+  }
+
+  private wire(ws: WebSocket): void {
     ws.binaryType = 'arraybuffer';
     ws.addEventListener('message', (event) => this.receive(event.data as ArrayBuffer));
     ws.addEventListener('close', (event) => {
+      if (ws !== this.ws) return;
       const why = this.lastWords ?? (event.reason || `connection closed (code ${event.code})`);
+      this.lastWords = null;
       for (const { reject } of this.pending.values()) reject(new Error(why));
       this.pending.clear();
-      for (const listener of this.closeListeners) listener(why);
+      this.scheduleReconnect(why);
+    });
+  }
+
+  private scheduleReconnect(why: string): void {
+    const wait = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, RECONNECT_MAX_MS);
+    for (const listener of this.linkListeners) listener({ up: false, why, retryInMs: wait });
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.reconnect();
+    }, wait);
+  }
+
+  private async reconnect(): Promise<void> {
+    let ws: WebSocket;
+    try {
+      ws = await Rpc.open(this.session);
+    } catch (err) {
+      this.scheduleReconnect((err as Error).message);
+      return;
+    }
+    this.ws = ws;
+    this.wire(ws);
+    try {
+      const ack = await this.call('hello', { version: PROTOCOL_VERSION, role: 'client' }, 0);
+      if (ack.status !== 'ok') throw new RpcError(String(ack.error), String(ack.message));
+    } catch (err) {
+      // The close event (if any) schedules the next try; a refused hello closes the socket.
+      if (ws.readyState === WebSocket.OPEN) ws.close();
+      return void err;
+    }
+    this.retryMs = RECONNECT_FIRST_MS;
+    this.reconnections++;
+    for (const listener of this.linkListeners) listener({ up: true, why: '', retryInMs: 0 });
+  }
+
+  private static open(session: string): Promise<WebSocket> {
+    const url = `ws://${location.host}/ws?session=${encodeURIComponent(session)}`;
+    const ws = new WebSocket(url);
+    return new Promise<WebSocket>((resolve, reject) => {
+      ws.addEventListener('open', () => resolve(ws), { once: true });
+      ws.addEventListener(
+        'error',
+        () => reject(new Error(`could not connect to ${location.host}`)),
+        { once: true },
+      );
     });
   }
 
   /** Opens the WebSocket beside the page with this tab's session (see sign-in.ts), says hello. */
   static async connect(session: string): Promise<Rpc> {
-    const url = `ws://${location.host}/ws?session=${encodeURIComponent(session)}`;
-    const ws = new WebSocket(url);
-    await new Promise<void>((resolve, reject) => {
-      ws.addEventListener('open', () => resolve(), { once: true });
-      ws.addEventListener(
-        'error',
-        () => reject(new Error(`could not connect to ${location.host}`)),
-        {
-          once: true,
-        },
-      );
-    });
-    const rpc = new Rpc(ws);
+    const rpc = new Rpc(await Rpc.open(session), session);
     const ack = await rpc.call('hello', { version: PROTOCOL_VERSION, role: 'client' }, 0);
     if (ack.status !== 'ok') throw new RpcError(String(ack.error), String(ack.message));
     return rpc;
   }
 
-  onClose(listener: (why: string) => void): void {
-    this.closeListeners.push(listener);
+  /** Hears the connection go down (and when the next try is) and come back up. */
+  onLink(listener: LinkListener): () => void {
+    this.linkListeners.add(listener);
+    return () => this.linkListeners.delete(listener);
+  }
+
+  /** Tries again now (the user pressed "Reconnect now"). */
+  reconnectNow(): void {
+    if (!this.retryTimer) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.retryMs = RECONNECT_FIRST_MS;
+    void this.reconnect();
   }
 
   on(type: string, listener: PushListener): () => void {

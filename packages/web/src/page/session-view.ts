@@ -2,6 +2,8 @@ import { MAX_PAYLOAD_SIZE } from '@clippy/protocol';
 import { DiffPanel } from './diff-panel.js';
 import { clock, duration, el } from './format.js';
 import type { Rpc } from './rpc.js';
+import { AnswerPanel } from './answer-panel.js';
+import { StatusLine } from './status-line.js';
 import type { SessionRow, Store } from './store.js';
 import { TerminalPane } from './terminal-pane.js';
 
@@ -21,8 +23,10 @@ interface TurnMeta {
 const TIMELINE_LIMIT = 200;
 
 /**
- * One session: its terminal (xterm.js, attached) beside its turn timeline; a turn opens to
- * its text with a copy button; actions: relay a turn to another session, send text, kill.
+ * One session: its terminal (xterm.js, attached as a viewer: shown at the session's size)
+ * beside its turn timeline; a blocked agent's question with one-tap answers above; a turn opens
+ * to its text with a copy button; actions: fit the session to this window, relay a turn to
+ * another session, send text, kill, and remove once it has exited.
  */
 export class SessionView {
   private pane: TerminalPane | null = null;
@@ -32,14 +36,23 @@ export class SessionView {
   private readonly turnText = el('pre', 'turn-text');
   private readonly turnTitle = el('div', 'turn-title', 'latest turn');
   private readonly relayTarget = el('select', 'relay-target');
-  private readonly status = el('div', 'status');
+  private readonly status = new StatusLine();
   private readonly stateBadge = el('span', 'state');
   /** Says when the session has ended or was removed (the view stays, for its turns). */
   private readonly notice = el('p', 'session-notice');
   private readonly killButton = el('button', 'kill danger', 'Kill');
+  private readonly removeButton = el('button', 'remove danger', 'Remove');
   private readonly sendButton = el('button', '', 'Send');
   /** The session's changes in its worktree (a session started with `--worktree` only). */
   private diff: DiffPanel | null = null;
+  private readonly copyButton = el('button', 'copy', 'Copy');
+  private readonly relayButton = el('button', 'relay', 'Relay to');
+  private readonly fitButton = el('button', 'fit', 'Fit to window');
+  private readonly zoomButton = el('button', 'zoom', '100 %');
+  private answer: AnswerPanel | null = null;
+  /** The state the header last showed: a change makes the last action's result stale. */
+  private lastState = '';
+  private turnCount = 0;
   private disposed = false;
 
   constructor(
@@ -63,22 +76,45 @@ export class SessionView {
       if (confirm(`Kill session ${row.name}?`))
         void this.act(() => this.rpc.request('kill', { session: row.session }), 'killed');
     });
+    const remove = this.removeButton;
+    remove.title = 'Forget this exited session and its turns (clippy rm)';
+    remove.addEventListener('click', () => {
+      if (confirm(`Remove session ${row.name} and its turns?`))
+        void this.act(() => this.rpc.request('remove', { session: row.session }), 'removed');
+    });
+    const fit = this.fitButton;
+    fit.title =
+      'Resize the session to this window (the other clients see it at this size until this page leaves)';
+    fit.addEventListener('click', () => {
+      const pane = this.pane;
+      if (!pane) return;
+      void this.act(async () => {
+        const size = await pane.fitSession();
+        this.say(`fitted to ${size.cols}×${size.rows}`);
+      }, '');
+    });
+    const zoom = this.zoomButton;
+    zoom.title = 'Show the terminal at 100 % and pan it, or scaled to fit';
+    zoom.addEventListener('click', () => {
+      const pane = this.pane;
+      if (!pane) return;
+      pane.setZoom(pane.zoom === 'fit' ? 'actual' : 'fit');
+      zoom.textContent = pane.zoom === 'fit' ? '100 %' : 'Scale to fit';
+      zoom.setAttribute('aria-pressed', String(pane.zoom === 'actual'));
+    });
     const head = el('header', 'session-head');
-    head.append(
-      back,
-      el('h2', '', row.name),
-      this.stateBadge,
-      el('span', 'command', [row.command, ...row.args].join(' ')),
-      ...this.diffButton(),
-      kill,
-    );
+    const title = el('div', 'title');
+    title.append(back, el('h2', '', row.name), this.stateBadge);
+    const tools = el('div', 'tools');
+    tools.append(...this.diffButton(), fit, zoom, kill, remove);
+    head.append(title, el('span', 'command', [row.command, ...row.args].join(' ')), tools);
 
-    const termBox = el('div', 'terminal');
+    const termBox = el('div', 'term-box');
     const side = el('aside', 'side');
 
-    const copy = el('button', 'copy', 'Copy');
+    const copy = this.copyButton;
     copy.addEventListener('click', () => void this.copyTurn());
-    const relayButton = el('button', 'relay', 'Relay to');
+    const relayButton = this.relayButton;
     relayButton.addEventListener('click', () => void this.relay());
     const relayRow = el('div', 'actions');
     relayRow.append(copy, relayButton, this.relayTarget);
@@ -128,12 +164,13 @@ export class SessionView {
       relayRow,
       el('h3', '', 'Send'),
       sendForm,
-      this.status,
+      this.status.root,
     );
     const body = el('div', 'session-body');
     body.append(termBox, side);
     this.notice.hidden = true;
-    this.root.append(head, this.notice, body);
+    this.answer = new AnswerPanel(this.rpc, row.session);
+    this.root.append(head, this.notice, this.answer.root, body);
 
     let frame = 0;
     this.cleanups.push(
@@ -151,7 +188,8 @@ export class SessionView {
     );
     this.refreshHeader();
     this.pane = new TerminalPane(this.rpc, row.session, termBox, () => this.refreshHeader());
-    await this.pane.attach();
+    const { exited } = await this.pane.attach();
+    if (this.disposed) return;
     const { turns } = await this.rpc.request<{ turns: TurnMeta[] }>('list_turns', {
       session: row.session,
       limit: TIMELINE_LIMIT,
@@ -159,6 +197,10 @@ export class SessionView {
     if (this.disposed) return;
     for (const turn of [...turns].reverse()) this.addTurn(turn, false);
     if (turns[0]) void this.select(turns[0]);
+    this.refreshHeader();
+    // Keys typed go to the session at once on a desktop; a phone's keyboard waits for a tap.
+    if (!exited && !matchMedia('(pointer: coarse)').matches) this.pane.focus();
+    this.root.dataset.ready = 'true';
   }
 
   /** "Diff" for a session in a worktree of its own: opens its changes, files then hunks. */
@@ -174,13 +216,20 @@ export class SessionView {
   }
 
   private refreshHeader(): void {
+    if (this.disposed) return;
     const current = this.store.sessions.get(this.row.session);
     const state = current?.state ?? 'removed';
     this.stateBadge.textContent = state;
     this.root.dataset.state = state;
+    if (this.lastState && state !== this.lastState) this.status.clear();
+    this.lastState = state;
     const ended = state === 'exited' || state === 'removed';
     this.killButton.disabled = ended;
+    this.killButton.hidden = state === 'exited';
+    this.removeButton.hidden = state !== 'exited';
     this.sendButton.disabled = ended;
+    this.fitButton.disabled = ended;
+    this.answer?.update(current);
     this.notice.hidden = !ended;
     if (!current) {
       this.notice.textContent = `Session ${this.row.name} was removed: it cannot be typed into or relayed from any more.`;
@@ -191,7 +240,7 @@ export class SessionView {
           : current.exit_code != null
             ? `exit code ${current.exit_code}`
             : 'ended';
-      this.notice.textContent = `Session ${current.name} has exited (${how}). The terminal keeps its last screen; its turns can still be read, copied and relayed.`;
+      this.notice.textContent = `Session ${current.name} has exited (${how}). The terminal keeps its last screen; its turns can still be read, copied and relayed; Remove forgets it.`;
     }
     const chosen = this.relayTarget.value;
     const targets = [...this.store.sessions.values()].filter(
@@ -209,6 +258,17 @@ export class SessionView {
       );
       if (targets.some((t) => t.session === chosen)) this.relayTarget.value = chosen;
     }
+    // Nothing to copy or relay without a turn; nowhere to relay without another live session.
+    const noTurn = this.turnCount === 0 || state === 'removed';
+    this.copyButton.disabled = noTurn;
+    this.relayButton.disabled = noTurn || targets.length === 0;
+    this.relayTarget.disabled = targets.length === 0;
+    this.copyButton.title = noTurn ? 'no turn yet' : 'Copy the selected turn’s text';
+    this.relayButton.title = noTurn
+      ? 'no turn yet'
+      : targets.length === 0
+        ? 'no other live session'
+        : 'Send the selected turn to the chosen session';
   }
 
   private addTurn(turn: TurnMeta, isNew: boolean): void {
@@ -227,6 +287,7 @@ export class SessionView {
     item.title = turn.prompt;
     item.addEventListener('click', () => void this.select(turn));
     this.timeline.prepend(item);
+    if (this.turnCount++ === 0) this.refreshHeader();
     // A view left open on a busy agent for hours keeps the newest turns only.
     while (this.timeline.childElementCount > TIMELINE_LIMIT)
       this.timeline.lastElementChild!.remove();
@@ -286,17 +347,20 @@ export class SessionView {
   }
 
   private say(text: string, error = false): void {
-    this.status.textContent = text;
-    this.status.classList.toggle('error', error);
+    if (text) this.status.say(text, error);
   }
 
   dispose(): void {
     this.disposed = true;
     for (const cleanup of this.cleanups) cleanup();
+    this.cleanups.length = 0;
     this.pane?.dispose();
     this.pane = null;
     this.diff?.dispose();
     this.diff = null;
+    this.answer?.dispose();
+    this.answer = null;
+    this.status.dispose();
     this.root.replaceChildren();
   }
 }

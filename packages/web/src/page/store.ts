@@ -2,6 +2,15 @@ import type { Rpc } from './rpc.js';
 
 export type SessionState = 'starting' | 'idle' | 'busy' | 'blocked' | 'exited';
 
+/** A blocked session's question and choices, as the daemon read them (protocol's Menu). */
+export interface Menu {
+  question: string;
+  detail: string[];
+  options: { label: string; keys: string[]; selected: boolean }[];
+  style: 'numbered' | 'radio' | 'letters';
+  cancel: string[] | null;
+}
+
 export interface SessionRow {
   session: string;
   name: string;
@@ -10,6 +19,11 @@ export interface SessionRow {
   args: string[];
   turn_count: number;
   created_at: number;
+  /** The session's real terminal size (the page shows it at this size, scaled or panned). */
+  cols: number;
+  rows: number;
+  /** With `blocked`: the question on the screen and its choices. */
+  menu?: Menu | null;
   exit_code?: number | null;
   exit_signal?: string | null;
   /** Its own git worktree (`clippy new --worktree`): the view offers its diff. */
@@ -62,6 +76,7 @@ export class Store {
     for (const listener of this.listeners) listener();
   }
 
+  /** Listens to the daemon's pushes, then lists what there is (`sync`). */
   async load(): Promise<void> {
     const rpc = this.rpc;
     rpc.on('session_created', (p) => {
@@ -73,7 +88,19 @@ export class Store {
     rpc.on('state_changed', (p) => {
       this.pushes++;
       const row = this.sessions.get(p.session as string);
-      if (row) row.state = p.state as SessionState;
+      if (row) {
+        row.state = p.state as SessionState;
+        row.menu = (p.menu as Menu | undefined) ?? null;
+      }
+      this.changed();
+    });
+    rpc.on('session_resized', (p) => {
+      this.pushes++;
+      const row = this.sessions.get(p.session as string);
+      if (row) {
+        row.cols = p.cols as number;
+        row.rows = p.rows as number;
+      }
       this.changed();
     });
     rpc.on('turn_completed', (p) => {
@@ -93,6 +120,7 @@ export class Store {
       const row = this.sessions.get(p.session as string);
       if (row) {
         row.state = 'exited';
+        row.menu = null;
         row.exit_code = p.exit_code as number | null;
         row.exit_signal = p.signal as string | null;
       }
@@ -105,12 +133,28 @@ export class Store {
     });
     rpc.on('route_fired', () => this.refreshRoutesSoon());
     rpc.on('route_event', () => this.refreshRoutesSoon());
+    await this.sync();
+  }
+
+  /**
+   * Subscribes and lists the sessions and routes: at load, and again after a reconnection (the
+   * daemon may have restarted: sessions it no longer has are dropped, the rest taken as listed).
+   */
+  async sync(): Promise<void> {
+    const rpc = this.rpc;
     // Subscribe first, then list: nothing that happens in between is missed.
     await rpc.request('subscribe', {});
     const { sessions } = await rpc.request<{ sessions: SessionRow[] }>('list_sessions');
+    const listed = new Set(sessions.map((s) => s.session));
+    for (const id of this.sessions.keys()) if (!listed.has(id)) this.sessions.delete(id);
     for (const info of sessions) {
-      if (!this.sessions.has(info.session))
-        this.sessions.set(info.session, { ...info, preview: '', lastTurnAt: null });
+      const known = this.sessions.get(info.session);
+      this.sessions.set(info.session, {
+        ...info,
+        menu: info.menu ?? null,
+        preview: known?.preview ?? '',
+        lastTurnAt: known?.lastTurnAt ?? null,
+      });
     }
     this.changed();
     await this.refreshRoutes();

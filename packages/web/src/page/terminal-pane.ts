@@ -1,15 +1,23 @@
 import { Terminal } from '@xterm/xterm';
-import { FitAddon } from '@xterm/addon-fit';
 import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
+import { el } from './format.js';
 import type { Rpc } from './rpc.js';
 
-/** Resizes while the window is dragged coalesce into one `resize` request. */
-const RESIZE_DEBOUNCE_MS = 100;
+/** Smallest size "Fit to this window" asks for: below it no prompt is readable. */
+const FIT_MIN_COLS = 20;
+const FIT_MIN_ROWS = 5;
+
+/** How the terminal is shown: scaled down to fit the pane, or at 100 % and panned. */
+export type Zoom = 'fit' | 'actual';
 
 /**
- * A real terminal on an attached session: the broker's replayed screen, then live output
- * (acked as xterm.js consumes it, so a slow page holds the session back instead of losing
- * bytes), keys typed go to the PTY as `input`, and its size follows the pane (`resize`).
+ * A real terminal on an attached session, shown at the session's real size (as tmux shows a
+ * larger window in a smaller client): the page is a viewer (`ignore_size`), so opening it in a
+ * narrow window never resizes the session. The terminal is scaled to fit the pane, or shown at
+ * 100 % and panned; `fitSession` asks the daemon to fit the session to the pane instead (the
+ * size returns to the other clients' when the page leaves). The broker's replayed screen, then
+ * live output (acked as xterm.js consumes it, so a slow page holds the session back instead of
+ * losing bytes); keys typed go to the PTY as `input`.
  */
 export class TerminalPane {
   readonly term = new Terminal({
@@ -19,11 +27,15 @@ export class TerminalPane {
     scrollback: 5000,
     theme: { background: '#101418' },
   });
-  private readonly fit = new FitAddon();
+  /** Scrolls (pans) when the terminal is larger than the pane. */
+  private readonly viewport = el('div', 'term-viewport');
+  /** Takes the scaled terminal's size, so the viewport scrolls over exactly that. */
+  private readonly sizer = el('div', 'term-sizer');
+  private readonly stage = el('div', 'term-stage');
   private unacked = 0;
   private readonly cleanups: (() => void)[] = [];
-  private resizeTimer: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
+  zoom: Zoom = 'fit';
 
   constructor(
     private readonly rpc: Rpc,
@@ -31,22 +43,28 @@ export class TerminalPane {
     private readonly container: HTMLElement,
     onExit: (text: string) => void,
   ) {
-    this.term.loadAddon(this.fit);
-    this.term.open(container);
-    this.fit.fit();
-    this.showSize();
+    this.sizer.append(this.stage);
+    this.viewport.append(this.sizer);
+    container.append(this.viewport);
+    this.term.open(this.stage);
     const encoder = new TextEncoder();
     const typed = this.term.onData((data) => this.input(encoder.encode(data)));
     const binary = this.term.onBinary((data) =>
       this.input(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff)),
     );
+    const rendered = this.term.onResize(() => this.layout());
     this.cleanups.push(
       () => typed.dispose(),
       () => binary.dispose(),
+      () => rendered.dispose(),
       this.rpc.on('output', (push) => {
         if (push.session !== session) return;
         const data = push.data as Uint8Array;
         this.term.write(data, () => this.consumed(data.length));
+      }),
+      // The session's size changed (its driving client, a fit): shown at the new size.
+      this.rpc.on('session_resized', (push) => {
+        if (push.session === session) this.setSize(push.cols as number, push.rows as number);
       }),
       this.rpc.on('exit', (push) => {
         if (push.session !== session) return;
@@ -61,23 +79,88 @@ export class TerminalPane {
           this.term.write(`\r\n\x1b[2m[detached: ${String(push.message)}]\x1b[0m\r\n`);
       }),
     );
-    const observer = new ResizeObserver(() => this.scheduleResize());
-    observer.observe(container);
+    const observer = new ResizeObserver(() => this.layout());
+    observer.observe(this.viewport);
     this.cleanups.push(() => observer.disconnect());
   }
 
-  /** Attaches: the replayed screen is written before any live output. */
+  /**
+   * Attaches as a viewer: the session keeps its size; the replayed screen is written at that
+   * size before any live output.
+   */
   async attach(): Promise<{ exited: boolean }> {
-    const reply = await this.rpc.request<{ replay: Uint8Array; exited: boolean }>('attach', {
+    const wanted = this.paneSize();
+    const reply = await this.rpc.request<{
+      replay: Uint8Array;
+      exited: boolean;
+      cols: number;
+      rows: number;
+    }>('attach', {
       session: this.session,
       mode: 'interactive',
-      cols: this.term.cols,
-      rows: this.term.rows,
+      ignore_size: true,
+      ...wanted,
     });
     if (this.disposed) return { exited: reply.exited };
+    this.setSize(reply.cols, reply.rows);
     this.term.write(reply.replay);
-    this.term.focus();
     return { exited: reply.exited };
+  }
+
+  /** Focuses the terminal (keys go to the session); not done on open: a phone's keyboard would cover the page. */
+  focus(): void {
+    this.term.focus();
+  }
+
+  /** Shows the terminal at the session's size. */
+  private setSize(cols: number, rows: number): void {
+    if (this.disposed) return;
+    if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
+    this.container.dataset.size = `${cols}x${rows}`;
+    this.layout();
+  }
+
+  setZoom(zoom: Zoom): void {
+    this.zoom = zoom;
+    this.layout();
+  }
+
+  /** Scales the terminal to the pane's width (zoom `fit`, never above 100 %), or shows it at 100 %. */
+  private layout(): void {
+    if (this.disposed) return;
+    const screen = this.stage.querySelector<HTMLElement>('.xterm-screen');
+    if (!screen) return;
+    const width = screen.offsetWidth;
+    const height = screen.offsetHeight;
+    if (!width || !height) return;
+    // Scaled to the pane's width (a taller screen scrolls): the text stays as large as it can.
+    const scale = this.zoom === 'fit' ? Math.min(1, this.viewport.clientWidth / width) : 1;
+    this.stage.style.transform = scale === 1 ? '' : `scale(${scale})`;
+    this.sizer.style.width = `${Math.floor(width * scale)}px`;
+    this.sizer.style.height = `${Math.floor(height * scale)}px`;
+    this.container.dataset.scale = scale.toFixed(2);
+  }
+
+  /** The terminal size that fills the pane at 100 %, from the cell size xterm.js renders. */
+  paneSize(): { cols: number; rows: number } {
+    const screen = this.stage.querySelector<HTMLElement>('.xterm-screen');
+    const cellWidth = screen && this.term.cols ? screen.offsetWidth / this.term.cols : 0;
+    const cellHeight = screen && this.term.rows ? screen.offsetHeight / this.term.rows : 0;
+    if (!cellWidth || !cellHeight) return { cols: this.term.cols, rows: this.term.rows };
+    return {
+      cols: Math.max(FIT_MIN_COLS, Math.floor(this.viewport.clientWidth / cellWidth)),
+      rows: Math.max(FIT_MIN_ROWS, Math.floor(this.viewport.clientHeight / cellHeight)),
+    };
+  }
+
+  /**
+   * "Fit this session to this window": the daemon takes the pane's size (`resize` with `fit`);
+   * it returns to the other clients' size when this page leaves the session.
+   */
+  async fitSession(): Promise<{ cols: number; rows: number }> {
+    const size = this.paneSize();
+    await this.rpc.request('resize', { session: this.session, ...size, fit: true });
+    return size;
   }
 
   /** Keys (or a paste) to the PTY; a refusal (session gone, paste too large) is shown in place. */
@@ -85,11 +168,6 @@ export class TerminalPane {
     this.rpc.request('input', { session: this.session, data }).catch((err: Error) => {
       if (!this.disposed) this.term.write(`\r\n\x1b[2m[not sent: ${err.message}]\x1b[0m\r\n`);
     });
-  }
-
-  /** The size the session was given, on the container (`data-size="COLSxROWS"`). */
-  private showSize(): void {
-    if (!this.disposed) this.container.dataset.size = `${this.term.cols}x${this.term.rows}`;
   }
 
   private consumed(bytes: number): void {
@@ -101,27 +179,12 @@ export class TerminalPane {
     }
   }
 
-  private scheduleResize(): void {
-    if (this.resizeTimer) clearTimeout(this.resizeTimer);
-    this.resizeTimer = setTimeout(() => {
-      if (this.disposed) return;
-      const before = `${this.term.cols}x${this.term.rows}`;
-      this.fit.fit();
-      if (`${this.term.cols}x${this.term.rows}` === before) return;
-      const { cols, rows } = this.term;
-      this.rpc
-        .request('resize', { session: this.session, cols, rows })
-        .then(() => this.showSize())
-        .catch(() => {});
-    }, RESIZE_DEBOUNCE_MS);
-  }
-
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.resizeTimer) clearTimeout(this.resizeTimer);
     for (const cleanup of this.cleanups) cleanup();
     this.rpc.request('detach', { session: this.session }).catch(() => {});
     this.term.dispose();
+    this.viewport.remove();
   }
 }
