@@ -236,19 +236,21 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'web-session.png') });
   });
 
-  it('gives the session the terminal’s size as the window changes', async () => {
-    const size = () => page.locator('#session [data-size]').getAttribute('data-size');
-    const before = await size();
+  it('never resizes the session as the window changes: it shows it at its size, scaled', async () => {
+    const size = () => page.locator('#session .term-box').getAttribute('data-size');
     const daemonSize = async () => {
       const { sessions } = await c.request('list_sessions', {});
       const s = sessions.find((x) => x.name === 'alpha')!;
       return `${s.cols}x${s.rows}`;
     };
+    const before = await daemonSize();
+    expect(await size()).toBe(before);
+    await page.setViewportSize({ width: 600, height: 600 });
+    await expect
+      .poll(async () => Number(await page.locator('#session .term-box').getAttribute('data-scale')))
+      .toBeLessThan(1);
     expect(await daemonSize()).toBe(before);
-    await page.setViewportSize({ width: 1000, height: 600 });
-    await expect.poll(size).not.toBe(before);
-    const after = await size();
-    await expect.poll(daemonSize).toBe(after);
+    expect(await size()).toBe(before);
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
@@ -442,7 +444,7 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     expect(granted.status).toBe(200);
     expect(granted.headers['set-cookie']).toBeUndefined();
     const { session } = JSON.parse(granted.body) as { session: string };
-    expect(session).toMatch(/^[0-9a-f]{48}$/);
+    expect(session).toMatch(/^[0-9a-f]{48}\.[0-9a-f]{64}$/);
     expect(await upgrade(`${ws}?session=${session}`, { origin: base })).toBe('open');
     expect(await upgrade(`${ws}?session=${'0'.repeat(48)}`, { origin: base })).toBe('403');
     expect(await upgrade(`${ws}?token=${token}`, { origin: base })).toBe('open');
@@ -542,13 +544,14 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
       started: boolean;
     };
     expect(next).toMatchObject({ port: taken, started: true });
-    expect(next.token).not.toBe(token);
+    // The token is kept (state directory): the same URL but for the port.
+    expect(next.token).toBe(token);
     await expect(http(url)).rejects.toThrow();
     expect((await http(next.url)).status).toBe(200);
     ({ url, port, token } = next);
   });
 
-  it('clippy web --stop ends the endpoint; an open page says it is disconnected', async () => {
+  it('clippy web --stop ends the endpoint; an open page says it is disconnected and reconnecting', async () => {
     await page.goto(url);
     await page.waitForSelector('body[data-ready="true"]');
     const run = await runClippy(['web', '--stop', '--json'], d.env.env);
@@ -558,6 +561,7 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await expect(http(`http://127.0.0.1:${port}/`)).rejects.toThrow();
     await page.waitForSelector('#banner:visible');
     expect(await page.locator('#banner').textContent()).toContain('Disconnected from clippyd');
-    expect(await page.title()).toBe('clippy — disconnected');
+    expect(await page.locator('#banner').textContent()).toContain('Reconnecting by itself');
+    expect(await page.title()).toBe('clippy — reconnecting');
   });
 });
