@@ -334,7 +334,7 @@ export async function run(): Promise<void> {
 
     // A printer's own view: xterm.js drawing its live output, the grid still kept current.
     await page.evaluate(`location.hash = 's=${printers[0]!}'`);
-    await page.waitForSelector('#session .terminal .xterm');
+    await page.waitForSelector('#session .term-box .xterm');
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     cases.push(
       await measureCase(`session view, ${PRINTERS} printing`, page, cdp, wrapper, c, d.pid),

@@ -229,7 +229,10 @@ export class Broker {
         web: {
           // No port asked: config.json's, read now (as a spawn reads its settings), else any.
           start: (port, rotate) =>
-            this.requireWebHost().start(port ?? loadTurnConfig(this.options.env ?? process.env).webPort, rotate),
+            this.requireWebHost().start(
+              port ?? loadTurnConfig(this.options.env ?? process.env).webPort,
+              rotate,
+            ),
           stop: () => this.requireWebHost().stop(),
         },
         get clientCount() {
@@ -311,7 +314,10 @@ export class Broker {
   private async startConfiguredWeb(port: number): Promise<void> {
     try {
       const { url } = await this.requireWebHost().start(port);
-      this.log.info({ port, url: url.replace(/#.*/, '') }, 'web view started (config.json web.port)');
+      this.log.info(
+        { port, url: url.replace(/#.*/, '') },
+        'web view started (config.json web.port)',
+      );
     } catch (err) {
       this.log.warn({ port, err: (err as Error).message }, 'web view not started');
     }

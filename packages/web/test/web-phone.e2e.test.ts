@@ -3,7 +3,6 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import type { ClippyClient } from '@clippy/client';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { choices, spawnAgent, spawnProgram, waitState } from '@clippy/testkit/agents/harness';
@@ -34,7 +33,7 @@ async function freePort(): Promise<number> {
 describe.skipIf(missing)('the web view on a phone, and every day', () => {
   let env: DaemonEnv;
   let d: TestDaemon;
-  let c: ClippyClient;
+  let c: Awaited<ReturnType<TestDaemon['connect']>>;
   let browser: TestBrowser;
   let phone: BrowserContext;
   let page: Page;

@@ -172,7 +172,7 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
       await page.waitForSelector('#blocked:visible a[href="#s=asker"]');
       // Over another session's view too: the bar stays, and leads to the blocked session.
       await page.click('.card[data-name="beta"]');
-      await page.waitForSelector('#session[data-name="beta"] .terminal .xterm');
+      await page.waitForSelector('#session[data-name="beta"] .term-box .xterm');
       await page.click('#blocked a[href="#s=asker"]');
       await page.waitForSelector('#session[data-name="asker"]');
       await page.click('#session button.back');
@@ -338,7 +338,7 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     }
     await page.waitForSelector('.card[data-name="fresh"][data-state="idle"]');
     await page.click('.card[data-name="fresh"]');
-    await page.waitForSelector('#session[data-name="fresh"] .terminal .xterm');
+    await page.waitForSelector('#session[data-name="fresh"] .term-box .xterm');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click('#session button.kill');
     await page.waitForSelector('#session[data-state="exited"]');
