@@ -50,8 +50,6 @@ export class SessionView {
   private readonly fitButton = el('button', 'fit', 'Fit to window');
   private readonly zoomButton = el('button', 'zoom', '100 %');
   private answer: AnswerPanel | null = null;
-  /** The state the header last showed: a change makes the last action's result stale. */
-  private lastState = '';
   private turnCount = 0;
   private disposed = false;
 
@@ -221,8 +219,6 @@ export class SessionView {
     const state = current?.state ?? 'removed';
     this.stateBadge.textContent = state;
     this.root.dataset.state = state;
-    if (this.lastState && state !== this.lastState) this.status.clear();
-    this.lastState = state;
     const ended = state === 'exited' || state === 'removed';
     this.killButton.disabled = ended;
     this.killButton.hidden = state === 'exited';

@@ -4,8 +4,9 @@ import { el } from './format.js';
 const STATUS_SHOWN_MS = 6_000;
 
 /**
- * A one-line result of the user's last action. It clears itself after STATUS_SHOWN_MS and when
- * the thing it spoke about changes (`clear`), so an old "sent" never sits beside a new state.
+ * A one-line result of the user's last action. It clears itself after STATUS_SHOWN_MS (and
+ * when its owner says it no longer applies: `clear`), so an old "sent" never sits for hours
+ * beside a session that has moved on.
  */
 export class StatusLine {
   readonly root = el('div', 'status');
