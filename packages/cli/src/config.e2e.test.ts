@@ -63,6 +63,7 @@ describe('clippy config', () => {
         'hotkeys.feedback',
         'executionReport.tipMaxLines',
         'executionReport.tipMaxChars',
+        'web.port',
         'hosts',
         'worktreeDir',
       ]);

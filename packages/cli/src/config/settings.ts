@@ -39,6 +39,8 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'hotkeys.feedback': DEFAULT_FEEDBACK,
   'executionReport.tipMaxLines': DEFAULT_TIP_MAX_LINES,
   'executionReport.tipMaxChars': DEFAULT_TIP_MAX_CHARS,
+  // None: the web view starts only when `clippy web` asks, on any free port.
+  'web.port': null,
   hosts: {},
   worktreeDir: '$XDG_STATE_HOME/clippy/worktrees',
 };
@@ -56,6 +58,7 @@ const SETTING_FLAGS: Readonly<Record<string, string>> = {
   'hotkeys.feedback': '--feedback (hotkeys)',
   'executionReport.tipMaxLines': '--tip-max-lines (navigate, report)',
   'executionReport.tipMaxChars': '--tip-max-chars (navigate, report)',
+  'web.port': '--port (web)',
 };
 
 export interface Setting {
