@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copyToClipboard, findExecutable } from './clipboard.js';
+import { findExecutable } from '@clippy/protocol/clipboard';
+import { copyToClipboard } from './clipboard.js';
 import { HandlerError } from '../errors.js';
 import { writeFileSink } from './file-sink.js';
 import { longestLine } from './injector.js';
@@ -69,7 +70,7 @@ describe('clipboard sink', () => {
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HandlerError);
     expect((err as HandlerError).code).toBe('clipboard_failed');
-    expect((err as HandlerError).message).toMatch(/xclip: cannot open display/);
+    expect((err as HandlerError).message).toMatch(/xclip exited with code 1: cannot open display/);
     expect((err as HandlerError).message).toMatch(/osc52: no client/);
     const none = await copyToClipboard(Buffer.from('x'), { env: { PATH: '' } }).catch(
       (e: unknown) => e,
