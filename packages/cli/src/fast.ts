@@ -10,6 +10,7 @@ import show from './commands/show.js';
 import turns from './commands/turns.js';
 import { reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
+import { commandWords, recordBuilder, type CommandWord } from './yargs-recorder.js';
 
 /**
  * The fast path of the commands run dozens of times an hour: a well-formed command line of one
@@ -28,10 +29,7 @@ interface OptionSpec {
   default?: unknown;
 }
 
-interface PositionalSpec {
-  name: string;
-  required: boolean;
-  variadic: boolean;
+interface PositionalSpec extends CommandWord {
   type?: string;
 }
 
@@ -58,56 +56,44 @@ const HELP_ONLY = new Set(['example', 'usage', 'epilogue', 'epilog', 'group']);
 
 /** Runs a command's builder against a recorder; null when it uses something not modelled. */
 function recordSpec(cmd: AnyCommand): CommandSpec | null {
-  const words = String(cmd.command).split(/\s+/).slice(1);
   const spec: CommandSpec = {
     options: new Map(),
-    positionals: words.map((w) => ({
-      name: w.slice(1, -1).replace(/\.\.$/, ''),
-      required: w.startsWith('<'),
-      variadic: w.endsWith('..>') || w.endsWith('..]'),
-    })),
+    positionals: commandWords(cmd).positionals,
     conflicts: [],
   };
   let unsupported = false;
-  const addOption = (name: string, cfg: Record<string, unknown>) => {
-    const type = cfg.type as OptionSpec['type'] | undefined;
-    // An option set up beyond what is modelled (choices, coerce...) sends the lines that use it
-    // to yargs; with a default it would change every line: then the command is yargs' alone.
-    const modelled =
-      Object.keys(cfg).every((k) => MODELLED_KEYS.has(k)) &&
-      type !== undefined &&
-      ['boolean', 'string', 'number', 'array'].includes(type);
-    if (!modelled && 'default' in cfg) unsupported = true;
-    const alias = cfg.alias;
-    spec.options.set(name, {
-      type: type ?? 'string',
-      modelled,
-      aliases: alias === undefined ? [] : ([] as string[]).concat(alias as string | string[]),
-      ...('default' in cfg ? { default: cfg.default } : {}),
-    });
-  };
-  const recorder: object = new Proxy(
-    {},
-    {
-      get(_t, method: string) {
-        return (...args: unknown[]) => {
-          if (method === 'option') addOption(args[0] as string, (args[1] ?? {}) as never);
-          else if (method === 'positional') {
-            const cfg = (args[1] ?? {}) as Record<string, unknown>;
-            const p = spec.positionals.find((x) => x.name === args[0]);
-            if (!p || Object.keys(cfg).some((k) => !MODELLED_KEYS.has(k))) unsupported = true;
-            else if (typeof cfg.type === 'string') p.type = cfg.type;
-          } else if (method === 'conflicts' && typeof args[0] === 'string')
-            spec.conflicts.push([args[0], args[1] as string]);
-          else if (!HELP_ONLY.has(method)) unsupported = true;
-          return recorder;
-        };
-      },
+  recordBuilder(cmd, {
+    option(name, cfg) {
+      const type = cfg.type as OptionSpec['type'] | undefined;
+      // An option set up beyond what is modelled (choices, coerce...) sends the lines that use
+      // it to yargs; with a default it would change every line: then the command is yargs' alone.
+      const modelled =
+        Object.keys(cfg).every((k) => MODELLED_KEYS.has(k)) &&
+        type !== undefined &&
+        ['boolean', 'string', 'number', 'array'].includes(type);
+      if (!modelled && 'default' in cfg) unsupported = true;
+      const alias = cfg.alias;
+      spec.options.set(name, {
+        type: type ?? 'string',
+        modelled,
+        aliases: alias === undefined ? [] : ([] as string[]).concat(alias as string | string[]),
+        ...('default' in cfg ? { default: cfg.default } : {}),
+      });
     },
-  );
-  const builder = cmd.builder;
-  if (typeof builder === 'function') builder(recorder as never);
-  else if (builder) for (const [k, v] of Object.entries(builder)) addOption(k, v as never);
+    positional(name, cfg) {
+      const p = spec.positionals.find((x) => x.name === name);
+      if (!p || Object.keys(cfg).some((k) => !MODELLED_KEYS.has(k))) unsupported = true;
+      else if (typeof cfg.type === 'string') p.type = cfg.type;
+    },
+    command() {
+      unsupported = true;
+    },
+    other(method, args) {
+      if (method === 'conflicts' && typeof args[0] === 'string')
+        spec.conflicts.push([args[0], args[1] as string]);
+      else if (!HELP_ONLY.has(method)) unsupported = true;
+    },
+  });
   return unsupported ? null : spec;
 }
 

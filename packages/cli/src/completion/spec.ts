@@ -1,4 +1,5 @@
 import type { AnyCommand } from '../commands/index.js';
+import { commandWords, recordBuilder } from '../yargs-recorder.js';
 
 /**
  * What shell completion knows of the command line: every command, its subcommands, positionals
@@ -67,58 +68,31 @@ function optionOf(name: string, cfg: Record<string, unknown>): SpecOption | null
 
 /** Records a command module: its builder is run against a stand-in for yargs. */
 export function recordCommand(cmd: AnyCommand): SpecCommand {
-  const [head, ...words] = String(([] as string[]).concat(cmd.command ?? '')[0]).split(/\s+/);
+  const { name, positionals } = commandWords(cmd);
   const out: SpecCommand = {
-    name: head!,
+    name,
     aliases: ([] as string[]).concat(cmd.aliases ?? []),
     description: typeof cmd.describe === 'string' ? cmd.describe : '',
-    positionals: words
-      .filter((w) => /^[<[]/.test(w))
-      .map((w) => ({
-        name: w.slice(1, -1).replace(/\.\.$/, ''),
-        variadic: w.endsWith('..>') || w.endsWith('..]'),
-      })),
+    positionals: positionals.map((p) => ({ name: p.name, variadic: p.variadic })),
     options: [],
     subcommands: [],
   };
-  const addOption = (name: string, cfg: Record<string, unknown>) => {
-    const o = optionOf(name, cfg);
-    if (o) out.options.push(o);
-  };
-  const recorder: object = new Proxy(
-    {},
-    {
-      get(_t, method: string) {
-        return (...args: unknown[]) => {
-          if (method === 'option' || method === 'options') {
-            if (typeof args[0] === 'string') addOption(args[0], (args[1] ?? {}) as never);
-            else
-              for (const [k, v] of Object.entries(args[0] as object))
-                addOption(k, (v ?? {}) as never);
-          } else if (method === 'positional') {
-            const cfg = (args[1] ?? {}) as Record<string, unknown>;
-            const p = out.positionals.find((x) => x.name === args[0]);
-            if (p && Array.isArray(cfg.choices)) p.choices = (cfg.choices as unknown[]).map(String);
-          } else if (method === 'command') {
-            const sub =
-              typeof args[0] === 'object'
-                ? (args[0] as AnyCommand)
-                : ({
-                    command: args[0],
-                    describe: args[1],
-                    builder: args[2],
-                    handler: args[3],
-                  } as AnyCommand);
-            if (sub.describe !== false) out.subcommands.push(recordCommand(sub));
-          }
-          return recorder;
-        };
-      },
+  recordBuilder(cmd, {
+    option(optionName, cfg) {
+      const o = optionOf(optionName, cfg);
+      if (o) out.options.push(o);
     },
-  );
-  const builder = cmd.builder;
-  if (typeof builder === 'function') builder(recorder as never);
-  else if (builder) for (const [k, v] of Object.entries(builder)) addOption(k, v as never);
+    positional(positionalName, cfg) {
+      const p = out.positionals.find((x) => x.name === positionalName);
+      if (p && Array.isArray(cfg.choices)) p.choices = (cfg.choices as unknown[]).map(String);
+    },
+    command(sub) {
+      if (sub.describe !== false) out.subcommands.push(recordCommand(sub));
+    },
+    other() {
+      // help text and checks: nothing completion offers
+    },
+  });
   out.options.push(HELP);
   return out;
 }
