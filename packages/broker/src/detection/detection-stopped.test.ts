@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BUILTIN_PRESETS } from '@clippy/turns';
 import { DETECTOR_STALL_MS } from '../constants.js';
-import type { DetectorPort, WorkerRequest } from './remote-detector.js';
+import type { DetectorPort, WorkerRequest } from './worker-detector.js';
 import { SessionTurns } from './session-turns.js';
 
 /** A detector worker that is stuck: it takes every request and handles none. */

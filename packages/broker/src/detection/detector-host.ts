@@ -4,7 +4,7 @@
 // input share one port), and each session has one timer at the detector's next deadline.
 import { TurnDetector, type DetectorEvent } from '@clippy/turns';
 import { OutputRing } from './output-ring.js';
-import type { WorkerRequest, WorkerReply } from './remote-detector.js';
+import type { WorkerRequest, WorkerReply } from './worker-detector.js';
 
 /** What the host needs of a detector: the engine's TurnDetector (tests may observe it). */
 export type HostedDetector = Pick<

@@ -3,7 +3,7 @@
 // output to clients. The work itself is DetectorHost's; this file only binds it to the port.
 import { parentPort } from 'node:worker_threads';
 import { DetectorHost } from './detector-host.js';
-import type { WorkerRequest, WorkerReply } from './remote-detector.js';
+import type { WorkerRequest, WorkerReply } from './worker-detector.js';
 
 const port = parentPort!;
 const host = new DetectorHost((reply: WorkerReply) => port.postMessage(reply));

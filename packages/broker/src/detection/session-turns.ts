@@ -10,11 +10,11 @@ import {
 import { HandlerError } from '../errors.js';
 import { PasteLimiter } from './paste-limiter.js';
 import {
-  RemoteDetector,
+  WorkerDetector,
   workerAvailable,
   type DetectorPort,
   type DetectorReply,
-} from './remote-detector.js';
+} from './worker-detector.js';
 import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './turn-ring.js';
 
 /**
@@ -91,7 +91,7 @@ export class SessionTurns {
   /** Submits seen on the input path (one answers a continuation prompt at once). */
   private readonly inputs = new InputTracker();
   /** Line presets in the built broker: the detector runs in the detector worker. */
-  private remote: RemoteDetector | null = null;
+  private worker: WorkerDetector | null = null;
   private readonly pasteLimiter = new PasteLimiter();
   private _detectionStopped: string | null = null;
   private _awaitingMore = false;
@@ -102,10 +102,10 @@ export class SessionTurns {
     this.presetKind = opts.preset?.kind ?? null;
     this.detector = null;
     if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {
-      this.remote = new RemoteDetector(
+      this.worker = new WorkerDetector(
         opts.preset,
         opts.limits.maxTurnBytes,
-        (r) => this.onRemote(r),
+        (r) => this.onWorkerReply(r),
         () => this.events.backlog?.(),
         opts.detectorPort,
         opts.cols,
@@ -131,7 +131,7 @@ export class SessionTurns {
 
   /** The terminal was resized. */
   resize(cols: number): void {
-    this.remote?.resize(cols);
+    this.worker?.resize(cols);
     this.detector?.resize(cols);
   }
 
@@ -140,15 +140,15 @@ export class SessionTurns {
     return this._detectionStopped;
   }
 
-  /** Whether detection is so far behind that the PTY must wait (see RemoteDetector). */
+  /** Whether detection is so far behind that the PTY must wait (see WorkerDetector). */
   get overloaded(): boolean {
-    return this.remote?.overloaded ?? false;
+    return this.worker?.overloaded ?? false;
   }
 
   /** Output bytes, called after they were forwarded to clients. */
   onOutput(chunk: Uint8Array): void {
-    if (this.remote) {
-      this.remote.onOutput(chunk, Date.now());
+    if (this.worker) {
+      this.worker.onOutput(chunk, Date.now());
     } else if (this.detector) {
       try {
         this.handle(this.detector.onOutput(chunk, Date.now()));
@@ -171,7 +171,7 @@ export class SessionTurns {
 
   /** Input bytes on their way to the PTY (typed, pasted or injected). */
   onInput(data: Uint8Array): void {
-    if (!this.detector && !this.remote) return;
+    if (!this.detector && !this.worker) return;
     try {
       const now = Date.now();
       // A copy: the caller's bytes may be a view of a buffer it reuses (the terminal's reads),
@@ -181,8 +181,8 @@ export class SessionTurns {
         // Input answers a continuation prompt (the detector, maybe in the worker, follows).
         if (ev.type === 'submit') this._awaitingMore = false;
       }
-      if (this.remote) {
-        this.remote.onInput(data, now);
+      if (this.worker) {
+        this.worker.onInput(data, now);
         return;
       }
       this.handle(this.detector!.onInput(data, now));
@@ -211,7 +211,7 @@ export class SessionTurns {
    * the session is blocked, or no detector runs): for showing an answer while it grows.
    */
   partialText(): Promise<string | null> {
-    if (this.remote) return this.remote.partialText();
+    if (this.worker) return this.worker.partialText();
     try {
       return Promise.resolve(this.detector?.partialText() ?? null);
     } catch (err) {
@@ -279,8 +279,8 @@ export class SessionTurns {
     if (this.ended) return;
     this.ended = true;
     this.detector = null;
-    this.remote?.dispose();
-    this.remote = null;
+    this.worker?.dispose();
+    this.worker = null;
     this.clearTimer();
     for (const w of [...this.waiters]) {
       w.reject(
@@ -336,11 +336,11 @@ export class SessionTurns {
   }
 
   /** Events of a detector running in the worker. */
-  private onRemote(reply: DetectorReply): void {
+  private onWorkerReply(reply: DetectorReply): void {
     if (this.ended) return;
     if ('stopped' in reply) {
       // The detector ended itself; output goes on without detection.
-      this.remote = null;
+      this.worker = null;
       this._detectionStopped = reply.stopped;
       this.events.stopped?.(reply.stopped);
       this.notify();

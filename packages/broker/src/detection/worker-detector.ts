@@ -21,7 +21,7 @@ export type WorkerRequest =
 
 /**
  * Detector worker → main thread: a session's events, a failure inside its detector, or (from
- * RemoteDetector itself) why the session's detection stopped for good.
+ * WorkerDetector itself) why the session's detection stopped for good.
  */
 export type WorkerReply =
   | { id: number; events: DetectorEvent[] }
@@ -114,7 +114,7 @@ function sharedWorker(): Worker {
  * DETECTOR_HOLD_BYTES the session holds its PTY (`onBacklogChanged`) until the worker caught up,
  * so memory stays bounded and no byte skips detection.
  */
-export class RemoteDetector {
+export class WorkerDetector {
   private readonly id = nextId++;
   private readonly worker: DetectorPort;
   private closed = false;

@@ -4,11 +4,11 @@ import { BUILTIN_PRESETS } from '@clippy/turns';
 import { DETECTOR_HOLD_BYTES, DETECTOR_STALL_MS } from '../constants.js';
 import { DetectorHost } from './detector-host.js';
 import {
-  RemoteDetector,
+  WorkerDetector,
   WORKER_EXITED_REASON,
   type DetectorPort,
   type WorkerRequest,
-} from './remote-detector.js';
+} from './worker-detector.js';
 
 /**
  * The detector worker without its thread: records requests and, on `consume`, hands them to a
@@ -53,13 +53,13 @@ class FakeWorker implements DetectorPort {
   }
 }
 
-const detectors: RemoteDetector[] = [];
+const detectors: WorkerDetector[] = [];
 afterEach(() => {
   for (const d of detectors.splice(0)) d.dispose();
 });
 
-function make(worker: FakeWorker, onBacklog = () => {}): RemoteDetector {
-  const d = new RemoteDetector(BUILTIN_PRESETS.generic!, 1 << 20, () => {}, onBacklog, worker);
+function make(worker: FakeWorker, onBacklog = () => {}): WorkerDetector {
+  const d = new WorkerDetector(BUILTIN_PRESETS.generic!, 1 << 20, () => {}, onBacklog, worker);
   detectors.push(d);
   return d;
 }
@@ -67,7 +67,7 @@ function make(worker: FakeWorker, onBacklog = () => {}): RemoteDetector {
 const chunk = (n: number, seed: number) =>
   Buffer.from(Array.from({ length: n }, (_, i) => (i + seed) & 0xff));
 
-describe('RemoteDetector', () => {
+describe('WorkerDetector', () => {
   /**
    * Runs `body` on fake timers: which of the input's short wait (a timer) and the echo's flush
    * (an immediate) runs first must not depend on how loaded the machine is.
@@ -177,7 +177,7 @@ describe('RemoteDetector', () => {
       const worker = new FakeWorker();
       const errors: string[] = [];
       let changes = 0;
-      const d = new RemoteDetector(
+      const d = new WorkerDetector(
         BUILTIN_PRESETS.generic!,
         1 << 20,
         (r) => void ('stopped' in r && errors.push(r.stopped)),
@@ -210,7 +210,7 @@ describe('RemoteDetector', () => {
     const worker = new FakeWorker();
     let changes = 0;
     const stopped: string[] = [];
-    const d = new RemoteDetector(
+    const d = new WorkerDetector(
       BUILTIN_PRESETS.generic!,
       1 << 20,
       (r) => void ('stopped' in r && stopped.push(r.stopped)),
