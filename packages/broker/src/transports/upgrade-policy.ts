@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { CLOSE_FLUSH_MS } from '../constants.js';
 
 /** Host names the WebSocket endpoint answers to: it only ever listens on a local Unix socket. */
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -50,4 +52,16 @@ export function refuseUpgrade(req: IncomingMessage, token: string | null): strin
   }
   if (!sameToken(given, token)) return `wrong web view token for Origin '${shown}'`;
   return null;
+}
+
+/**
+ * Answers a refused upgrade with 403 and `text` as the body (the local socket and the web
+ * endpoint both), then destroys the socket once the answer had time to leave.
+ */
+export function sendUpgradeRefusal(socket: Socket, text: string): void {
+  socket.end(
+    'HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
+  setTimeout(() => socket.destroy(), CLOSE_FLUSH_MS).unref();
 }

@@ -10,7 +10,7 @@ import {
 } from './transport.js';
 import { listenUnix } from './listen.js';
 import type { PendingConnections, PendingTicket } from './pending-connections.js';
-import { refuseUpgrade } from './upgrade-policy.js';
+import { refuseUpgrade, sendUpgradeRefusal } from './upgrade-policy.js';
 import { CLOSE_FLUSH_MS, HELLO_TIMEOUT_MS } from '../constants.js';
 
 export interface WsOptions {
@@ -178,12 +178,7 @@ export class WsTransport implements Transport {
       const refusal = refuseUpgrade(req, options.token());
       if (refusal) {
         options.onRefused(refusal);
-        const body = `${refusal}\n`;
-        socket.end(
-          'HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\n' +
-            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-        );
-        setTimeout(() => socket.destroy(), CLOSE_FLUSH_MS).unref();
+        sendUpgradeRefusal(socket, `${refusal}\n`);
         return;
       }
       // Upgraded: hello's own timer bounds the rest; it still counts until hello.

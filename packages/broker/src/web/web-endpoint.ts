@@ -5,7 +5,8 @@ import { FRAME_HEADER_SIZE, MAX_PAYLOAD_SIZE } from '@clippy/protocol';
 import type { Connection, InputLimits } from '../transports/transport.js';
 import { WsConnection } from '../transports/ws.js';
 import { PendingConnections, type PendingTicket } from '../transports/pending-connections.js';
-import { CLOSE_FLUSH_MS, HELLO_TIMEOUT_MS } from '../constants.js';
+import { sendUpgradeRefusal } from '../transports/upgrade-policy.js';
+import { HELLO_TIMEOUT_MS } from '../constants.js';
 import { type Asset, loadAssets } from './web-assets.js';
 import {
   WEB_SESSION_PARAM,
@@ -95,12 +96,7 @@ export class WebEndpoint {
           : `WebSocket upgrades are served on ${WEB_SOCKET_PATH} only`);
       if (refusal) {
         options.onRefused(refusal);
-        const body = refusalText(refusal, port);
-        socket.end(
-          'HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n' +
-            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-        );
-        setTimeout(() => socket.destroy(), CLOSE_FLUSH_MS).unref();
+        sendUpgradeRefusal(socket, refusalText(refusal, port));
         return;
       }
       // It showed a credential: from here it is a client like any other (hello's timer runs).
