@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { spawnProgram, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { daemonForFile } from '@clippy/testkit/daemon-per-file';
 import { installed } from '@clippy/testkit/installed';
 
 // Answers hold only the answer (issue 12 item 4), through the real CLI against real python3,
@@ -13,15 +14,7 @@ import { installed } from '@clippy/testkit/installed';
 
 let d: TestDaemon;
 let c: ClippyClient;
-
-beforeAll(async () => {
-  d = await TestDaemon.start();
-  c = await d.connect();
-});
-afterAll(async () => {
-  await c?.close();
-  await d?.stop();
-});
+daemonForFile((daemon, client) => ([d, c] = [daemon, client]));
 
 const ask = (session: string, text: string, ...more: string[]) =>
   runClippy(['ask', session, text, '--timeout', '20', ...more], d.env.env);

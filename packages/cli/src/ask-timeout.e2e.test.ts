@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { spawnProgram, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { daemonForFile } from '@clippy/testkit/daemon-per-file';
 
 // `ask` never hangs forever (issue 12 item 5), through the real CLI against real python3 and
 // node: a block left open at the continuation prompt gets its closing Enter, input that still
@@ -10,15 +11,7 @@ import { TestDaemon } from '@clippy/testkit/daemon';
 
 let d: TestDaemon;
 let c: ClippyClient;
-
-beforeAll(async () => {
-  d = await TestDaemon.start();
-  c = await d.connect();
-});
-afterAll(async () => {
-  await c?.close();
-  await d?.stop();
-});
+daemonForFile((daemon, client) => ([d, c] = [daemon, client]));
 
 async function stateOf(name: string): Promise<string> {
   const { sessions } = await c.request('list_sessions', {});

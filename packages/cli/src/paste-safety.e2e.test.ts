@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { spawnAgent, submissions, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { daemonForFile } from '@clippy/testkit/daemon-per-file';
 
 // An injected text can never end its own bracketed paste and type the rest as keystrokes
 // (issue 11): the attacker's text is what another agent printed, relayed by a person or a route.
@@ -16,14 +17,7 @@ const NEUTRALIZED = 'ok\n␛[201~touch pwned.txt\n';
 
 let d: TestDaemon;
 let c: ClippyClient;
-beforeAll(async () => {
-  d = await TestDaemon.start();
-  c = await d.connect();
-});
-afterAll(async () => {
-  await c?.close();
-  await d?.stop();
-});
+daemonForFile((daemon, client) => ([d, c] = [daemon, client]));
 
 describe('injected text', () => {
   it('send: a paste end marker inside the text stays inside the one paste', async () => {

@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import type { RouteLogEntry } from '@clippy/protocol';
 import { answerText, spawnAgent, submissions, waitState } from '@clippy/testkit/agents/harness';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { daemonForFile } from '@clippy/testkit/daemon-per-file';
 import { until } from '@clippy/testkit/until';
 
 // Routes end to end (issue 14): the real CLI adds them, the real daemon fires them on the fake
@@ -17,14 +18,7 @@ const FLOW_TIMEOUT_MS = 30_000;
 
 let d: TestDaemon;
 let c: ClippyClient;
-beforeAll(async () => {
-  d = await TestDaemon.start();
-  c = await d.connect();
-});
-afterAll(async () => {
-  await c?.close();
-  await d?.stop();
-});
+daemonForFile((daemon, client) => ([d, c] = [daemon, client]));
 
 const clippy = (args: string[]) => runClippy(args, d.env.env);
 

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { daemonForFile } from '@clippy/testkit/daemon-per-file';
 
 // Talking to a program that asks (issue 12): a program reading input without a prompt is
 // `blocked` (it waits for you), and `send`/`paste` answer a blocked session at once, without
@@ -12,14 +13,7 @@ const LINUX = process.platform === 'linux' && ['x64', 'arm64'].includes(process.
 
 let d: TestDaemon;
 let c: ClippyClient;
-beforeAll(async () => {
-  d = await TestDaemon.start();
-  c = await d.connect();
-});
-afterAll(async () => {
-  await c?.close();
-  await d?.stop();
-});
+daemonForFile((daemon, client) => ([d, c] = [daemon, client]));
 
 async function stateOf(name: string): Promise<string | undefined> {
   const { sessions } = await c.request('list_sessions', {});

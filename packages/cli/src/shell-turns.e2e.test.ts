@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { stripAnsi } from '@clippy/turns';
 import { spawnAgent, spawnProgram, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { daemonForFile } from '@clippy/testkit/daemon-per-file';
 import { installed } from '@clippy/testkit/installed';
 import { seededRandom } from '@clippy/testkit/random';
 import { until } from '@clippy/testkit/until';
@@ -16,15 +17,7 @@ import { until } from '@clippy/testkit/until';
 
 let d: TestDaemon;
 let c: ClippyClient;
-
-beforeAll(async () => {
-  d = await TestDaemon.start();
-  c = await d.connect();
-});
-afterAll(async () => {
-  await c?.close();
-  await d?.stop();
-});
+daemonForFile((daemon, client) => ([d, c] = [daemon, client]));
 
 async function send(name: string, text: string): Promise<void> {
   const sent = await c.request('send', { session: name, text, enter: true });

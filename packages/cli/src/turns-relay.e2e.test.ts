@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import type { Push } from '@clippy/protocol';
 import {
@@ -11,21 +11,15 @@ import {
   tuiAnswerText,
 } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { daemonForFile } from '@clippy/testkit/daemon-per-file';
 
 // Relay end to end with the real CLI: capture from one fake agent, paste into another, and
 // check what the receiving agent got (its own log of every submission).
 
 let d: TestDaemon;
 let c: ClippyClient;
-beforeAll(async () => {
-  d = await TestDaemon.start();
-  c = await d.connect();
-});
-afterAll(async () => {
-  await c?.close();
-  await d?.stop();
-});
+daemonForFile((daemon, client) => ([d, c] = [daemon, client]));
 
 async function answer(name: string, text: string): Promise<void> {
   await c.request('send', { session: name, text, enter: true });
