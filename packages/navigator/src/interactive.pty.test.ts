@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from '@clippy/testkit/env';
+import { sources } from '@clippy/testkit/paths';
 import pty from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseInteractiveInput } from './interactive.js';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
-const entry = fileURLToPath(new URL('../test/navigate-entry.ts', import.meta.url));
+const entry = sources.navigateEntry;
 /** Output must show up within this long (a cold tsx start on 2 cores takes a few seconds). */
 const WAIT_MS = 20_000;
 

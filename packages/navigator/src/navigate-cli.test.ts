@@ -8,13 +8,13 @@ import { RunReportSchema } from '@clippy/reports';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from '@clippy/testkit/env';
 import { startFakeGemini, type FakeGemini } from '@clippy/testkit/fake-gemini';
-import { bins } from '@clippy/testkit/paths';
+import { bins, sources } from '@clippy/testkit/paths';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
-const entry = fileURLToPath(new URL('../test/navigate-entry.ts', import.meta.url));
+const entry = sources.navigateEntry;
 const repoRoot = path.resolve(appRoot, '../../../../..');
 
 const dirs: string[] = [];

@@ -1,8 +1,9 @@
-// A small entry for the PTY tests: the real `clippy navigate` command module under yargs,
-// without the rest of the CLI (whose other commands need a built broker).
+// A small entry for navigator's PTY tests (testkit's `sources.navigateEntry`): the real
+// `clippy navigate` command module under yargs, without the rest of the CLI (whose other
+// commands need a built broker). It lives in cli, whose code it runs: navigator is below cli.
 import yargs from 'yargs';
-import navigateCommand from '../../cli/src/commands/navigate.js';
-import { reportError } from '../../cli/src/errors.js';
+import navigateCommand from '../src/commands/navigate.js';
+import { reportError } from '../src/errors.js';
 
 let usageError = false;
 try {
