@@ -1,8 +1,12 @@
 // The package boundaries of /work/shared/DESIGN.md ("Packages"), checked by `npm run lint`
 // rather than remembered. Each package lists the @clippy packages its code may import; anything
 // else of ours is refused, static (`import`, `export … from`) or dynamic (`import()`, `require()`).
-// Not covered: `require.resolve()` (a path, not an import: cli finds clippyd's bin that way) and
-// relative paths into another package (tsc's rootDir refuses those when a package is built).
+// Not covered: `require.resolve()` (a path, not an import: cli finds clippyd's bin that way).
+// Two more rules of the plugin below keep the same arrows where a module name is not used:
+// - a relative import that leaves its package for another (`../../cli/src/x.js`) is refused,
+//   in shipped and test code alike (tsc's rootDir catches it in shipped code only at build);
+// - a package.json may list of ours only what its code may import (ALLOWED), the packages it
+//   runs or serves without importing them (RUNTIME), and testkit among devDependencies.
 //
 // Shipped code and test code differ in three ways:
 // - only test code (`*.test.ts`, `test/`, `test-support/`, vitest configs, all of testkit) may
@@ -19,6 +23,7 @@
 // block below carries the whole rule for the files it matches; keep these blocks last in
 // eslint.config.js.
 import { builtinModules } from 'node:module';
+import { dirname, relative, resolve, sep } from 'node:path';
 
 /** What each package may import of ours (DESIGN.md "Packages": arrows point to what it may import). */
 const ALLOWED = {
@@ -45,6 +50,12 @@ const ALLOWED = {
   // protocol's types and constants.
   vscode: ['client', 'protocol'],
 };
+
+/**
+ * Packages of ours a package needs at run time without importing them: cli starts clippyd's bin
+ * (found with require.resolve) and the daemon serves the web page's built assets.
+ */
+const RUNTIME = { cli: ['broker'], broker: ['web'] };
 
 /** Node built-ins the turn engine may use: pure computation, no I/O and no timers. */
 const PURE_BUILTINS = ['string_decoder'];
@@ -143,6 +154,116 @@ const pureTurnsRules = {
   ],
 };
 
+/** The package (`packages/<name>/…`) a file is in, and the packages folder; null elsewhere. */
+function packageOf(filename) {
+  const parts = filename.split(sep);
+  const at = parts.lastIndexOf('packages');
+  if (at === -1 || at + 1 >= parts.length - 1) return null;
+  return { name: parts[at + 1], root: parts.slice(0, at + 1).join(sep) };
+}
+
+/** `import … from './x'`, `export … from`, `import()` and `require()` with a literal path. */
+function onModuleSpecifiers(check) {
+  const literal = (node) =>
+    node && node.type === 'Literal' && typeof node.value === 'string' ? node : null;
+  return {
+    ImportDeclaration: (node) => check(node.source),
+    ExportNamedDeclaration: (node) => node.source && check(node.source),
+    ExportAllDeclaration: (node) => check(node.source),
+    ImportExpression: (node) => literal(node.source) && check(node.source),
+    CallExpression: (node) => {
+      if (node.callee.type === 'Identifier' && node.callee.name === 'require') {
+        const arg = literal(node.arguments[0]);
+        if (arg) check(arg);
+      }
+    },
+  };
+}
+
+const noRelativeAcrossPackages = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'a relative import stays inside its own package' },
+    schema: [],
+  },
+  create(context) {
+    const own = packageOf(context.filename);
+    if (!own) return {};
+    return onModuleSpecifiers((source) => {
+      if (!source.value.startsWith('.')) return;
+      const target = resolve(dirname(context.filename), source.value);
+      const into = relative(own.root, target).split(sep)[0];
+      if (into === own.name || into.startsWith('..') || !(into in ALLOWED)) return;
+      context.report({
+        node: source,
+        message:
+          `${own.name} imports packages/${into}'s files by a relative path: a package reaches ` +
+          `another only by its name (@clippy/${into}), where DESIGN.md "Packages" allows it.`,
+      });
+    });
+  },
+};
+
+const DEPENDENCY_FIELDS = [
+  'dependencies',
+  'devDependencies',
+  'peerDependencies',
+  'optionalDependencies',
+];
+
+const packageDependencies = {
+  meta: {
+    type: 'problem',
+    docs: { description: "a package.json lists of ours only what the package's layer allows" },
+    schema: [],
+  },
+  create(context) {
+    const own = packageOf(context.filename);
+    if (!own || !(own.name in ALLOWED)) return {};
+    return {
+      // The processor below made the JSON `export default {…}`.
+      'ExportDefaultDeclaration > ObjectExpression > Property'(field) {
+        const fieldName = field.key.value;
+        if (!DEPENDENCY_FIELDS.includes(fieldName) || field.value.type !== 'ObjectExpression')
+          return;
+        for (const dep of field.value.properties) {
+          const match = /^@clippy\/(.+)$/.exec(dep.key.value ?? '');
+          if (!match) continue;
+          const name = match[1];
+          const may = [
+            ...ALLOWED[own.name],
+            ...(RUNTIME[own.name] ?? []),
+            ...(fieldName === 'devDependencies' ? ['testkit'] : []),
+          ];
+          if (name === own.name || may.includes(name)) continue;
+          context.report({
+            node: dep,
+            message:
+              `${own.name} lists @clippy/${name} in ${fieldName}, which points up or across its layer: ` +
+              `${own.name} may depend on ${may.join(', ') || 'nothing of ours'} (DESIGN.md "Packages").`,
+          });
+        }
+      },
+    };
+  },
+};
+
+/** The rules above as a plugin, and a processor that lets ESLint read a package.json. */
+const plugin = {
+  meta: { name: 'clippy-boundaries' },
+  rules: {
+    'no-relative-across-packages': noRelativeAcrossPackages,
+    'package-dependencies': packageDependencies,
+  },
+  processors: {
+    // JSON is a JavaScript expression: `export default {…}` on the same lines keeps positions.
+    'package-json': {
+      preprocess: (text) => [{ text: `export default ${text}`, filename: 'package.js' }],
+      postprocess: (messages) => messages.flat(),
+    },
+  },
+};
+
 /** Flat-config blocks, in order: shipped code, broker's PTY folder, then test code (wins). */
 export const packageBoundaries = Object.keys(ALLOWED).flatMap((pkg) => {
   const root = `packages/${pkg}`;
@@ -164,3 +285,25 @@ export const packageBoundaries = Object.keys(ALLOWED).flatMap((pkg) => {
   };
   return pkg === 'broker' ? [shipped, pty, tests] : [shipped, tests];
 });
+
+/** The plugin's rules: relative imports in every package's files, dependencies in package.json. */
+export const packageLinks = [
+  {
+    name: 'clippy/boundaries/relative-imports',
+    files: [`packages/*/${SOURCE_FILES}`],
+    plugins: { clippy: plugin },
+    rules: { 'clippy/no-relative-across-packages': 'error' },
+  },
+  {
+    name: 'clippy/boundaries/package-json',
+    files: ['packages/*/package.json'],
+    plugins: { clippy: plugin },
+    processor: 'clippy/package-json',
+  },
+  {
+    name: 'clippy/boundaries/package-json/dependencies',
+    files: ['packages/*/package.json/*.js'],
+    plugins: { clippy: plugin },
+    rules: { 'clippy/package-dependencies': 'error' },
+  },
+];

@@ -1,6 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { packageBoundaries } from './eslint.boundaries.js';
+import { packageBoundaries, packageLinks } from './eslint.boundaries.js';
 
 export default tseslint.config(
   {
@@ -48,4 +48,5 @@ export default tseslint.config(
   },
   // Last: each block holds its rules' whole options for the files it matches.
   ...packageBoundaries,
+  ...packageLinks,
 );

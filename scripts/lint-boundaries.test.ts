@@ -15,7 +15,7 @@ const eslint = new ESLint({ cwd: repoRoot });
 async function boundaryErrors(path: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: `${repoRoot}/${path}` });
   return (result?.messages ?? [])
-    .filter((m) => m.ruleId?.startsWith('no-restricted-'))
+    .filter((m) => m.ruleId?.startsWith('no-restricted-') || m.ruleId?.startsWith('clippy/'))
     .map((m) => `${m.line}: ${m.ruleId}: ${m.message}`);
 }
 
@@ -149,5 +149,58 @@ describe('package boundaries in npm run lint', { timeout: LINT_TIMEOUT_MS }, () 
           'export const r = [readFileSync, corpusDir, Date.now()];\n',
       ),
     ).toEqual([]);
+  });
+
+  it('refuses a relative import into another package, in shipped and test code', async () => {
+    const code =
+      "import navigate from '../../cli/src/commands/navigate.js';\n" +
+      "import { plan } from '../src/plan.js';\n" +
+      'export const a = [navigate, plan];\n';
+    const message = `clippy/no-relative-across-packages: navigator imports packages/cli's files by a relative path: a package reaches another only by its name (@clippy/cli), where DESIGN.md "Packages" allows it.`;
+    expect(await boundaryErrors('packages/navigator/test/boundary-check.ts', code)).toEqual([
+      `1: ${message}`,
+    ]);
+    expect(
+      await boundaryErrors(
+        'packages/broker/src/sessions/boundary-check.ts',
+        "export const t = () => import('../../../turns/src/index.js');\n" +
+          "export { x } from '../pty/x.js';\n",
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('refuses a package.json dependency that points up or across the layers', async () => {
+    const manifest = (deps: object, devDeps: object) =>
+      JSON.stringify({ name: 'x', dependencies: deps, devDependencies: devDeps }, null, 2) + '\n';
+    expect(
+      await boundaryErrors(
+        'packages/repomap/package.json',
+        manifest({ '@clippy/broker': '0.1.0', zod: '^4' }, { '@clippy/testkit': '0.1.0' }),
+      ),
+    ).toEqual([
+      `4: clippy/package-dependencies: repomap lists @clippy/broker in dependencies, which points up or across its layer: repomap may depend on nothing of ours (DESIGN.md "Packages").`,
+    ]);
+    // What the layers allow, what a package runs without importing it, testkit for tests.
+    expect(
+      await boundaryErrors(
+        'packages/cli/package.json',
+        manifest(
+          { '@clippy/client': '0.1.0', '@clippy/broker': '0.1.0' },
+          { '@clippy/testkit': '0.1.0' },
+        ),
+      ),
+    ).toEqual([]);
+    expect(
+      await boundaryErrors(
+        'packages/client/package.json',
+        manifest({}, { '@clippy/testkit': '0.1.0', '@clippy/cli': '0.1.0' }),
+      ),
+    ).toHaveLength(1);
+    expect(
+      await boundaryErrors(
+        'packages/testkit/package.json',
+        manifest({ '@clippy/broker': '1' }, {}),
+      ),
+    ).toHaveLength(1);
   });
 });
