@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { CPU_BOUND } from './vitest.workers.js';
 
 // One vitest project per workspace package; each package's own vitest.config.ts adds
-// its specifics (timeouts, pools). `source` makes imports of @clippy/* resolve to src/.
+// its specifics (timeouts, workers: vitest.workers.ts). `source` makes imports of @clippy/* resolve to src/.
 export default defineConfig({
   resolve: { conditions: ['source'] },
   test: {
@@ -10,7 +11,7 @@ export default defineConfig({
     projects: [
       'packages/*',
       'editors/nvim',
-      { test: { name: 'scripts', include: ['scripts/**/*.test.ts'] } },
+      { test: { name: 'scripts', include: ['scripts/**/*.test.ts'], ...CPU_BOUND } },
     ],
   },
 });

@@ -1,4 +1,5 @@
 import { defineProject } from 'vitest/config';
+import { PROCESS_BOUND } from '../../vitest.workers.js';
 
 export default defineProject({
   resolve: { conditions: ['source'] },
@@ -6,7 +7,10 @@ export default defineProject({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     name: 'broker',
+    ...PROCESS_BOUND,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
+    // Files run side by side (the root's maxWorkers), each in its own module graph (isolate,
+    // the default): they start daemons and agents and set process-wide state.
   },
 });

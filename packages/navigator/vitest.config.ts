@@ -1,4 +1,5 @@
 import { defineProject } from 'vitest/config';
+import { PROCESS_BOUND } from '../../vitest.workers.js';
 
 export default defineProject({
   resolve: { conditions: ['source'] },
@@ -6,6 +7,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     name: 'navigator',
+    ...PROCESS_BOUND,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
   },

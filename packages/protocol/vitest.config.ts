@@ -1,4 +1,5 @@
 import { defineProject } from 'vitest/config';
+import { CPU_BOUND } from '../../vitest.workers.js';
 
 export default defineProject({
   resolve: { conditions: ['source'] },
@@ -6,7 +7,10 @@ export default defineProject({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     name: 'protocol',
+    ...CPU_BOUND,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
+    // Schemas and codecs: pure functions, no module state a test changes; files share modules.
+    isolate: false,
   },
 });

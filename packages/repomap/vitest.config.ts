@@ -1,4 +1,5 @@
 import { defineProject } from 'vitest/config';
+import { CPU_BOUND } from '../../vitest.workers.js';
 
 export default defineProject({
   resolve: { conditions: ['source'] },
@@ -6,7 +7,11 @@ export default defineProject({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     name: 'repomap',
+    ...CPU_BOUND,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
+    // Map building: no module state a test changes (cache.test restores XDG_CACHE_HOME);
+    // files share a worker's modules.
+    isolate: false,
   },
 });

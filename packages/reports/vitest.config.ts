@@ -1,4 +1,5 @@
 import { defineProject } from 'vitest/config';
+import { CPU_BOUND } from '../../vitest.workers.js';
 
 export default defineProject({
   resolve: { conditions: ['source'] },
@@ -6,7 +7,10 @@ export default defineProject({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     name: 'reports',
+    ...CPU_BOUND,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
+    // Report building and rendering: pure functions; files share a worker's modules.
+    isolate: false,
   },
 });

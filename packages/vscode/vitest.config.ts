@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineProject } from 'vitest/config';
+import { PROCESS_BOUND } from '../../vitest.workers.js';
 
 export default defineProject({
   resolve: {
@@ -11,6 +12,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     name: 'vscode',
+    ...PROCESS_BOUND,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // A real daemon, real agents in PTYs, the real CLI: seconds, not milliseconds.
     testTimeout: 30_000,

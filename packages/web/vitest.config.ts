@@ -1,10 +1,12 @@
 import { defineProject } from 'vitest/config';
+import { PROCESS_BOUND } from '../../vitest.workers.js';
 
 export default defineProject({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     name: 'web',
+    ...PROCESS_BOUND,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // A real daemon, real agents and a real Chromium: seconds, not milliseconds.
     testTimeout: 90_000,
