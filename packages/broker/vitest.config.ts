@@ -10,6 +10,9 @@ export default defineProject({
     ...PROCESS_BOUND,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
+    // A file's beforeAll starts a daemon and connects: on a loaded 2-core box that took more
+    // than vitest's 10 s default; it ends as soon as the daemon answers.
+    hookTimeout: 30_000,
     // Files run side by side (the root's maxWorkers), each in its own module graph (isolate,
     // the default): they start daemons and agents and set process-wide state.
   },

@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
 import {
@@ -19,8 +23,11 @@ let tb: TestBroker;
 beforeEach(async () => {
   tb = await startTestBroker();
 });
+/** The FIFO folders of the test that holds its program (removed after each test). */
+const cleanupHolds: string[] = [];
 afterEach(async () => {
   await tb.stop();
+  for (const dir of cleanupHolds.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A fresh headless terminal fed with `bytes`; resolves with it once parsed. */
@@ -97,18 +104,39 @@ describe('attach', () => {
   });
 
   it('loses and duplicates no byte between replay and live output', async () => {
+    // The program holds at three points until the test releases it (a FIFO each), so the
+    // second attach lands mid-stream however loaded the machine: before, it waited for n1500
+    // and hoped the rest was still to come, and on a busy machine all 3000 lines were replay.
+    const holds = mkdtempSync(join(tmpdir(), 'clippy-holds-'));
+    cleanupHolds.push(holds);
+    const fifo = (name: string) => {
+      const path = join(holds, name);
+      execFileSync('mkfifo', [path]);
+      return { path, release: () => writeFile(path, 'go\n') };
+    };
+    const [start, mid, last] = [fifo('start'), fifo('mid'), fifo('last')];
+    const print =
+      'p() { i=$1; while [ $i -le $2 ]; do echo "n$i"; ' +
+      'if [ $((i % 100)) -eq 0 ]; then sleep 0.02; fi; i=$((i+1)); done; }';
+    const script =
+      `${print}; read g < ${start.path}; p 1 1500; read g < ${mid.path}; p 1501 2999; ` +
+      `read g < ${last.path}; echo n3000`;
     const a = await tb.client();
-    const loop =
-      'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo "n$i"; if [ $((i % 100)) -eq 0 ]; then sleep 0.02; fi; done; sleep 0.5';
-    const s = await spawn(a, 'sh', ['-c', `sleep 0.2; ${loop}`], { cols: 40, rows: 10 });
+    const s = await spawn(a, 'sh', ['-c', script], { cols: 40, rows: 10 });
     await a.ok('attach', { session: s.session, mode: 'observer' });
+    await start.release();
     await a.until(() => a.output(s.session).toString().includes('n1500\r\n'));
     const b = await tb.client();
-    const attached = await b.ok('attach', { session: s.session, mode: 'observer' });
+    // The rest streams while the attach is handled; n3000 comes only after it answered.
+    const attaching = b.ok('attach', { session: s.session, mode: 'observer' });
+    const released = mid.release();
+    const attached = await attaching;
+    await released;
+    await last.release();
     await b.waitFor((m) => m.type === 'exit', 20_000);
     const live = outputsAfter(b, s.session, attached);
     // Attached mid-stream: part of the sequence came in the replay, the rest live.
-    expect(Buffer.from(attached.replay as Uint8Array).toString()).toMatch(/n1\d\d\d/);
+    expect(Buffer.from(attached.replay as Uint8Array).toString()).toMatch(/n\d{4}\r\n/);
     expect(Buffer.concat(live).toString()).toContain('n3000');
     const { term } = await render(
       40,
