@@ -1,0 +1,175 @@
+import { GoogleGenAI, Type } from '@google/genai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeModel, type FakeModel } from './server.js';
+
+let fake: FakeModel | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+/** POSTs JSON and returns the server-sent events' data objects, in order. */
+async function sse(url: string, body: unknown): Promise<Record<string, unknown>[]> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(res.headers.get('content-type')).toContain('text/event-stream');
+  const text = await res.text();
+  return text
+    .split('\n\n')
+    .filter((e) => e.includes('data: '))
+    .map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)) as Record<string, unknown>);
+}
+
+const TOOLS = [{ name: 'Bash', input_schema: { type: 'object' } }];
+
+describe('fake model server', () => {
+  it("speaks Anthropic Messages (SSE): text in pieces, a tool call, and logs the user's own text", async () => {
+    fake = await startFakeModel({
+      script: [
+        { kind: 'text', text: 'Four, as asked.', pieces: 3 },
+        { kind: 'tool', name: 'Bash', input: { command: 'touch x' } },
+      ],
+    });
+    const ask = (content: unknown) =>
+      sse(`${fake!.url}/v1/messages?beta=true`, {
+        model: 'claude-test',
+        stream: true,
+        tools: TOOLS,
+        messages: [{ role: 'user', content }],
+      });
+    const events = await ask([
+      { type: 'text', text: '<system-reminder>context</system-reminder>' },
+      { type: 'text', text: 'What is 2+2? #1 @x !y /z \\ $HOME' },
+    ]);
+    expect(events.map((e) => e.type)).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    const text = events
+      .filter((e) => e.type === 'content_block_delta')
+      .map((e) => (e.delta as { text: string }).text)
+      .join('');
+    expect(text).toBe('Four, as asked.');
+    const tool = await ask('use a tool');
+    expect(tool.find((e) => e.type === 'content_block_start')?.content_block).toMatchObject({
+      type: 'tool_use',
+      name: 'Bash',
+    });
+    expect(tool.find((e) => e.type === 'message_delta')?.delta).toMatchObject({
+      stop_reason: 'tool_use',
+    });
+    expect(fake.userTexts('anthropic')).toEqual([
+      'What is 2+2? #1 @x !y /z \\ $HOME',
+      'use a tool',
+    ]);
+    expect(fake.requests.every((r) => r.answeredAt !== undefined)).toBe(true);
+  });
+
+  it('answers side requests (no tools) neutrally, without using the script', async () => {
+    fake = await startFakeModel({ script: [{ kind: 'text', text: 'SCRIPTED' }] });
+    const res = await fetch(`${fake.url}/v1/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'haiku', messages: [{ role: 'user', content: 'title?' }] }),
+    });
+    const body = (await res.json()) as { content: { text: string }[] };
+    expect(body.content[0]!.text).toBe('OK');
+    expect(fake.requests[0]!.conversation).toBe(false);
+    expect(fake.conversation()).toEqual([]);
+  });
+
+  it('speaks the OpenAI Responses API (SSE): a function call, then the tool result is logged', async () => {
+    fake = await startFakeModel({
+      script: [{ kind: 'tool', name: 'exec_command', input: { cmd: 'ls' } }],
+    });
+    const body = (input: unknown[]) => ({
+      model: 'fake',
+      stream: true,
+      tools: [{ type: 'function', name: 'exec_command' }],
+      input,
+    });
+    const events = await sse(
+      `${fake.url}/v1/responses`,
+      body([
+        {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: '<environment_context>x</environment_context>' }],
+        },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'list files?' }] },
+      ]),
+    );
+    expect(events[0]!.type).toBe('response.created');
+    expect(events.at(-1)!.type).toBe('response.completed');
+    const done = events.find((e) => e.type === 'response.output_item.done');
+    expect(done?.item).toMatchObject({ type: 'function_call', name: 'exec_command' });
+    expect(JSON.parse((done!.item as { arguments: string }).arguments)).toEqual({ cmd: 'ls' });
+    await sse(
+      `${fake.url}/v1/responses`,
+      body([{ type: 'function_call_output', call_id: 'c', output: 'a.txt' }]),
+    );
+    const [first, second] = fake.conversation('openai');
+    expect(first!.userText).toBe('list files?');
+    expect(second!.toolResult).toBe('a.txt');
+    expect(second!.userText).toBeNull();
+  });
+
+  it('speaks the Gemini API to the real SDK: a stream, and a JSON side question answered from its schema', async () => {
+    fake = await startFakeModel({ script: [{ kind: 'text', text: 'Hello from the fake.' }] });
+    const ai = new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: fake.url } });
+    const stream = await ai.models.generateContentStream({
+      model: 'gemini-test',
+      contents: [
+        {
+          role: 'user',
+          parts: [{ text: '<session_context>setup</session_context>' }, { text: 'hi?' }],
+        },
+      ],
+      config: { tools: [{ functionDeclarations: [{ name: 'run_shell_command' }] }] },
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.text ?? '';
+    expect(text).toBe('Hello from the fake.');
+    expect(fake.userTexts('gemini')).toEqual(['hi?']);
+
+    const json = await ai.models.generateContent({
+      model: 'gemini-test',
+      contents: 'who speaks next?',
+      config: {
+        responseMimeType: 'application/json',
+        responseJsonSchema: {
+          type: Type.OBJECT,
+          properties: {
+            reasoning: { type: Type.STRING },
+            next_speaker: { type: Type.STRING, enum: ['model', 'user'] },
+          },
+        },
+      },
+    });
+    expect(JSON.parse(json.text!)).toEqual({ reasoning: 'fake', next_speaker: 'user' });
+  });
+
+  it('holds a hanging stream open until the client leaves or the test releases it', async () => {
+    fake = await startFakeModel({ script: [{ kind: 'hang', text: 'thinking' }] });
+    const pending = sse(`${fake.url}/v1/messages`, {
+      model: 'm',
+      stream: true,
+      tools: TOOLS,
+      messages: [{ role: 'user', content: 'think long' }],
+    });
+    const req = await fake.waitFor((r) => r.userText === 'think long');
+    expect(req.answeredAt).toBeUndefined();
+    fake.releaseHanging();
+    const events = await pending;
+    expect(events.map((e) => e.type)).toContain('content_block_delta');
+    await fake.waitFor((r) => r.seq === req.seq, { answered: true });
+  });
+});
