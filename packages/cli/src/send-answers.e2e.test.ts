@@ -51,6 +51,45 @@ describe.skipIf(!LINUX)('a program that asks', () => {
     expect(ask.stdout.trim()).toBe('HELLO THERE');
   });
 
+  it('a send waiting on a busy program goes through the moment the program reads input', async () => {
+    const made = await runClippy(
+      [
+        'new',
+        '-d',
+        '--name',
+        'cat',
+        '--preset',
+        'bash',
+        '--',
+        'bash',
+        '--norc',
+        '--noprofile',
+        '-i',
+      ],
+      { ...d.env.env, PS1: '$ ' },
+    );
+    expect(made.code).toBe(0);
+    await waitState(c, 'cat', 'idle');
+    expect((await runClippy(['send', 'cat', 'cat', '--enter'], d.env.env)).code).toBe(0);
+    // Sent while `cat` is still busy starting: it waits, and turning `blocked` (cat reads its
+    // terminal) must wake it at once. Bounded below INJECT_IDLE_WAIT_MS (15 s), where a wait
+    // that is never woken gives up with target_busy.
+    const answer = await runClippy(
+      ['send', 'cat', 'hello from send', '--enter'],
+      d.env.env,
+      10_000,
+    );
+    expect(answer.stderr).toBe('');
+    expect(answer.code).toBe(0);
+    await c.request('send', { session: 'cat', keys: ['C-d'] });
+    const turn = await c.request(
+      'wait_turn',
+      { session: 'cat', after: 'cat:0', timeout_ms: 10_000 },
+      { timeoutMs: 0 },
+    );
+    expect(turn.turn.text).toContain('hello from send');
+  });
+
   it('bash `read` is blocked too, and paste answers it', async () => {
     const made = await runClippy(
       [

@@ -244,6 +244,7 @@ export class Session {
     return this.pty?.ptsName;
   }
 
+  /** Changes the state: announced, and every wait on the session (an injection) looks again. */
   setState(state: SessionState): void {
     if (state === this.state) return;
     const previous = this.state;
@@ -251,6 +252,7 @@ export class Session {
     // A question ends with the state that asked it; the next one is read afresh.
     if (state !== 'blocked') this.question = null;
     this.observer.stateChanged(this, previous);
+    this.turns?.notify();
   }
 
   // --- clients ---
