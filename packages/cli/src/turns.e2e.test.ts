@@ -95,12 +95,12 @@ describe('turn detection under the daemon', () => {
     expect(turn.text).toBe(tuiAnswerText('hello claude'));
     expect(turn.timestamp).toBeGreaterThanOrEqual(promptTimes(log)[1]!);
     expect(turnEvents('cl')).toHaveLength(1);
-    // One line is typed as keys (as from a keyboard), not pasted; submitted once.
+    // Pasted, as the TUI enabled paste mode (one line too), and submitted once.
     expect(submissions(log)).toEqual([
       {
         text: 'hello claude',
         bytes: Buffer.from('hello claude').toString('base64'),
-        pasted: false,
+        pasted: true,
       },
     ]);
   });

@@ -4,8 +4,8 @@ import { injectInto } from '../relay/inject-into-session.js';
 
 /**
  * Types text into a session with the injection algorithm (wait for idle or blocked unless
- * `force`, single-line text typed as keys and multi-line text as a bracketed paste when
- * enabled, Enter as a separate write, confirmed); a wrapper session gets an `inject` push. An
+ * `force`, one bracketed paste when the program enabled paste mode, Enter as a separate write,
+ * confirmed); a wrapper session gets an `inject` push. An
  * Enter the session did not react to is `submitted: false`, not an error. With `keys`, presses
  * them at once, as a keyboard would (no waiting: keys are for menus and interrupts).
  */
@@ -40,7 +40,6 @@ export const send: Handler<'send'> = async (request, context) => {
         enter: request.enter ?? false,
         force: request.force ?? false,
         answers: true,
-        typed: true,
         complete: request.complete ?? false,
       },
     );

@@ -79,8 +79,6 @@ export interface InjectRequest {
   force?: boolean | undefined;
   /** A `blocked` target (it asks a question) takes the text at once (`send`, `paste`). */
   answers?: boolean | undefined;
-  /** Single-line text is typed as keys, not pasted (`send`: as if from a keyboard). */
-  typed?: boolean | undefined;
   /** Close a block left open at a continuation prompt with one more Enter (`ask`). */
   complete?: boolean | undefined;
 }
@@ -131,7 +129,6 @@ export async function injectInto(
     enter,
     force: req.force ?? false,
     answers: req.answers ?? false,
-    typed: req.typed ?? false,
     complete: req.complete ?? false,
   });
 }

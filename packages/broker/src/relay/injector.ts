@@ -73,11 +73,6 @@ export interface InjectOptions {
    */
   answers?: boolean;
   /**
-   * Single-line text is typed as keys even when the target enabled bracketed paste (`send`:
-   * one digit answers a menu; a paste would not); text with a line break is still pasted.
-   */
-  typed?: boolean;
-  /**
    * After Enter, a continuation prompt (a REPL block left open: `for i in x: f(i)`) gets one more
    * Enter to close it; still one after that fails with `needs_input` (`clippy ask`).
    */
@@ -127,7 +122,11 @@ export async function inject(
   // could end the paste early and type the rest as keystrokes). Done here, where the paste is
   // framed, so no caller can bypass it.
   const text = neutralizeControls(payload);
-  const bracketed = target.bracketedPaste() && !(opts.typed && !hasLineBreak(text));
+  // Text, never keys: into a program that enabled paste mode it goes as one bracketed paste,
+  // one line too — TUIs take characters typed in a burst as shortcuts (Gemini CLI toggles its
+  // help on `?`, `!` enters its shell mode) and an Enter in the burst as a newline. Keys for a
+  // menu are sent with `send --keys`.
+  const bracketed = target.bracketedPaste();
   if (
     !bracketed &&
     longestLine(text) > MAX_CANONICAL_LINE_BYTES &&
@@ -177,10 +176,6 @@ async function closeContinuation(target: InjectTarget): Promise<void> {
       `session '${target.name}' still shows its continuation prompt after a closing Enter: the program wants more input than the text gave (an unclosed bracket, string or block?)`,
     );
   }
-}
-
-function hasLineBreak(text: Uint8Array): boolean {
-  return text.includes(0x0a) || text.includes(0x0d);
 }
 
 /** Bytes in the longest line (split at CR or LF) of the payload. */

@@ -35,7 +35,7 @@ const command: CommandModule<object, SendArgs> = {
       .positional('text', {
         type: 'string',
         describe:
-          'text to type; `-` reads it from stdin. One line is typed as keys, several lines go in as one bracketed paste',
+          'text to type; `-` reads it from stdin. Goes in as one bracketed paste when the program enabled paste mode (use --keys for menus)',
       })
       .option('keys', {
         alias: 'k',
