@@ -22,4 +22,6 @@ export type FromScreenWorker =
       /** The rendered buffer, sent only to watched screens (screen-preset turn detection). */
       lines?: ScreenSnapshot;
     }
-  | { op: 'serialized'; id: number; req: number; replay: string };
+  | { op: 'serialized'; id: number; req: number; replay: string }
+  /** The terminal's answer to a query the program wrote (DA1, cursor position, mode reports). */
+  | { op: 'reply'; id: number; data: string };

@@ -47,6 +47,9 @@ class Model {
       if (params.includes(25)) this.cursorHidden = true;
       return false;
     });
+    // What a terminal answers to the program's queries (device attributes, cursor position,
+    // mode reports): the session decides whether it is sent (see Session.answerQueries).
+    this.term.onData((data) => post({ op: 'reply', id: this.id, data }));
   }
 
   write(data: Uint8Array): void {

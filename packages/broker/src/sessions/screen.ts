@@ -44,6 +44,8 @@ export class Screen implements ScreenClient {
   private nextReq = 1;
   private readonly replays = new Map<number, (replay: string) => void>();
   private parsedHook: (() => void) | null = null;
+  /** Receives the terminal model's answers to the program's queries (see Session). */
+  onReply: ((data: string) => void) | null = null;
   private dead = false;
   /** True while too many fed bytes wait to be parsed: the session pauses its PTY meanwhile. */
   overloaded = false;
@@ -211,6 +213,10 @@ export class Screen implements ScreenClient {
   }
 
   onWorkerMessage(message: FromScreenWorker): void {
+    if (message.op === 'reply') {
+      this.onReply?.(message.data);
+      return;
+    }
     if (message.op === 'serialized') {
       const resolve = this.replays.get(message.req);
       this.replays.delete(message.req);

@@ -152,6 +152,7 @@ export class Session {
       this.state = 'exited';
     }
     this.screen = new Screen(params.cols, params.rows, () => this.updateFlow());
+    this.screen.onReply = (data) => this.answerQuery(data);
     this.turns = params.turns(this);
     if (this.pty) {
       this.pty.onData((chunk) => this.handleOutput(chunk));
@@ -383,6 +384,20 @@ export class Session {
     this.pty.write(bytes);
     this.inputBytes += bytes.length;
     this.onInput(bytes);
+  }
+
+  /**
+   * Answers a query the program wrote to its terminal (device attributes, cursor position, mode
+   * reports), as a terminal would, while no interactive client's terminal is there to answer
+   * (tmux answers them itself). Programs wait for these: Claude Code asks for the device
+   * attributes after a paste and reads the Enter that follows as part of the answer it awaits;
+   * Codex asks for the cursor position at start. Written straight to the PTY: it is no input of
+   * the user's, so turn detection never sees it.
+   */
+  private answerQuery(data: string): void {
+    if (!this.pty || !this.live) return;
+    for (const a of this.attachments.values()) if (a.mode === 'interactive') return;
+    this.pty.write(Buffer.from(data, 'utf8'));
   }
 
   /**
