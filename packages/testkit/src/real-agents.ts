@@ -206,7 +206,6 @@ const SEED: Record<RealAgentName, (c: SeedContext) => { args: string[] }> = {
       DISABLE_TELEMETRY: '1',
       DISABLE_ERROR_REPORTING: '1',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      CLAUDE_CODE_DISABLE_TERMINAL_TITLE: '0',
     });
     json(join(home, '.claude.json'), {
       numStartups: 1,

@@ -141,6 +141,9 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       r`Running \w+ hooks?…`,
       r`^\s*… \+\d+ (?:lines|pending|completed)`,
     ],
+    // The window title: a braille spinner (or ◐◑◒◓) while it works, ✳ when it waits (2.1.x).
+    busySignal: [r`^[02];[\u2800-\u28ff◐◑◒◓] `],
+    idleSignal: [r`^[02];✳ `],
     bottomLines: 20,
     model: 'unknown',
     provider: 'anthropic',
@@ -156,7 +159,13 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       'codex-cli screens pasted in public issue threads and rendered by its snapshot tests (test/screens/public: 9)',
     ],
     idle: [r`^›(?:\s|$)`],
-    busy: [r`• Working \(`, r`[Ee]sc to interrupt\)`, r`Ctrl C to interrupt`],
+    // "Waiting for startup": a message submitted while Codex still loads, sent once it has.
+    busy: [
+      r`• Working \(`,
+      r`[Ee]sc to interrupt\)`,
+      r`Ctrl C to interrupt`,
+      r`^\s*Waiting for startup\b`,
+    ],
     blocked: [
       r`press enter to confirm or esc to cancel`,
       r`[Aa]llow command\?`,
@@ -166,8 +175,19 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       r`^\s*enter \w+ · esc \w+`,
       r`Trust this folder\?`,
     ],
-    chrome: [r`• Working \(`, r`\d+% (?:context )?left`, r`^codex$`, r`^\s*\? for shortcuts`],
+    chrome: [
+      r`• Working \(`,
+      r`\d+% (?:context )?left`,
+      r`^codex$`,
+      r`^\s*\? for shortcuts`,
+      // The line under a finished answer: "Worked for 12s • 14:03" (0.171).
+      r`^\s*(?:─+ )?Worked for [<\d]`,
+    ],
     inputLine: [r`^›(?:\s|$)`],
+    // Its status report (0.171): `OSC 7501;state=working:app=codex` from the moment it takes a
+    // message (also while it still loads, when its screen looks idle) to `state=done`.
+    busySignal: [r`^7501;state=working\b`],
+    idleSignal: [r`^7501;state=(?:idle|done|clear)\b`],
     bottomLines: 12,
     model: 'unknown',
     provider: 'openai',
@@ -182,7 +202,8 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       'Gemini CLI 0.61.0 (trust, auth and API-key dialogs, input and busy screens: test/screens)',
       'Gemini CLI 0.1.x screens pasted in public issue threads (test/screens/public: 3)',
     ],
-    idle: [r`^\s*│ >\s`, r`Type your message or @path/to/file`],
+    // The prompt `>` starts the input line, with the hint or with text typed in it.
+    idle: [r`^\s*(?:│\s*)?>\s`, r`Type your message or @path/to/file`],
     busy: [r`\(esc to cancel, \d+`],
     blocked: [
       r`Allow execution`,
@@ -202,10 +223,18 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       r`\? for shortcuts$`,
       r`^─{20,}$`,
       r`^\s*Shift\+Tab to accept edits$`,
+      // The shaded band of an echoed message's box (true colour): its edges.
+      r`^[▀▄]{10,}$`,
     ],
-    inputLine: [r`^\s*│ >\s`, r`Type your message or @path/to/file`],
-    // 0.61 draws the input on a shaded band with no border: a blank line above it in text.
-    inputTop: [r`^\s*╭─`, r`^$`],
+    inputLine: [r`^\s*(?:│\s*)?>\s`, r`Type your message or @path/to/file`],
+    // 0.61 draws the input on a shaded band with no border: a blank line above it in text, or
+    // a row of half blocks where the terminal has true colour (COLORTERM=truecolor).
+    inputTop: [r`^\s*╭─`, r`^$`, r`^▄{10,}$`],
+    // The window title (0.61, ui.dynamicWindowTitle): "✦  Working…" or the thought's subject,
+    // "⏲  Working…", "✋  Action Required", "◇  Ready".
+    busySignal: [r`^[02];(?:✦|⏲) `],
+    idleSignal: [r`^[02];◇ `],
+    blockedSignal: [r`^[02];✋ `],
     bottomLines: 12,
     model: 'unknown',
     provider: 'google',

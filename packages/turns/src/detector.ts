@@ -13,7 +13,9 @@ import {
   PROMPT_QUIET_MS,
   PROMPT_SCAN_BYTES,
 } from './constants.js';
-import { echoEnd, extractAnswer } from './extract.js';
+import { answerEnd, echoEnd, extractAnswer } from './extract.js';
+import { inputHolds } from './input-box.js';
+import { OscScanner } from './osc-scanner.js';
 import { InputTracker } from './input-tracker.js';
 import { readMenu, type Menu } from './menu.js';
 import type { Preset } from './preset-types.js';
@@ -99,6 +101,14 @@ interface OpenTurn {
   outputBytes: number;
   /** Screen presets: the viewport changed after the submit. */
   screenChanged: boolean;
+  /** Screen presets: the number of this submit (see `submits`). */
+  submitSeq: number;
+  /** Screen presets: the agent took the submit (the text left its input box; it works or asks). */
+  accepted: boolean;
+  /** Screen presets: a screen since the text was input showed it in the input box. */
+  seenHeld: boolean;
+  /** Screen presets: the agent showed it worked on the submit (a busy screen or report). */
+  worked: boolean;
   /** Screen presets: the viewport's first buffer line at submit (the answer is below it). */
   viewportTopAtSubmit: number | undefined;
   /** Rows below the prompt line the echo may reach (its lines, wrapped at the width). */
@@ -168,12 +178,21 @@ export class TurnDetector {
    * dialog — which is not the question asked again.
    */
   private answered: { dialog: string; at: number } | null = null;
+  /** Screen presets: the agent's own reports of its state (OSC sequences) and the latest one. */
+  private readonly osc: OscScanner | null;
+  private signal: 'idle' | 'busy' | 'blocked' | null = null;
+  /** Screen presets: submits (Enter with the agent ready) so far, and the latest one it took. */
+  private submitCount = 0;
+  private takenCount = 0;
 
   constructor(opts: TurnDetectorOptions) {
     this.c = compilePreset(opts.preset);
     this.maxTurnBytes = Math.max(0, opts.maxTurnBytes ?? DEFAULT_MAX_TURN_BYTES);
     this.needsScreen = this.c.preset.kind === 'screen';
     this.cols = opts.cols;
+    const signals =
+      this.c.busySignal.length + this.c.idleSignal.length + this.c.blockedSignal.length;
+    this.osc = this.needsScreen && signals > 0 ? new OscScanner() : null;
   }
 
   /** The terminal was resized (a later input's echo wraps at the new width). */
@@ -183,6 +202,28 @@ export class TurnDetector {
 
   get state(): SessionState {
     return this._state;
+  }
+
+  /**
+   * Screen presets: how many submits (Enter at the agent's input box) were seen, and the number
+   * of the latest one the agent took (its text left the input box, or it shows work or a
+   * question). An injection confirms its Enter with these; an Enter the agent has not taken
+   * opens no turn that could complete.
+   */
+  get submits(): { sent: number; taken: number } {
+    return { sent: this.submitCount, taken: this.takenCount };
+  }
+
+  /**
+   * Screen presets: the agent did not take the open turn's submit (an injection gave up on
+   * it): there is no turn, the session waits for input again.
+   */
+  dropUntaken(now: number): DetectorEvent[] {
+    const events: DetectorEvent[] = [];
+    if (!this.needsScreen || !this.turn || this.turn.accepted) return events;
+    this.turn = null;
+    this.setState('idle', now, events);
+    return events;
   }
 
   /** The preset this session runs with (frozen: a session's pattern never changes). */
@@ -201,6 +242,7 @@ export class TurnDetector {
         this.turn.outputBytes += chunk.length;
       }
       this.outAbs += chunk.length;
+      if (this.osc) for (const payload of this.osc.scan(chunk)) this.onSignal(payload);
       return events;
     }
     const switches = this.alt.scan(chunk);
@@ -259,6 +301,12 @@ export class TurnDetector {
       // Input typed before the first prompt is not an answer to it: no turn starts.
       if (!this.ready) continue;
       const t = this.turn;
+      if (this.needsScreen && t && !t.accepted) {
+        // Enter again while the agent has not taken the last one (its text waits in the input
+        // box): this Enter submits that text, or the text typed since.
+        this.openTurn(ev.text.trim() === '' ? t.typed : ev.text, now);
+        continue;
+      }
       if (t && t.outputBytes === 0) {
         // Nothing answered the previous submit yet. Screen presets: Enter on an empty input box,
         // this input replaces it. Line presets: lines submitted together (a multi-line text
@@ -321,6 +369,8 @@ export class TurnDetector {
     this.lastViewportTop = snap.viewportTop;
     this.lastViewport = screenLines(viewport);
     this.lastClass = classifyLines(this.lastViewport, this.c);
+    if (this.turn && this.lastClass.state === 'busy') this.turn.worked = true;
+    this.checkTaken();
     return this.evaluateScreen(now);
   }
 
@@ -349,10 +399,15 @@ export class TurnDetector {
       // A dialog still shown after Enter answered it is looked at again when it has stayed.
       if (this.answered && this.lastClass?.state === 'blocked')
         return this.answered.at + ANSWERED_DIALOG_MS;
-      if (!this.waitingForIdle() || this.lastClass?.state !== 'idle' || !this.screenFresh())
+      if (
+        !this.waitingForIdle() ||
+        this.lastClass?.state !== 'idle' ||
+        !this.screenFresh() ||
+        (this.signal !== null && this.signal !== 'idle')
+      )
         return null;
       const t = this.turn;
-      if (t && t.outputBytes === 0) return t.startedAt + NO_REACTION_MS;
+      if (t && t.outputBytes === 0 && t.typed.trim() === '') return t.startedAt + NO_REACTION_MS;
       return this.lastChangeAt + this.c.settleMs;
     }
     const t = this.turn;
@@ -692,6 +747,81 @@ export class TurnDetector {
 
   // ---- screen presets -----------------------------------------------------------------------
 
+  /**
+   * The agent reported its state (an OSC payload matching one of the preset's signals): kept
+   * as the latest report. A busy (or blocked) report with a submit not yet taken takes it.
+   */
+  private onSignal(payload: string): void {
+    const c = this.c;
+    const signal =
+      firstMatch(c.blockedSignal, payload) >= 0
+        ? 'blocked'
+        : firstMatch(c.busySignal, payload) >= 0
+          ? 'busy'
+          : firstMatch(c.idleSignal, payload) >= 0
+            ? 'idle'
+            : null;
+    if (signal === null) return;
+    this.signal = signal;
+    const t = this.turn;
+    if (t && signal !== 'idle') {
+      t.worked = true;
+      if (!t.accepted) {
+        t.accepted = true;
+        this.takenCount = t.submitSeq;
+      }
+    }
+  }
+
+  /**
+   * Screen presets: whether the input box of the latest screen shows `text` (typed or pasted,
+   * not submitted yet): the agent read it. Null for line presets.
+   */
+  inputShows(text: string): boolean | null {
+    if (!this.needsScreen) return null;
+    const cls = this.lastClass;
+    return (
+      cls !== null &&
+      cls.state === 'idle' &&
+      inputHolds(this.lastViewport[cls.inputIndex] ?? '', text)
+    );
+  }
+
+  /** The latest screen shows the echo of the turn's input above the input box. */
+  private echoShown(turn: OpenTurn): boolean {
+    return echoEnd(this.lastLines, answerEnd(this.lastLines, this.c), turn.typed) > 0;
+  }
+
+  /** The input line of the latest screen still shows the submitted text. */
+  private holdsSubmitted(turn: OpenTurn): boolean {
+    const cls = this.lastClass;
+    return (
+      cls !== null &&
+      cls.state === 'idle' &&
+      inputHolds(this.lastViewport[cls.inputIndex] ?? '', turn.typed)
+    );
+  }
+
+  /**
+   * Whether the agent took the open turn's submit: after the submit its screen changed and shows
+   * work or a question, or its input line no longer holds the text — once the text was seen
+   * there, or its echo shows above the box (an agent quick enough to take text and Enter in one
+   * redraw). An agent still busy drawing the pasted text when Enter comes (Claude Code under
+   * load) shows it in the box first; it has not submitted yet.
+   */
+  private checkTaken(): void {
+    const t = this.turn;
+    const cls = this.lastClass;
+    if (!t || t.accepted || !cls || !t.screenChanged) return;
+    if (this.holdsSubmitted(t)) {
+      t.seenHeld = true;
+      return;
+    }
+    if (cls.state === 'idle' && !t.seenHeld && !this.echoShown(t)) return;
+    t.accepted = true;
+    this.takenCount = t.submitSeq;
+  }
+
   private screenFresh(): boolean {
     return this.screenSeq === this.outputSeq;
   }
@@ -719,10 +849,12 @@ export class TurnDetector {
       return events;
     }
     this.answered = null;
-    if (cls.state === 'busy') {
+    if (cls.state === 'busy' || this.signal === 'busy') {
       if (this.ready) this.setState('busy', now, events);
       return events;
     }
+    // The agent says it asks: its dialog is being drawn (the screen will say so).
+    if (this.signal === 'blocked') return events;
     if (cls.state !== 'idle' || !this.screenFresh() || now - this.lastChangeAt < this.c.settleMs)
       return events;
     if (!this.ready) {
@@ -730,7 +862,9 @@ export class TurnDetector {
       return events;
     }
     const turn = this.turn!;
-    if (turn.outputBytes === 0) {
+    // Enter on an empty input box that nothing answered. A submitted text is given longer: an
+    // agent on a loaded machine reacts late (an injection gives up on it, see dropUntaken).
+    if (turn.outputBytes === 0 && turn.typed.trim() === '') {
       if (now - turn.startedAt >= NO_REACTION_MS) {
         this.turn = null;
         this.setState('idle', now, events);
@@ -738,12 +872,16 @@ export class TurnDetector {
       return events;
     }
     if (!turn.screenChanged) return events; // the answer has not reached the screen yet
+    if (!turn.accepted) return events; // the submitted text still waits in the input box
+    const text = extractAnswer(this.lastLines, turn.typed, this.c.preset, {
+      fallbackStart: turn.viewportTopAtSubmit,
+    });
+    // Taken but not answered yet: an agent that queued the message (Gemini CLI still starting,
+    // Codex still loading) or has not started on it shows its input box as when idle. Without
+    // having seen it work, only an answer below the echo of the message shows it is done.
+    if (!turn.worked && (text.trim() === '' || !this.echoShown(turn))) return events;
     const prompt = cls.inputIndex >= 0 ? (this.lastViewport[cls.inputIndex] ?? '') : '';
-    this.closeTurn(turn, this.outAbs, prompt, now, events, () =>
-      extractAnswer(this.lastLines, turn.typed, this.c.preset, {
-        fallbackStart: turn.viewportTopAtSubmit,
-      }),
-    );
+    this.closeTurn(turn, this.outAbs, prompt, now, events, () => text);
     return events;
   }
 
@@ -784,6 +922,14 @@ export class TurnDetector {
       bufCap: line ? MAX_ECHO_PHASE_BYTES + this.maxTurnBytes : this.maxTurnBytes,
       outputBytes: 0,
       screenChanged: false,
+      submitSeq: line ? 0 : ++this.submitCount,
+      accepted: false,
+      // The text may be in the box already (drawn before Enter), which counts as seen there.
+      worked: false,
+      seenHeld:
+        !line &&
+        this.lastClass?.state === 'idle' &&
+        inputHolds(this.lastViewport[this.lastClass.inputIndex] ?? '', typed),
       viewportTopAtSubmit: this.lastViewportTop,
       echoRows: (echo?.cursorRow ?? 0) + echoRows(typedLines, this.cols, echo?.currentLine() ?? ''),
       moreAt: null,

@@ -16,15 +16,16 @@ import {
 const ECHO_DECORATION = /^\s*(?:│\s*)?[>❯›](?:\s|$)/u;
 const LEADING_DECORATION = /^[\s│]*(?:[>❯›](?:\s|$))?\s*/u;
 const TRAILING_BOX = /[\s│]+$/u;
-/** Bottom border of the box some agents draw around the echoed input. */
-const ECHO_BOX_BOTTOM = /^\s*╰─/u;
+/** Bottom border of the box some agents draw around the echoed input (Gemini CLI 0.61 in true
+ * colour: a band of half blocks). */
+const ECHO_BOX_BOTTOM = /^\s*(?:╰─|▀{10,}$)/u;
 /** Codex (older) puts a `user` label line above the echoed input. */
 const USER_LABEL = /^\s*user\s*$/u;
 /** Claude Code shows a long paste as one line: `❯ [Pasted text #1 +20 lines]`. */
 const PASTED_ECHO = /^\s*[>❯›]\s.*\[Pasted text #\d+/u;
 
 /** An echoed line without its prompt or box decoration. */
-function normEcho(line: string): string {
+export function normEcho(line: string): string {
   return line.replace(LEADING_DECORATION, '').replace(TRAILING_BOX, '');
 }
 

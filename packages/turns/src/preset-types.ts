@@ -39,6 +39,15 @@ export interface Preset {
   inputLine?: string[];
   /** The top border of the input box above the input line (rule, box corner); the answer ends above it. */
   inputTop?: string[];
+  /**
+   * Screen presets: the agent's own reports of its state, matched against the payload of every
+   * OSC sequence it writes as `<code>;<text>` (the window title `0;✳ Claude Code`, Codex's
+   * `7501;state=working`). While the latest report is busy (or blocked) no turn completes, the
+   * screen notwithstanding; a busy report after a submit shows the agent took it.
+   */
+  busySignal?: string[];
+  idleSignal?: string[];
+  blockedSignal?: string[];
   /** How many bottom screen lines the classifier looks at. */
   bottomLines?: number;
   /** Screen presets: how long the screen must stay unchanged and idle before a turn completes. */
@@ -67,6 +76,9 @@ export const UserPresetSchema = z
     live: regexList.optional(),
     inputLine: regexList.optional(),
     inputTop: regexList.optional(),
+    busySignal: regexList.optional(),
+    idleSignal: regexList.optional(),
+    blockedSignal: regexList.optional(),
     bottomLines: z.number().int().min(1).max(1000).optional(),
     settleMs: z.number().int().min(0).max(60_000).optional(),
     model: z.string().optional(),

@@ -38,6 +38,9 @@ export interface CompiledPreset {
   readonly live: LineRegex[];
   readonly inputLine: LineRegex[];
   readonly inputTop: LineRegex[];
+  readonly busySignal: LineRegex[];
+  readonly idleSignal: LineRegex[];
+  readonly blockedSignal: LineRegex[];
   readonly bottomLines: number;
   readonly settleMs: number;
 }
@@ -50,6 +53,9 @@ const REGEX_LIST_FIELDS = [
   'live',
   'inputLine',
   'inputTop',
+  'busySignal',
+  'idleSignal',
+  'blockedSignal',
 ] as const;
 
 /**

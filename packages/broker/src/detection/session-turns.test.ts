@@ -91,6 +91,12 @@ class Harness {
       state: () => this.state,
       waitState: (ready, ms) =>
         waitFor(() => ready.includes(this.state), ms).then(() => ready.includes(this.state)),
+      readsLines: () => this.turns.readsLines,
+      submits: () => this.turns.submits,
+      waitTaken: (seq, ms) =>
+        waitFor(() => (this.turns.submits?.taken ?? 0) >= seq, ms).then(
+          () => (this.turns.submits?.taken ?? 0) >= seq,
+        ),
       bracketedPaste: () => this.term.modes.bracketedPasteMode,
       outputBytes: () => this.outputBytes,
       waitOutput: (after, ms) =>

@@ -77,6 +77,11 @@ export class SessionTurns {
   readonly hasContinuation: boolean;
   /** How the preset sees a prompt: `screen` (a full-screen agent) or `line`; null: no preset. */
   readonly presetKind: Preset['kind'] | null;
+  /**
+   * A line preset: its program, when `blocked`, reads a line of input (a screen preset's
+   * `blocked` is a dialog, answered with keys).
+   */
+  readonly readsLines: boolean;
   private detector: TurnDetector | null;
   private readonly screen: TurnsScreen | undefined;
   private readonly events: SessionTurnsEvents;
@@ -100,6 +105,7 @@ export class SessionTurns {
     this.ring = new TurnRing(opts.sessionId, opts.limits);
     this.hasContinuation = opts.preset?.continuation !== undefined;
     this.presetKind = opts.preset?.kind ?? null;
+    this.readsLines = opts.preset?.kind === 'line';
     this.detector = null;
     if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {
       this.worker = new WorkerDetector(
@@ -127,6 +133,32 @@ export class SessionTurns {
    */
   get awaitingMore(): boolean {
     return this._awaitingMore;
+  }
+
+  /**
+   * Screen presets: submits seen and the latest the agent took (see TurnDetector.submits);
+   * null where it cannot be told (line presets: their output after Enter tells).
+   */
+  get submits(): { sent: number; taken: number } | null {
+    return this.detector?.needsScreen ? this.detector.submits : null;
+  }
+
+  /**
+   * Screen presets: whether the agent's input box shows `text` now (it read the paste); null
+   * where it cannot be told.
+   */
+  inputShows(text: string): boolean | null {
+    return this.detector?.inputShows(text) ?? null;
+  }
+
+  /** The agent did not take an injection's Enter: its open turn is dropped (screen presets). */
+  dropUntaken(): void {
+    if (!this.detector) return;
+    try {
+      this.handle(this.detector.dropUntaken(Date.now()));
+    } catch (err) {
+      this.events.error(err);
+    }
   }
 
   /** The terminal was resized. */
@@ -368,6 +400,8 @@ export class SessionTurns {
     if (!this.detector || !this.screen) return;
     this.lastSnapshotAt = now;
     this.handle(this.detector.onScreen(this.screen.snapshot(), now));
+    // An injection waiting for the text to show, or for its Enter to be taken, looks again.
+    this.notify();
   }
 
   /**

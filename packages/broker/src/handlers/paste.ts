@@ -7,11 +7,7 @@ export const paste: Handler<'paste'> = async (request, context) => {
   const entry = context.relayBuffer.get();
   if (!entry)
     throw new HandlerError('buffer_empty', 'the relay buffer is empty: capture a turn first');
-  // A person pastes into what they see: a blocked agent (a question) takes it at once.
-  const result = await injectInto(context.sessions, session, entry, {
-    ...request,
-    answers: true,
-  });
+  const result = await injectInto(context.sessions, session, entry, request);
   return {
     size: request.raw ? entry.content.length : Buffer.byteLength(entry.text),
     turn_id: entry.turnId,

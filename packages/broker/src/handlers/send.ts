@@ -39,7 +39,6 @@ export const send: Handler<'send'> = async (request, context) => {
       {
         enter: request.enter ?? false,
         force: request.force ?? false,
-        answers: true,
         complete: request.complete ?? false,
       },
     );

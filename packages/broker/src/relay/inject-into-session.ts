@@ -19,6 +19,7 @@ export function sessionTarget(session: Session): InjectTarget {
       waitFor(session, () => ready.includes(session.state) || !session.live, ms).then(() =>
         ready.includes(session.state),
       ),
+    readsLines: () => session.turns?.readsLines ?? false,
     bracketedPaste: () => session.screen.bracketedPaste,
     outputBytes: () => session.outputBytes,
     waitOutput: (after, ms) =>
@@ -38,6 +39,17 @@ export function sessionTarget(session: Session): InjectTarget {
     },
     canonicalMode: () =>
       import('./line-discipline.js').then((m) => m.readCanonicalMode(session.ptsName)),
+    inputShows: (text) => session.turns?.inputShows(text) ?? null,
+    waitShown: (text, ms) => {
+      const shown = () => session.turns?.inputShows(text) === true;
+      return waitFor(session, () => shown() || !session.live, ms).then(shown);
+    },
+    submits: () => session.turns?.submits ?? null,
+    dropUntaken: () => session.turns?.dropUntaken(),
+    waitTaken: (seq, ms) => {
+      const taken = () => (session.turns?.submits?.taken ?? 0) >= seq;
+      return waitFor(session, () => taken() || !session.live, ms).then(taken);
+    },
     hasContinuation: () => session.turns?.hasContinuation ?? false,
     waitContinuation: (ms) => {
       const turns = session.turns;
@@ -77,8 +89,6 @@ export interface InjectRequest {
   raw?: boolean | undefined;
   enter?: boolean | undefined;
   force?: boolean | undefined;
-  /** A `blocked` target (it asks a question) takes the text at once (`send`, `paste`). */
-  answers?: boolean | undefined;
   /** Close a block left open at a continuation prompt with one more Enter (`ask`). */
   complete?: boolean | undefined;
 }
@@ -128,7 +138,6 @@ export async function injectInto(
   return inject(sessionTarget(session), bytes, {
     enter,
     force: req.force ?? false,
-    answers: req.answers ?? false,
     complete: req.complete ?? false,
   });
 }

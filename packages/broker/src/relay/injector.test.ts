@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { SessionState } from '@clippy/protocol';
 import { inject, type InjectTarget } from './injector.js';
 
-/** A target that stays in one state, echoes every write and records what it was given. */
-function target(state: SessionState): InjectTarget & { written: Buffer[] } {
+/**
+ * A target that stays in one state, echoes every write and records what it was given; `lines`:
+ * a line program (its `blocked` reads a line), else a TUI (its `blocked` is a dialog).
+ */
+function target(state: SessionState, lines = true): InjectTarget & { written: Buffer[] } {
   let out = 0;
   const written: Buffer[] = [];
   return {
@@ -15,6 +18,7 @@ function target(state: SessionState): InjectTarget & { written: Buffer[] } {
       await new Promise((r) => setTimeout(r, ms));
       return ready.includes(state);
     },
+    readsLines: () => lines,
     bracketedPaste: () => true,
     outputBytes: () => out,
     waitOutput: async (after) => out > after,
@@ -27,31 +31,37 @@ function target(state: SessionState): InjectTarget & { written: Buffer[] } {
   };
 }
 
-describe('inject into a blocked target', () => {
-  it('an answer (send, paste) goes in at once', async () => {
+describe('inject into a blocked target: one rule for send, paste, relay and deliver', () => {
+  it('a program reading a line (a line preset) takes the text at once', async () => {
     const t = target('blocked');
-    const r = await inject(t, Buffer.from('1'), {
+    const r = await inject(t, Buffer.from('an answer'), {
       enter: true,
       force: false,
-      answers: true,
       idleWaitMs: 50,
     });
     expect(r.submitted).toBe(true);
-    expect(Buffer.concat(t.written).toString()).toBe('\x1b[200~1\x1b[201~\r');
+    expect(Buffer.concat(t.written).toString()).toBe('\x1b[200~an answer\x1b[201~\r');
   });
 
-  it('anything else (relay, deliver) waits for idle and fails with target_busy', async () => {
-    const t = target('blocked');
+  it("a TUI's dialog takes keys, not text: the text waits, then target_busy names --keys", async () => {
+    const t = target('blocked', false);
     await expect(
       inject(t, Buffer.from('a whole answer'), { enter: true, force: false, idleWaitMs: 50 }),
-    ).rejects.toMatchObject({ code: 'target_busy' });
+    ).rejects.toMatchObject({ code: 'target_busy', message: expect.stringContaining('--keys') });
     expect(t.written).toHaveLength(0);
   });
 
-  it('a busy target is waited on even for an answer', async () => {
+  it('--force goes in whatever the state', async () => {
+    const t = target('blocked', false);
+    const r = await inject(t, Buffer.from('x'), { enter: false, force: true, idleWaitMs: 50 });
+    expect(r.submitted).toBe(false);
+    expect(Buffer.concat(t.written).toString()).toBe('\x1b[200~x\x1b[201~');
+  });
+
+  it('a busy target is waited on, and fails with target_busy', async () => {
     const t = target('busy');
     await expect(
-      inject(t, Buffer.from('1'), { enter: true, force: false, answers: true, idleWaitMs: 50 }),
+      inject(t, Buffer.from('1'), { enter: true, force: false, idleWaitMs: 50 }),
     ).rejects.toMatchObject({ code: 'target_busy' });
   });
 });

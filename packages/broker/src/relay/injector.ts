@@ -15,10 +15,25 @@ export const INJECT_CHUNK_BYTES = 4096;
  * the paste, and a target still redrawing the pasted text has not finished reading it.
  */
 export const INJECT_ENTER_DELAY_MS = 80;
+/**
+ * Longest wait for the target to show that it read the text (a TUI's input box shows it, a
+ * line program echoed it) before Enter: an Enter that comes first is lost (Claude Code reads
+ * the paste only after asking the terminal for its attributes, and drew a paste 2.1 s after it
+ * on a machine with a load of 15), or taken as a newline (Gemini CLI, within 40 ms of a paste).
+ * A program that echoes nothing (a password prompt) gets its Enter after this.
+ */
+export const INJECT_ECHO_WAIT_MS = 5_000;
 /** Longest wait for the target to finish echoing a large paste before Enter is pressed anyway. */
 export const INJECT_SETTLE_MAX_MS = 10_000;
 /** How long output may take to follow an Enter before it counts as not taken (echo is immediate). */
 export const INJECT_CONFIRM_MS = 1_000;
+/**
+ * How long a TUI may take to show that it took an Enter (its input box cleared, a spinner, its
+ * busy title) before Enter is pressed again: the answer comes the moment it does; the bound is
+ * for an agent redrawing slowly on a loaded machine (measured: Gemini CLI 0.61 first redrew
+ * 3.7 s after an Enter, with a load of 15 on 2 cores).
+ */
+export const INJECT_TAKEN_MS = 5_000;
 /**
  * How long `complete` waits after Enter for a REPL's continuation prompt: it is drawn with the
  * echo of Enter (nothing runs before a block is complete), so within this even under load;
@@ -28,9 +43,12 @@ export const CONTINUATION_WAIT_MS = 1_000;
 /** Longest line a canonical-mode reader takes on Linux (4096 with its newline). */
 export const MAX_CANONICAL_LINE_BYTES = 4095;
 
-/** States in which a target takes a text: idle at its prompt, or asking (for an answer). */
+/**
+ * States in which a target takes text: idle at its prompt; and `blocked` where the program
+ * reads a line (see `readsLines`). A TUI's `blocked` is a dialog, which takes keys, not text.
+ */
 const IDLE_STATES: readonly SessionState[] = ['idle'];
-const ANSWER_STATES: readonly SessionState[] = ['idle', 'blocked'];
+const LINE_ANSWER_STATES: readonly SessionState[] = ['idle', 'blocked'];
 
 const PASTE_START = Buffer.from('\x1b[200~');
 const PASTE_END = Buffer.from('\x1b[201~');
@@ -43,6 +61,12 @@ export interface InjectTarget {
   state(): SessionState;
   /** Resolves true as soon as the state is one of `ready`, false after `ms` (or when the target exits). */
   waitState(ready: readonly SessionState[], ms: number): Promise<boolean>;
+  /**
+   * Whether a `blocked` target reads a line of text (a line preset: a program reading its
+   * terminal without a prompt, a REPL's continuation, aider's question), rather than showing a
+   * TUI dialog whose choices are keys.
+   */
+  readsLines(): boolean;
   /** Whether the application enabled bracketed paste (`ESC[?2004h`). */
   bracketedPaste(): boolean;
   /** Output bytes the target produced so far. */
@@ -55,6 +79,22 @@ export interface InjectTarget {
   drain(): Promise<void>;
   /** Canonical-mode line discipline: true/false, or null when it cannot be told. */
   canonicalMode(): Promise<boolean | null>;
+  /**
+   * Whether the target's input box shows `text` (a TUI read the paste); null when it cannot be
+   * told (a line program: its echo is output).
+   */
+  inputShows?(text: string): boolean | null;
+  /** Resolves true once the input box shows `text`, false after `ms`. */
+  waitShown?(text: string, ms: number): Promise<boolean>;
+  /**
+   * Submits (Enter at the input box) the session's detector saw, and the latest the agent took;
+   * null when the detector cannot tell (line presets: output after Enter tells).
+   */
+  submits?(): { sent: number; taken: number } | null;
+  /** The agent took none of the Enters: its detector forgets the submit (no turn is open). */
+  dropUntaken?(): void;
+  /** Resolves true once submit number `seq` (or a later one) was taken, false after `ms`. */
+  waitTaken?(seq: number, ms: number): Promise<boolean>;
   /** Whether the session's preset knows a continuation prompt (REPLs). */
   hasContinuation?(): boolean;
   /** Resolves true once the program shows its continuation prompt, false once a turn
@@ -67,11 +107,6 @@ export interface InjectOptions {
   enter: boolean;
   /** Do not wait for the target to be idle. */
   force: boolean;
-  /**
-   * The text answers the target: a `blocked` target (a question dialog, a program reading input
-   * without a prompt) takes it at once instead of being waited on (`send`, `paste`).
-   */
-  answers?: boolean;
   /**
    * After Enter, a continuation prompt (a REPL block left open: `for i in x: f(i)`) gets one more
    * Enter to close it; still one after that fails with `needs_input` (`clippy ask`).
@@ -105,16 +140,19 @@ export async function inject(
       'session_exited',
       `session '${target.name}' has exited: it takes no input`,
     );
-  const ready: readonly SessionState[] = opts.answers ? ANSWER_STATES : IDLE_STATES;
+  const ready: readonly SessionState[] = target.readsLines() ? LINE_ANSWER_STATES : IDLE_STATES;
   if (!opts.force && !ready.includes(target.state())) {
     const waitMs = opts.idleWaitMs ?? INJECT_IDLE_WAIT_MS;
     const idle = await target.waitState(ready, waitMs);
     if (!target.isLive())
       throw new HandlerError('session_exited', `session '${target.name}' exited while waiting`);
     if (!idle) {
+      const state = target.state();
       throw new HandlerError(
         'target_busy',
-        `session '${target.name}' is ${target.state()}, not idle, after waiting ${waitMs} ms; retry later or use --force`,
+        state === 'blocked'
+          ? `session '${target.name}' asks a question (a dialog) and still did after waiting ${waitMs} ms: text does not answer a dialog; answer it with \`clippy send ${target.name} --keys …\`, or use --force`
+          : `session '${target.name}' is ${state}, not idle, after waiting ${waitMs} ms; retry later or use --force`,
       );
     }
   }
@@ -139,6 +177,7 @@ export async function inject(
     );
   }
   const body = bracketed ? Buffer.concat([PASTE_START, text, PASTE_END]) : text;
+  const beforeText = target.outputBytes();
   for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
     if (!target.isLive())
       throw new HandlerError('session_exited', `session '${target.name}' exited during the paste`);
@@ -146,17 +185,26 @@ export async function inject(
   }
   await target.drain();
   if (!opts.enter) return { submitted: false, bracketed };
-  await settle(target);
+  await settle(target, beforeText, text.toString('utf8'));
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!target.isLive())
       throw new HandlerError('session_exited', `session '${target.name}' exited before Enter`);
     const before = target.outputBytes();
+    const sentBefore = target.submits?.()?.sent ?? 0;
     await target.write(ENTER);
-    if (await target.waitOutput(before, INJECT_CONFIRM_MS)) {
+    // A TUI's detector saw this Enter as a submit: the agent took it when its input box no longer
+    // holds the text (output alone may be the paste still being drawn). Else output tells.
+    const sent = target.submits?.()?.sent ?? 0;
+    const taken =
+      sent > sentBefore && target.waitTaken
+        ? await target.waitTaken(sent, INJECT_TAKEN_MS)
+        : await target.waitOutput(before, INJECT_CONFIRM_MS);
+    if (taken) {
       if (opts.complete) await closeContinuation(target);
       return { submitted: true, bracketed };
     }
   }
+  target.dropUntaken?.();
   throw new HandlerError(
     'not_submitted',
     `the text was written to '${target.name}' but it did not react to Enter (tried twice)`,
@@ -191,8 +239,15 @@ export function longestLine(payload: Uint8Array): number {
   return longest;
 }
 
-/** Waits until the target's output has been quiet for INJECT_ENTER_DELAY_MS (bounded). */
-async function settle(target: InjectTarget): Promise<void> {
+/**
+ * Waits until the target read the text — a TUI's input box shows it, a line program echoed it
+ * (output since `beforeText`) — bounded by INJECT_ECHO_WAIT_MS, then until its output has been
+ * quiet for INJECT_ENTER_DELAY_MS (bounded).
+ */
+async function settle(target: InjectTarget, beforeText: number, text: string): Promise<void> {
+  if (target.inputShows?.(text) != null && target.waitShown)
+    await target.waitShown(text, INJECT_ECHO_WAIT_MS);
+  else await target.waitOutput(beforeText, INJECT_ECHO_WAIT_MS);
   const deadline = Date.now() + INJECT_SETTLE_MAX_MS;
   while (target.isLive() && Date.now() < deadline) {
     if (!(await target.waitOutput(target.outputBytes(), INJECT_ENTER_DELAY_MS))) return;
