@@ -121,4 +121,54 @@ describe('extractAnswer', () => {
       'old history\nmore history\n⏺ The answer.',
     );
   });
+
+  describe('a long message whose echo is shown cut (laid out as Claude Code 2.1.197 and Codex 0.171 show a 300-line question)', () => {
+    const question = Array.from(
+      { length: 300 },
+      (_, i) => `Line ${i + 1} of a long question: what is ${i + 1}+${i + 1}?`,
+    ).join('\n');
+    const q = (i: number) => `Line ${i} of a long question: what is ${i}+${i}?`;
+
+    it('Claude: the middle hidden behind "(187 lines hidden)"; the answer starts after the last line', () => {
+      const screen = [
+        ' ▐▛███▜▌   Claude Code v2.1.197',
+        '',
+        `❯ ${q(1)}`,
+        ...Array.from({ length: 57 }, (_, i) => `  ${q(i + 2)}`),
+        '  Line 59 of a long question: what',
+        `  ──── (187 lines hidden) ${'─'.repeat(60)}`,
+        '  what is 246+246?',
+        ...Array.from({ length: 54 }, (_, i) => `  ${q(i + 247)}`),
+        '',
+        '● OK.',
+        '',
+        '✻ Sautéed for 0s',
+        '',
+        '─'.repeat(100),
+        '❯ ',
+        '─'.repeat(100),
+        '  ? for shortcuts · ← for agents',
+      ];
+      expect(extractAnswer(screen, question, P.claude!)).toBe('● OK.');
+    });
+
+    it('Codex in its alternate screen: only the end of the echo is left', () => {
+      const screen = [
+        ...Array.from({ length: 18 }, (_, i) => `  ${q(i + 283)}`),
+        '',
+        '',
+        '• OK.',
+        '',
+        '  Worked for <1s • 08:48',
+        '',
+        '',
+        '› Ask Codex to do anything',
+        '',
+        '  fake-model default · /tmp/project · Line 1 of a long question:',
+        '  what is 1+1? Line 2 of a long qu…',
+        '  ← for agents · ? for shortcuts',
+      ];
+      expect(extractAnswer(screen, question, P.codex!)).toBe('• OK.');
+    });
+  });
 });

@@ -110,6 +110,7 @@ export function echoEnd(lines: string[], end: number, userInput: string, onlyAt?
   if (userLines.length === 0) return 0;
   const whole = compact(userLines.join(''));
   const first = compact(userLines[0]!);
+  const last = compact(userLines[userLines.length - 1]!);
   const startsEcho = (i: number): boolean => {
     const c = compact(normEcho(lines[i]!));
     if (c === '' || !first.startsWith(c)) return false;
@@ -131,12 +132,38 @@ export function echoEnd(lines: string[], end: number, userInput: string, onlyAt?
         pos += c.length;
         j++;
       }
-      while (j < end && (lines[j]!.trim() === '' || ECHO_BOX_BOTTOM.test(lines[j]!))) j++;
-      return j;
+      // An echo shown cut (Claude Code hides the middle of a long message behind "(187 lines
+      // hidden)"): it ends at the row that ends the message's last line.
+      if (pos < whole.length && userLines.length > 1) {
+        for (let k = j; k < end; k++) {
+          if (endsInput(lines[k]!)) {
+            j = k + 1;
+            break;
+          }
+        }
+      }
+      return afterEcho(j);
     }
   }
   if (onlyAt === undefined) {
     for (let i = end - 1; i >= 0; i--) if (PASTED_ECHO.test(lines[i]!)) return i + 1;
+    // Only the end of a long message's echo is left (its start scrolled out of an alternate
+    // screen, as in Codex): the newest row ending its last line ends it.
+    if (userLines.length > 1) {
+      for (let k = end - 1; k >= 0; k--) if (endsInput(lines[k]!)) return afterEcho(k + 1);
+    }
   }
   return 0;
+
+  /** A row that ends the input's last line (the whole line, or the tail it wraps onto). */
+  function endsInput(line: string): boolean {
+    const c = compact(normEcho(line));
+    return c.length >= Math.min(last.length, ECHO_MIN_PREFIX_CHARS) && last.endsWith(c);
+  }
+
+  /** Past the blank rows and the echo box's bottom border that follow an echo. */
+  function afterEcho(j: number): number {
+    while (j < end && (lines[j]!.trim() === '' || ECHO_BOX_BOTTOM.test(lines[j]!))) j++;
+    return j;
+  }
 }
