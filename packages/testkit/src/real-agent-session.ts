@@ -1,0 +1,96 @@
+import type { ClippyClient } from '@clippy/client';
+import { runClippy } from './cli-pty.js';
+import type { TestDaemon } from './daemon.js';
+import type { FakeModel } from './fake-model/server.js';
+import { prepareAgent, type AgentSetup, type RealAgentName } from './real-agents.js';
+
+/**
+ * A real agent CLI running as a session of a test's daemon, against the fake model: the
+ * end-to-end tests of issue 31 and the agents benchmark start their agents with this.
+ */
+export interface RealAgentSession extends AgentSetup {
+  /** The session's name. */
+  name: string;
+  /** The session's ID and its process (the agent's leader process). */
+  session: string;
+  pid: number;
+}
+
+export interface StartOptions {
+  /** Session name (default the agent's name). */
+  name?: string;
+  /** Extra arguments for the agent (e.g. Codex's `--no-alt-screen`). */
+  args?: string[];
+  cols?: number;
+  rows?: number;
+}
+
+/** A real agent's usual terminal: wide enough for its boxes and footers. */
+const AGENT_COLS = 100;
+const AGENT_ROWS = 30;
+
+/**
+ * Starts `agent` as a session of `d` (its own temp HOME under the daemon's root, pointed at
+ * `model`) and returns at once: tests see it go from `starting` to `idle` themselves.
+ */
+export async function startRealAgent(
+  d: TestDaemon,
+  c: ClippyClient,
+  agent: RealAgentName,
+  model: FakeModel,
+  opts: StartOptions = {},
+): Promise<RealAgentSession> {
+  const setup = prepareAgent(agent, model, {
+    root: d.env.root,
+    ...(opts.args ? { args: opts.args } : {}),
+  });
+  const name = opts.name ?? agent;
+  const r = await c.request('spawn', {
+    command: setup.command,
+    args: setup.args,
+    name,
+    preset: setup.preset,
+    cwd: setup.cwd,
+    env: setup.env,
+    cols: opts.cols ?? AGENT_COLS,
+    rows: opts.rows ?? AGENT_ROWS,
+  });
+  return { ...setup, name, session: r.session, pid: r.pid };
+}
+
+/** A session as `clippy ls -a --json` lists it (undefined: not listed). */
+export async function listed(
+  env: NodeJS.ProcessEnv,
+  name: string,
+): Promise<{ state: string; pid: number; turn_count: number } | undefined> {
+  const r = await runClippy(['ls', '-a', '--json'], env);
+  if (r.code !== 0) throw new Error(`clippy ls failed (${r.code}): ${r.stderr}`);
+  const { sessions } = JSON.parse(r.stdout) as {
+    sessions: { name: string; state: string; pid: number; turn_count: number }[];
+  };
+  return sessions.find((s) => s.name === name);
+}
+
+/** Default wait for a real agent to reach a state: Gemini CLI starts in 30 s on a busy 2-core box. */
+export const AGENT_STATE_WAIT_MS = 90_000;
+
+/**
+ * Polls `clippy ls` (the command a user runs) until the session is in one of `states`, and
+ * returns the first listing that says so: a test acts on it at once, as a user would.
+ */
+export async function untilListed(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  states: readonly string[],
+  timeoutMs = AGENT_STATE_WAIT_MS,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'unlisted';
+  for (;;) {
+    const s = await listed(env, name);
+    last = s?.state ?? 'unlisted';
+    if (states.includes(last)) return last;
+    if (Date.now() > deadline)
+      throw new Error(`session ${name} is ${last}, not ${states.join('/')}, after ${timeoutMs} ms`);
+  }
+}
