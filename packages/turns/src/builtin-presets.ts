@@ -182,6 +182,8 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       r`^\s*\? for shortcuts`,
       // The line under a finished answer: "Worked for 12s • 14:03" (0.171).
       r`^\s*(?:─+ )?Worked for [<\d]`,
+      // Tips it adds under an answer or the banner ("└ Tip: You can resume…").
+      r`^\s*(?:└\s*)?Tip: `,
     ],
     inputLine: [r`^›(?:\s|$)`],
     // Its status report (0.171): `OSC 7501;state=working:app=codex` from the moment it takes a
@@ -225,6 +227,8 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       r`^\s*Shift\+Tab to accept edits$`,
       // The shaded band of an echoed message's box (true colour): its edges.
       r`^[▀▄]{10,}$`,
+      // The hint it shows for a while after a long paste.
+      r`^\s*Press Ctrl\+O to expand pasted text`,
     ],
     inputLine: [r`^\s*(?:│\s*)?>\s`, r`Type your message or @path/to/file`],
     // 0.61 draws the input on a shaded band with no border: a blank line above it in text, or
