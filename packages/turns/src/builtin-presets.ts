@@ -96,7 +96,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       'Claude Code 2.1.29 (claudeless fixtures: every screen, plain and ANSI)',
       'Claude Code research-preview screens (agentapi format: 5 cases; initialization: 3 ready, 1 not_ready)',
       'Claude Code 2.1.105 raw PTY stream (asciicast v3)',
-      'Claude Code 2.1.197 (trust, API-key and login dialogs, input screen: test/screens)',
+      'Claude Code 2.1.197 (trust, API-key and login dialogs, input screens empty and with text: test/screens)',
       'Claude Code 1.0.17–2.1.259 screens pasted in public issue threads (test/screens/public: 12)',
     ],
     idle: [r`^❯(?:\s|$)`, r`^\s*(?:│\s*)?>(?:\s|$)`, r`^\s*│ Type your message`, r`^!(?:\s|$)`],
@@ -156,6 +156,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     checkedOn: [
       'Codex CLI with gpt-5.1-codex-max (agentapi format: 6 cases; initialization: ready, not_ready)',
       'codex-cli 0.169.0 (sign-in, API-key and trust dialogs, input screen: test/screens)',
+      'codex-cli 0.171.0 (input screen with text: test/screens)',
       'codex-cli screens pasted in public issue threads and rendered by its snapshot tests (test/screens/public: 9)',
     ],
     idle: [r`^›(?:\s|$)`],
@@ -201,7 +202,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       'Gemini CLI: "│ >   Type your message or @path/to/file │" box (0.61: a borderless shaded band under a ─ rule); "(esc to cancel, 5s)" spinner while busy; "● 1." choice dialogs (trust, auth), "Allow execution" / "Yes, allow once" and the API-key box when asking. Answers start with ✦.',
     checkedOn: [
       'Gemini CLI with gemini-2.5-pro (agentapi format: 3 cases; initialization: ready, not_ready)',
-      'Gemini CLI 0.61.0 (trust, auth and API-key dialogs, input and busy screens: test/screens)',
+      'Gemini CLI 0.61.0 (trust, auth and API-key dialogs, input screens empty and with text, busy screen: test/screens)',
       'Gemini CLI 0.1.x screens pasted in public issue threads (test/screens/public: 3)',
     ],
     // The prompt `>` starts the input line, with the hint or with text typed in it.
