@@ -32,17 +32,24 @@ import {
 const ASK_TIMEOUT_S = 120;
 /** One scenario: an agent's start on a busy machine and a few turns, with room. */
 const SCENARIO_MS = 300_000;
+/** The submit runs: 20 asks, each a few seconds (Gemini CLI up to 10 s on a loaded machine). */
+const SUBMIT_RUNS_MS = 600_000;
 
 /** How each agent marks the start of an answer in its transcript. */
 const BULLET: Record<RealAgentName, string> = { claude: '●', codex: '•', gemini: '✦' };
 
 /** One line with every character an agent may take as a shortcut: it must reach the model as is. */
 const SHORTCUTS = 'What is 2+2? Reply with #1, @x, !y, /z, a \\ and $HOME, please.';
-const TWO_LINES = 'Two lines this time:\nthe second one asks why?';
-const LONG_QUESTION = Array.from(
-  { length: 300 },
-  (_, i) => `Line ${i + 1} of a long question: what is ${i + 1}+${i + 1}?`,
-).join('\n');
+/** Asks of a two-line or a 300-line question per agent (alternating): every one submitted. */
+const SUBMIT_RUNS = 20;
+/** The nth question of the submit runs (each differs, so each is told apart in the request log). */
+function submitQuestion(n: number): string {
+  if (n % 2 === 0) return `Two lines, run ${n}:\nthe second one asks why?`;
+  return Array.from(
+    { length: 300 },
+    (_, i) => `Line ${i + 1} of long question ${n}: what is ${i + 1}+${i + 1}?`,
+  ).join('\n');
+}
 const LONG_ANSWER = Array.from({ length: 147 }, (_, i) => `line ${i + 1} of the long answer`);
 
 /** What the fake model answers, from markers in the question (the same for every agent). */
@@ -122,9 +129,10 @@ describe.skipIf(missing !== null).each(REAL_AGENTS)('%s, the real CLI', (agent) 
   );
 
   it(
-    'submits a two-line and a 300-line question whole, each answered once',
+    `submits two-line and 300-line questions whole, each answered once (${SUBMIT_RUNS} asks)`,
     async () => {
-      for (const question of [TWO_LINES, LONG_QUESTION]) {
+      for (let n = 0; n < SUBMIT_RUNS; n++) {
+        const question = submitQuestion(n);
         const before = received().length;
         const r = await ask(env(), a.name, question);
         expect(r.stderr).toBe('');
@@ -135,7 +143,7 @@ describe.skipIf(missing !== null).each(REAL_AGENTS)('%s, the real CLI', (agent) 
         expect(received().slice(before)).toEqual([question]);
       }
     },
-    SCENARIO_MS,
+    SUBMIT_RUNS_MS,
   );
 
   it(
