@@ -93,6 +93,7 @@ class Harness {
         waitFor(() => ready.includes(this.state), ms).then(() => ready.includes(this.state)),
       readsLines: () => this.turns.readsLines,
       submits: () => this.turns.submits,
+      dropUntaken: () => this.turns.dropUntaken(),
       waitTaken: (seq, ms) =>
         waitFor(() => (this.turns.submits?.taken ?? 0) >= seq, ms).then(
           () => (this.turns.submits?.taken ?? 0) >= seq,
@@ -210,6 +211,35 @@ describe('SessionTurns with the real engine and fake agents in real PTYs', () =>
     expect(h.states).toContain('busy');
     expect(h.state).toBe('idle');
     expect(h.stored).toHaveLength(1);
+  });
+
+  it('a TUI that takes an Enter as a newline (its text stays in the box) gets Enter again; the turn is the answer', async () => {
+    // Gemini CLI 0.61 takes an Enter soon after a paste as a newline: the box is redrawn (output
+    // follows the Enter) but nothing is submitted. Output is no proof: the text left the box is.
+    const h = start('claude', 'claude', ['--newline-enters', '1']);
+    await until(() => h.state === 'idle', 'the agent is ready', 10_000);
+    const next = h.nextTurn(20_000);
+    expect(await h.ask('enter me twice')).toEqual({ submitted: true, bracketed: true });
+    const turn = await next;
+    expect(turn.text).toContain('ANSWER: enter me twice');
+    const submitted = readFileSync(join(dir, 'claude.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { text?: string })
+      .flatMap((e) => (e.text === undefined ? [] : [e.text]));
+    expect(submitted).toEqual(['enter me twice\n']);
+  });
+
+  it('a TUI that never takes the Enter: not_submitted, and no turn is left open', async () => {
+    const h = start('claude', 'claude', ['--newline-enters', '2']);
+    await until(() => h.state === 'idle', 'the agent is ready', 10_000);
+    await expect(h.ask('never submitted')).rejects.toMatchObject({ code: 'not_submitted' });
+    expect(h.state).toBe('idle');
+    expect(h.turns.submits).toEqual({ sent: 2, taken: 0 });
+    // The next Enter submits what the box holds; that turn completes with its answer.
+    const next = h.nextTurn(20_000);
+    await h.target().write(Buffer.from('\r'));
+    expect((await next).text).toContain('ANSWER: never submitted');
   });
 
   it('slow agent: pauses longer than the quiet period complete no turn', async () => {

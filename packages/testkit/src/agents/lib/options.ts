@@ -37,6 +37,12 @@ export interface AgentOptions {
   ask: boolean;
   /** `--edits FILE` (a JSON array of lists of edits): the Nth answer first makes the Nth list's edits. */
   edits: Edit[][];
+  /**
+   * TUI style: the first N Enters on text in the input box add a newline to it instead of
+   * submitting, as Gemini CLI 0.61 takes an Enter that comes soon after a paste: the text stays
+   * in the box, redrawn, and nothing is submitted.
+   */
+  newlineEnters: number;
 }
 
 /** Think time by default: short, so tests stay fast, but never zero (real agents take time). */
@@ -63,6 +69,7 @@ export function parseAgentOptions(
       replies: { type: 'string' },
       ask: { type: 'boolean' },
       edits: { type: 'string' },
+      'newline-enters': { type: 'string' },
     },
     strict: true,
   });
@@ -82,5 +89,6 @@ export function parseAgentOptions(
     replies: values.replies ? (JSON.parse(readFileSync(values.replies, 'utf8')) as string[]) : [],
     ask: values.ask ?? defaults.ask ?? false,
     edits: values.edits ? (JSON.parse(readFileSync(values.edits, 'utf8')) as Edit[][]) : [],
+    newlineEnters: num(values['newline-enters'], defaults.newlineEnters ?? 0),
   };
 }

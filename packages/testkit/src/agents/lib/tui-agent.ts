@@ -42,6 +42,7 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   let frame = 0;
   let spinner: NodeJS.Timeout | null = null;
   let startedAt = 0;
+  let newlineEnters = opts.newlineEnters;
   const queue: Buffer[] = [];
   /** The permission dialog on screen (`--ask`): where its cursor is, and who waits for the choice. */
   let asking: { selected: number; choose: (index: number) => void } | null = null;
@@ -239,6 +240,11 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
         case 'enter': {
           const bytes = Buffer.concat(input);
           if (bytes.length === 0) break;
+          if (newlineEnters > 0) {
+            newlineEnters--;
+            input.push(Buffer.from('\n'));
+            break;
+          }
           logSubmission(opts.log, bytes, pasted);
           pasted = false;
           if (busy) {
