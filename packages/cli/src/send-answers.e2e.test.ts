@@ -6,8 +6,9 @@ import type { TestDaemon } from '@clippy/testkit/daemon';
 import { daemonForFile } from '@clippy/testkit/daemon-per-file';
 
 // Talking to a program that asks (issue 12): a program reading input without a prompt is
-// `blocked` (it waits for you), and `send`/`paste` answer a blocked session at once, without
-// --force. Linux only: the kernel tells whether the program waits in a terminal read.
+// `blocked` (it waits for you), and `send`, `paste` and `relay` answer a blocked session at
+// once, without --force. Linux only: the kernel tells whether the program waits in a terminal
+// read.
 
 const LINUX = process.platform === 'linux' && ['x64', 'arm64'].includes(process.arch);
 
@@ -120,5 +121,28 @@ describe.skipIf(!LINUX)('a program that asks', () => {
     await waitState(c, 'sh', 'idle');
     const ask = await runClippy(['ask', 'sh', 'echo "got: $line"'], d.env.env);
     expect(ask.stdout.trim()).toBe('got: from-the-buffer');
+  });
+
+  it('relay follows the same rule as paste: a blocked program takes the relayed turn at once', async () => {
+    const bash = ['new', '-d', '--preset', 'bash', '--', 'bash', '--norc', '--noprofile', '-i'];
+    for (const name of ['from', 'to']) {
+      const made = await runClippy([...bash.slice(0, 2), '--name', name, ...bash.slice(2)], {
+        ...d.env.env,
+        PS1: '$ ',
+      });
+      expect(made.code).toBe(0);
+      await waitState(c, name, 'idle');
+    }
+    await c.request('send', { session: 'from', text: 'echo relayed-turn', enter: true });
+    await c.request('wait_turn', { session: 'from', timeout_ms: 10_000 }, { timeoutMs: 0 });
+    await c.request('send', { session: 'to', text: 'read -r line', enter: true });
+    await waitState(c, 'to', 'blocked');
+    // Bounded below INJECT_IDLE_WAIT_MS (15 s): a relay that waited for idle gives up then.
+    const relay = await runClippy(['relay', 'from', 'to'], d.env.env, 10_000);
+    expect(relay.stderr).toBe('');
+    expect(relay.code).toBe(0);
+    await waitState(c, 'to', 'idle');
+    const ask = await runClippy(['ask', 'to', 'echo "got: $line"'], d.env.env);
+    expect(ask.stdout.trim()).toBe('got: relayed-turn');
   });
 });
