@@ -505,6 +505,38 @@ describe('TurnDetector (screen presets)', () => {
     expect(d.state).toBe('idle');
   });
 
+  it('a submit is taken on evidence only: a redraw read half-way is none; the text gone from the box counts once that screen stayed', () => {
+    const d = readyClaude();
+    const rule = '─'.repeat(60);
+    const box = (...lines: string[]) => [
+      ...CLAUDE_EMPTY.slice(0, 2),
+      rule,
+      ...lines,
+      rule,
+      '  ? for shortcuts',
+    ];
+    d.onInput(bytes('\x1b[200~What is 2+2?\x1b[201~'), 1000);
+    d.onOutput(bytes('a'), 1001);
+    d.onScreen(snap(box('❯ What is 2+2?')), 1002);
+    d.onInput(bytes('\r'), 1100);
+    // The TUI erases its box to draw it again; a loaded machine reads that in two pieces.
+    d.onOutput(bytes('b'), 1110);
+    d.onScreen(snap(CLAUDE_EMPTY.slice(0, 2)), 1111);
+    expect(d.submits).toEqual({ sent: 1, taken: 0 });
+    // Drawn again: it took the Enter as a newline, the text waits in the box.
+    d.onOutput(bytes('c'), 1120);
+    d.onScreen(snap(box('❯ What is 2+2?', '')), 1121);
+    expect(d.tick(1121 + settle)).toEqual([]);
+    expect(d.submits).toEqual({ sent: 1, taken: 0 });
+    // Enter again: the box is empty, the message above it; taken once that screen stayed.
+    d.onInput(bytes('\r'), 2000);
+    d.onOutput(bytes('d'), 2010);
+    d.onScreen(snap([...CLAUDE_EMPTY.slice(0, 2), '❯ What is 2+2?', '', ...box('❯ ')]), 2011);
+    expect(d.submits).toEqual({ sent: 2, taken: 0 });
+    d.tick(2011 + settle);
+    expect(d.submits).toEqual({ sent: 2, taken: 2 });
+  });
+
   it('waits for a fresh screen: output after the last snapshot blocks completion', () => {
     const d = readyClaude();
     d.onInput(bytes('What is the capital of France?\r'), 1000);

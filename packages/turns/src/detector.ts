@@ -370,7 +370,6 @@ export class TurnDetector {
     this.lastViewport = screenLines(viewport);
     this.lastClass = classifyLines(this.lastViewport, this.c);
     if (this.turn && this.lastClass.state === 'busy') this.turn.worked = true;
-    this.checkTaken();
     return this.evaluateScreen(now);
   }
 
@@ -803,13 +802,17 @@ export class TurnDetector {
   }
 
   /**
-   * Whether the agent took the open turn's submit: after the submit its screen changed and shows
-   * work or a question, or its input line no longer holds the text — once the text was seen
+   * Whether the agent took the open turn's submit. It works or asks (a busy or question screen
+   * after the submit): taken. Its input line no longer holds the text — once the text was seen
    * there, or its echo shows above the box (an agent quick enough to take text and Enter in one
-   * redraw). An agent still busy drawing the pasted text when Enter comes (Claude Code under
-   * load) shows it in the box first; it has not submitted yet.
+   * redraw) — on a screen that stayed so for the settle window: taken. An agent still busy
+   * drawing the pasted text when Enter comes (Claude Code under load) shows it in the box first;
+   * it has not submitted yet. A screen with neither an input line nor a marker, or one that
+   * changes still, is a redraw caught half-way (a TUI erases its box before drawing it again,
+   * and a loaded machine reads that in two pieces): it says nothing — taken for a submit, Gemini
+   * CLI's Enter taken as a newline left the question in its box unanswered for good.
    */
-  private checkTaken(): void {
+  private checkTaken(now: number): void {
     const t = this.turn;
     const cls = this.lastClass;
     if (!t || t.accepted || !cls || !t.screenChanged) return;
@@ -817,7 +820,10 @@ export class TurnDetector {
       t.seenHeld = true;
       return;
     }
-    if (cls.state === 'idle' && !t.seenHeld && !this.echoShown(t)) return;
+    if (cls.state === 'idle') {
+      if (!t.seenHeld && !this.echoShown(t)) return;
+      if (!this.screenFresh() || now - this.lastChangeAt < this.c.settleMs) return;
+    } else if (cls.state !== 'busy' && cls.state !== 'blocked') return;
     t.accepted = true;
     this.takenCount = t.submitSeq;
   }
@@ -832,6 +838,7 @@ export class TurnDetector {
 
   private evaluateScreen(now: number): DetectorEvent[] {
     const events: DetectorEvent[] = [];
+    this.checkTaken(now);
     const cls = this.lastClass;
     if (!cls || !this.waitingForIdle()) return events; // idle is latched until new input
     if (cls.state === 'blocked') {

@@ -433,6 +433,8 @@ export class SessionTurns {
         this.takeSnapshot(now);
       }
       if (this.detector) this.handle(this.detector.tick(now));
+      // A submit the detector has seen taken only now (its screen stayed so): wake the waits.
+      this.notify();
       this.schedule();
     } catch (err) {
       this.events.error(err);
