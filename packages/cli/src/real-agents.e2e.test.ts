@@ -18,6 +18,7 @@ import {
 } from '@clippy/testkit/real-agents';
 import {
   listed,
+  screenOf,
   startRealAgent,
   untilListed,
   type RealAgentSession,
@@ -68,7 +69,9 @@ if (missing) console.warn(`real agent e2e tests ${missing}`);
 
 async function ask(env: NodeJS.ProcessEnv, name: string, text: string, json = false) {
   const args = ['ask', name, text, '--timeout', String(ASK_TIMEOUT_S), ...(json ? ['--json'] : [])];
-  return runClippy(args, env, (ASK_TIMEOUT_S + 30) * 1000);
+  const r = await runClippy(args, env, (ASK_TIMEOUT_S + 30) * 1000);
+  // A failed ask's message shows what the session showed then.
+  return r.code === 0 ? r : { ...r, stderr: `${r.stderr}${await screenOf(env, name)}` };
 }
 
 /** Processes in the process group `pgid` (the session's: its leader's PID), from /proc. */

@@ -1,3 +1,4 @@
+import headless from '@xterm/headless';
 import type { ClippyClient } from '@clippy/client';
 import { runClippy } from './cli-pty.js';
 import type { TestDaemon } from './daemon.js';
@@ -91,6 +92,34 @@ export async function untilListed(
     last = s?.state ?? 'unlisted';
     if (states.includes(last)) return last;
     if (Date.now() > deadline)
-      throw new Error(`session ${name} is ${last}, not ${states.join('/')}, after ${timeoutMs} ms`);
+      throw new Error(
+        `session ${name} is ${last}, not ${states.join('/')}, after ${timeoutMs} ms\n${await screenOf(env, name)}`,
+      );
   }
+}
+
+/**
+ * What a person looking at the session would see, for a failed test's message: its state and
+ * its screen as text (`clippy snapshot`, rendered in a headless terminal).
+ */
+export async function screenOf(env: NodeJS.ProcessEnv, name: string): Promise<string> {
+  const r = await runClippy(['snapshot', name], env);
+  if (r.code !== 0) return `(no snapshot of ${name}: ${r.stderr.trim()})`;
+  const { session, screen } = JSON.parse(r.stdout) as {
+    session: { state: string };
+    screen: { cols: number; rows: number; ansi: string };
+  };
+  const term = new headless.Terminal({
+    cols: screen.cols,
+    rows: screen.rows,
+    scrollback: 0,
+    allowProposedApi: true,
+  });
+  await new Promise<void>((resolve) => term.write(screen.ansi, resolve));
+  const b = term.buffer.active;
+  const lines: string[] = [];
+  for (let y = b.viewportY; y < b.viewportY + screen.rows; y++)
+    lines.push(b.getLine(y)?.translateToString(true) ?? '');
+  term.dispose();
+  return `--- ${name} is ${session.state}; its screen:\n${lines.join('\n').trimEnd()}\n---`;
 }
