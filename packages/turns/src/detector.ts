@@ -788,7 +788,8 @@ export class TurnDetector {
 
   /** The latest screen shows the echo of the turn's input above the input box. */
   private echoShown(turn: OpenTurn): boolean {
-    return echoEnd(this.lastLines, answerEnd(this.lastLines, this.c), turn.typed) > 0;
+    const end = answerEnd(this.lastLines, this.c);
+    return echoEnd(this.lastLines, end, turn.typed, undefined, turn.viewportTopAtSubmit) > 0;
   }
 
   /** The input line of the latest screen still shows the submitted text. */

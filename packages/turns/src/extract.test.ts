@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PRESETS } from './builtin-presets.js';
-import { extractAnswer } from './extract.js';
+import { echoEnd, extractAnswer } from './extract.js';
 import {
   AIDER_ANSWER,
   CLAUDE_DIALOG,
@@ -170,5 +170,31 @@ describe('extractAnswer', () => {
       ];
       expect(extractAnswer(screen, question, P.codex!)).toBe('• OK.');
     });
+  });
+});
+
+describe('echoEnd: an echo whose start is not on screen', () => {
+  const earlier = [
+    ' > Two lines, run 6:',
+    '   the second one asks why?',
+    '',
+    '✦ Answer to a question of 42 characters.',
+    '',
+    ' > Line 1 of a long question',
+    '   Line 2 of a long question',
+    '',
+    '✦ Answer to a question of 56 characters.',
+    '',
+  ];
+  const asked = 'Two lines, run 8:\nthe second one asks why?';
+
+  it("is not an earlier message's that ends the same way, above the screen at the submit", () => {
+    // Submitted with the screen's first row at 5; its echo is not drawn yet.
+    expect(echoEnd(earlier, earlier.length, asked, undefined, 5)).toBe(0);
+  });
+
+  it("is still found from its last line below that row (Codex's alternate screen cut its start)", () => {
+    const cut = [...earlier, '   the second one asks why?', '', '✦ The new answer.'];
+    expect(echoEnd(cut, cut.length, asked, undefined, 5)).toBe(earlier.length + 2);
   });
 });

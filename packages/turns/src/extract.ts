@@ -51,7 +51,7 @@ export function extractAnswer(
   const lines = screenLines(screenLines_);
   const tails = wrappedBorderTails(lines);
   const end = answerEnd(lines, c, tails);
-  let start = echoEnd(lines, end, userInput);
+  let start = echoEnd(lines, end, userInput, undefined, opts.fallbackStart);
   if (start === 0 && userInput.trim() !== '' && opts.fallbackStart !== undefined) {
     start = Math.min(Math.max(0, opts.fallbackStart), end);
   }
@@ -101,8 +101,15 @@ export function answerEnd(
 }
 
 /** Index of the first line after the echoed input (0 when there is no echo to find). With
- * `onlyAt`, the echo must start on that line. */
-export function echoEnd(lines: string[], end: number, userInput: string, onlyAt?: number): number {
+ * `onlyAt`, the echo must start on that line. `from`: the first line the screen showed when the
+ * input was submitted — an echo whose start is not on screen is looked for only from there. */
+export function echoEnd(
+  lines: string[],
+  end: number,
+  userInput: string,
+  onlyAt?: number,
+  from = 0,
+): number {
   const userLines = userInput
     .split(/\r?\n|\r/u)
     .map((l) => l.trim())
@@ -148,9 +155,12 @@ export function echoEnd(lines: string[], end: number, userInput: string, onlyAt?
   if (onlyAt === undefined) {
     for (let i = end - 1; i >= 0; i--) if (PASTED_ECHO.test(lines[i]!)) return i + 1;
     // Only the end of a long message's echo is left (its start scrolled out of an alternate
-    // screen, as in Codex): the newest row ending its last line ends it.
+    // screen, as in Codex): the newest row ending its last line ends it — below what the screen
+    // showed at the submit: above it, a row ending the same way is an earlier message's (two
+    // questions ending "why?"), and the answer would start with the turns before.
     if (userLines.length > 1) {
-      for (let k = end - 1; k >= 0; k--) if (endsInput(lines[k]!)) return afterEcho(k + 1);
+      for (let k = end - 1; k >= Math.max(0, from); k--)
+        if (endsInput(lines[k]!)) return afterEcho(k + 1);
     }
   }
   return 0;
