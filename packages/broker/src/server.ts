@@ -16,6 +16,7 @@ import {
 import type { RelayEntry } from './relay/relay-buffer.js';
 import { RouteEngine } from './relay/routes/route-engine.js';
 import { FocusState } from './focus/focus-state.js';
+import { Notifier } from './notify/notifier.js';
 import { createSessionTurns, type TurnsHost } from './detection/create-session-turns.js';
 import { TurnProgressFeeds } from './detection/turn-progress.js';
 import { loadStartSettings, loadTurnConfig } from './detection/turn-config.js';
@@ -63,6 +64,8 @@ export class Broker {
   private relayEntry: RelayEntry | null = null;
   /** Which attached terminal the user looks at (focus reports), and attach clients' PIDs. */
   private readonly focus = new FocusState();
+  /** Notifications (turn finished, waiting for you) and unread turns. */
+  private readonly notifier: Notifier;
   private transports: Transport[] = [];
   /** The web view's endpoint; created with the transports (it shares their input limits). */
   private webHost: WebHost | null = null;
@@ -92,8 +95,15 @@ export class Broker {
     readonly log: Logger,
     private readonly options: BrokerOptions,
   ) {
+    this.notifier = new Notifier({
+      env: options.env ?? process.env,
+      log,
+      focus: this.focus,
+      attachedClients: () => this.attachedClients(),
+      unreadChanged: (session) => this.unreadChanged(session),
+    });
     this.sessionObserver = {
-      stateChanged: (session, previous) =>
+      stateChanged: (session, previous) => {
         this.emitEvent('state_changed', session, {
           type: 'state_changed',
           id: 0,
@@ -102,7 +112,9 @@ export class Broker {
           state: session.state,
           previous,
           ...(session.menu ? { menu: session.menu } : {}),
-        }),
+        });
+        this.notifier.stateChanged(session);
+      },
       exited: (session) => {
         if (session.persisted && this.history) {
           const written = persistExit(this.history, session, this.log);
@@ -189,19 +201,10 @@ export class Broker {
         remove: (session) => this.removeSession(session),
         endWrapper: (session) => session.markExited(),
         wrapperOf: (session) => [...this.clients].find((c) => c.registered.has(session)),
-        attachedClients: () => {
-          const map = new Map<SessionClient, Session[]>();
-          for (const session of sessions.all()) {
-            for (const client of session.clients()) {
-              const list = map.get(client);
-              if (list) list.push(session);
-              else map.set(client, [session]);
-            }
-          }
-          return map;
-        },
+        attachedClients: () => this.attachedClients(),
       },
       focus: this.focus,
+      notify: this.notifier,
       routes: this.routes,
       progress: {
         subscriptionsChanged: () => this.progress.refresh(sessions.live()),
@@ -252,10 +255,39 @@ export class Broker {
       ports,
       closed: (connection) => {
         for (const session of sessions.all()) session.drop(connection);
+        this.notifier.connectionClosed(connection);
         this.clients.delete(connection);
         this.log.debug({ conn: connection.number }, 'client disconnected');
       },
     };
+  }
+
+  /** Every attached client with the sessions it is attached to (oldest session first). */
+  private attachedClients(): Map<SessionClient, Session[]> {
+    const map = new Map<SessionClient, Session[]>();
+    for (const session of this.sessions.all()) {
+      for (const client of session.clients()) {
+        const list = map.get(client);
+        if (list) list.push(session);
+        else map.set(client, [session]);
+      }
+    }
+    return map;
+  }
+
+  /** Tells subscribers a session's unread count. */
+  private unreadChanged(session: Session): void {
+    this.publish(
+      'unread_changed',
+      {
+        type: 'unread_changed',
+        id: 0,
+        session: session.id,
+        name: session.name,
+        unread: session.unread,
+      } satisfies Push<'unread_changed'>,
+      [session.id, session.name],
+    );
   }
 
   /** The sessions, for lookups (tests, status); changed only through the handlers' ports. */
@@ -490,6 +522,7 @@ export class Broker {
     } satisfies Push<'detached'>);
     void session.detachAll(frame);
     this.sessions.delete(session);
+    this.notifier.sessionRemoved(session);
     session.dispose();
     this.log.info({ session: session.id, name: session.name }, 'session removed');
     this.emitEvent('session_removed', session, {
@@ -526,6 +559,11 @@ export class Broker {
     // A turn goes out with its hop count: routes on other daemons continue the chain from it.
     if (push.type === 'turn_completed') this.routes.countHops(session, push.turn);
     this.publish(event, push, [session.id, session.name]);
+    if (push.type === 'turn_completed') {
+      this.notifier.turnCompleted(session, push.turn);
+      // Read at once (someone shows it) or one more unread: either way, said.
+      this.unreadChanged(session);
+    }
     // Routes act on the same events, after subscribers were told.
     this.routes.onEvent(event, session, push);
     this.worktrees.onEvent(event, session);
@@ -573,6 +611,7 @@ export class Broker {
   private async runShutdown(reason: string): Promise<void> {
     this.log.info({ reason }, 'shutting down');
     this.progress.dispose();
+    this.notifier.dispose();
     // Links to other machines' daemons (routes from there) end first: nothing more comes in.
     this.routes.dispose();
     this.worktrees.dispose();

@@ -8,6 +8,7 @@ import {
 } from 'jsonc-parser';
 import { z } from 'zod';
 import { configDir } from './paths.js';
+import { NotifyPartialSchema } from './schemas/common.js';
 
 /**
  * The user's settings files (`$XDG_CONFIG_HOME/clippy/config.json`, `presets.json`): where they
@@ -150,6 +151,19 @@ export const ConfigFileSchema = z
       .optional()
       .describe(
         'where `new --worktree` puts worktrees: absolute, `~/…`, or relative to the working tree (broker)',
+      ),
+    notify: NotifyPartialSchema.extend({
+      presets: z
+        .record(z.string().min(1), NotifyPartialSchema)
+        .optional()
+        .describe(
+          'settings for the sessions of a preset, over the ones above: {"shell": {"turn": false}}',
+        ),
+    })
+      .strict()
+      .optional()
+      .describe(
+        'notifications when a turn finishes or a session waits for you (broker; `clippy notify`)',
       ),
   })
   .loose();

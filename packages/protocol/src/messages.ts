@@ -52,6 +52,8 @@ export const REQUEST_SCHEMAS = {
   web_stop: Q.WebStopSchema,
   interrupt: Q.InterruptSchema,
   diff: Q.DiffSchema,
+  notify_client: Q.NotifyClientSchema,
+  notify_settings: Q.NotifySettingsSchema,
 } as const;
 
 /** Every message the broker may push unasked (`id` 0), keyed by `type`. */
@@ -72,6 +74,8 @@ export const PUSH_SCHEMAS = {
   route_event: P.RouteEventSchema,
   turn_progress: P.TurnProgressEventSchema,
   session_resized: P.SessionResizedEventSchema,
+  notification: P.NotificationPushSchema,
+  unread_changed: P.UnreadChangedEventSchema,
 } as const;
 
 export type RequestType = keyof typeof REQUEST_SCHEMAS;

@@ -38,6 +38,8 @@ export const attach: Handler<'attach'> = async (request, context) => {
     request.ignore_size ?? false,
   );
   if (request.pid !== undefined) context.focus.setPid(connection, request.pid);
+  // Its screen, with the latest answer, is in front of the user now.
+  context.notify.read(session);
   const replayBytes = Buffer.from(replay, 'utf8');
   // Painted into the terminal before the answer; the answer then carries no replay.
   terminal?.start(replayBytes);
@@ -86,8 +88,10 @@ function directTerminal(
     },
     focus: (focused) => {
       if (!session.isAttached(connection)) return;
-      if (focused) focus.focusIn(session, connection);
-      else focus.focusOut(session, connection);
+      if (focused) {
+        focus.focusIn(session, connection);
+        context.notify.read(session);
+      } else focus.focusOut(session, connection);
     },
     detachKeyTyped: () =>
       void session.detach(connection, farewell('detach_key', 'the detach key was typed')),

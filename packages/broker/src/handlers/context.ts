@@ -6,6 +6,7 @@ import type { Session, SessionClient, SessionParams } from '../sessions/session.
 import type { TurnConfig } from '../detection/turn-config.js';
 import type { RelayEntry } from '../relay/relay-buffer.js';
 import type { FocusState } from '../focus/focus-state.js';
+import type { Notifier } from '../notify/notifier.js';
 import type { RouteEngine } from '../relay/routes/route-engine.js';
 import { HandlerError } from '../errors.js';
 import type { TurnStore } from '../store/turn-store.js';
@@ -99,6 +100,8 @@ export interface BrokerPorts {
   readonly daemon: DaemonPort;
   /** Which attached terminal has the user's focus, and the attach clients' process IDs. */
   readonly focus: FocusState;
+  /** Notifications and unread turns (broker/src/notify). */
+  readonly notify: Notifier;
   /** Routes, loops and fan-ins (docs/routes.md). */
   readonly routes: RouteEngine;
   /** `turn_progress` pushes: fed to the sessions some subscription asks them about. */

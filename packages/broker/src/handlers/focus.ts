@@ -8,7 +8,9 @@ export const focus: Handler<'focus'> = (request, context) => {
   const session = findSession(context, request.session);
   const { connection } = context;
   if (!session.isAttached(connection)) return {};
-  if (request.focused) context.focus.focusIn(session, connection);
-  else context.focus.focusOut(session, connection);
+  if (request.focused) {
+    context.focus.focusIn(session, connection);
+    context.notify.read(session);
+  } else context.focus.focusOut(session, connection);
   return {};
 };

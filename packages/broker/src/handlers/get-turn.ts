@@ -1,10 +1,22 @@
-import { parseTurnId } from '@clippy/protocol';
+import { parseTurnId, type Turn } from '@clippy/protocol';
 import { HandlerError, type Handler } from './context.js';
 import { findTurn } from '../detection/find-turn.js';
 import { historyTurn } from '../store/history-turn.js';
 
-/** One stored turn with its content: by `turn_id`, or a session's latest. */
+/** One stored turn with its content: by `turn_id`, or a session's latest; `read` marks it read. */
 export const getTurn: Handler<'get_turn'> = async (request, context) => {
+  const answer = await findAny(request, context);
+  if (request.read) {
+    const session = context.sessions.resolve(answer.turn.session);
+    if (session) context.notify.read(session, answer.turn.seq);
+  }
+  return answer;
+};
+
+async function findAny(
+  request: Parameters<Handler<'get_turn'>>[0],
+  context: Parameters<Handler<'get_turn'>>[1],
+): Promise<{ turn: Turn }> {
   // The schema checked that turn_id is one (protocol's TurnIdSchema).
   if (request.turn_id !== undefined) {
     try {
@@ -24,4 +36,4 @@ export const getTurn: Handler<'get_turn'> = async (request, context) => {
   }
   if (request.session !== undefined) return { turn: findTurn(context.sessions, request.session) };
   throw new HandlerError('missing_field', 'get_turn needs `turn_id` or `session`');
-};
+}

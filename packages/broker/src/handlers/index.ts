@@ -45,6 +45,8 @@ import { webStart } from './web-start.js';
 import { webStop } from './web-stop.js';
 import { interrupt } from './interrupt.js';
 import { diff } from './diff.js';
+import { notifyClient } from './notify-client.js';
+import { notifySettings } from './notify-settings.js';
 
 /** One handler per request type (tmux's cmd-*.c table); `hello` is handled by the connection. */
 export const HANDLERS: HandlerTable = {
@@ -94,4 +96,6 @@ export const HANDLERS: HandlerTable = {
   web_stop: webStop,
   interrupt,
   diff,
+  notify_client: notifyClient,
+  notify_settings: notifySettings,
 };

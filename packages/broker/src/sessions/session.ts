@@ -21,6 +21,9 @@ import { SessionWorktree, type WorktreeRecord } from '../worktrees/session-workt
 import { OutputBatcher } from './output-batcher.js';
 import { Screen } from './screen.js';
 
+/** The terminal bell: a notification where a terminal shows one (tmux marks the window). */
+const BEL = '\x07';
+
 /** What a session tells the broker about (events, slow consumers). */
 export interface SessionObserver {
   stateChanged(session: Session, previous: SessionState): void;
@@ -109,6 +112,8 @@ export class Session {
   outputBytes = 0;
   /** Total input bytes written to the PTY (typed, sent, injected): routes tell theirs from others'. */
   inputBytes = 0;
+  /** The newest turn shown to a person (attach, show, a page or editor on it): later ones are unread. */
+  private readSeq = 0;
 
   // --- turn detection seam ---
   /** The session's detector and turn ring, built with it; null without detection. */
@@ -207,7 +212,30 @@ export class Session {
       ...(this.restored ? { restored: true } : {}),
       ...(this.menu ? { menu: this.menu } : {}),
       ...(this.worktree ? { worktree: this.worktree.info() } : {}),
+      unread: this.unread,
     };
+  }
+
+  /** Completed turns nobody has looked at yet. */
+  get unread(): number {
+    // What was unread before a daemon restart is not known: a restored session claims nothing.
+    if (this.restored) return 0;
+    return Math.max(0, this.turnCount - this.readSeq);
+  }
+
+  /** The turns up to `seq` (default: all) were shown to a person. True when that changed. */
+  markRead(seq: number = this.turnCount): boolean {
+    if (seq <= this.readSeq) return false;
+    this.readSeq = Math.min(seq, this.turnCount);
+    return true;
+  }
+
+  /** Rings the bell (BEL) in an attached client's terminal, beside the session's output. */
+  bell(client: SessionClient): boolean {
+    const attachment = this.attachments.get(client);
+    if (!attachment) return false;
+    attachment.deliverOutput(new OutputBatch(this.id, [Buffer.from(BEL)], BEL.length));
+    return true;
   }
 
   /** The question a blocked session asks and its choices, as its screen shows them now. */

@@ -88,6 +88,56 @@ export const SessionKindSchema = z
   .describe('`pty`: the broker owns the process; `wrapper`/`navigator`: a client registered it');
 export type SessionKind = z.infer<typeof SessionKindSchema>;
 
+/** What a notification setting turns on or off (config.json `notify`, `clippy notify`). */
+export const NOTIFY_SETTING_DESCRIPTIONS = {
+  turn: 'notify when a turn finishes',
+  blocked: 'notify when a session waits for you (a question, a prompt for input)',
+  desktop: 'a desktop notification (notify-send, osascript) when a desktop session is there',
+  page: 'the web view’s notification (Notification API), when a page is open',
+  sound: 'the web view plays a short sound with its notification',
+  bell: 'the bell (BEL) in the terminal of an attached `clippy attach`',
+  editor: 'a notification in VS Code or Neovim, when one is connected',
+} as const;
+export type NotifyKey = keyof typeof NOTIFY_SETTING_DESCRIPTIONS;
+/** Each setting's default: notified in every place that shows it, but no sound and no bell. */
+export const NOTIFY_DEFAULTS: Readonly<Record<NotifyKey, boolean>> = {
+  turn: true,
+  blocked: true,
+  desktop: true,
+  page: true,
+  sound: false,
+  bell: false,
+  editor: true,
+};
+export const NOTIFY_KEYS = Object.keys(NOTIFY_DEFAULTS) as NotifyKey[];
+
+function notifyShape<T extends z.ZodType>(value: (key: NotifyKey) => T): Record<NotifyKey, T> {
+  return Object.fromEntries(NOTIFY_KEYS.map((k) => [k, value(k)])) as Record<NotifyKey, T>;
+}
+
+/** A set of notification settings, each optional (absent: the level below decides). */
+export const NotifyPartialSchema = z
+  .object(
+    notifyShape((k) =>
+      z
+        .boolean({ error: 'must be true or false' })
+        .optional()
+        .describe(NOTIFY_SETTING_DESCRIPTIONS[k]),
+    ),
+  )
+  .strict();
+export type NotifyPartial = z.infer<typeof NotifyPartialSchema>;
+
+/** A session's own settings as `notify_settings` sets them: null drops one. */
+export const NotifyOverridesSchema = z
+  .object(notifyShape(() => z.boolean().nullable().optional()))
+  .strict();
+export type NotifyOverrides = z.infer<typeof NotifyOverridesSchema>;
+
+/** Every setting with its value: what is in force for a session, or globally. */
+export const NotifyEffectiveSchema = z.object(notifyShape(() => z.boolean()));
+export type NotifyEffective = z.infer<typeof NotifyEffectiveSchema>;
+
 export const SessionInfoSchema = z.object({
   session: z.string().describe('opaque unique ID, never reused'),
   name: z.string().describe('unique among live sessions; usable wherever an ID is'),
@@ -139,6 +189,14 @@ export const SessionInfoSchema = z.object({
   worktree: WorktreeInfoSchema.optional().describe(
     'the git worktree it runs in (`clippy new --worktree`); absent when it has none',
   ),
+  unread: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'completed turns nobody has looked at yet (0: none, or never asked); cleared when shown: attach, `get_turn` with `read`, a page or editor showing the session (docs/notify.md)',
+    ),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
@@ -196,5 +254,6 @@ export const EventNameSchema = z.enum([
   'route_event',
   'turn_progress',
   'session_resized',
+  'unread_changed',
 ]);
 export type EventName = z.infer<typeof EventNameSchema>;

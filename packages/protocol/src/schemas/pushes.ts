@@ -150,3 +150,26 @@ export const RouteEventSchema = push(
     entry: RouteLogEntrySchema,
   },
 );
+
+export const NotificationPushSchema = push(
+  'notification',
+  'Show the user a notification (to one `notify_client` connection of a kind per event; docs/notify.md).',
+  {
+    session: z.string(),
+    name: z.string(),
+    event: z.enum(['turn', 'blocked']).describe('a turn finished, or the session waits for you'),
+    title: z.string(),
+    body: z.string().describe('the question asked, or the start of the answer'),
+    turn_id: z.string().optional().describe('with `turn`: the finished turn'),
+    sound: z.boolean().describe('the user asked for a sound with it (`notify.sound`)'),
+  },
+);
+export const UnreadChangedEventSchema = push(
+  'unread_changed',
+  'A session’s unread turns changed: a turn finished that nobody looked at, or its turns were shown.',
+  {
+    session: z.string(),
+    name: z.string(),
+    unread: z.number().int().min(0),
+  },
+);

@@ -4,6 +4,7 @@ import {
   BytesSchema,
   EventNameSchema,
   IdSchema,
+  NotifyOverridesSchema,
   RoleSchema,
   SessionRefSchema,
   SessionStateSchema,
@@ -340,6 +341,12 @@ export const PutBufferSchema = message(
 export const GetTurnSchema = message('get_turn', 'Read one stored turn with its content.', {
   turn_id: TurnIdSchema.optional(),
   session: SessionRefSchema.optional().describe('instead of turn_id: the session’s latest turn'),
+  read: z
+    .boolean()
+    .optional()
+    .describe(
+      'the turn is shown to a person (`clippy show`, an editor): it and the turns before it are no longer unread',
+    ),
 });
 export const ListTurnsSchema = message(
   'list_turns',
@@ -577,6 +584,35 @@ export const RouteLogSchema = message(
   {
     route: RouteNameSchema.optional().describe('one route or loop (default: all)'),
     limit: z.number().int().min(1).max(10_000).optional().describe('default 100'),
+  },
+);
+
+// --- notifications and unread turns (docs/notify.md) ---
+export const NotifyClientSchema = message(
+  'notify_client',
+  'This connection shows notifications (`notification` pushes) and says which session it shows. Sent again whenever that changes. Each notification goes to one connection of a kind (a visible or focused one first); a session shown to a visible page or a focused editor is not notified, and its turns are read.',
+  {
+    kind: z.enum(['page', 'editor']).describe('`page`: the web view; `editor`: VS Code, Neovim'),
+    viewing: SessionRefSchema.nullable().describe('the session it shows now (null: none)'),
+    visible: z
+      .boolean()
+      .describe('page: its tab is visible; editor: its window has focus (the user looks at it)'),
+    can_notify: z
+      .boolean()
+      .optional()
+      .describe(
+        'page: it may show desktop notifications (the browser granted it); while one that may is there, the daemon does not run notify-send itself (default true)',
+      ),
+  },
+);
+export const NotifySettingsSchema = message(
+  'notify_settings',
+  'Read the notification settings in force (config.json `notify`, its presets, and sessions’ own), or set a session’s own for its life.',
+  {
+    session: SessionRefSchema.optional().describe('with `set`: the session whose settings change'),
+    set: NotifyOverridesSchema.optional().describe(
+      'settings for `session`; null for a key drops the session’s own value',
+    ),
   },
 );
 

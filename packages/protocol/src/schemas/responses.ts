@@ -4,6 +4,8 @@ import { RouteInfoSchema, RouteLogEntrySchema, RouteNameSchema } from './routes.
 import {
   BytesSchema,
   IdSchema,
+  NotifyEffectiveSchema,
+  NotifyPartialSchema,
   SessionInfoSchema,
   SessionStateSchema,
   TurnMetaSchema,
@@ -323,5 +325,23 @@ export const RESULT_SCHEMAS = {
       .describe(
         'detail `patch`: the hunks of the later files were left out to keep the answer under 8 MiB (their counts are there)',
       ),
+  }),
+  notify_client: z.object({}),
+  notify_settings: z.object({
+    global: NotifyEffectiveSchema.describe('config.json `notify` over the defaults'),
+    presets: z
+      .record(z.string(), NotifyPartialSchema)
+      .describe('config.json `notify.presets`, as written'),
+    sessions: z
+      .array(
+        z.object({
+          session: z.string(),
+          name: z.string(),
+          preset: z.string(),
+          own: NotifyPartialSchema.describe('set for this session (`clippy notify --session`)'),
+          effective: NotifyEffectiveSchema.describe('what is in force for it'),
+        }),
+      )
+      .describe('live sessions'),
   }),
 } as const;

@@ -1,0 +1,44 @@
+import { encodeFrame, type Push } from '@clippy/protocol';
+import type { NotifyClient, NotifyClients } from './notify-clients.js';
+import type { NotifyEvent, NotifySink } from './notify-event.js';
+
+/**
+ * A `notification` push to one connection of a kind (the page sink, the editor sink): the
+ * visible or focused one, else the one that reported last. One connection, so several pages or
+ * editors show an event once.
+ */
+export class ClientSink implements NotifySink {
+  constructor(
+    private readonly clients: NotifyClients,
+    private readonly kind: NotifyClient['kind'],
+  ) {}
+
+  /** Whether a connection would take it now. */
+  available(): boolean {
+    return this.clients.pick(this.kind, acceptable) !== null;
+  }
+
+  deliver(e: NotifyEvent): boolean {
+    const to = this.clients.pick(this.kind, acceptable);
+    if (!to) return false;
+    to.send(
+      encodeFrame({
+        type: 'notification',
+        id: 0,
+        session: e.session.id,
+        name: e.session.name,
+        event: e.event,
+        title: e.title,
+        body: e.body,
+        ...(e.turnId ? { turn_id: e.turnId } : {}),
+        sound: e.sound,
+      } satisfies Push<'notification'>),
+    );
+    return true;
+  }
+}
+
+/** A page the browser does not let notify is no place for one. */
+function acceptable(c: NotifyClient): boolean {
+  return c.kind !== 'page' || c.canNotify;
+}

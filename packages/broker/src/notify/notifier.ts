@@ -1,0 +1,142 @@
+import type { NotifyEffective, TurnMeta } from '@clippy/protocol';
+import type { FocusState } from '../focus/focus-state.js';
+import type { Logger } from '../log.js';
+import type { Session, SessionClient } from '../sessions/session.js';
+import { BellSink } from './bell-sink.js';
+import { ClientSink } from './client-sink.js';
+import { DesktopSink } from './desktop-sink.js';
+import { NotifyClients, type NotifyClient } from './notify-clients.js';
+import type { NotifyEvent } from './notify-event.js';
+import { NotifySettings } from './notify-settings.js';
+
+export interface NotifierHost {
+  env: Record<string, string | undefined>;
+  log: Logger;
+  focus: FocusState;
+  attachedClients(): Map<SessionClient, Session[]>;
+  /** A session's unread count changed: `list_sessions` readers learn it from a state event. */
+  unreadChanged?(session: Session): void;
+}
+
+/** What was last notified of a session: an event is told once, however often it is reported. */
+interface Told {
+  turnSeq: number;
+  blocked: string | null;
+}
+
+/**
+ * Notifications and unread turns (docs/notify.md). Decides once per event — a turn finished,
+ * a session waits for you — whether to tell the user and where: not for a session they look at
+ * (an interactive attach whose terminal has focus, a visible page on it, the focused editor
+ * showing it); then, as the settings say, a page's notification or else the desktop's (one
+ * popup), the editor's, and the bell. Each sink is handed the event at most once.
+ */
+export class Notifier {
+  readonly clients = new NotifyClients();
+  readonly settings: NotifySettings;
+  private readonly desktop: DesktopSink;
+  private readonly page: ClientSink;
+  private readonly editor: ClientSink;
+  private readonly bell: BellSink;
+  private readonly told = new Map<string, Told>();
+
+  constructor(private readonly host: NotifierHost) {
+    this.settings = new NotifySettings(host.env, (message) =>
+      host.log.warn({ err: message }, 'notify settings unreadable: the last good ones stay'),
+    );
+    this.desktop = new DesktopSink(host.env, host.log);
+    this.page = new ClientSink(this.clients, 'page');
+    this.editor = new ClientSink(this.clients, 'editor');
+    this.bell = new BellSink(host);
+  }
+
+  /** The user looks at this session now: nothing to tell them about it. */
+  lookedAt(session: Session): boolean {
+    const f = this.host.focus.focused();
+    if (f && f.session === session && session.attachMode(f.client) === 'interactive') return true;
+    return this.clients.shows(session);
+  }
+
+  /** Someone sees the session's output as it comes: an attached client, or a visible page or editor. */
+  private shown(session: Session): boolean {
+    return session.clientCount > 0 || this.clients.shows(session);
+  }
+
+  turnCompleted(session: Session, turn: TurnMeta): void {
+    if (this.shown(session)) session.markRead(turn.seq);
+    const told = this.toldOf(session);
+    if (turn.seq <= told.turnSeq) return;
+    told.turnSeq = turn.seq;
+    // Stopped by someone (Ctrl-C, Esc): they are there. A navigator reports its own end.
+    if (turn.interrupted || session.kind === 'navigator') return;
+    this.tell(session, 'turn', {
+      session,
+      event: 'turn',
+      title: `${session.name}: turn finished`,
+      body: turn.preview?.trim() || `turn ${turn.turn_id}`,
+      turnId: turn.turn_id,
+      sound: false,
+    });
+  }
+
+  stateChanged(session: Session): void {
+    const told = this.toldOf(session);
+    if (session.state !== 'blocked') return;
+    const menu = session.menu;
+    // The same question in the same turn, drawn again after a flap, is the same event.
+    const key = [session.turnCount, menu?.question ?? '', ...(menu?.detail ?? [])].join('\u0000');
+    if (told.blocked === key) return;
+    told.blocked = key;
+    this.tell(session, 'blocked', {
+      session,
+      event: 'blocked',
+      title: `${session.name} needs you`,
+      body: menu?.question || 'it waits for your input',
+      sound: false,
+    });
+  }
+
+  /** A page or editor says what it shows: a visible one reads the session's turns. */
+  report(connection: SessionClient, client: NotifyClient): void {
+    this.clients.set(connection, client);
+    if (client.visible && client.viewing) this.read(client.viewing);
+  }
+
+  /** The session's turns were shown to a person (attach, show, focus). */
+  read(session: Session, seq?: number): void {
+    if (session.markRead(seq)) this.host.unreadChanged?.(session);
+  }
+
+  connectionClosed(connection: SessionClient): void {
+    this.clients.delete(connection);
+  }
+
+  sessionRemoved(session: Session): void {
+    this.told.delete(session.id);
+    this.settings.forget(session.id);
+  }
+
+  private toldOf(session: Session): Told {
+    let t = this.told.get(session.id);
+    if (!t) this.told.set(session.id, (t = { turnSeq: 0, blocked: null }));
+    return t;
+  }
+
+  private tell(session: Session, kind: 'turn' | 'blocked', event: NotifyEvent): void {
+    const s: NotifyEffective = this.settings.effective(session);
+    if (!s[kind] || this.lookedAt(session)) return;
+    event.sound = s.sound;
+    const sinks: string[] = [];
+    // A page's notification is a desktop popup too: one of the two, the page's first (a click
+    // on it opens the session there).
+    if (s.page && this.page.deliver(event)) sinks.push('page');
+    else if (s.desktop && this.desktop.deliver(event)) sinks.push('desktop');
+    if (s.editor && this.editor.deliver(event)) sinks.push('editor');
+    if (s.bell && this.bell.deliver(event)) sinks.push('bell');
+    this.host.log.info({ session: session.id, event: kind, sinks }, 'notified');
+  }
+
+  dispose(): void {
+    this.desktop.dispose();
+  }
+}
