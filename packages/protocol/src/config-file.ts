@@ -1,5 +1,7 @@
 import {
+  applyEdits,
   findNodeAtLocation,
+  modify,
   parse,
   parseTree,
   printParseErrorCode,
@@ -294,4 +296,17 @@ function lineAt(text: string, offset: number): number {
 /** jsonc-parser's codes (`PropertyNameExpected`) as words (`property name expected`). */
 function describeSyntaxError(code: string): string {
   return code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+/**
+ * The text of a settings file with one value set (undefined: removed) at a key path, the rest of
+ * the text as it was (comments aside, which the files do not allow). Creates the objects on the
+ * path. For commands that change a setting (`clippy notify`).
+ */
+export function withSetting(text: string, path: string[], value: unknown): string {
+  const base = text.trim() === '' ? '{}\n' : text;
+  const edits = modify(base, path, value, {
+    formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' },
+  });
+  return applyEdits(base, edits);
 }

@@ -47,3 +47,10 @@ export const PROTOCOL_HISTORY: readonly { version: number; changes: string }[] =
       'Error responses carry a human-readable `message` beside the stable `error` code.',
   },
 ];
+
+/**
+ * Below this width a terminal is too narrow to read: prompts wrap and a dialog's markers break,
+ * so the daemon never reports `blocked` from such a screen (`busy` instead) and `clippy ls`
+ * says the width. 20 columns hold a shell prompt and a few words of answer.
+ */
+export const MIN_READABLE_COLS = 20;

@@ -1,4 +1,5 @@
 import {
+  MIN_READABLE_COLS,
   encodeFrame,
   type Menu,
   type Push,
@@ -99,6 +100,8 @@ export class Session {
   readonly worktree: SessionWorktree | null;
   readonly screen: Screen;
   state: SessionState = 'starting';
+  /** What the detector (or wrapper) said last, before a too-narrow screen's `blocked` was doubted. */
+  private reported: SessionState = 'starting';
   /** While blocked: the question on its screen and its choices (null: none read). */
   private question: Menu | null = null;
   /** The attached client whose size the session has now (null: none, or set by `clippy resize`). */
@@ -275,11 +278,14 @@ export class Session {
 
   /** Changes the state: announced, and every wait on the session (an injection) looks again. */
   setState(state: SessionState): void {
+    this.reported = state;
+    // A screen too narrow to read proves no question: the program may be anywhere (busy).
+    if (state === 'blocked' && this.cols < MIN_READABLE_COLS) state = 'busy';
     if (state === this.state) return;
     const previous = this.state;
     this.state = state;
     // A question ends with the state that asked it; the next one is read afresh.
-    if (state !== 'blocked') this.question = null;
+    if (this.reported !== 'blocked') this.question = null;
     this.observer.stateChanged(this, previous);
     this.turns?.notify();
   }
@@ -478,6 +484,9 @@ export class Session {
     if (this.live) this.pty?.resize(cols, rows);
     this.turns?.resize(cols);
     this.observer.resized?.(this);
+    // Wide enough again: a question doubted while it was too narrow stands.
+    if (this.live && this.reported === 'blocked' && this.state !== 'blocked')
+      this.setState(this.reported);
   }
 
   // --- process ---

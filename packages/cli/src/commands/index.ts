@@ -39,6 +39,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['completion'], () => import('./completion.js')],
   [['hosts'], () => import('./hosts.js')],
   [['web'], () => import('./web.js')],
+  [['notify'], () => import('./notify.js')],
   [['acp'], () => import('./acp.js')],
   [['map'], () => import('./map.js')],
   [['navigate'], () => import('./navigate.js')],

@@ -1,5 +1,10 @@
 import type { CommandModule } from 'yargs';
-import { changesSummary, type RouteInfo, type SessionInfo } from '@clippy/protocol';
+import {
+  MIN_READABLE_COLS,
+  changesSummary,
+  type RouteInfo,
+  type SessionInfo,
+} from '@clippy/protocol';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAge, renderTable } from '../table.js';
@@ -11,9 +16,18 @@ interface LsArgs extends CommonArgs {
   'all-hosts'?: boolean;
 }
 
-/** What STATE shows: the detector's state, or `exited(code)` / `exited(SIGNAL)`. */
+/**
+ * What STATE shows: the detector's state, or `exited(code)` / `exited(SIGNAL)`. A finished
+ * answer nobody has read yet shows (`idle, 1 unread`: not the same as idle and never asked), and
+ * a terminal too narrow to read says so: its state is a guess.
+ */
 export function stateLabel(s: SessionInfo): string {
-  if (s.state !== 'exited') return s.state;
+  if (s.state !== 'exited') {
+    const notes: string[] = [];
+    if (s.unread) notes.push(`${s.unread} unread`);
+    if (s.cols < MIN_READABLE_COLS) notes.push(`${s.cols} cols: too narrow to read`);
+    return notes.length > 0 ? `${s.state}, ${notes.join(', ')}` : s.state;
+  }
   // Restored from the history after a daemon restart: its process was not re-attached.
   const restored = s.restored ? ' restored' : '';
   return `exited(${s.exit_code ?? s.exit_signal ?? '?'})${restored}`;

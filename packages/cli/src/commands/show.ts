@@ -36,7 +36,11 @@ const command: CommandModule<object, ShowArgs> = {
       turnCall(() =>
         c.request(
           'get_turn',
-          parseTurnId(argv.ref) !== null ? { turn_id: argv.ref } : { session: argv.ref },
+          // Shown: it (and the turns before it) is no longer unread.
+          {
+            ...(parseTurnId(argv.ref) !== null ? { turn_id: argv.ref } : { session: argv.ref }),
+            read: true,
+          },
         ),
       ),
     );

@@ -7,6 +7,8 @@ import {
   DEFAULT_MAX_TURN_BYTES,
   DEFAULT_DETACH_KEY,
   DEFAULT_TURN_RING_DEPTH,
+  NOTIFY_DEFAULTS,
+  NOTIFY_KEYS,
   settingLines,
   type ConfigFile,
 } from '@clippy/protocol';
@@ -43,6 +45,8 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'web.port': null,
   hosts: {},
   worktreeDir: '$XDG_STATE_HOME/clippy/worktrees',
+  ...Object.fromEntries(NOTIFY_KEYS.map((k) => [`notify.${k}`, NOTIFY_DEFAULTS[k]])),
+  'notify.presets': {},
 };
 
 /** Environment variables that win over the file (and lose to the command line). */
