@@ -68,6 +68,35 @@ describe('stateLabel', () => {
   });
 });
 
+describe('stateLabel: unread answers and unreadable terminals', () => {
+  const base = {
+    session: 'ab',
+    name: 'x',
+    kind: 'pty' as const,
+    pid: 1,
+    has_turn: true,
+    turn_count: 2,
+    command: 'sh',
+    args: [],
+    cwd: '/',
+    preset: 'generic',
+    cols: 80,
+    rows: 24,
+    clients: 0,
+    created_at: 0,
+  };
+  it('tells an idle session with an unread answer from one never asked', () => {
+    expect(stateLabel({ ...base, state: 'idle', unread: 0 })).toBe('idle');
+    expect(stateLabel({ ...base, state: 'idle', unread: 2 })).toBe('idle, 2 unread');
+    expect(stateLabel({ ...base, state: 'exited', exit_code: 0, unread: 2 })).toBe('exited(0)');
+  });
+  it('says a terminal is too narrow to read rather than trusting its state', () => {
+    expect(stateLabel({ ...base, state: 'busy', cols: 2 })).toBe(
+      'busy, 2 cols: too narrow to read',
+    );
+  });
+});
+
 describe('clockTime', () => {
   it('is the local time of day, 24-hour, two digits each', () => {
     expect(clockTime(new Date(2026, 0, 2, 9, 5, 7).getTime())).toBe('09:05:07');

@@ -10,6 +10,7 @@ import {
 } from '@clippy/client';
 import { resolveSocketPaths } from '@clippy/protocol';
 import { bins } from './paths.js';
+import { DESKTOP_VARS, envWithout } from './env.js';
 
 /** How long a test daemon may take to answer `hello`: node start-up on a loaded 2-core CI box. */
 export const DAEMON_READY_TIMEOUT_MS = 10_000;
@@ -53,7 +54,9 @@ export class DaemonEnv {
     fs.mkdirSync(this.runtimeDir, { mode: 0o700 });
     for (const d of ['state', 'config', 'cache', 'home']) fs.mkdirSync(path.join(this.root, d));
     this.env = {
-      ...process.env,
+      // No way out to the user's desktop (a test daemon would pop notifications there); a test
+      // that wants one gives it in extraEnv.
+      ...envWithout(process.env, DESKTOP_VARS),
       XDG_RUNTIME_DIR: this.runtimeDir,
       XDG_STATE_HOME: path.join(this.root, 'state'),
       XDG_CONFIG_HOME: path.join(this.root, 'config'),
