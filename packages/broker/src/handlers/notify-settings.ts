@@ -22,5 +22,12 @@ export const notifySettings: Handler<'notify_settings'> = (request, context) => 
       own: settings.ownOf(s.id),
       effective: settings.effective(s),
     })),
+    clients: context.notify.clients.all().map((c) => ({
+      kind: c.kind,
+      viewing: c.viewing?.id ?? null,
+      visible: c.visible,
+      can_notify: c.canNotify,
+    })),
+    desktop: context.notify.desktopUnavailable(),
   };
 };

@@ -136,6 +136,11 @@ export class Notifier {
     this.host.log.info({ session: session.id, event: kind, sinks }, 'notified');
   }
 
+  /** Why desktop notifications cannot be shown, or null. */
+  desktopUnavailable(): string | null {
+    return this.desktop.unavailable();
+  }
+
   dispose(): void {
     this.desktop.dispose();
   }

@@ -25,6 +25,10 @@ export class NotifyClients {
     this.clients.delete(connection);
   }
 
+  all(): NotifyClient[] {
+    return [...this.clients.values()];
+  }
+
   /** A visible page or a focused editor shows this session: the user looks at it. */
   shows(session: Session): boolean {
     for (const c of this.clients.values()) if (c.visible && c.viewing === session) return true;

@@ -129,6 +129,13 @@ const command: CommandModule<object, NotifyArgs> = {
       if (written(p)) process.stdout.write(`preset ${name}: ${written(p)}\n`);
     for (const s of r.sessions)
       if (written(s.own)) process.stdout.write(`session ${s.name}: ${written(s.own)}\n`);
+    // Where they can show now: said, so a silent setup explains itself.
+    const pages = r.clients.filter((c) => c.kind === 'page');
+    const editors = r.clients.filter((c) => c.kind === 'editor').length;
+    const mayNotify = pages.filter((c) => c.can_notify).length;
+    process.stdout.write(
+      `desktop: ${r.desktop ? `no (${r.desktop})` : 'yes'}; pages: ${pages.length} (${mayNotify} may notify); editors: ${editors}\n`,
+    );
   },
 };
 

@@ -343,5 +343,19 @@ export const RESULT_SCHEMAS = {
         }),
       )
       .describe('live sessions'),
+    clients: z
+      .array(
+        z.object({
+          kind: z.enum(['page', 'editor']),
+          viewing: z.string().nullable().describe('the session it shows (its ID), or null'),
+          visible: z.boolean(),
+          can_notify: z.boolean(),
+        }),
+      )
+      .describe('the pages and editors that show notifications now (`notify_client`)'),
+    desktop: z
+      .string()
+      .nullable()
+      .describe('why the daemon cannot show desktop notifications, or null when it can'),
   }),
 } as const;

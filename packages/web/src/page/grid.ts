@@ -1,6 +1,7 @@
 import { age, el } from './format.js';
 import { routeCurve } from './route-curve.js';
 import type { SessionRow, Store } from './store.js';
+import { showUnread } from './unread-badge.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -114,6 +115,7 @@ export class Grid {
     set('.age', age(row.created_at));
     set('.command', [row.command, ...row.args].join(' '));
     set('.preview', row.preview || (row.turn_count > 0 ? '…' : 'no turn yet'));
+    showUnread(card, row.unread);
   }
 
   private drawRoutes(): void {

@@ -3,6 +3,7 @@ import { BlockedAlert } from './blocked-alert.js';
 import { el } from './format.js';
 import { Grid } from './grid.js';
 import { LinkBanner } from './link-banner.js';
+import { PageNotifications } from './notifications.js';
 import { Rpc } from './rpc.js';
 import { SessionView } from './session-view.js';
 import { SignInError, connectFailure, signIn } from './sign-in.js';
@@ -129,6 +130,8 @@ async function main(): Promise<void> {
   // Lost and found again: the daemon may have restarted, so everything is listed afresh and the
   // open session view attaches again (its terminal repaints from the replay), without a reload.
   const link = new LinkBanner(banner, rpc);
+  /** Made once the sessions are listed; told again after a reconnect (a new connection). */
+  let notifications: PageNotifications | null = null;
   rpc.onLink((event) => {
     if (!event.up) {
       link.down(event.why, event.retryInMs);
@@ -139,6 +142,7 @@ async function main(): Promise<void> {
       .then(async () => {
         link.up();
         await route();
+        await notifications?.report();
       })
       .catch((err: Error) => link.down(err.message, 0));
   });
@@ -173,7 +177,9 @@ async function main(): Promise<void> {
 
   await store.load();
   document.body.dataset.ready = 'true';
+  notifications = new PageNotifications(rpc, document.querySelector('header.top'));
   await route();
+  await notifications.report();
 }
 
 void main();

@@ -31,6 +31,8 @@ export interface SessionRow {
   /** The start of the last turn's text (what the agent last said), as the broker cut it. */
   preview: string;
   lastTurnAt: number | null;
+  /** Finished turns nobody has looked at (docs/notify.md). */
+  unread?: number;
 }
 
 /** What the page reads of a turn's metadata (`turn_completed`, `list_turns`). */
@@ -129,6 +131,12 @@ export class Store {
     rpc.on('session_removed', (p) => {
       this.pushes++;
       this.sessions.delete(p.session as string);
+      this.changed();
+    });
+    rpc.on('unread_changed', (p) => {
+      this.pushes++;
+      const row = this.sessions.get(p.session as string);
+      if (row) row.unread = p.unread as number;
       this.changed();
     });
     rpc.on('route_fired', () => this.refreshRoutesSoon());
