@@ -595,6 +595,35 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     ]);
   });
 
+  it("shows the daemon's notification of a finished turn with vim.notify, once; the list marks it unread", async () => {
+    const n = await startNvim(d.env.env);
+    // Neovim told the daemon it is there (setup() starts that).
+    await eventually(async () => {
+      const { clients } = await c.request('notify_settings', {});
+      return clients.some((x) => x.kind === 'editor');
+    }, 'Neovim known to the daemon');
+    await c.request('subscribe', { events: ['turn_completed'] });
+    const done = new Promise<string>((resolve) => {
+      const off = c.on('turn_completed', (p) => {
+        if (p.name !== 'alpha') return;
+        off();
+        resolve(p.turn.turn_id);
+      });
+    });
+    await c.request('send', { session: 'alpha', text: 'tell me', enter: true });
+    const id = await done;
+    const shown = await note(n, /^clippy: alpha: turn finished: /);
+    expect(shown.msg).toContain('ANSWER: tell me');
+    expect((await n.notes()).filter((x) => /turn finished/.test(x.msg))).toHaveLength(1);
+    const rows = await n.lua<string[]>(
+      "return require('clippy.commands').session_lines(...)",
+      (await c.request('list_sessions', {})).sessions,
+    );
+    expect(rows[0]).toContain('UNREAD');
+    expect(rows.find((r) => r.startsWith('alpha '))).toMatch(/^alpha\s+idle\s+\d+\s+1\s/);
+    await c.request('get_turn', { turn_id: id, read: true });
+  });
+
   // Last of this group: it adds sessions the tests above do not expect.
   it("the :ClippySessions buffer follows the daemon's pushes: new sessions, busy, idle, exited", async () => {
     const n = await startNvim(d.env.env);

@@ -21,3 +21,4 @@ export {
 export { openUnixTransport, openWebSocketTransport } from './transport.js';
 export type { Transport } from './transport.js';
 export { BrokerError, NoRuntimeDirError, resolveSocketPaths } from '@clippy/protocol';
+export { removeRedirectPage, writeRedirectPage } from './redirect-page.js';

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import * as vscode from 'vscode';
 import {
   DaemonNotRunningError,
@@ -5,6 +6,7 @@ import {
   resolveSocketPaths,
   type ClippyClient,
   type CloseInfo,
+  writeRedirectPage,
 } from '@clippy/client';
 import { cliEnv } from './cli-env.js';
 import { startDaemon } from './daemon-start.js';
@@ -41,6 +43,15 @@ export class DaemonLink implements vscode.Disposable {
     const s = this.settings();
     const paths = resolveSocketPaths(this.env, s.socket);
     return s.transport === 'ws' ? paths.wsSocket : paths.socket;
+  }
+
+  /**
+   * Writes a page only this user can read, beside the daemon's socket, that sends a browser on
+   * to `url`; returns its file path. What an opener is given instead of a URL with a token: every
+   * user sees an opener's command line (`ps`).
+   */
+  redirectPage(url: string): string {
+    return fileURLToPath(writeRedirectPage(url, this.env, this.settings().socket));
   }
 
   /** The connected client; connects first when there is none (starting the daemon if allowed). */

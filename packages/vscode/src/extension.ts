@@ -51,9 +51,9 @@ export function activate(context: vscode.ExtensionContext): ClippyExtension {
     tree,
     new StatusBar(model),
     new ContextKeys(model),
-    new Notifications(model, {
+    new Notifications(model, link, {
       settings: readSettings,
-      isWatched: (id) => terminals.isActive(id),
+      activeSession: () => terminals.activeSession(),
       isAsked: (id) => ctx.asking.has(id),
     }),
     // A daemon started later (by `clippy new` in a shell) is noticed when its socket appears.

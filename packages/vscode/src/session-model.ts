@@ -38,8 +38,11 @@ export class SessionModel implements vscode.Disposable {
   private offPushes: (() => void) | null = null;
   /** The lists changed (or the connection did). */
   readonly onDidChange = this.changed.event;
-  /** Each session event as the daemon pushed it (notifications act on them). */
+  /** Each session event as the daemon pushed it. */
   readonly onEvent = this.events.event;
+  private readonly notifications = new vscode.EventEmitter<Push<'notification'>>();
+  /** A notification the daemon chose this editor to show (docs/notify.md). */
+  readonly onNotification = this.notifications.event;
 
   constructor(private readonly link: DaemonLink) {
     this.owned.push(
@@ -96,6 +99,7 @@ export class SessionModel implements vscode.Disposable {
   private async follow(c: ClippyClient): Promise<void> {
     this.offPushes?.();
     this.offPushes = c.onAny((p) => {
+      if (p.type === 'notification') this.notifications.fire(p as Push<'notification'>);
       if (!EVENTS.has(p.type)) return;
       this.events.fire(p as SessionEvent);
       this.read(c);
@@ -149,5 +153,6 @@ export class SessionModel implements vscode.Disposable {
     for (const d of this.owned.splice(0)) d.dispose();
     this.changed.dispose();
     this.events.dispose();
+    this.notifications.dispose();
   }
 }

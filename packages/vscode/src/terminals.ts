@@ -42,10 +42,10 @@ export class Terminals implements vscode.Disposable {
     return terminal;
   }
 
-  /** Whether the session's terminal is the one VS Code shows (its notifications are then moot). */
-  isActive(sessionId: string): boolean {
-    const o = this.open.get(sessionId);
-    return o !== undefined && vscode.window.activeTerminal === o.terminal;
+  /** The session (ID) whose terminal VS Code shows now, or null. */
+  activeSession(): string | null {
+    for (const [id, o] of this.open) if (vscode.window.activeTerminal === o.terminal) return id;
+    return null;
   }
 
   dispose(): void {

@@ -34,7 +34,8 @@ export class TurnDocuments implements vscode.TextDocumentContentProvider {
       const c = await this.link.client({ autostart: false });
       const { turn } = await c.request(
         'get_turn',
-        { turn_id: turnId },
+        // Shown in a tab: the turn is read (the session's unread count drops).
+        { turn_id: turnId, read: true },
         { timeoutMs: REQUEST_TIMEOUT_MS },
       );
       return turn.text;

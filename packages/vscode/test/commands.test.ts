@@ -18,7 +18,7 @@ import {
   viewRows,
   type Running,
 } from './harness.js';
-import { editor, Uri, ViewColumn } from './vscode-double.js';
+import { editor, env, Uri, ViewColumn } from './vscode-double.js';
 
 // The palette's and menus' commands against a real daemon: what the agents received (their own
 // logs), what the daemon stored, and what the extension showed (the VS Code double's records).
@@ -487,14 +487,22 @@ describe('Kill Session', () => {
 });
 
 describe('Open Web View', () => {
-  it('opens exactly the URL the daemon hands out, and names only its address', async () => {
+  it('opens a 0600 page that leads to the URL, so the token is on no command line; names only its address', async () => {
     const first = (await run('clippy.openWeb')) as { url: string; started: boolean };
     try {
       expect(first.started).toBe(true);
       const again = await c.request('web_start', {});
       expect(again).toMatchObject({ url: first.url, started: false });
-      // The string itself, not a vscode.Uri (which would re-encode its query or fragment).
-      expect(editor.openedExternal).toEqual([first.url]);
+      // The opener gets a file, never the URL: its command line would show the token to all.
+      expect(editor.openedExternal).toHaveLength(1);
+      const target = editor.openedExternal[0] as Uri;
+      expect(target.scheme).toBe('file');
+      expect(String(target)).not.toContain(again.token);
+      expect(fs.statSync(target.fsPath).mode & 0o777).toBe(0o600);
+      expect(path.dirname(target.fsPath)).toBe(path.dirname(d.env.socket));
+      // The page sends the browser on to the URL (the fragment kept, HTML-escaped).
+      const html = fs.readFileSync(target.fsPath, 'utf8');
+      expect(html).toContain(`url=${first.url}`);
       const origin = new URL(first.url).origin;
       expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       await messageShown('info', /web view/);
@@ -506,7 +514,16 @@ describe('Open Web View', () => {
       editor.openExternalResult = false;
       await run('clippy.openWeb');
       await messageShown('warning', /no browser/);
+      editor.openExternalResult = true;
+      // A remote window: the page would be on the other machine; the URL goes to the clipboard.
+      env.remoteName = 'ssh-remote';
+      editor.openedExternal.length = 0;
+      await run('clippy.openWeb');
+      await messageShown('info', /in the clipboard/);
+      expect(env.clipboard.text).toBe(first.url);
+      expect(editor.openedExternal).toEqual([]);
     } finally {
+      env.remoteName = undefined;
       editor.openExternalResult = true;
       await c.request('web_stop', {});
     }

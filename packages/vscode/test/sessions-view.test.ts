@@ -129,7 +129,7 @@ describe('the clippy view and the status bar', () => {
     await waitState(c, 'sh', 'blocked');
     const note = await messageShown('warning', /needs you/);
     expect(note).toMatchObject({
-      text: 'clippy: sh needs you: it is asking a question',
+      text: 'clippy: sh needs you: it waits for your input',
       actions: ['Open'],
       picked: 'Open',
     });

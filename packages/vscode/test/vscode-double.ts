@@ -194,6 +194,7 @@ export class Terminal {
   show(): void {
     editor.activeTerminal = this;
     editor.shownTerminals.push(this);
+    window.activeTerminalChanged.fire(this);
   }
   /** The person types. */
   type(data: string): void {
@@ -331,6 +332,24 @@ function message(level: Level, text: string, args: MessageArgs): Promise<string 
 
 export const window = {
   closedTerminal: new EventEmitter<Terminal>(),
+  activeTerminalChanged: new EventEmitter<Terminal | undefined>(),
+  get onDidChangeActiveTerminal(): Event<Terminal | undefined> {
+    return this.activeTerminalChanged.event;
+  },
+  /** Whether the VS Code window has focus (a test changes it with `focusWindow`). */
+  windowState: { focused: true },
+  windowStateChanged: new EventEmitter<{ focused: boolean }>(),
+  get onDidChangeWindowState(): Event<{ focused: boolean }> {
+    return this.windowStateChanged.event;
+  },
+  get state(): { focused: boolean } {
+    return this.windowState;
+  },
+  /** The person switches to or away from the VS Code window. */
+  focusWindow(focused: boolean): void {
+    this.windowState = { focused };
+    this.windowStateChanged.fire(this.windowState);
+  },
   get onDidCloseTerminal(): Event<Terminal> {
     return this.closedTerminal.event;
   },
@@ -465,6 +484,17 @@ export const commands = {
 };
 
 export const env = {
+  /** Set in a remote window (e.g. `ssh-remote`); undefined in a local one. */
+  remoteName: undefined as string | undefined,
+  clipboard: {
+    text: '',
+    async writeText(text: string): Promise<void> {
+      this.text = text;
+    },
+    async readText(): Promise<string> {
+      return this.text;
+    },
+  },
   /** As VS Code: hands the link to the system's browser; resolves whether it was opened. */
   async openExternal(target: unknown): Promise<boolean> {
     editor.openedExternal.push(target);

@@ -42,12 +42,18 @@ describe.skipIf(missing)('web view notifications in a real Chromium', { timeout:
   const notes = () => page.evaluate(() => window.__notes);
   const unread = async (name: string) =>
     (await c.request('list_sessions', {})).sessions.find((s) => s.name === name)?.unread;
+  /** Sends a prompt and waits for its turn's event (a `wait_turn` would count as showing it). */
   const turn = async (name: string, text: string) => {
-    const before = (await c.request('list_sessions', {})).sessions.find(
-      (s) => s.name === name,
-    )!.turn_count;
+    await c.request('subscribe', { events: ['turn_completed'] });
+    const done = new Promise<void>((resolve) => {
+      const off = c.on('turn_completed', (p) => {
+        if (p.name !== name) return;
+        off();
+        resolve();
+      });
+    });
     await c.request('send', { session: name, text, enter: true });
-    await c.request('wait_turn', { session: name, after: `${name}:${before}`, timeout_ms: 20_000 });
+    await done;
   };
   /** Resolves once the daemon knows the page as `wanted` says (it reported what it shows). */
   const pageReported = async (

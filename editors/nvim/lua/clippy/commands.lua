@@ -23,7 +23,9 @@ local EXTRA_COLUMNS = {
   {
     title = 'UNREAD',
     cell = function(s)
-      return count(s.unread)
+      -- Every session has a count: the column shows when one has an answer waiting.
+      local n = count(s.unread)
+      return n and n > 0 and n or nil
     end,
   },
   {

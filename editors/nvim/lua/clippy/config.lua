@@ -35,6 +35,8 @@ M.defaults = {
   ask_timeout_ms = 600000,
   -- Where result buffers and the attach terminal open: 'split', 'vsplit', 'tab' or 'current'.
   open = 'split',
+  -- Show the daemon's notifications (a turn finished, a session waits for you) with vim.notify.
+  notify = true,
 }
 
 M.options = vim.deepcopy(M.defaults)

@@ -9,6 +9,7 @@ function M.setup(opts)
   require('clippy.config').setup(opts)
   -- A new socket or command takes effect on the next request.
   require('clippy.client').disconnect()
+  require('clippy.notify').start()
 end
 
 local commands = require('clippy.commands')

@@ -7,7 +7,14 @@ local config = require('clippy.config')
 local M = {}
 
 --- The events that change what the session list shows.
-local EVENTS = { 'session_created', 'state_changed', 'turn_completed', 'session_exited', 'session_removed' }
+local EVENTS = {
+  'session_created',
+  'state_changed',
+  'turn_completed',
+  'session_exited',
+  'session_removed',
+  'unread_changed',
+}
 
 --- Events often come in bursts (a turn completes and the state changes): one re-read per
 --- burst, this long after its first event, keeps the buffer current without a request each.

@@ -90,6 +90,8 @@ export class SessionTurns {
   private snapshotDueAt: number | null = null;
   private lastSnapshotAt = -Infinity;
   private waiters = new Set<Waiter>();
+  /** The newest turn a `wait_turn` was waiting for when it completed (0: none). */
+  lastAwaitedSeq = 0;
   private ready = false;
   private ended = false;
   private readonly activity = new Set<() => void>();
@@ -391,6 +393,8 @@ export class SessionTurns {
 
   private store(turn: NewTurn): StoredTurn {
     const stored = this.ring.add(turn);
+    // Someone waits for this answer (ask, wait): it shows it to the user itself.
+    if ([...this.waiters].some((w) => stored.seq > w.after)) this.lastAwaitedSeq = stored.seq;
     this.events.turn(stored);
     for (const w of [...this.waiters]) if (stored.seq > w.after) w.resolve(stored);
     return stored;

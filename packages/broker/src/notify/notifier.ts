@@ -63,12 +63,14 @@ export class Notifier {
   }
 
   turnCompleted(session: Session, turn: TurnMeta): void {
-    if (this.shown(session)) session.markRead(turn.seq);
+    // A client that waited for this answer (`ask`, `wait`, an editor's Ask) shows it itself.
+    const awaited = session.turns?.lastAwaitedSeq === turn.seq;
+    if (awaited || this.shown(session)) session.markRead(turn.seq);
     const told = this.toldOf(session);
     if (turn.seq <= told.turnSeq) return;
     told.turnSeq = turn.seq;
     // Stopped by someone (Ctrl-C, Esc): they are there. A navigator reports its own end.
-    if (turn.interrupted || session.kind === 'navigator') return;
+    if (awaited || turn.interrupted || session.kind === 'navigator') return;
     this.tell(session, 'turn', {
       session,
       event: 'turn',

@@ -270,6 +270,21 @@ describe('pages, editors and the bell', { timeout: 60_000 }, () => {
   });
 });
 
+describe('an answer a client waits for', { timeout: 60_000 }, () => {
+  it('is shown by that client (ask, wait): not notified, not unread', async () => {
+    const { c, dir } = await start();
+    await agent(c, dir, 'a', 'aider');
+    const waiting = c.request('wait_turn', { session: 'a', after: 'a:0', timeout_ms: 20_000 });
+    await c.ok('send', { session: 'a', text: 'asked', enter: true });
+    expect((await waiting).status).toBe('ok');
+    await turn(c, 'a', 'not asked');
+    const [only] = await fake!.waitFor(1);
+    expect(only!.body).toContain('not asked');
+    expect(fake!.records()).toHaveLength(1);
+    expect((await sessionInfo(c, 'a')).unread).toBe(1);
+  });
+});
+
 describe('unread turns', { timeout: 60_000 }, () => {
   it('counted while nobody looks; cleared by get_turn with read, by attach; said in unread_changed', async () => {
     const { c, dir } = await start(undefined, false);

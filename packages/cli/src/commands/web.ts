@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { removeRedirectPage, writeRedirectPage } from '../web/redirect-page.js';
+import { removeRedirectPage, writeRedirectPage } from '@clippy/client/lean';
 
 interface WebArgs extends CommonArgs {
   port?: number;

@@ -4,22 +4,31 @@ import type { Command } from './context.js';
 
 /**
  * Open Web View: asks the daemon for its web view (`web_start`, as `clippy web` does: started
- * when it does not run) and opens the URL the daemon hands out in the browser, exactly as given:
- * how it carries its access token is the daemon's business. The message names only the
- * address, never the token.
+ * when it does not run) and opens it in the browser through a page only this user can read
+ * (0600, beside the daemon's socket) that sends the browser on to the URL, as `clippy web
+ * --open` does: VS Code hands a URL to the system's opener on its command line, which every user
+ * sees (`ps`), so the URL with its token is never given. In a remote window the page would be
+ * on the other machine: the URL is copied to the clipboard instead, to paste into the browser.
+ * The message names only the address, never the token.
  */
 export const openWeb: Command = {
   id: 'clippy.openWeb',
   async run(ctx) {
     const c = await ctx.link.client();
     const r = await c.request('web_start', {}, { timeoutMs: REQUEST_TIMEOUT_MS });
-    // openExternal takes a Uri, and vscode.Uri re-encodes what it parses (query and fragment
-    // characters: microsoft/vscode#85930); the string itself is opened as it is.
-    const opened = await vscode.env.openExternal(r.url as unknown as vscode.Uri);
     const origin = new URL(r.url).origin;
+    const started = r.started ? ', just started' : '';
+    if (vscode.env.remoteName) {
+      await vscode.env.clipboard.writeText(r.url);
+      void vscode.window.showInformationMessage(
+        `clippy: the web view runs at ${origin}${started} on the remote machine: its URL is in the clipboard (forward the port to reach it)`,
+      );
+      return r;
+    }
+    const opened = await vscode.env.openExternal(vscode.Uri.file(ctx.link.redirectPage(r.url)));
     if (opened) {
       void vscode.window.showInformationMessage(
-        `clippy: the web view (${origin}${r.started ? ', just started' : ''}) opened in your browser`,
+        `clippy: the web view (${origin}${started}) opened in your browser`,
       );
     } else {
       void vscode.window.showWarningMessage(

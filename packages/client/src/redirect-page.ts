@@ -4,8 +4,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolveSocketPaths } from '@clippy/protocol';
 
-// `clippy web --open` hands the desktop's opener (and maybe a browser starting cold) an address
-// to open. Every user can read a process's command line (`ps`), so that address must not carry
+// `clippy web --open` and VS Code's Open Web View hand the desktop's opener (and maybe a browser
+// starting cold) an address to open. Every user can read a process's command line (`ps`), so that address must not carry
 // the token: it is a file only this user can read, a page that sends the browser on to the web
 // view's URL — as Jupyter does.
 
