@@ -5,6 +5,7 @@ import { spawnAgent } from '@clippy/testkit/agents/harness';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { FakeNotifySend } from '@clippy/testkit/fake-notify';
+import { until } from '@clippy/testkit/until';
 
 // `clippy notify`, unread answers in `clippy ls` and `clippy show`, and the bell in a real
 // `clippy attach`: the real daemon and CLI, a fake agent in a real PTY, a fake notify-send.
@@ -111,7 +112,9 @@ describe('clippy notify, unread answers and the bell', { timeout: E2E_TIMEOUT_MS
     });
     // `default` drops a value: the level below decides again.
     await runClippy(['notify', 'turn=default'], env);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ notify: { bell: true } });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      notify: { bell: true, presets: { aider: { turn: true } } },
+    });
     const bad = await runClippy(['notify', 'loud=on'], env);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toContain("unknown notify setting 'loud'");
@@ -139,7 +142,8 @@ describe('clippy notify, unread answers and the bell', { timeout: E2E_TIMEOUT_MS
     await p.waitFor('>');
     const before = p.output.length;
     await turn(daemon, 'work', 'ring me');
-    await p.waitFor('\x07');
+    // BEL is no character on the screen: read the terminal's raw output.
+    await until(() => p.output.slice(before).includes('\x07'), 'the bell', 20_000);
     expect(p.output.slice(before).split('\x07')).toHaveLength(2);
   });
 });
