@@ -20,4 +20,6 @@ export const PUSH_TYPE_NAMES: ReadonlySet<string> = new Set([
   'route_event',
   'turn_progress',
   'session_resized',
+  'notification',
+  'unread_changed',
 ]);
