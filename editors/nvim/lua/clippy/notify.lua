@@ -47,7 +47,8 @@ function M.report()
         end
       end)
     end
-    local fields = { kind = 'editor', viewing = viewing() or vim.NIL, visible = focused }
+    -- No session shown: `viewing` is left out (a nil in a table is no field).
+    local fields = { kind = 'editor', viewing = viewing(), visible = focused }
     conn:request('notify_client', fields, config.REQUEST_TIMEOUT_MS, function() end)
   end)
 end

@@ -593,7 +593,9 @@ export const NotifyClientSchema = message(
   'This connection shows notifications (`notification` pushes) and says which session it shows. Sent again whenever that changes. Each notification goes to one connection of a kind (a visible or focused one first); a session shown to a visible page or a focused editor is not notified, and its turns are read.',
   {
     kind: z.enum(['page', 'editor']).describe('`page`: the web view; `editor`: VS Code, Neovim'),
-    viewing: SessionRefSchema.nullable().describe('the session it shows now (null: none)'),
+    viewing: SessionRefSchema.nullable()
+      .optional()
+      .describe('the session it shows now (null or absent: none)'),
     visible: z
       .boolean()
       .describe('page: its tab is visible; editor: its window has focus (the user looks at it)'),
