@@ -66,6 +66,14 @@ describe('clippy config', () => {
         'web.port',
         'hosts',
         'worktreeDir',
+        'notify.turn',
+        'notify.blocked',
+        'notify.desktop',
+        'notify.page',
+        'notify.sound',
+        'notify.bell',
+        'notify.editor',
+        'notify.presets',
       ]);
       expect(json.settings.every((s: Setting) => s.source === 'default')).toBe(true);
       expect(json.settings.every((s: Setting) => s.value !== undefined)).toBe(true);
