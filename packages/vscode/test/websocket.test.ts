@@ -30,8 +30,13 @@ it('lists, sends and attaches over the WebSocket endpoint', async () => {
   editor.openEditor('over the websocket', 'over the websocket');
   await run('clippy.sendSelection', 'alpha');
   await eventually(() => submissions(log).at(-1)?.text === 'over the websocket', 'alpha got it');
-  await eventually(async () => (await viewRows()).join() === 'alpha  idle · 1 turn', 'its turn');
+  // Nobody has looked at the answer yet: unread, until the session is opened.
+  await eventually(
+    async () => (await viewRows()).join() === 'alpha  idle · 1 turn · 1 unread',
+    'its turn',
+  );
   await run('clippy.attach', 'alpha');
+  await eventually(async () => (await viewRows()).join() === 'alpha  idle · 1 turn', 'read');
   const term = await eventually(() => editor.terminals[0], 'a terminal');
   await eventually(
     async () => (await screenOf(term)).some((l) => l.includes('⏺ ANSWER: over the websocket')),
