@@ -5,6 +5,7 @@
  * subscribed client. The difference is what the daemon's notification path adds (its policy,
  * starting notify-send, the shell's own start).
  */
+import { spawn } from 'node:child_process';
 import type { Push } from '@clippy/protocol';
 import { FakeNotifySend } from '@clippy/testkit/fake-notify';
 import {
@@ -19,6 +20,27 @@ import {
 
 /** Turns measured: enough for a stable p50 and a rough p99 in a few seconds. */
 const TURNS = 40;
+/** Direct runs of the fake notify-send: what starting it costs, outside the daemon. */
+const DIRECT_RUNS = 20;
+
+/** From spawning the fake notify-send (as the daemon does) to the time it stamps, per run. */
+async function directStarts(fake: FakeNotifySend): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < DIRECT_RUNS; i++) {
+    const before = fake.records().length;
+    const t0 = nowHr();
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('notify-send', ['--app-name=clippy', '--', 't', 'b'], {
+        env: { ...process.env, PATH: fake.path() },
+        stdio: 'ignore',
+      });
+      child.on('error', reject);
+      child.on('close', () => resolve());
+    });
+    out.push(fake.records()[before]!.at - t0);
+  }
+  return out.sort((a, b) => a - b);
+}
 
 export async function run(): Promise<void> {
   const fake = new FakeNotifySend();
@@ -51,6 +73,10 @@ export async function run(): Promise<void> {
     process.stdout.write(`${TURNS} turns (line preset; notify-send stamps whole ms)\n`);
     process.stdout.write(`${line('baseline: turn_completed at a client', event)}\n`);
     process.stdout.write(`${line('desktop notification (notify-send)', desktop)}\n`);
+    const direct = await directStarts(fake);
+    process.stdout.write(`${line('fake notify-send alone (its start)', direct)}\n`);
+    const own = percentile(desktop, 50) - percentile(event, 50) - percentile(direct, 50);
+    process.stdout.write(`the daemon's own part (desktop − event − start, p50): ${fmt(own)}\n`);
     const ratio = percentile(desktop, 50) / Math.max(percentile(event, 50), 0.001);
     process.stdout.write(
       `desktop p50 is ${ratio.toFixed(2)}× the baseline's (+${fmt(percentile(desktop, 50) - percentile(event, 50))})\n`,
