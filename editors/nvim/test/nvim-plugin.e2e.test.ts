@@ -262,6 +262,24 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     expect(await n.lua('return vim.api.nvim_buf_get_name(0)')).toBe(
       `clippy://turn/${turn.turn_id}`,
     );
+    // The screen's text (alpha runs no hooks): not Markdown.
+    expect(await n.lua('return vim.bo.filetype')).toBe('clippy-turn');
+  });
+
+  it(':ClippyAsk on an agent that reports its own answer (its hooks): the buffer is its Markdown, as markdown', async () => {
+    const answer = ['Here:', '', '```lua', 'print(1)', '```', '', '- one'].join('\n');
+    const replies = path.join(d.env.root, 'nvim-md-replies.json');
+    fs.writeFileSync(replies, JSON.stringify([answer]));
+    await spawnAgent(d, c, 'md', 'claude', 'claude', ['--hooks', '--replies', replies]);
+    const n = await startNvim(d.env.env);
+    await setLines(n, ['show me code']);
+    await n.command('ClippyAsk md');
+    await note(n, /^clippy: md answered \(turn \S+\)$/);
+    const turn = await latest('md');
+    expect(turn.text_source).toBe('agent');
+    const lines = await buffer(n, `clippy://turn/${turn.turn_id}`);
+    expect(lines.join('\n')).toBe(answer);
+    expect(await n.lua('return vim.bo.filetype')).toBe('markdown');
   });
 
   it(':ClippyRelay puts the latest turn of one session into another', async () => {

@@ -199,6 +199,7 @@ export class Broker {
         newId: () => sessions.newId(),
         create: (params) => this.createSession(params),
         remove: (session) => this.removeSession(session),
+        revive: (old, params) => this.reviveSession(old, params),
         endWrapper: (session) => session.markExited(),
         wrapperOf: (session) => [...this.clients].find((c) => c.registered.has(session)),
         attachedClients: () => this.attachedClients(),
@@ -447,14 +448,16 @@ export class Broker {
       ...params,
       // Without a usable history nothing is persisted (status says why).
       persisted: Boolean(params.persisted && this.history),
-      turns: (s) => createSessionTurns(this.turnsHost, s, turns.preset, turns.config),
+      turns: (s) =>
+        createSessionTurns(this.turnsHost, s, turns.preset, turns.config, turns.channel ?? null),
       id: params.id ?? this.sessions.newId(),
       flowLimits: this.config.limits,
       killGraceMs: this.config.limits.killGraceMs,
       observer: this.sessionObserver,
     });
     this.sessions.add(session);
-    if (session.persisted) {
+    // A revived session's record is in the history already (with its turns).
+    if (session.persisted && !this.history?.session(session.id)) {
       void this.history?.persistSession({
         id: session.id,
         name: session.name,
@@ -507,6 +510,37 @@ export class Broker {
       observer: this.sessionObserver,
     });
     this.sessions.add(session);
+    return session;
+  }
+
+  /**
+   * An exited session started again under its ID: the old one leaves the table (its history
+   * stays), the new one takes its turns, so numbering goes on. Clients still attached to the
+   * old one are told it ended.
+   */
+  private reviveSession(old: Session, params: Omit<NewSessionParams, 'id'>): Session {
+    const ring = old.turns?.ring;
+    const kept = ring
+      ? ring
+          .list()
+          .reverse()
+          .map((m) => ring.get(m.seq)!)
+      : [];
+    const count = old.turnCount;
+    const usage = ring?.usage;
+    void old.detachAll(
+      encodeFrame({
+        type: 'detached',
+        id: 0,
+        session: old.id,
+        reason: 'session_removed',
+        message: `session '${old.name}' was revived: attach again`,
+      } satisfies Push<'detached'>),
+    );
+    this.sessions.delete(old);
+    old.dispose();
+    const session = this.createSession({ ...params, id: old.id });
+    session.turns?.ring.restore(kept, count, usage);
     return session;
   }
 

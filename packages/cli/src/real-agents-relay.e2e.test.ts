@@ -92,7 +92,8 @@ describe.skipIf(missing !== null)('real agents hand turns to each other', () => 
       ]);
       expect(asked.code).toBe(0);
       const turn = await latestText('claude');
-      expect(turn).toBe("● Claude's answer 1: 6 × 7 = 42.");
+      // The agent's own answer (its channel, issue 32): no bullet of its screen.
+      expect(turn).toBe("Claude's answer 1: 6 × 7 = 42.");
       const since = model.requests.length;
       const before = await turnCount('codex');
       const r = await clippy(['relay', 'claude', 'codex']);
@@ -101,7 +102,7 @@ describe.skipIf(missing !== null)('real agents hand turns to each other', () => 
       const got = await model.waitFor((q) => q.api === 'openai' && q.conversation, { since });
       expect(got.userText).toBe(turn);
       await untilTurns('codex', before);
-      expect(await latestText('codex')).toBe(`• Codex read ${turn.length} characters.`);
+      expect(await latestText('codex')).toBe(`Codex read ${turn.length} characters.`);
     },
     SCENARIO_MS,
   );

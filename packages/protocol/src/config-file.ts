@@ -64,6 +64,14 @@ export const ConfigFileSchema = z
       })
       .optional()
       .describe('keep turns on disk: true for every session, or the presets listed (broker)'),
+    agentChannels: z
+      .union([z.boolean(), z.array(z.string().min(1))], {
+        error: 'must be true, false or a list of preset names',
+      })
+      .optional()
+      .describe(
+        'read the agent’s own record of its turns (hooks, notify, transcripts): true (default) for every preset that declares an agent, false for none, or the presets listed (broker)',
+      ),
     historyMaxBytes: z
       .number()
       .int()

@@ -46,6 +46,8 @@ export const ERROR_CODES = {
   internal_error: 'The broker failed unexpectedly; the log has details.',
   history_unavailable:
     'The turn history (persistence) could not be opened at start (`daemon status` says why): `spawn {persist: true}` and `history_search` are refused.',
+  not_revivable:
+    'The session cannot be revived: it is still running, or its agent left no conversation clippy can resume.',
   route_not_found: 'No route or loop has that name.',
   duplicate_route: 'A route or loop already has that name.',
   invalid_template:

@@ -7,6 +7,7 @@ import { HelloAckSchema, RESULT_SCHEMAS, ResponseSchema } from './schemas/respon
 export const REQUEST_SCHEMAS = {
   hello: Q.HelloSchema,
   spawn: Q.SpawnSchema,
+  revive: Q.ReviveSchema,
   list_sessions: Q.ListSessionsSchema,
   list_presets: Q.ListPresetsSchema,
   kill: Q.KillSchema,
@@ -25,6 +26,7 @@ export const REQUEST_SCHEMAS = {
   deregister: Q.DeregisterSchema,
   turn_completed: Q.TurnCompletedSchema,
   set_state: Q.SetStateSchema,
+  agent_event: Q.AgentEventSchema,
   capture: Q.CaptureSchema,
   capture_by_id: Q.CaptureByIdSchema,
   paste: Q.PasteSchema,

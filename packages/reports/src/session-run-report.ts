@@ -43,6 +43,15 @@ export const SessionTurnInputSchema = z.object({
   truncated: z.boolean(),
   prompt: z.string(),
   text: z.string(),
+  /** The agent's own numbers for the turn (its channel: docs/turns.md, "Agent channels"). */
+  agent: z
+    .object({
+      model: z.string().optional(),
+      input_tokens: z.number().int().nonnegative().optional(),
+      output_tokens: z.number().int().nonnegative().optional(),
+      cost_usd: z.number().nonnegative().optional(),
+    })
+    .optional(),
 });
 export type SessionTurnInput = z.input<typeof SessionTurnInputSchema>;
 
@@ -77,7 +86,8 @@ export function sessionRunReport(
     builder.startTurn();
     builder.recordLlmCall({
       durationS: turn.duration_ms / 1000,
-      promptTokensEst: estimateTokens(turn.prompt),
+      // The agent's count when it gave one (every input token the model read), else an estimate.
+      promptTokensEst: turn.agent?.input_tokens ?? estimateTokens(turn.prompt),
       finishReason: turn.interrupted ? 'interrupted' : 'stop',
       isRetry: false,
       clippy: {
@@ -85,6 +95,7 @@ export function sessionRunReport(
         byte_length: turn.byte_length,
         interrupted: turn.interrupted,
         truncated: turn.truncated,
+        ...agentNumbers(turn.agent),
       },
     });
     // Cut at the per-turn cap: counted in stats.truncated_responses as swival counts its own.
@@ -109,6 +120,7 @@ export function sessionRunReport(
       exit_code: session.exitCode ?? null,
     },
     answers: turns.map((t) => ({ turn_id: t.turn_id, prompt: t.prompt, text: t.text })),
+    ...usageTotals(turns),
   };
 
   if (exitedNonZero)
@@ -128,4 +140,31 @@ export function sessionRunReport(
       clippy,
     });
   return builder.finish({ outcome: 'success', answer: lastTurn.text, timestamp, clippy });
+}
+
+type AgentNumbers = NonNullable<z.output<typeof SessionTurnInputSchema>['agent']>;
+
+/** A turn's numbers as the navigator's reports name them (`llm_call.clippy`). */
+function agentNumbers(agent: AgentNumbers | undefined): Record<string, unknown> {
+  if (!agent) return {};
+  return {
+    ...(agent.model !== undefined ? { model: agent.model } : {}),
+    ...(agent.input_tokens !== undefined ? { prompt_tokens: agent.input_tokens } : {}),
+    ...(agent.output_tokens !== undefined ? { output_tokens: agent.output_tokens } : {}),
+    ...(agent.cost_usd !== undefined ? { cost_usd: agent.cost_usd } : {}),
+  };
+}
+
+/** The session's totals of what its agent reported (top-level `clippy`), absent when nothing was. */
+function usageTotals(turns: { agent?: AgentNumbers | undefined }[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of turns) {
+    const a = t.agent;
+    if (!a) continue;
+    if (a.input_tokens !== undefined) out.prompt_tokens = (out.prompt_tokens ?? 0) + a.input_tokens;
+    if (a.output_tokens !== undefined)
+      out.output_tokens = (out.output_tokens ?? 0) + a.output_tokens;
+    if (a.cost_usd !== undefined) out.cost_usd = (out.cost_usd ?? 0) + a.cost_usd;
+  }
+  return out;
 }

@@ -147,6 +147,8 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     bottomLines: 20,
     model: 'unknown',
     provider: 'anthropic',
+    answerBullet: ['● ', '⏺ '],
+    agent: 'claude',
   },
   codex: {
     name: 'codex',
@@ -194,6 +196,8 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     bottomLines: 12,
     model: 'unknown',
     provider: 'openai',
+    answerBullet: ['• '],
+    agent: 'codex',
   },
   gemini: {
     name: 'gemini',
@@ -243,6 +247,8 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     bottomLines: 12,
     model: 'unknown',
     provider: 'google',
+    answerBullet: ['✦ '],
+    agent: 'gemini',
   },
   copilot: {
     name: 'copilot',

@@ -496,7 +496,7 @@ describe('TurnDetector (screen presets)', () => {
     const [t] = turns(events);
     expect(decode(t!.content)).toBe('\x1b[2Kspinner\x1b[1Aanswer');
     expect(t).toMatchObject({
-      text: '⏺ The capital of France is Paris.\n\n  It sits on the Seine.',
+      text: 'The capital of France is Paris.\n\nIt sits on the Seine.',
       prompt: '❯',
       interrupted: false,
       startedAt: 1000,

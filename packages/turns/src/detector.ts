@@ -1058,6 +1058,11 @@ export class TurnDetector {
     if (to > from) turn.chunks.push(bytes.slice(from - atAbs, to - atAbs));
   }
 
+  /** A turn is open: input was submitted and its prompt has not been seen since. */
+  get turnOpen(): boolean {
+    return this.turn !== null;
+  }
+
   private setState(state: SessionState, now: number, events: DetectorEvent[]): void {
     if (this._state === state) return;
     this._state = state;

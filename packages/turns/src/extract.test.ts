@@ -16,18 +16,18 @@ describe('extractAnswer', () => {
   it('Claude: the answer between the echoed input and the input box, spinner summary dropped', () => {
     expect(
       extractAnswer(CLAUDE_IDLE_AFTER_ANSWER, 'What is the capital of France?', P.claude!),
-    ).toBe('⏺ The capital of France is Paris.\n\n  It sits on the Seine.');
+    ).toBe('The capital of France is Paris.\n\nIt sits on the Seine.');
   });
 
   it('Gemini: skips the boxed echo and stops at the input box; footer gone', () => {
     expect(extractAnswer(GEMINI_ANSWER, 'How are you?', P.gemini!)).toBe(
-      '✦ Fine, thanks. What shall we build?',
+      'Fine, thanks. What shall we build?',
     );
   });
 
   it('Codex: stops at the composer line; the "% left" footer is gone', () => {
     expect(extractAnswer(CODEX_ANSWER, 'List the files', P.codex!)).toBe(
-      '• Ran ls\n  └ a.txt\n    b.txt\n\n• There are two files: a.txt and b.txt.',
+      'Ran ls\n└ a.txt\n  b.txt\n\nThere are two files: a.txt and b.txt.',
     );
   });
 
@@ -57,7 +57,7 @@ describe('extractAnswer', () => {
       '❯',
       '─'.repeat(40),
     ];
-    expect(extractAnswer(screen, 'again', P.claude!)).toBe('⏺ second answer');
+    expect(extractAnswer(screen, 'again', P.claude!)).toBe('second answer');
   });
 
   it('matches a multi-line echo that the agent wrapped and indented', () => {
@@ -74,19 +74,19 @@ describe('extractAnswer', () => {
       '─'.repeat(40),
     ];
     expect(extractAnswer(screen, 'Explain this:\n\nconst a = 1;', P.claude!)).toBe(
-      '⏺ It sets a to 1.',
+      'It sets a to 1.',
     );
   });
 
   it('keeps a dialog the agent is asking (blocked screens have no input box to cut at)', () => {
     const text = extractAnswer(CLAUDE_DIALOG, 'Delete the build folder', P.claude!);
-    expect(text.split('\n')[0]).toBe('⏺ Bash(rm -rf build)');
+    expect(text.split('\n')[0]).toBe('Bash(rm -rf build)');
     expect(text).toContain('Do you want to proceed?');
   });
 
   it('with no input (first screen), returns everything above the input box', () => {
     expect(extractAnswer(CODEX_ANSWER.slice(2), '', P.codex!)).toBe(
-      '• Ran ls\n  └ a.txt\n    b.txt\n\n• There are two files: a.txt and b.txt.',
+      'Ran ls\n└ a.txt\n  b.txt\n\nThere are two files: a.txt and b.txt.',
     );
   });
 
@@ -101,7 +101,7 @@ describe('extractAnswer', () => {
       '─'.repeat(40),
     ];
     expect(extractAnswer(screen, 'line 1\nline 2\nline 3', P.claude!)).toBe(
-      '⏺ Summary of the paste.',
+      'Summary of the paste.',
     );
   });
 
@@ -115,10 +115,10 @@ describe('extractAnswer', () => {
       '─'.repeat(40),
     ];
     expect(extractAnswer(screen, 'a question never echoed', P.claude!, { fallbackStart: 2 })).toBe(
-      '⏺ The answer.',
+      'The answer.',
     );
     expect(extractAnswer(screen, 'a question never echoed', P.claude!)).toBe(
-      'old history\nmore history\n⏺ The answer.',
+      'old history\nmore history\nThe answer.',
     );
   });
 
@@ -149,7 +149,7 @@ describe('extractAnswer', () => {
         '─'.repeat(100),
         '  ? for shortcuts · ← for agents',
       ];
-      expect(extractAnswer(screen, question, P.claude!)).toBe('● OK.');
+      expect(extractAnswer(screen, question, P.claude!)).toBe('OK.');
     });
 
     it('Codex in its alternate screen: only the end of the echo is left', () => {
@@ -168,7 +168,7 @@ describe('extractAnswer', () => {
         '  what is 1+1? Line 2 of a long qu…',
         '  ← for agents · ? for shortcuts',
       ];
-      expect(extractAnswer(screen, question, P.codex!)).toBe('• OK.');
+      expect(extractAnswer(screen, question, P.codex!)).toBe('OK.');
     });
   });
 });

@@ -62,7 +62,29 @@ export function extractAnswer(
   while (body.length > 0 && body[0]!.trim() === '') body.shift();
   while (body.length > 0 && body[body.length - 1]!.trim() === '') body.pop();
   // TUIs pad with no-break spaces (Claude: "⎿\u00a0 text"); a reader sees spaces.
-  return body.join('\n').replace(/\u00a0/gu, ' ');
+  return withoutBullets(body, preset.answerBullet ?? [])
+    .join('\n')
+    .replace(/\u00a0/gu, ' ');
+}
+
+/**
+ * The answer without the agent's block marks (`● `, `• `, `✦ `): a line starting with one
+ * loses it, and the lines of its block (indented by the mark's width, or blank) lose that
+ * indentation; a line at the left edge that has no mark ends the block.
+ */
+export function withoutBullets(lines: string[], bullets: readonly string[]): string[] {
+  if (bullets.length === 0) return lines;
+  let indent = '';
+  return lines.map((line) => {
+    const bullet = bullets.find((b) => line.startsWith(b));
+    if (bullet !== undefined) {
+      indent = ' '.repeat([...bullet].length);
+      return line.slice(bullet.length);
+    }
+    if (indent !== '' && line.startsWith(indent)) return line.slice(indent.length);
+    if (line.trim() !== '') indent = '';
+    return line;
+  });
 }
 
 /** Index of the first line of the input box (the answer ends before it). */

@@ -31,6 +31,12 @@ export interface Preset {
   /** Lines dropped from a turn's `text` (spinners, footers, status lines). */
   chrome?: string[];
   /**
+   * Screen presets: the mark the agent draws before each block of its answer (Claude Code's
+   * `● `, Codex's `• `, Gemini CLI's `✦ `), as literal text at the start of a line: removed
+   * from `text`, with the indentation of the block's other lines.
+   */
+  answerBullet?: string[];
+  /**
    * Screen presets: lines of the live region between a busy marker and the input box (a task
    * list, a tool's output block, a hook message): a busy marker above any number of them counts.
    */
@@ -55,7 +61,16 @@ export interface Preset {
   /** For run reports; 'unknown' when the preset cannot know. */
   model?: string;
   provider?: string;
+  /**
+   * The agent whose own record of its turns the broker reads (its hooks, notify program,
+   * transcript or chat file: docs/turns.md, "Agent channels"); the screen stays the fallback.
+   */
+  agent?: PresetAgent;
 }
+
+/** Agents with a channel the broker can wire (broker/src/agents/<agent>/). */
+export const PRESET_AGENTS = ['claude', 'codex', 'gemini'] as const;
+export type PresetAgent = (typeof PRESET_AGENTS)[number];
 
 const regexList = z.array(z.string()).max(64);
 
@@ -73,6 +88,7 @@ export const UserPresetSchema = z
     busy: regexList.optional(),
     blocked: regexList.optional(),
     chrome: regexList.optional(),
+    answerBullet: z.array(z.string().min(1).max(8)).max(16).optional(),
     live: regexList.optional(),
     inputLine: regexList.optional(),
     inputTop: regexList.optional(),
@@ -83,6 +99,7 @@ export const UserPresetSchema = z
     settleMs: z.number().int().min(0).max(60_000).optional(),
     model: z.string().optional(),
     provider: z.string().optional(),
+    agent: z.enum(PRESET_AGENTS).optional(),
   })
   .strict();
 export type UserPreset = z.infer<typeof UserPresetSchema>;

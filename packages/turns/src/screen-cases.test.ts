@@ -86,8 +86,8 @@ describe('labelled agent screens (test/screens)', () => {
       'Please create a README.md that simply says "hello world"',
       BUILTIN_PRESETS.claude!,
     ).split('\n');
-    expect(answer[0]).toBe('⏺ Write(README.md)');
-    expect(answer.at(-1)).toBe('⏺ Created README.md with "hello world".');
+    expect(answer[0]).toBe('Write(README.md)');
+    expect(answer.at(-1)).toBe('Created README.md with "hello world".');
     const gemini = read('public/gemini-idle-quota-error.txt').split('\n');
     const error = extractAnswer(gemini, 'Write a para about Gemini CLI', BUILTIN_PRESETS.gemini!);
     expect(error.split('\n')[0]).toMatch(/^✕ \[API Error: /u);
@@ -104,7 +104,7 @@ describe('labelled agent screens (test/screens)', () => {
     );
     expect(answer.split('\n')[1]).toMatch(/^│ ✓ {2}Shell rm -rf build && make +│$/u);
     expect(answer).toContain('make: *** No targets specified and no makefile found.  Stop.');
-    expect(answer.endsWith('\n✦ Done. The build finished.')).toBe(true);
+    expect(answer.endsWith('\nDone. The build finished.')).toBe(true);
     expect(answer).not.toContain('> rebuild the project');
   });
 
@@ -113,21 +113,21 @@ describe('labelled agent screens (test/screens)', () => {
     const lines = read('gemini-idle.txt').split('\n');
     const tips = lines.findIndex((l) => l.startsWith('Tips for getting started'));
     lines.splice(tips, 6, ' > What is 2+2?', '', '✦ 4', '');
-    expect(extractAnswer(lines, 'What is 2+2?', BUILTIN_PRESETS.gemini!)).toBe('✦ 4');
+    expect(extractAnswer(lines, 'What is 2+2?', BUILTIN_PRESETS.gemini!)).toBe('4');
   });
 
   it("keeps a wrapped border of the input box out of the answer, and the answer's dashes in", () => {
     const table = [
-      '⏺ Two files changed:',
+      'Two files changed:',
       '',
-      '  | file      | lines |',
-      '  |-----------|-------|',
-      '  | parse.ts  | +12   |',
-      '  | index.ts  | -3    |',
+      '| file      | lines |',
+      '|-----------|-------|',
+      '| parse.ts  | +12   |',
+      '| index.ts  | -3    |',
       '',
-      '  ---',
+      '---',
       '',
-      '  Both are covered by the new tests.',
+      'Both are covered by the new tests.',
     ].join('\n');
     for (const name of ['claude-idle-narrowed-rule', 'claude-idle-rule-one-wider']) {
       const lines = read(`${name}.txt`).split('\n');

@@ -17,6 +17,10 @@ const claudeBox = (width: number): string =>
 /** What Ink does before drawing a new frame: erase the rows of the previous one (4 here). */
 const ERASE_BOX = '\x1b[2K\x1b[1A'.repeat(3) + '\x1b[2K\x1b[G';
 
+/** What the answer's text is: the agent's block mark and its indentation are chrome. */
+const unbulleted = (lines: string[]): string =>
+  lines.map((l) => l.replace(/^(?:⏺ | {2})/u, '')).join('\n');
+
 const ANSWER = [
   '⏺ The table:',
   '',
@@ -85,14 +89,14 @@ describe('an input box border wider than the terminal', () => {
     });
     const [turn, ...more] = turns(events);
     expect(more).toEqual([]);
-    expect(turn!.text).toBe(ANSWER.join('\n'));
+    expect(turn!.text).toBe(unbulleted(ANSWER));
   });
 
   it('rules drawn one column wider than the terminal: the turn still ends, without their tails', async () => {
     const events = await claudeTurn(90, 91, async () => {});
     const [turn, ...more] = turns(events);
     expect(more).toEqual([]);
-    expect(turn!.text).toBe(ANSWER.join('\n'));
+    expect(turn!.text).toBe(unbulleted(ANSWER));
     expect(events.filter((e) => e.type === 'ready')).toHaveLength(1);
   });
 
@@ -110,15 +114,13 @@ describe('an input box border wider than the terminal', () => {
       ' >   Type your message or @path/to/file',
     ];
     expect(classifyScreen(screen, BUILTIN_PRESETS.gemini!).state).toBe('idle');
-    expect(extractAnswer(screen, 'list the files', BUILTIN_PRESETS.gemini!)).toBe(
-      '✦ a.ts and b.ts.',
-    );
+    expect(extractAnswer(screen, 'list the files', BUILTIN_PRESETS.gemini!)).toBe('a.ts and b.ts.');
   });
 
   it('keeps an answer that ends in a full-width rule of its own', () => {
     const screen = ['> draw a line', '', '⏺ Here:', rule(60), '', rule(60), '❯', rule(60)];
     expect(extractAnswer(screen, 'draw a line', BUILTIN_PRESETS.claude!)).toBe(
-      `⏺ Here:\n${rule(60)}`,
+      `Here:\n${rule(60)}`,
     );
   });
 });

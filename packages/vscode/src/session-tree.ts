@@ -172,6 +172,8 @@ function turnItem(t: TurnMeta, s: SessionInfo): vscode.TreeItem {
     `${(t.duration_ms / 1000).toFixed(1)}s`,
     `${t.byte_length} bytes`,
     ...(t.interrupted ? ['interrupted'] : []),
+    // Where its text comes from: the agent's own Markdown answer, else the screen.
+    ...(t.text_source === 'agent' ? [`${t.agent?.agent ?? 'agent'}'s answer`] : []),
   ].join(' · ');
   item.tooltip = `${t.turn_id} of ${s.name}`;
   item.iconPath = new vscode.ThemeIcon('comment');

@@ -25,6 +25,9 @@ export function turnIdOf(uri: vscode.Uri): string {
  * read-only in VS Code.
  */
 export class TurnDocuments implements vscode.TextDocumentContentProvider {
+  /** Where each read turn's text came from (`agent`: its Markdown answer). */
+  private readonly sources = new Map<string, 'agent' | 'screen'>();
+
   constructor(private readonly link: DaemonLink) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
@@ -38,15 +41,21 @@ export class TurnDocuments implements vscode.TextDocumentContentProvider {
         { turn_id: turnId, read: true },
         { timeoutMs: REQUEST_TIMEOUT_MS },
       );
+      this.sources.set(turnId, turn.text_source ?? 'screen');
       return turn.text;
     } catch (err) {
       throw new DaemonError(`cannot show turn ${turnId}: ${messageOf(err)}`);
     }
   }
 
-  /** Opens a turn's document: beside the editor (Ask's answer) or in the editor's place. */
+  /**
+   * Opens a turn's document: beside the editor (Ask's answer) or in the editor's place. A turn
+   * whose text is the agent's own answer (its channel gave it) is shown as Markdown.
+   */
   async show(turnId: string, sessionName: string, beside = false): Promise<vscode.TextEditor> {
-    const doc = await vscode.workspace.openTextDocument(turnUri(turnId, sessionName));
+    let doc = await vscode.workspace.openTextDocument(turnUri(turnId, sessionName));
+    if (this.sources.get(turnId) === 'agent' && doc.languageId !== 'markdown')
+      doc = await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
     return vscode.window.showTextDocument(doc, {
       preview: true,
       ...(beside ? { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true } : {}),

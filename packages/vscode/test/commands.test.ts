@@ -149,10 +149,31 @@ describe('Ask', () => {
     expect(shown.text).toBe(stored.text);
     expect(shown.viewColumn).toBe(ViewColumn.Beside);
     expect(shown.document.uri.scheme).toBe('clippy-turn');
+    // The screen's text (alpha runs no hooks): not Markdown.
+    expect(shown.document.languageId).toBe('plaintext');
     expect(editor.progress).toMatchObject([{ title: 'clippy: asking alpha', done: true }]);
     expect(editor.messages).toEqual([
       { level: 'info', text: `clippy: alpha answered (turn ${stored.turn_id})`, actions: [] },
     ]);
+  });
+
+  it("an agent that reports its own answer (Claude Code's hooks): its Markdown, shown as Markdown; the view gives its tokens", async () => {
+    const answer = ['Here:', '', '```ts', 'const x = 1;', '```', '', '- one', '- two'].join('\n');
+    const replies = path.join(d.env.root, 'md-replies.json');
+    fs.writeFileSync(replies, JSON.stringify([answer]));
+    await spawnAgent(d, c, 'md', 'claude', 'claude', ['--hooks', '--replies', replies]);
+    editor.openEditor('show me code', 'show me code');
+    const turn = (await run('clippy.ask', 'md')) as { turn_id: string };
+    const stored = (await c.request('get_turn', { turn_id: turn.turn_id })).turn;
+    expect(stored.text_source).toBe('agent');
+    const shown = editor.shownDocuments.at(-1)!;
+    expect(shown.text).toBe(answer);
+    expect(shown.document.languageId).toBe('markdown');
+    // Its tokens as the agent counted them (the fake's: the prompt's and the answer's length).
+    const row = `md  idle · 1 turn · ${'show me code'.length}→${answer.length} tokens`;
+    await eventually(async () => (await viewRows()).includes(row), `the view's row '${row}'`);
+    const { rows } = await viewChildren('md');
+    expect(rows[0]).toMatch(/ · claude's answer$/);
   });
 
   it('an exited session: the daemon says so, and nothing waits', async () => {
@@ -187,9 +208,9 @@ describe('Relay, Capture, Paste, Show Turn', () => {
     const before = submissions(alphaLog).length;
     await run('clippy.relay');
     expect(asked).toEqual([
-      // alpha and beta have turns; `gone` has none.
-      { placeHolder: 'Relay the latest turn of…', offered: ['alpha', 'beta'] },
-      { placeHolder: 'Relay the latest turn of beta into…', offered: ['alpha'] },
+      // alpha, beta and md (Ask's) have turns; `gone` has none.
+      { placeHolder: 'Relay the latest turn of…', offered: ['alpha', 'beta', 'md'] },
+      { placeHolder: 'Relay the latest turn of beta into…', offered: ['alpha', 'md'] },
     ]);
     expect((await received(alphaLog, before)).text).toBe(from.text);
     await waitState(c, 'alpha', 'idle');

@@ -112,6 +112,8 @@ export class TextDocument {
   constructor(
     readonly uri: Uri,
     private readonly text: string,
+    /** As VS Code: a provider's document is plain text until a language is set. */
+    readonly languageId = 'plaintext',
   ) {}
   getText(range?: Selection): string {
     return range ? this.text.slice(range.start, range.end) : this.text;
@@ -459,6 +461,13 @@ export const workspace = {
     if (provider) return new TextDocument(uri, await provider.provideTextDocumentContent(uri));
     if (uri.scheme === 'file') return new TextDocument(uri, fs.readFileSync(uri.fsPath, 'utf8'));
     throw new Error(`cannot open ${uri.toString()}: no provider for '${uri.scheme}'`);
+  },
+};
+
+export const languages = {
+  /** As VS Code: the same document in another language (its text unchanged). */
+  async setTextDocumentLanguage(document: TextDocument, languageId: string): Promise<TextDocument> {
+    return new TextDocument(document.uri, document.getText(), languageId);
   },
 };
 

@@ -193,12 +193,13 @@ end
 
 --- A turn's scratch buffer, exactly its text, in the window of `kind`: 'answer' (what
 --- :ClippyAsk and :ClippyWait waited for) or 'turn' (one opened from a list). It is wiped once
---- no window shows it: the daemon keeps the turn.
+--- no window shows it: the daemon keeps the turn. Markdown when the text is the agent's own
+--- answer (its channel gave it: text_source 'agent').
 function M.show_turn(turn, kind)
   local buf = ui.scratch(
     'clippy://turn/' .. turn.turn_id,
     ui.lines(turn.text),
-    'clippy-turn',
+    turn.text_source == 'agent' and 'markdown' or 'clippy-turn',
     kind or 'turn',
     'wipe'
   )

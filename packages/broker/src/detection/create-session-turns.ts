@@ -7,6 +7,7 @@ import { SessionTurns } from './session-turns.js';
 import type { TurnConfig } from './turn-config.js';
 import { toMeta } from './turn-ring.js';
 import type { TurnStore } from '../store/turn-store.js';
+import type { AgentChannel } from '../agents/types.js';
 
 /** Where a session's turns are reported: broker events and the log. */
 export interface TurnsHost {
@@ -26,6 +27,7 @@ export function createSessionTurns(
   session: Session,
   preset: Preset | null,
   config: TurnConfig,
+  channel: AgentChannel | null = null,
 ): SessionTurns {
   // Benchmarks only: measures output throughput without detection (the ring stays, empty).
   if (process.env.CLIPPY_TURN_DETECTION === 'off') preset = null;
@@ -35,6 +37,18 @@ export function createSessionTurns(
     limits: { depth: config.turnRingDepth, maxTurnBytes: config.maxTurnBytes },
     cols: session.cols,
     screen: { snapshot: () => session.screen.turnSnapshot() },
+    ...(channel
+      ? {
+          channel: {
+            agent: channel,
+            log: {
+              warn: (msg, fields) =>
+                log.warn({ ...fields, session: session.id, name: session.name }, msg),
+              debug: (msg, fields) => log.debug({ ...fields, session: session.id }, msg),
+            },
+          },
+        }
+      : {}),
     events: {
       ready: () =>
         events.emit('session_ready', session, {
@@ -65,7 +79,9 @@ export function createSessionTurns(
         // A persisted turn is announced once it is written (in order: the writer is FIFO), so
         // every turn reported complete survives a crash of the daemon. A paused history still
         // announces it: sessions go on without persistence.
-        if (session.persisted && history) void history.persistTurn(turn).then(announce, announce);
+        // The session's usage totals go with it (they survive a restart with its newest turn).
+        if (session.persisted && history)
+          void history.persistTurn(turn, turns.ring.usage).then(announce, announce);
         else announce();
       },
       error: (err) => log.error({ err, session: session.id }, 'turn detection failed'),

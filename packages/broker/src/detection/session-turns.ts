@@ -16,6 +16,9 @@ import {
   type DetectorReply,
 } from './worker-detector.js';
 import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './turn-ring.js';
+import { SessionChannel } from '../agents/session-channel.js';
+import type { AgentChannel } from '../agents/types.js';
+import type { JoinHost } from '../agents/turn-join.js';
 
 /**
  * Least time between two screen snapshots fed to a screen preset's detector: TUIs redraw in
@@ -57,6 +60,8 @@ export interface SessionTurnsOptions {
   detectorPort?: DetectorPort;
   /** The terminal's width at start (line presets follow a long input's wrapped echo on it). */
   cols?: number;
+  /** The agent's own channel, when wired: its reports are joined to the screen's turns. */
+  channel?: { agent: AgentChannel; log: Pick<JoinHost, 'warn' | 'debug'> };
 }
 
 interface Waiter {
@@ -102,6 +107,10 @@ export class SessionTurns {
   private readonly pasteLimiter = new PasteLimiter();
   private _detectionStopped: string | null = null;
   private _awaitingMore = false;
+  /** The detector's latest state (the join asks whether a turn is in progress). */
+  private screenState: string = 'starting';
+  /** The agent's channel (null: turns come from the screen alone). */
+  readonly channel: SessionChannel | null;
 
   constructor(opts: SessionTurnsOptions) {
     this.ring = new TurnRing(opts.sessionId, opts.limits);
@@ -127,6 +136,23 @@ export class SessionTurns {
     }
     this.screen = opts.screen;
     this.events = opts.events;
+    this.channel = opts.channel
+      ? new SessionChannel(
+          opts.channel.agent,
+          {
+            store: (t) => this.store(t),
+            screenIdle: () =>
+              this.detector ? !this.detector.turnOpen : this.screenState === 'idle',
+            amend: (note, record) => {
+              const latest = this.ring.latest();
+              if (!latest) return;
+              latest.disagreement = note;
+              latest.agent ??= record;
+            },
+          },
+          opts.channel.log,
+        )
+      : null;
   }
 
   /**
@@ -311,6 +337,8 @@ export class SessionTurns {
   /** The session ended: stop detecting (a turn in progress is dropped), fail the waits. */
   end(): void {
     if (this.ended) return;
+    // A turn the screen completed and the channel was still reporting is stored first.
+    this.channel?.dispose();
     this.ended = true;
     this.detector = null;
     this.worker?.dispose();
@@ -348,13 +376,14 @@ export class SessionTurns {
       } else if (e.type === 'menu') {
         this.events.menu?.(e.menu);
       } else if (e.type === 'state') {
+        this.screenState = e.state;
         // A continuation event comes with its `blocked` state; any other state ends the wait.
         if (e.state !== 'blocked') this._awaitingMore = false;
         this.events.state(e.state);
         this.notify();
       } else if (e.type === 'turn') {
         this._awaitingMore = false;
-        this.store({
+        const turn: NewTurn = {
           content: e.content,
           text: e.text,
           // What was submitted, as the detector followed it: all lines of a multi-line input,
@@ -364,7 +393,9 @@ export class SessionTurns {
           truncated: e.truncated,
           startedAt: e.startedAt,
           endedAt: e.endedAt,
-        });
+        };
+        if (this.channel) this.channel.screenTurn(turn);
+        else this.store(turn);
       }
     }
   }

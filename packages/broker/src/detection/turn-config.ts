@@ -25,6 +25,8 @@ export interface TurnConfig {
   userPresets: UserPresets;
   /** config.json `persist`: every session (true), none (false), or those with these presets. */
   persist: boolean | string[];
+  /** config.json `agentChannels`: wire agent channels for every preset with an agent (true), none, or these presets. */
+  agentChannels: boolean | string[];
   /** Retention of the history (config.json, else the defaults). */
   historyMaxBytes: number;
   historyMaxAgeMs: number;
@@ -37,6 +39,13 @@ export interface TurnConfig {
 /** Whether a new session with this preset is persisted when `spawn` does not say. */
 export function persistByDefault(config: TurnConfig, preset: string): boolean {
   return Array.isArray(config.persist) ? config.persist.includes(preset) : config.persist;
+}
+
+/** Whether a new session with this preset gets its agent's channel when `spawn` does not say. */
+export function agentChannelByDefault(config: TurnConfig, preset: string): boolean {
+  return Array.isArray(config.agentChannels)
+    ? config.agentChannels.includes(preset)
+    : config.agentChannels;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -62,6 +71,7 @@ export function loadTurnConfig(env: Record<string, string | undefined>): TurnCon
       userPresets,
       persist: file.persist ?? false,
       webPort: file.web?.port,
+      agentChannels: file.agentChannels ?? true,
       historyMaxBytes: file.historyMaxBytes ?? DEFAULT_HISTORY_MAX_BYTES,
       historyMaxAgeMs: (file.historyMaxAgeDays ?? DEFAULT_HISTORY_MAX_AGE_DAYS) * DAY_MS,
       worktreeDir: file.worktreeDir ?? null,

@@ -11,6 +11,7 @@ import type { RouteEngine } from '../relay/routes/route-engine.js';
 import { HandlerError } from '../errors.js';
 import type { TurnStore } from '../store/turn-store.js';
 import type { Worktrees } from '../worktrees/worktrees.js';
+import type { AgentChannel } from '../agents/types.js';
 
 // Handlers and the code they call throw the same expected-failure class.
 export { HandlerError };
@@ -27,8 +28,11 @@ export type NewSessionParams = Omit<
   'id' | 'flowLimits' | 'killGraceMs' | 'observer' | 'turns'
 > & {
   id?: string;
-  /** How its turns are found: the preset (null: its wrapper publishes them) and the settings. */
-  turns: { preset: Preset | null; config: TurnConfig };
+  /**
+   * How its turns are found: the preset (null: its wrapper publishes them), the settings, and
+   * the agent's own channel when one is wired.
+   */
+  turns: { preset: Preset | null; config: TurnConfig; channel?: AgentChannel | null };
 };
 
 // The ports below are what handlers may reach of the broker: narrow interfaces, so handlers
@@ -49,6 +53,11 @@ export interface SessionsPort {
   create(params: NewSessionParams): Session;
   /** Removes an exited session: its attached clients are told, its screen is freed. */
   remove(session: Session): void;
+  /**
+   * Replaces an exited session by a new one under its ID (`revive`): its turns and their
+   * numbering carry over, its history stays; announced as created.
+   */
+  revive(old: Session, params: Omit<NewSessionParams, 'id'>): Session;
   /** Ends a wrapper's session (its connection deregistered it or went away). */
   endWrapper(session: Session): void;
   /** The connection that registered a wrapper session, while it is connected. */

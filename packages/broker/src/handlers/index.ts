@@ -1,5 +1,7 @@
 import type { HandlerTable } from './context.js';
 import { ack } from './ack.js';
+import { agentEvent } from './agent-event.js';
+import { revive } from './revive.js';
 import { attach } from './attach.js';
 import { capture } from './capture.js';
 import { captureById } from './capture-by-id.js';
@@ -69,6 +71,8 @@ export const HANDLERS: HandlerTable = {
   deregister,
   turn_completed: turnCompleted,
   set_state: setState,
+  agent_event: agentEvent,
+  revive,
   capture,
   capture_by_id: captureById,
   paste,

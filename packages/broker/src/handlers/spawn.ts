@@ -6,12 +6,13 @@ import { resolveCommand } from '../pty/resolve-command.js';
 import { HandlerError, type Handler } from './context.js';
 import { currentTurnConfig, resolveSessionPreset } from '../detection/session-preset.js';
 import { persistByDefault } from '../detection/turn-config.js';
+import { wireSession } from '../agents/wire-session.js';
 
 /** Characters a session name may not hold: `:` separates session and seq in turn IDs. */
 const BAD_NAME = /[:\s\p{Cc}]/u;
 
 /** The broker's own environment with unset entries dropped (the default child environment). */
-function ownEnvironment(): Record<string, string> {
+export function ownEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   return env;
@@ -19,7 +20,7 @@ function ownEnvironment(): Record<string, string> {
 
 export const spawn: Handler<'spawn'> = async (
   request,
-  { sessions, history, historyUnavailable, worktrees },
+  { sessions, history, historyUnavailable, worktrees, daemon },
 ) => {
   let cwd = request.cwd ?? process.cwd();
   if (!isAbsolute(cwd)) {
@@ -112,9 +113,23 @@ export const spawn: Handler<'spawn'> = async (
   if (request.session_env) env.CLIPPY_SESSION_ID = id;
   const cols = request.cols ?? DEFAULT_COLS;
   const rows = request.rows ?? DEFAULT_ROWS;
+  const presetName = request.pattern !== undefined ? 'custom' : (request.preset ?? DEFAULT_PRESET);
+  const wired = wireSession({
+    preset,
+    presetName,
+    wanted: request.agent_channel,
+    config: turnConfig,
+    session: id,
+    command: request.command,
+    args: request.args,
+    env,
+    cwd,
+    socket: daemon.socketPath,
+    log: daemon.log,
+  });
   let pty;
   try {
-    pty = spawnPty({ file: resolved.path, args: request.args, cwd, env, cols, rows });
+    pty = spawnPty({ file: resolved.path, args: wired.args, cwd, env: wired.env, cols, rows });
   } catch (err) {
     if (created) await worktrees.discard(created.record);
     throw new HandlerError(
@@ -122,7 +137,6 @@ export const spawn: Handler<'spawn'> = async (
       `could not start '${request.command}': ${(err as Error).message}`,
     );
   }
-  const presetName = request.pattern !== undefined ? 'custom' : (request.preset ?? DEFAULT_PRESET);
   const session = sessions.create({
     id,
     name: name!,
@@ -138,7 +152,7 @@ export const spawn: Handler<'spawn'> = async (
     persisted: request.persist ?? persistByDefault(turnConfig, presetName),
     pty,
     pid: pty.pid,
-    turns: { preset, config: turnConfig },
+    turns: { preset, config: turnConfig, channel: wired.channel },
     ...(created ? { worktree: created.record } : {}),
   });
   if (!created) return { session: session.id, name: session.name, pid: session.pid };

@@ -216,6 +216,26 @@ export class Session {
       ...(this.menu ? { menu: this.menu } : {}),
       ...(this.worktree ? { worktree: this.worktree.info() } : {}),
       unread: this.unread,
+      ...this.agentInfo(),
+    };
+  }
+
+  /**
+   * What the session's agent told of itself: its channel, model, tokens and cost; and, once
+   * exited, whether its agent can resume the conversation (`revive`).
+   */
+  private agentInfo(): Partial<SessionInfo> {
+    const turns = this.turns;
+    if (!turns) return {};
+    const latest = turns.ring.latest()?.agent;
+    const resumable = turns.channel?.channel.agentSession ?? turns.ring.latestAgentSession();
+    const agent = turns.channel?.channel.agent ?? turns.ring.latestAgent();
+    return {
+      ...(agent ? { agent } : {}),
+      ...turns.channel?.info(),
+      ...(latest?.model ? { model: latest.model } : {}),
+      ...turns.ring.usage,
+      ...(!this.live && this.kind === 'pty' && resumable ? { revivable: true } : {}),
     };
   }
 

@@ -5,7 +5,7 @@ import type { Session, SessionParams } from '../sessions/session.js';
 import type { SessionTable } from '../sessions/session-table.js';
 import type { NewSessionParams } from '../handlers/context.js';
 import type { TurnConfig } from '../detection/turn-config.js';
-import type { StoredTurn } from '../detection/turn-ring.js';
+import type { SessionUsage, StoredTurn } from '../detection/turn-ring.js';
 import { storedTurn } from './stored-turn.js';
 import { TurnStore, type PersistedSession } from './turn-store.js';
 
@@ -103,10 +103,8 @@ export function restoreSessions(
         },
         turns: { preset: null, config },
       });
-      session.turns?.ring.restore(
-        ringTurns(history, p, config.turnRingDepth),
-        p.turns.at(-1)?.meta.seq ?? 0,
-      );
+      const { turns, usage } = ringTurns(history, p, config.turnRingDepth);
+      session.turns?.ring.restore(turns, p.turns.at(-1)?.meta.seq ?? 0, usage);
       void history.readExitScreen(p).then(
         (screen) => {
           if (screen) session.screen.write(Buffer.from(screen));
@@ -123,9 +121,22 @@ function lastSeen(p: PersistedSession): number {
   return Math.max(p.meta.created_at, p.turns.at(-1)?.meta.timestamp ?? 0);
 }
 
-/** The session's newest turns, read back whole (up to the ring's depth). */
-function ringTurns(history: TurnStore, p: PersistedSession, depth: number): StoredTurn[] {
-  return p.turns.slice(-depth).map((ref) => storedTurn(history.readTurnSync(ref)));
+/**
+ * The session's newest turns, read back whole (up to the ring's depth), and its usage totals
+ * (written with its newest turn that had them).
+ */
+function ringTurns(
+  history: TurnStore,
+  p: PersistedSession,
+  depth: number,
+): { turns: StoredTurn[]; usage: SessionUsage | undefined } {
+  let usage: SessionUsage | undefined;
+  const turns = p.turns.slice(-depth).map((ref) => {
+    const read = history.readTurnSync(ref);
+    if (read.meta.usage) usage = read.meta.usage;
+    return storedTurn(read);
+  });
+  return { turns, usage };
 }
 
 /** Records a persisted session's exit with its final screen (scrollback included). */

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AgentTurnSchema, type AgentTurn } from '@clippy/protocol';
+import type { SessionUsage } from '../detection/turn-ring.js';
 import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
 import type { WorktreeRecord } from '../worktrees/session-worktree.js';
 
@@ -27,7 +29,10 @@ export interface SessionMeta {
   worktree?: WorktreeRecord;
 }
 
-/** A completed turn; `cl`/`tl` are the byte lengths of its content and text blobs. */
+/**
+ * A completed turn; `cl`/`tl` are the byte lengths of its content and text blobs. A turn whose
+ * text is its agent's own answer (`src: 'agent'`) has a third blob, the screen's text (`stl`).
+ */
 export interface TurnRecordMeta {
   k: 'turn';
   session: string;
@@ -39,6 +44,12 @@ export interface TurnRecordMeta {
   prompt: string;
   cl: number;
   tl: number;
+  src?: 'agent';
+  stl?: number;
+  /** The agent's own record of the turn, and the session's usage totals after it. */
+  agent?: AgentTurn;
+  usage?: SessionUsage;
+  disagreement?: string;
 }
 
 /** The session's process ended; `sl`: the final screen's length (a blob), 0 when none. */
@@ -117,6 +128,18 @@ const TurnSchema = z.object({
   prompt: z.string().catch(''),
   cl: COUNT,
   tl: COUNT,
+  src: z.literal('agent').optional().catch(undefined),
+  stl: COUNT.optional(),
+  agent: AgentTurnSchema.optional().catch(undefined),
+  usage: z
+    .object({
+      input_tokens: COUNT.optional(),
+      output_tokens: COUNT.optional(),
+      cost_usd: z.number().nonnegative().optional(),
+    })
+    .optional()
+    .catch(undefined),
+  disagreement: z.string().optional().catch(undefined),
 });
 const ExitSchema = z.object({
   session: ID,
@@ -144,8 +167,18 @@ export function checkMeta(raw: unknown, blobBytes: number): RecordMeta | OtherMe
     }
     case 'turn': {
       const r = TurnSchema.safeParse(raw);
-      if (!r.success || r.data.cl + r.data.tl !== blobBytes) return null;
-      return { k: 'turn', ...r.data };
+      if (!r.success || r.data.cl + r.data.tl + (r.data.stl ?? 0) !== blobBytes) return null;
+      const { src, stl, agent, usage, disagreement, ...rest } = r.data;
+      // Absent fields stay absent (a turn without them reads as the screen's).
+      return {
+        k: 'turn',
+        ...rest,
+        ...(src ? { src } : {}),
+        ...(stl !== undefined ? { stl } : {}),
+        ...(agent ? { agent: agent as AgentTurn } : {}),
+        ...(usage ? { usage } : {}),
+        ...(disagreement ? { disagreement } : {}),
+      };
     }
     case 'exit': {
       const r = ExitSchema.safeParse(raw);

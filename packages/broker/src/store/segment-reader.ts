@@ -12,6 +12,8 @@ export interface ReadTurn {
   meta: TurnRecordMeta;
   content: Buffer;
   text: string;
+  /** With `meta.src` `agent`: the screen's text (`text` is the agent's answer). */
+  screenText?: string;
 }
 
 /**
@@ -76,11 +78,13 @@ export class SegmentReader {
           : 'no key';
     if (typeof r === 'string' || r.meta.k !== 'turn')
       throw new Error(`stored turn unreadable (${typeof r === 'string' ? r : r.meta.k})`);
-    const { cl, tl } = r.meta;
+    const { cl, tl, stl } = r.meta;
+    const textEnd = r.blobsAt + cl + tl;
     return {
       meta: r.meta,
       content: Buffer.from(buf.subarray(r.blobsAt, r.blobsAt + cl)),
-      text: buf.toString('utf8', r.blobsAt + cl, r.blobsAt + cl + tl),
+      text: buf.toString('utf8', r.blobsAt + cl, textEnd),
+      ...(stl !== undefined ? { screenText: buf.toString('utf8', textEnd, textEnd + stl) } : {}),
     };
   }
 }

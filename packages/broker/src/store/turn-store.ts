@@ -2,7 +2,9 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_HISTORY_MAX_BYTES } from '@clippy/protocol';
+import type { AgentTurn } from '@clippy/protocol';
 import type { Logger } from '../log.js';
+import type { SessionUsage } from '../detection/turn-ring.js';
 import { HistoryIndex, type PersistedSession, type TurnRef } from './history-index.js';
 import { HistoryLock, type LockOptions } from './history-lock.js';
 import { blobsOffset, encodeRecord } from './record-format.js';
@@ -165,9 +167,25 @@ export class TurnStore {
 
   /** Appends a completed turn; resolves true once it is written (false: dropped, paused). */
   async persistTurn(
-    turn: Omit<TurnRecordMeta, 'k' | 'cl' | 'tl'> & { content: Uint8Array; text: string },
+    turn: Omit<
+      TurnRecordMeta,
+      'k' | 'cl' | 'tl' | 'src' | 'stl' | 'usage' | 'agent' | 'disagreement'
+    > & {
+      content: Uint8Array;
+      text: string;
+      text_source?: 'agent' | 'screen';
+      /** With `text_source` `agent`: the screen's text, kept beside the answer. */
+      screen_text?: string;
+      agent?: AgentTurn;
+      disagreement?: string;
+    },
+    usage?: SessionUsage,
   ): Promise<boolean> {
     const textBytes = Buffer.from(turn.text);
+    const screenBytes =
+      turn.text_source === 'agent' && turn.screen_text !== undefined
+        ? Buffer.from(turn.screen_text)
+        : null;
     const meta: TurnRecordMeta = {
       k: 'turn',
       session: turn.session,
@@ -179,8 +197,13 @@ export class TurnStore {
       prompt: turn.prompt,
       cl: turn.content.length,
       tl: textBytes.length,
+      ...(screenBytes ? { src: 'agent' as const, stl: screenBytes.length } : {}),
+      ...(turn.agent ? { agent: turn.agent } : {}),
+      ...(usage && Object.keys(usage).length > 0 ? { usage } : {}),
+      ...(turn.disagreement ? { disagreement: turn.disagreement } : {}),
     };
-    const at = await this.append(meta, [turn.content, textBytes], turn.text);
+    const blobs = [turn.content, textBytes, ...(screenBytes ? [screenBytes] : [])];
+    const at = await this.append(meta, blobs, turn.text);
     return at !== null;
   }
 

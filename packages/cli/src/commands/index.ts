@@ -16,6 +16,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['kill'], () => import('./kill.js')],
   [['rm'], () => import('./rm.js')],
   [['diff'], () => import('./diff.js')],
+  [['revive'], () => import('./revive.js')],
   [['send'], () => import('./send.js')],
   [['resize'], () => import('./resize.js')],
   [['turns'], () => import('./turns.js')],

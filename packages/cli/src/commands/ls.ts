@@ -33,6 +33,14 @@ export function stateLabel(s: SessionInfo): string {
   return `exited(${s.exit_code ?? s.exit_signal ?? '?'})${restored}`;
 }
 
+/** Tokens in/out as the agent counted them (`12.3k/1.2k`), `-` when it did not say. */
+export function tokenLabel(s: SessionInfo): string {
+  if (s.input_tokens === undefined && s.output_tokens === undefined) return '-';
+  const k = (n: number | undefined) =>
+    n === undefined ? '?' : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+  return `${k(s.input_tokens)}/${k(s.output_tokens)}`;
+}
+
 /** Where a session's live routes go: `→codex`, a paused one `→codex(paused)`; `-` for none. */
 function routesFrom(routes: RouteInfo[], session: string): string {
   const out = routes
@@ -85,6 +93,9 @@ const command: CommandModule<object, LsArgs> = {
     const now = Date.now();
     // Sessions in worktrees of their own: their branch and how much they changed.
     const worktrees = shown.some((s) => s.worktree);
+    // TOKENS and COST only when an agent reported them (its channel): blank columns say nothing.
+    const tokens = shown.some((s) => s.input_tokens !== undefined || s.output_tokens !== undefined);
+    const cost = shown.some((s) => s.cost_usd !== undefined);
     process.stdout.write(
       renderTable(
         [
@@ -98,6 +109,8 @@ const command: CommandModule<object, LsArgs> = {
           { header: 'CLIENTS', right: true },
           { header: 'ROUTES', max: 30 },
           ...(worktrees ? [{ header: 'BRANCH', max: 40 }, { header: 'CHANGES' }] : []),
+          ...(tokens ? [{ header: 'TOKENS', right: true }] : []),
+          ...(cost ? [{ header: 'COST', right: true }] : []),
         ],
         shown.map((s) => [
           s.name,
@@ -112,12 +125,19 @@ const command: CommandModule<object, LsArgs> = {
           ...(worktrees
             ? [s.worktree?.branch ?? '-', s.worktree ? changesSummary(s.worktree.changes) : '-']
             : []),
+          ...(tokens ? [tokenLabel(s)] : []),
+          ...(cost ? [s.cost_usd !== undefined ? `$${s.cost_usd.toFixed(2)}` : '-'] : []),
         ]),
       ),
     );
     // The session runs on without turns: say why, once per session, beside the table.
     for (const s of shown)
       if (s.detection_stopped) process.stderr.write(`clippy: ${s.name}: ${s.detection_stopped}\n`);
+    for (const s of shown)
+      if (s.revivable)
+        process.stderr.write(
+          `clippy: ${s.name}: its ${s.agent ?? 'agent'} conversation can go on: clippy revive ${s.name}\n`,
+        );
   },
 };
 

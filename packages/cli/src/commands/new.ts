@@ -21,6 +21,7 @@ interface NewArgs extends CommonArgs {
   'detach-key'?: string;
   term?: string;
   persist?: boolean;
+  'agent-channel'?: boolean;
   json?: boolean;
   worktree?: string;
   base?: string;
@@ -114,6 +115,11 @@ const command: CommandModule<object, NewArgs> = {
         describe:
           'keep its turns on disk across daemon restarts (default: "persist" in the config file, else off; --no-persist overrides it)',
       })
+      .option('agent-channel', {
+        type: 'boolean',
+        describe:
+          'read the agent\'s own record of its turns (its hooks, notify, transcript: the exact Markdown answer, tokens, cost) when the preset names an agent (default: "agentChannels" in the config file, else on; --no-agent-channel reads the screen only)',
+      })
       .option('json', { type: 'boolean', describe: 'with -d: print {session, name, pid} as JSON' })
       .option('worktree', {
         alias: 'w',
@@ -182,6 +188,7 @@ const command: CommandModule<object, NewArgs> = {
             ...(argv.pattern ? { pattern: argv.pattern } : {}),
             ...(argv['session-env'] ? { session_env: true } : {}),
             ...(argv.persist !== undefined ? { persist: argv.persist } : {}),
+            ...(argv['agent-channel'] !== undefined ? { agent_channel: argv['agent-channel'] } : {}),
             ...(argv.worktree !== undefined
               ? {
                   worktree: {

@@ -39,7 +39,8 @@ async function readSession(client: ClippyClient, ref: string): Promise<SessionRu
   full.sort((a, b) => a.seq - b.seq);
   const preset = BUILTIN_PRESETS[info.preset];
   const known = (v: string | undefined) => (v && v !== 'unknown' ? v : undefined);
-  const model = known(preset?.model);
+  // The agent's own name for its model (its channel reported it) when the preset cannot know.
+  const model = known(preset?.model) ?? info.model;
   const provider = known(preset?.provider);
   return {
     session: {
@@ -64,6 +65,7 @@ async function readSession(client: ClippyClient, ref: string): Promise<SessionRu
       truncated: t.truncated,
       prompt: t.prompt,
       text: t.text,
+      ...(t.agent ? { agent: t.agent } : {}),
     })),
   };
 }

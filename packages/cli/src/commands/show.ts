@@ -8,6 +8,7 @@ interface ShowArgs extends CommonArgs {
   ref: string;
   raw?: boolean;
   text?: boolean;
+  screen?: boolean;
   meta?: boolean;
   json?: boolean;
 }
@@ -27,10 +28,21 @@ const command: CommandModule<object, ShowArgs> = {
         type: 'boolean',
         describe: 'write the raw bytes exactly as the agent printed them',
       })
-      .option('text', { type: 'boolean', describe: 'write the readable text (the default)' })
+      .option('text', {
+        type: 'boolean',
+        describe:
+          "write the readable text (the default): the agent's own Markdown when its channel gave it",
+      })
+      .option('screen', {
+        type: 'boolean',
+        describe:
+          'write the text read off the screen (UI chrome removed), even when the agent gave its own',
+      })
       .option('meta', { type: 'boolean', describe: 'print the metadata only' })
       .option('json', { type: 'boolean', describe: 'print metadata and text as JSON' })
-      .conflicts('raw', 'text') as never,
+      .conflicts('raw', 'text')
+      .conflicts('raw', 'screen')
+      .conflicts('text', 'screen') as never,
   handler: async (argv) => {
     const { turn } = await withClient(argv, (c) =>
       turnCall(() =>
@@ -44,16 +56,18 @@ const command: CommandModule<object, ShowArgs> = {
         ),
       ),
     );
-    const { content, text, ...meta } = turn;
+    const { content, text, screen_text: screenText, ...meta } = turn;
     if (argv.json) {
-      process.stdout.write(`${JSON.stringify({ ...meta, text }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ ...meta, text, ...(screenText !== undefined ? { screen_text: screenText } : {}) }, null, 2)}\n`,
+      );
     } else if (argv.meta) {
       for (const [k, v] of Object.entries(meta))
         process.stdout.write(`${k}: ${typeof v === 'string' ? JSON.stringify(v) : v}\n`);
     } else if (argv.raw) {
       process.stdout.write(Buffer.from(content));
     } else {
-      printText(text);
+      printText(argv.screen ? (screenText ?? text) : text);
     }
   },
 };

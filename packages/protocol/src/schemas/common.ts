@@ -138,6 +138,64 @@ export type NotifyOverrides = z.infer<typeof NotifyOverridesSchema>;
 export const NotifyEffectiveSchema = z.object(notifyShape(() => z.boolean()));
 export type NotifyEffective = z.infer<typeof NotifyEffectiveSchema>;
 
+/**
+ * The agents whose own record of a turn clippy can read (docs/turns.md, "Agent channels"): a
+ * preset names one with its `agent` field.
+ */
+export const AgentNameSchema = z
+  .enum(['claude', 'codex', 'gemini'])
+  .describe('an agent whose own record of its turns clippy reads');
+export type AgentName = z.infer<typeof AgentNameSchema>;
+
+/** Tokens and cost as the agent reports them (each absent when it does not). */
+const Usage = {
+  input_tokens: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('input tokens, as the agent counts them'),
+  output_tokens: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('output tokens, as the agent counts them'),
+  cost_usd: z.number().min(0).optional().describe('cost in US dollars, as the agent reports it'),
+};
+
+/** A turn as the agent itself recorded it (its channel: hooks, notify, transcript, chat file). */
+export const AgentTurnSchema = z
+  .object({
+    agent: AgentNameSchema,
+    via: z
+      .string()
+      .describe(
+        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-notify`, `gemini-chat`',
+      ),
+    session_id: z.string().optional().describe('the agent’s own session (thread) ID'),
+    turn_id: z
+      .string()
+      .optional()
+      .describe('the agent’s own ID of the turn (prompt ID, turn ID or message ID)'),
+    model: z.string().optional().describe('the model that answered, as the agent names it'),
+    ...Usage,
+    completed_at: z
+      .number()
+      .optional()
+      .describe('epoch ms when the agent reported the turn complete'),
+  })
+  .describe('the agent’s own record of the turn');
+export type AgentTurn = z.infer<typeof AgentTurnSchema>;
+
+/** Which source a turn's `text` came from. */
+export const TextSourceSchema = z
+  .enum(['agent', 'screen'])
+  .describe(
+    '`agent`: the agent’s own Markdown answer (its channel delivered it); `screen`: read off the rendered screen, UI chrome removed',
+  );
+export type TextSource = z.infer<typeof TextSourceSchema>;
+
 export const SessionInfoSchema = z.object({
   session: z.string().describe('opaque unique ID, never reused'),
   name: z.string().describe('unique among live sessions; usable wherever an ID is'),
@@ -197,6 +255,33 @@ export const SessionInfoSchema = z.object({
     .describe(
       'completed turns nobody has looked at yet (0: none, or never asked); cleared when shown: attach, `get_turn` with `read`, a page or editor showing the session (docs/notify.md)',
     ),
+  agent: AgentNameSchema.optional().describe(
+    'the agent whose channel is wired for this session (its preset declares one); absent when none is',
+  ),
+  agent_channel: z
+    .enum(['waiting', 'live', 'silent'])
+    .optional()
+    .describe(
+      'with `agent`: `waiting` until the channel first delivers, `live` once it has, `silent` when a turn completed on screen and the agent never reported it (its text is then the screen’s)',
+    ),
+  agent_session: z
+    .string()
+    .optional()
+    .describe('the agent’s own session ID (what `clippy revive` resumes)'),
+  model: z.string().optional().describe('the model of its latest turn, as the agent names it'),
+  ...Usage,
+  revivable: z
+    .boolean()
+    .optional()
+    .describe(
+      'exited, and its agent can resume its conversation: `clippy revive` starts it again (same name, folder and preset)',
+    ),
+  channel_note: z
+    .string()
+    .optional()
+    .describe(
+      'the latest disagreement between the agent’s channel and the screen about a turn’s boundaries (also in the log)',
+    ),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
@@ -224,6 +309,18 @@ export const TurnMetaSchema = z.object({
     .describe(
       'automatic injections (routes, on any daemon) in the chain that set this turn off: 0 for a turn a person or script started. A route forwards the turn only while `hops` + 1 is within its hop limit, and a route on another daemon reads it from `turn_completed`, so a cycle across daemons ends at the limit. Sent in every `turn_completed` and with the turns a daemon holds; absent from daemons older than this field (a route counts such a turn as 0 and logs a warning) and from turns read back from the history',
     ),
+  text_source: TextSourceSchema.optional().describe(
+    'where `text` came from: `agent` (its own Markdown answer) or `screen`; absent means `screen`',
+  ),
+  agent: AgentTurnSchema.optional().describe(
+    'the agent’s own record of the turn: IDs, model, tokens, cost, completion; absent when its channel delivered none',
+  ),
+  disagreement: z
+    .string()
+    .optional()
+    .describe(
+      'the agent’s channel and the screen disagreed about this turn’s boundaries: what differed (nothing was resolved silently; the log has it too)',
+    ),
 });
 export type TurnMeta = z.infer<typeof TurnMetaSchema>;
 
@@ -231,7 +328,13 @@ export const TurnSchema = TurnMetaSchema.extend({
   content: BytesSchema.describe('raw bytes between the start of the answer and the prompt, exact'),
   text: z
     .string()
-    .describe('what a person reads: ANSI removed, redraws resolved, echo and chrome removed'),
+    .describe(
+      'what a person reads: the agent’s own Markdown answer when `text_source` is `agent`, else the screen’s text (ANSI removed, redraws resolved, echo and chrome removed)',
+    ),
+  screen_text: z
+    .string()
+    .optional()
+    .describe('with `text_source` `agent`: the text read off the screen, for comparison'),
 });
 export type Turn = z.infer<typeof TurnSchema>;
 

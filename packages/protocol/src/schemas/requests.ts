@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACK_INTERVAL_BYTES } from '../constants.js';
 import {
+  AgentNameSchema,
   BytesSchema,
   EventNameSchema,
   IdSchema,
@@ -87,6 +88,25 @@ export const SpawnSchema = message(
       .describe(
         'run in a new git worktree of the repository holding `cwd`, on a new branch `clippy/NAME` (docs/worktrees.md); the command starts in the same folder of it as `cwd` is in the repository',
       ),
+    agent_channel: z
+      .boolean()
+      .optional()
+      .describe(
+        'wire the agent channel of the preset’s agent for this session (default: config.json `agentChannels`, else on); false reads turns from the screen only',
+      ),
+  },
+);
+export const ReviveSchema = message(
+  'revive',
+  'Start an exited agent session again where it left off: its agent resumes its conversation, in the same folder, with the same name and preset; turn numbers go on.',
+  {
+    session: SessionRefSchema,
+    env: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('full environment for the child (the caller’s, unchanged)'),
+    cols: Size.cols.optional(),
+    rows: Size.rows.optional(),
   },
 );
 export const ListSessionsSchema = message(
@@ -285,6 +305,25 @@ export const TurnCompletedSchema = message(
     text: z.string().optional().describe('readable text (default: content as UTF-8)'),
     prompt: z.string().optional(),
     duration_ms: z.number().min(0).optional(),
+  },
+);
+/** Largest agent event: a Stop hook's input carries the whole last answer (a turn's cap and more). */
+const MAX_AGENT_EVENT_CHARS = 14 * 1024 * 1024;
+export const AgentEventSchema = message(
+  'agent_event',
+  'An agent’s own channel reports on its session (sent by the hook entry the agent runs, `clippy-hook`).',
+  {
+    session: SessionRefSchema.describe('the clippy session the channel was wired for'),
+    agent: AgentNameSchema,
+    event: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe('the agent’s event: `SessionStart`, `UserPromptSubmit`, `Stop`, `notify`, …'),
+    payload: z
+      .string()
+      .max(MAX_AGENT_EVENT_CHARS)
+      .describe('what the agent gave the hook (its JSON, as text)'),
   },
 );
 export const SetStateSchema = message('set_state', 'A wrapper reports its session’s state.', {

@@ -108,6 +108,13 @@ export const RESULT_SCHEMAS = {
         'with `worktree`: what the user should know (uncommitted changes left behind, submodules not checked out)',
       ),
   }),
+  revive: z.object({
+    session: z.string().describe('the session (same ID and name as before)'),
+    name: z.string(),
+    pid: z.number().int(),
+    command: z.string().describe('what was started'),
+    args: z.array(z.string()),
+  }),
   list_sessions: z.object({
     sessions: z.array(SessionInfoSchema),
     history_unavailable: z
@@ -227,6 +234,7 @@ export const RESULT_SCHEMAS = {
   deregister: z.object({}),
   turn_completed: z.object({ turn_id: z.string() }),
   set_state: z.object({}),
+  agent_event: z.object({}),
   capture: z.object({ size: z.number().int(), turn_id: z.string() }),
   capture_by_id: z.object({ size: z.number().int(), turn_id: z.string() }),
   paste: z.object({ size: z.number().int(), turn_id: z.string(), submitted: z.boolean() }),

@@ -12,9 +12,12 @@ import { bins } from '../paths.js';
 export const answerText = (q: string): string =>
   `ANSWER: ${q}\nThe fake agent read your message.\nEnd of answer.`;
 
-/** The same answer as a Claude-style TUI shows it: `⏺` first line, continuation lines indented. */
-export const tuiAnswerText = (q: string): string =>
-  `⏺ ANSWER: ${q}\n  The fake agent read your message.\n  End of answer.`;
+/**
+ * The same answer as clippy reads it off a Claude-style TUI (the `claude` preset): the TUI
+ * draws it with a `⏺` first line and indented continuation lines, and the preset removes that
+ * mark with its indentation (screen text loses the agent's chrome): the answer itself.
+ */
+export const tuiAnswerText = (q: string): string => answerText(q);
 
 /** Starts a fake agent as a session and waits for its first prompt; returns its log file. */
 export async function spawnAgent(

@@ -43,6 +43,19 @@ export interface AgentOptions {
    * in the box, redrawn, and nothing is submitted.
    */
   newlineEnters: number;
+  /**
+   * `--settings JSON`: what clippy wires for a Claude Code session (its hooks). Taken always, so
+   * a fake agent under the `claude` preset starts as the real one does; its hooks run only with
+   * `--hooks` (without, it is a Claude Code that runs none: the screen alone gives its turns).
+   */
+  settings: string | undefined;
+  /** Run the hooks `--settings` names, with the events and transcript Claude Code gives them. */
+  hooks: boolean;
+  /**
+   * `--hook-lag MS`: run the Stop hook this long after the prompt is back on screen (a loaded
+   * machine, a slow hook) instead of before it.
+   */
+  hookLag: number;
 }
 
 /** Think time by default: short, so tests stay fast, but never zero (real agents take time). */
@@ -70,6 +83,9 @@ export function parseAgentOptions(
       ask: { type: 'boolean' },
       edits: { type: 'string' },
       'newline-enters': { type: 'string' },
+      settings: { type: 'string' },
+      hooks: { type: 'boolean' },
+      'hook-lag': { type: 'string' },
     },
     strict: true,
   });
@@ -90,5 +106,8 @@ export function parseAgentOptions(
     ask: values.ask ?? defaults.ask ?? false,
     edits: values.edits ? (JSON.parse(readFileSync(values.edits, 'utf8')) as Edit[][]) : [],
     newlineEnters: num(values['newline-enters'], defaults.newlineEnters ?? 0),
+    settings: values.settings,
+    hooks: values.hooks ?? false,
+    hookLag: num(values['hook-lag'], 0),
   };
 }

@@ -1,5 +1,6 @@
 import { bigLine, nthAnswer, pieceLine } from './answer.js';
 import { applyEdits } from './edits.js';
+import { ClaudeHooks } from './claude-hooks.js';
 import { KeyParser } from './keys.js';
 import { logChoice, logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
@@ -128,6 +129,10 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
     process.exit(code);
   };
 
+  // Claude Code's hooks, when the agent is told to run them (its session starts first).
+  const hooks = opts.hooks && opts.settings ? new ClaudeHooks(opts.settings, process.cwd()) : null;
+  await hooks?.started();
+
   await write('\x1b[?2004h');
   logPrompt(opts.log);
   await render([
@@ -141,6 +146,8 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   ]);
 
   const answer = async (bytes: Buffer): Promise<void> => {
+    /** A Stop hook that runs only after the prompt is back (`--hook-lag`). */
+    let lagged: (() => void) | null = null;
     busy = true;
     interrupted = false;
     startedAt = Date.now();
@@ -150,6 +157,7 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
       .map((l, i) => `${i === 0 ? '❯ ' : '  '}${l}`);
     input = [];
     await render([...echo, '']);
+    await hooks?.prompt(text);
     spinner = setInterval(() => {
       frame++;
       void render();
@@ -186,6 +194,11 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
         if (batch.length >= 200) await render(batch.splice(0));
       }
       await render([...batch, ...lines.slice(1).map((l) => `  ${l}`), '']);
+      // The answer as the model gave it (the screen indents and marks it); no Stop on an Esc.
+      const said = lines.join('\n');
+      if (opts.hookLag > 0)
+        lagged = () => setTimeout(() => void hooks?.stop(text, said), opts.hookLag);
+      else await hooks?.stop(text, said);
     }
     if (spinner) clearInterval(spinner);
     spinner = null;
@@ -197,6 +210,7 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
         ? ['  ⎿  Interrupted · What should Claude do instead?', '']
         : [`✻ Worked for ${secs}s`, ''],
     );
+    lagged?.();
     const next = queue.shift();
     if (next) void answer(next);
   };

@@ -1,0 +1,103 @@
+import type { AgentTurn } from '@clippy/protocol';
+import { defined, parsePayload, str } from '../records.js';
+import type { AgentChannel, ChannelContext, ChannelUpdate, ScreenTurnInfo } from '../types.js';
+import { ClaudeTranscript } from './transcript.js';
+
+/**
+ * Claude Code's channel (checked on 2.1.197). Its hooks' stdin JSON names the session and its
+ * transcript (`session_id`, `transcript_path`): `SessionStart` at start (and on /clear or a
+ * resume), `UserPromptSubmit` with the prompt when it takes one, `Stop` when a turn ends with
+ * `last_assistant_message` (its trailing newline trimmed), `StopFailure` when an API error ends
+ * it. The answer is read exactly from the transcript (the last assistant message of the
+ * prompt's turn, with its tokens and model), checked against the hook's copy.
+ */
+export class ClaudeChannel implements AgentChannel {
+  readonly agent = 'claude' as const;
+  private session: string | undefined;
+  private transcript: ClaudeTranscript | null = null;
+  /** When the agent last took a prompt (a report will follow unless it is interrupted). */
+  private promptAt: number | null = null;
+
+  constructor(ctx: ChannelContext) {
+    this.session = ctx.agentSession;
+  }
+
+  get agentSession(): string | undefined {
+    return this.session;
+  }
+
+  async onEvent(event: string, payload: string): Promise<ChannelUpdate> {
+    const p = parsePayload('claude', event, payload);
+    const session = str(p.session_id);
+    if (session) this.session = session;
+    const path = str(p.transcript_path);
+    if (path && path !== this.transcript?.path) this.transcript = new ClaudeTranscript(path);
+    switch (event) {
+      case 'SessionStart':
+        return { kind: 'started' };
+      case 'UserPromptSubmit':
+        this.promptAt = Date.now();
+        return { kind: 'prompt', prompt: str(p.prompt) ?? '' };
+      case 'Stop':
+        return this.stop(str(p.prompt_id), str(p.last_assistant_message));
+      case 'StopFailure':
+        this.promptAt = null;
+        return {
+          kind: 'turn',
+          turn: { answer: null, record: this.record('claude-stop-hook', str(p.prompt_id), {}) },
+        };
+      default:
+        return { kind: 'ignored', why: `Claude Code event ${event} is not one clippy reads` };
+    }
+  }
+
+  expectsReport(turn: ScreenTurnInfo): boolean {
+    if (turn.interrupted) return false;
+    // Claude took a prompt during the turn: its Stop follows.
+    if (this.promptAt !== null && this.promptAt >= turn.startedAt) return true;
+    // Its hook may not have run yet (a loaded machine starts node slowly) when the screen looked
+    // done early: once the channel is known to work, a prompt for the model is reported.
+    // Its own commands (/help) and shell lines (!ls) never reach the model: nothing comes.
+    return this.session !== undefined && !/^\s*[/!]/u.test(turn.prompt);
+  }
+
+  dispose(): void {
+    this.transcript = null;
+  }
+
+  private async stop(
+    promptId: string | undefined,
+    hookAnswer: string | undefined,
+  ): Promise<ChannelUpdate> {
+    this.promptAt = null;
+    const t = promptId && this.transcript ? await this.transcript.turn(promptId) : undefined;
+    // The transcript keeps the answer exactly; the hook's copy is trimmed. They must agree.
+    const exact =
+      t?.answer != null && (hookAnswer === undefined || t.answer.trim() === hookAnswer.trim());
+    const answer = exact ? t!.answer : (hookAnswer ?? t?.answer ?? null);
+    return {
+      kind: 'turn',
+      turn: {
+        answer,
+        ...(t?.prompt !== undefined ? { prompt: t.prompt } : {}),
+        record: this.record(exact ? 'claude-transcript' : 'claude-stop-hook', promptId, {
+          model: t?.model,
+          input_tokens: t?.inputTokens,
+          output_tokens: t?.outputTokens,
+          completed_at: t?.at ?? Date.now(),
+        }),
+      },
+    };
+  }
+
+  private record(via: string, promptId: string | undefined, extra: Partial<AgentTurn>): AgentTurn {
+    return defined({
+      agent: 'claude',
+      via,
+      session_id: this.session,
+      turn_id: promptId,
+      completed_at: Date.now(),
+      ...extra,
+    }) as AgentTurn;
+  }
+}

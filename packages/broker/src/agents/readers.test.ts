@@ -1,0 +1,341 @@
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROTOCOL_VERSION } from '@clippy/protocol';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ClaudeChannel } from './claude/channel.js';
+import { claudeResumeArgs, wireClaude } from './claude/wiring.js';
+import { CodexChannel } from './codex/channel.js';
+import { GeminiChannel } from './gemini/channel.js';
+import { HOOK_PROTOCOL_VERSION } from './hook-entry.js';
+import { codex } from './codex/index.js';
+import { gemini } from './gemini/index.js';
+
+// The agents' records as the pinned versions write them (Claude Code 2.1.197's transcript and
+// hooks, Codex 0.171.0's notify and rollout, Gemini CLI 0.61.0's chat file: the fields clippy
+// reads, laid out as they were observed against the fake model).
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'clippy-readers-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const jsonl = (rows: unknown[]) => rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+const ANSWER = 'Here:\n\n```js\nconsole.log(1);\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
+
+describe('Claude Code', () => {
+  it('the Stop hook’s turn is read exactly from the transcript (the hook’s copy is trimmed), with tokens and model', async () => {
+    const path = join(dir, 't.jsonl');
+    writeFileSync(
+      path,
+      jsonl([
+        { type: 'mode', mode: 'normal', sessionId: 'S' },
+        { type: 'user', promptId: 'P1', message: { role: 'user', content: 'Show me' }, uuid: 'u1' },
+        {
+          type: 'assistant',
+          isSidechain: true,
+          message: { id: 'side', model: 'm', content: [{ type: 'text', text: 'a subagent' }] },
+        },
+        {
+          type: 'assistant',
+          message: {
+            id: 'msg1',
+            model: 'claude-x',
+            content: [{ type: 'text', text: 'Let me look.' }],
+            usage: { input_tokens: 5, cache_read_input_tokens: 2, output_tokens: 3 },
+          },
+          timestamp: '2026-01-01T00:00:00.000Z',
+        },
+        {
+          type: 'user',
+          promptId: 'P1',
+          message: { role: 'user', content: [{ type: 'tool_result', content: 'ok' }] },
+        },
+        {
+          type: 'assistant',
+          message: {
+            id: 'msg2',
+            model: 'claude-x',
+            content: [{ type: 'text', text: ANSWER }],
+            usage: { input_tokens: 12, output_tokens: 10 },
+          },
+          timestamp: '2026-01-01T00:00:01.000Z',
+        },
+      ]),
+    );
+    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+    expect(ch.agentSession).toBe('S');
+    await ch.onEvent('UserPromptSubmit', JSON.stringify({ prompt: 'Show me', prompt_id: 'P1' }));
+    const u = await ch.onEvent(
+      'Stop',
+      JSON.stringify({
+        prompt_id: 'P1',
+        transcript_path: path,
+        last_assistant_message: ANSWER.trim(),
+      }),
+    );
+    expect(u.kind).toBe('turn');
+    if (u.kind !== 'turn') return;
+    expect(u.turn.answer).toBe(ANSWER);
+    expect(u.turn.prompt).toBe('Show me');
+    expect(u.turn.record).toMatchObject({
+      agent: 'claude',
+      via: 'claude-transcript',
+      session_id: 'S',
+      turn_id: 'P1',
+      model: 'claude-x',
+      input_tokens: 19,
+      output_tokens: 13,
+      completed_at: Date.parse('2026-01-01T00:00:01.000Z'),
+    });
+  });
+
+  it('without the transcript the hook’s copy is the answer; a bad payload is an error naming it', async () => {
+    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    const u = await ch.onEvent(
+      'Stop',
+      JSON.stringify({ prompt_id: 'P9', last_assistant_message: 'hi' }),
+    );
+    expect(u.kind === 'turn' && u.turn.answer).toBe('hi');
+    expect(u.kind === 'turn' && u.turn.record.via).toBe('claude-stop-hook');
+    await expect(ch.onEvent('Stop', 'not json')).rejects.toThrow(
+      /claude Stop: the payload is not JSON/,
+    );
+  });
+
+  it('its own commands and interrupts are not waited for; a prompt is, once the channel works', async () => {
+    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    const turn = { prompt: 'hello', startedAt: 0, endedAt: 1, interrupted: false };
+    expect(ch.expectsReport(turn)).toBe(false);
+    await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S' }));
+    expect(ch.expectsReport(turn)).toBe(true);
+    expect(ch.expectsReport({ ...turn, prompt: '/help' })).toBe(false);
+    expect(ch.expectsReport({ ...turn, interrupted: true })).toBe(false);
+  });
+
+  it('wires its hooks with --settings, keeping a --settings given, and resumes with --resume', () => {
+    const w = wireClaude({
+      session: 's',
+      command: 'claude',
+      args: [
+        '--settings',
+        '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"mine"}]}]},"x":1}',
+        '--model',
+        'm',
+      ],
+      env: {},
+      cwd: dir,
+      hook: (e) => ['/usr/bin/node', '/x/clippy-hook.js', '/run/s.sock', 's', 'claude', e],
+    });
+    if ('skipped' in w) throw new Error(w.skipped);
+    expect(w.args.slice(2)).toEqual(['--model', 'm']);
+    const settings = JSON.parse(w.args[1]!) as {
+      x: number;
+      hooks: Record<string, { hooks: { command: string }[] }[]>;
+    };
+    expect(settings.x).toBe(1);
+    expect(settings.hooks.Stop!.map((h) => h.hooks[0]!.command)).toEqual([
+      'mine',
+      '/usr/bin/node /x/clippy-hook.js /run/s.sock s claude Stop',
+    ]);
+    expect(Object.keys(settings.hooks)).toEqual([
+      'Stop',
+      'SessionStart',
+      'UserPromptSubmit',
+      'StopFailure',
+    ]);
+    expect(claudeResumeArgs(['--resume', 'OLD', '--model', 'm'], 'NEW')).toEqual([
+      '--resume',
+      'NEW',
+      '--model',
+      'm',
+    ]);
+  });
+});
+
+describe('Codex', () => {
+  it('notify’s last message is the answer; a thread without a rollout (the title thread) is ignored; the rollout gives tokens and model', async () => {
+    const home = join(dir, 'codex');
+    const day = join(home, 'sessions', '2026', '01', '02');
+    mkdirSync(day, { recursive: true });
+    const rollout = join(day, 'rollout-2026-01-02T00-00-00-T1.jsonl');
+    writeFileSync(
+      rollout,
+      jsonl([
+        { type: 'session_meta', payload: { id: 'T1' } },
+        { type: 'turn_context', payload: { turn_id: 'U1', model: 'fake-model' } },
+        {
+          type: 'token_usage_record',
+          payload: { turn_id: 'U1', turn_token_usage: { input_tokens: 12, output_tokens: 10 } },
+        },
+      ]),
+    );
+    appendFileSync(
+      rollout,
+      jsonl([
+        {
+          timestamp: '2026-01-02T00:00:05.000Z',
+          type: 'event_msg',
+          payload: { type: 'task_complete', turn_id: 'U1' },
+        },
+      ]),
+    );
+    const ch = new CodexChannel({ session: 'c', env: { CODEX_HOME: home }, cwd: dir });
+    const side = await ch.onEvent(
+      'notify',
+      JSON.stringify({
+        type: 'agent-turn-complete',
+        'thread-id': 'T2',
+        'turn-id': 'X',
+        'input-messages': ['Generate a title'],
+        'last-assistant-message': 'OK',
+      }),
+    );
+    expect(side.kind).toBe('ignored');
+    const u = await ch.onEvent(
+      'notify',
+      JSON.stringify({
+        type: 'agent-turn-complete',
+        'thread-id': 'T1',
+        'turn-id': 'U1',
+        'input-messages': ['first', 'Show me'],
+        'last-assistant-message': ANSWER,
+      }),
+    );
+    expect(u.kind === 'turn' && u.turn.answer).toBe(ANSWER);
+    expect(u.kind === 'turn' && u.turn.prompt).toBe('Show me');
+    expect(u.kind === 'turn' && u.turn.record).toMatchObject({
+      agent: 'codex',
+      session_id: 'T1',
+      turn_id: 'U1',
+      model: 'fake-model',
+      input_tokens: 12,
+      output_tokens: 10,
+      completed_at: Date.parse('2026-01-02T00:00:05.000Z'),
+    });
+    expect(ch.agentSession).toBe('T1');
+  });
+
+  it('wires notify with -c and resumes with `codex resume ID`', () => {
+    const w = codex.wire({
+      session: 's',
+      command: 'codex',
+      args: ['--no-daemon'],
+      env: {},
+      cwd: dir,
+      hook: (e) => ['n', 'h', e],
+    });
+    expect('args' in w && w.args).toEqual(['-c', 'notify=["n","h","notify"]', '--no-daemon']);
+    expect(codex.resumeArgs(['--no-daemon'], 'T1')).toEqual(['resume', 'T1', '--no-daemon']);
+    expect(codex.resumeArgs(['resume', 'T0', '--no-daemon'], 'T1')).toEqual([
+      'resume',
+      'T1',
+      '--no-daemon',
+    ]);
+  });
+});
+
+describe('Gemini CLI', () => {
+  it('the chat file’s last answer after the prompt recorded during the turn is the answer', async () => {
+    const chats = join(dir, '.gemini', 'tmp', 'project', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const id = '11111111-2222-3333-4444-555555555555';
+    writeFileSync(
+      join(chats, 'session-2026-01-01T00-00-11111111.jsonl'),
+      jsonl([
+        { sessionId: id, projectHash: 'h', startTime: '2026-01-01T00:00:00.000Z', kind: 'main' },
+        {
+          $set: {
+            messages: [{ id: 'ctx', type: 'user', content: [{ text: '<session_context>\nx' }] }],
+          },
+        },
+        {
+          id: 'm1',
+          timestamp: '2026-01-01T00:00:10.000Z',
+          type: 'user',
+          content: [{ text: 'Show me' }],
+        },
+        {
+          id: 'g1',
+          timestamp: '2026-01-01T00:00:11.000Z',
+          type: 'gemini',
+          content: ANSWER.trimEnd(),
+          tokens: { input: 12, output: 10 },
+          model: 'gemini-x',
+        },
+        { $set: { lastUpdated: '2026-01-01T00:00:11.000Z' } },
+      ]),
+    );
+    const ch = new GeminiChannel({ session: 'c', env: { HOME: dir }, cwd: dir, agentSession: id });
+    const started = Date.parse('2026-01-01T00:00:09.900Z');
+    const t = await ch.readTurn({
+      prompt: 'Show me',
+      startedAt: started,
+      endedAt: started + 2_000,
+      interrupted: false,
+    });
+    expect(t?.answer).toBe(ANSWER.trimEnd());
+    expect(t?.record).toMatchObject({
+      agent: 'gemini',
+      session_id: id,
+      turn_id: 'g1',
+      model: 'gemini-x',
+      input_tokens: 12,
+      output_tokens: 10,
+    });
+    // A turn that began after the chat's last prompt (a /command Gemini does not record) has none.
+    expect(
+      await ch.readTurn({
+        prompt: '/help',
+        startedAt: started + 5_000,
+        endedAt: started + 6_000,
+        interrupted: false,
+      }),
+    ).toBeNull();
+  });
+
+  it('is started with --session-id (a given one is kept) and resumes with --resume ID', () => {
+    const w = gemini.wire({
+      session: 's',
+      command: 'gemini',
+      args: [],
+      env: {},
+      cwd: dir,
+      hook: () => [],
+    });
+    expect('args' in w && w.args[0]).toBe('--session-id');
+    expect('agentSession' in w && w.agentSession).toMatch(/^[0-9a-f-]{36}$/);
+    const kept = gemini.wire({
+      session: 's',
+      command: 'gemini',
+      args: ['--resume', 'abc-1'],
+      env: {},
+      cwd: dir,
+      hook: () => [],
+    });
+    expect('agentSession' in kept && kept.agentSession).toBe('abc-1');
+    expect(
+      'skipped' in
+        gemini.wire({
+          session: 's',
+          command: 'gemini',
+          args: ['--resume', 'latest'],
+          env: {},
+          cwd: dir,
+          hook: () => [],
+        }),
+    ).toBe(true);
+    expect(gemini.resumeArgs(['--session-id', 'abc-1', '-m', 'x'], 'abc-1')).toEqual([
+      '--resume',
+      'abc-1',
+      '-m',
+      'x',
+    ]);
+  });
+});
+
+it('the hook entry speaks the protocol version of the daemon', () => {
+  expect(HOOK_PROTOCOL_VERSION).toBe(PROTOCOL_VERSION);
+});

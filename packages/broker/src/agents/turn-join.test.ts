@@ -1,0 +1,225 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AgentTurn } from '@clippy/protocol';
+import { TurnJoin, samePrompt, type JoinedTurn, type ScreenTurn } from './turn-join.js';
+import type { AgentChannel, ChannelTurn, ScreenTurnInfo } from './types.js';
+
+const WAIT = 1_000;
+
+function channel(over: Partial<AgentChannel> = {}): AgentChannel {
+  return {
+    agent: 'claude',
+    agentSession: 'S',
+    onEvent: () => Promise.resolve({ kind: 'ignored', why: 'test' }),
+    expectsReport: (t: ScreenTurnInfo) => !t.interrupted,
+    dispose: () => {},
+    ...over,
+  };
+}
+
+function report(
+  answer: string | null,
+  prompt?: string,
+  extra: Partial<AgentTurn> = {},
+): ChannelTurn {
+  return {
+    answer,
+    ...(prompt !== undefined ? { prompt } : {}),
+    record: { agent: 'claude', via: 'claude-transcript', turn_id: 'T1', ...extra },
+  };
+}
+
+function screen(
+  prompt: string,
+  startedAt: number,
+  endedAt: number,
+  interrupted = false,
+): ScreenTurn {
+  return { prompt, startedAt, endedAt, interrupted, text: 'screen text' };
+}
+
+let now = 0;
+let stored: JoinedTurn[];
+let warnings: string[];
+let idle: boolean;
+let amended: string[];
+
+function join(ch = channel()) {
+  return new TurnJoin(
+    ch,
+    {
+      store: (t) => stored.push(t),
+      warn: (m) => warnings.push(m),
+      debug: () => {},
+      screenIdle: () => idle,
+      amend: (note) => amended.push(note),
+    },
+    WAIT,
+    () => now,
+  );
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  now = 10_000;
+  stored = [];
+  warnings = [];
+  amended = [];
+  idle = false;
+});
+afterEach(() => vi.useRealTimers());
+
+describe('TurnJoin', () => {
+  it('a report that came while the screen turn was open joins it at once: the agent’s answer and record', () => {
+    const j = join();
+    j.channelTurn(report('# Answer', 'hi'));
+    j.screenTurn(screen('hi', 9_000, 10_500));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.answer).toBe('# Answer');
+    expect(stored[0]!.agent?.turn_id).toBe('T1');
+    expect(stored[0]!.disagreement).toBeUndefined();
+    expect(j.state).toBe('live');
+    expect(warnings).toEqual([]);
+  });
+
+  it('a screen turn completed first waits for its report, then is stored joined', () => {
+    const j = join();
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    expect(stored).toHaveLength(0);
+    now = 10_300;
+    j.channelTurn(report('answer', 'hi'));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.answer).toBe('answer');
+  });
+
+  it('turns completed while one waits are stored after it, in order', () => {
+    const j = join();
+    j.screenTurn(screen('one', 9_000, 10_000));
+    j.screenTurn(screen('two', 10_100, 10_200, true));
+    j.channelTurn(report('first', 'one'));
+    expect(stored.map((t) => t.prompt)).toEqual(['one', 'two']);
+    expect(stored[1]!.answer).toBeUndefined();
+  });
+
+  it('an interrupted turn is stored from the screen at once (hooks miss interrupts)', () => {
+    const j = join();
+    j.screenTurn(screen('hi', 9_000, 10_000, true));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.answer).toBeUndefined();
+  });
+
+  it('a turn whose report is not expected is not held', () => {
+    const j = join(channel({ expectsReport: () => false }));
+    j.screenTurn(screen('/help', 9_000, 10_000));
+    expect(stored).toHaveLength(1);
+  });
+
+  it('a channel that never reports goes silent after one wait, and turns then come from the screen at once', () => {
+    const j = join();
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    expect(stored).toHaveLength(0);
+    vi.advanceTimersByTime(WAIT);
+    expect(stored).toHaveLength(1);
+    expect(j.state).toBe('silent');
+    expect(j.note).toMatch(/silent/);
+    expect(warnings).toHaveLength(1);
+    j.screenTurn(screen('again', 11_000, 12_000));
+    expect(stored).toHaveLength(2);
+  });
+
+  it('a live channel that misses a report is a disagreement written on the turn (not silence)', () => {
+    const j = join();
+    j.alive();
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    vi.advanceTimersByTime(WAIT);
+    expect(stored).toHaveLength(1);
+    expect(j.state).toBe('live');
+    expect(warnings[0]).toMatch(/did not report/);
+  });
+
+  it('an answer to another prompt is joined but the disagreement is written on the turn and logged', () => {
+    const j = join();
+    j.channelTurn(report('answer', 'something else'));
+    j.screenTurn(screen('hi', 9_000, 10_500));
+    expect(stored[0]!.answer).toBe('answer');
+    expect(stored[0]!.disagreement).toMatch(
+      /answered “something else” but the screen's turn was for “hi”/,
+    );
+    expect(warnings[0]).toMatch(/disagree/);
+  });
+
+  it('two reports for one screen turn: the last is joined, the count is a disagreement', () => {
+    const j = join();
+    j.channelTurn(report('a', 'hi'));
+    j.channelTurn(report('b', 'hi'));
+    j.screenTurn(screen('hi', 9_000, 10_500));
+    expect(stored[0]!.answer).toBe('b');
+    expect(stored[0]!.disagreement).toMatch(/2 turns where the screen completed one/);
+  });
+
+  it('a report older than the screen turn’s start belongs to no turn the screen saw', () => {
+    const j = join();
+    now = 5_000;
+    j.channelTurn(report('stale', 'old'));
+    now = 10_000;
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    expect(warnings.some((w) => w.includes('never completed'))).toBe(true);
+    // The stale report is not this turn's answer: it waits for its own.
+    expect(stored).toHaveLength(0);
+  });
+
+  it('the screen completing the turn well before the agent did is written on the turn', () => {
+    const j = join();
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    now = 13_000;
+    j.channelTurn(report('answer', 'hi', { completed_at: 12_900 }));
+    expect(stored[0]!.answer).toBe('answer');
+    expect(stored[0]!.disagreement).toMatch(/2\.9 s before the agent did/);
+  });
+
+  it('a report after the screen completed and stored the turn amends it with the disagreement', () => {
+    const j = join(channel({ expectsReport: () => false }));
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    idle = true;
+    j.channelTurn(report('late', 'hi'));
+    expect(amended[0]).toMatch(/completed the turn before the agent did/);
+  });
+
+  it('a pull channel reads the agent’s record when the screen completes the turn', async () => {
+    vi.useRealTimers();
+    const j = join(
+      channel({
+        readTurn: () => Promise.resolve(report('pulled', 'hi')),
+        expectsReport: () => false,
+      }),
+    );
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    await vi.waitFor(() => expect(stored).toHaveLength(1));
+    expect(stored[0]!.answer).toBe('pulled');
+    expect(j.state).toBe('live');
+  });
+
+  it('a pull channel that cannot read goes silent; the turn keeps the screen text', async () => {
+    vi.useRealTimers();
+    const j = join(channel({ readTurn: () => Promise.reject(new Error('no chat file')) }));
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    await vi.waitFor(() => expect(stored).toHaveLength(1));
+    expect(stored[0]!.answer).toBeUndefined();
+    expect(j.state).toBe('silent');
+    expect(j.note).toMatch(/no chat file/);
+  });
+
+  it('dispose stores what is held', () => {
+    const j = join();
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    j.dispose();
+    expect(stored).toHaveLength(1);
+  });
+});
+
+describe('samePrompt', () => {
+  it('compares without whitespace, and as prefixes where the screen’s prompt was cut', () => {
+    expect(samePrompt('a  b\nc', 'a b c')).toBe(true);
+    expect(samePrompt('abcdef', 'abc…')).toBe(true);
+    expect(samePrompt('abc', 'abd')).toBe(false);
+  });
+});
