@@ -381,7 +381,7 @@ describe('a review loop over the real diff', { timeout: 120_000 }, () => {
     // The writer got the review back (plain), and the loop ended on the LGTM.
     expect(submissions(writer.log).map((s) => s.text)).toEqual([
       'write the parser',
-      '⏺ trim the parts, add a test',
+      'trim the parts, add a test',
     ]);
     await waitState(c, 'reviewer', 'idle', FLOW_TIMEOUT_MS);
     const { routes } = await c.request('list_routes', {});
