@@ -188,7 +188,9 @@ const command: CommandModule<object, NewArgs> = {
             ...(argv.pattern ? { pattern: argv.pattern } : {}),
             ...(argv['session-env'] ? { session_env: true } : {}),
             ...(argv.persist !== undefined ? { persist: argv.persist } : {}),
-            ...(argv['agent-channel'] !== undefined ? { agent_channel: argv['agent-channel'] } : {}),
+            ...(argv['agent-channel'] !== undefined
+              ? { agent_channel: argv['agent-channel'] }
+              : {}),
             ...(argv.worktree !== undefined
               ? {
                   worktree: {
