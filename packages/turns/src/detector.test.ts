@@ -472,6 +472,25 @@ describe('TurnDetector (screen presets)', () => {
     return d;
   }
 
+  it('asks for no deadline it has already looked at: a submit still in the input box waits for output, not for a tick', () => {
+    const d = readyClaude();
+    d.onInput(bytes('What is the capital of France?\r'), 1000);
+    // The agent redraws its box still holding the text (it has not taken the Enter yet).
+    const held = [...CLAUDE_EMPTY];
+    held[3] = '❯ What is the capital of France?';
+    d.onOutput(bytes('redraw'), 1010);
+    d.onScreen(snap(held), 1020);
+    const deadline = d.nextDeadline();
+    expect(deadline).toBe(1020 + settle);
+    expect(turns(d.tick(deadline!))).toEqual([]); // not taken: no turn
+    // Looked at, and nothing changed since: the same deadline again would have the caller
+    // tick at once, for good (the daemon's timer spun, and a replay loop never ended).
+    expect(d.nextDeadline()).toBeNull();
+    d.onOutput(bytes('answer'), 1500);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 1510);
+    expect(d.nextDeadline()).toBe(1510 + settle);
+  });
+
   it('is ready once the idle screen has settled, not before', () => {
     const d = claude();
     d.onOutput(bytes('x'), 0);

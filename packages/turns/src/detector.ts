@@ -178,6 +178,8 @@ export class TurnDetector {
    * dialog — which is not the question asked again.
    */
   private answered: { dialog: string; at: number } | null = null;
+  /** Screen presets: the latest time the screen was evaluated (a deadline up to it is spent). */
+  private evaluatedAt = Number.NEGATIVE_INFINITY;
   /** Screen presets: the agent's own reports of its state (OSC sequences) and the latest one. */
   private readonly osc: OscScanner | null;
   private signal: 'idle' | 'busy' | 'blocked' | null = null;
@@ -395,25 +397,34 @@ export class TurnDetector {
 
   nextDeadline(): number | null {
     if (this.needsScreen) {
-      // A dialog still shown after Enter answered it is looked at again when it has stayed.
-      if (this.answered && this.lastClass?.state === 'blocked')
-        return this.answered.at + ANSWERED_DIALOG_MS;
-      if (
-        !this.waitingForIdle() ||
-        this.lastClass?.state !== 'idle' ||
-        !this.screenFresh() ||
-        (this.signal !== null && this.signal !== 'idle')
-      )
-        return null;
-      const t = this.turn;
-      if (t && t.outputBytes === 0 && t.typed.trim() === '') return t.startedAt + NO_REACTION_MS;
-      return this.lastChangeAt + this.c.settleMs;
+      const deadline = this.screenDeadline();
+      // A screen already looked at on or after its deadline changes only with new output or
+      // input: asking for the same deadline again would have the caller tick at once, for good
+      // (a turn whose submit the agent has not taken yet stays so; the daemon's timer spun).
+      return deadline !== null && deadline <= this.evaluatedAt ? null : deadline;
     }
     const t = this.turn;
     const echoOpen = t !== null && t.echoPhase && this.lineStartAbs > t.startAbs;
     return this.lineDirty && (echoOpen || this.lineIsCandidate(this.lineStartAbs))
       ? this.lastOutputAt + PROMPT_QUIET_MS
       : null;
+  }
+
+  /** When the screen should be looked at again, whatever was looked at already. */
+  private screenDeadline(): number | null {
+    if (!this.waitingForIdle()) return null; // idle is latched until new input
+    // A dialog still shown after Enter answered it is looked at again when it has stayed.
+    if (this.answered && this.lastClass?.state === 'blocked')
+      return this.answered.at + ANSWERED_DIALOG_MS;
+    if (
+      this.lastClass?.state !== 'idle' ||
+      !this.screenFresh() ||
+      (this.signal !== null && this.signal !== 'idle')
+    )
+      return null;
+    const t = this.turn;
+    if (t && t.outputBytes === 0 && t.typed.trim() === '') return t.startedAt + NO_REACTION_MS;
+    return this.lastChangeAt + this.c.settleMs;
   }
 
   // ---- line presets -------------------------------------------------------------------------
@@ -838,6 +849,7 @@ export class TurnDetector {
   }
 
   private evaluateScreen(now: number): DetectorEvent[] {
+    this.evaluatedAt = Math.max(this.evaluatedAt, now);
     const events: DetectorEvent[] = [];
     this.checkTaken(now);
     const cls = this.lastClass;

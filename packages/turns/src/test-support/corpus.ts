@@ -7,7 +7,7 @@ import { corpusDir } from '@clippy/testkit/paths';
 import { stripAnsi } from '../ansi-stripper.js';
 import { BUILTIN_PRESETS } from '../builtin-presets.js';
 import { classifyScreen, type ScreenState } from '../classify.js';
-import { echoEnd, extractAnswer } from '../extract.js';
+import { echoEnd, extractAnswer, withoutBullets } from '../extract.js';
 import { compilePreset } from '../presets.js';
 import { firstMatch } from '../screen-lines.js';
 
@@ -286,23 +286,27 @@ export function checkFormatCase(k: FormatCase): FormatCheck {
   const answer = extractAnswer(k.msg.split('\n'), k.user, preset);
   const problems: string[] = [];
   const lines = answer.split('\n').map(textOf).filter(hasText);
+  // The agent's block marks (● • ✦) are chrome to clippy; agentapi's truth keeps them.
+  const bullets = preset.answerBullet ?? [];
+  const unmarked = (line: string): string => withoutBullets([line], bullets)[0]!;
   const truth = FORMAT_TRUTH[k.id];
   if (truth === undefined) problems.push('no truth recorded for this case');
   else if (truth === 'empty') {
     if (answer !== '')
       problems.push(`expected no answer, got ${JSON.stringify(answer.slice(0, 80))}`);
   } else {
-    if (lines[0] !== truth.first)
-      problems.push(`first line ${JSON.stringify(lines[0])} ≠ ${JSON.stringify(truth.first)}`);
-    if (lines.at(-1) !== truth.last)
-      problems.push(`last line ${JSON.stringify(lines.at(-1))} ≠ ${JSON.stringify(truth.last)}`);
+    const [first, last] = [unmarked(truth.first), unmarked(truth.last)];
+    if (lines[0] !== first)
+      problems.push(`first line ${JSON.stringify(lines[0])} ≠ ${JSON.stringify(first)}`);
+    if (lines.at(-1) !== last)
+      problems.push(`last line ${JSON.stringify(lines.at(-1))} ≠ ${JSON.stringify(last)}`);
   }
   // Substance of agentapi's trimming: its lines with text, minus chrome and input/footer lines.
   const notAnswer = NOT_ANSWER[k.agent];
   // agentapi keeps what is above the echo (the banner) on some screens, and aider's files in
   // chat below its last rule: neither is the answer.
   let expected = k.expected.split('\n');
-  expected = expected.slice(echoEnd(expected, expected.length, k.user));
+  expected = withoutBullets(expected.slice(echoEnd(expected, expected.length, k.user)), bullets);
   if (preset.kind === 'line') {
     const rule = expected.findLastIndex((l) => firstMatch(compiled.inputTop, l) >= 0);
     if (rule >= 0) expected = expected.slice(0, rule);
