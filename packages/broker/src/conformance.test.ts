@@ -63,6 +63,7 @@ describe('conformance', () => {
         'output',
         'exit',
         'state_changed',
+        'session_resized',
         'session_exited',
         'session_removed',
       ]),

@@ -54,6 +54,7 @@ describe('clippy config', () => {
         'turnRingDepth',
         'maxTurnBytes',
         'persist',
+        'agentChannels',
         'historyMaxBytes',
         'historyMaxAgeDays',
         'detachKey',

@@ -10,8 +10,14 @@ import { TestBrowser, chromiumMissing } from '@clippy/testkit/chromium';
 
 /** Where the test keeps its screenshots (gitignored): a test artifact to look at. */
 const ARTIFACTS = join(import.meta.dirname, '..', 'test-results');
-/** The three phone screenshots the docs show (docs/web.md), copied there by this test. */
+/** The three phone screenshots the docs show (docs/web.md). */
 const DOCS = join(import.meta.dirname, '..', '..', '..', 'docs', 'web');
+/** Copying over the committed docs images only when asked: a test run must not dirty the tree. */
+const UPDATE_DOCS = process.env.CLIPPY_UPDATE_SCREENSHOTS === '1';
+/** Refreshes a docs image from this run's artifact, when asked to. */
+const toDocs = (name: string) => {
+  if (UPDATE_DOCS) copyFileSync(join(ARTIFACTS, name), join(DOCS, name));
+};
 /** Generous waits for page updates on a loaded 2-core machine. */
 const PAGE_TIMEOUT_MS = 20_000;
 /** A phone: an iPhone 12-14's viewport, touch, a coarse pointer. */
@@ -57,7 +63,7 @@ describe.skipIf(missing)('the web view on a phone, and every day', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    mkdirSync(DOCS, { recursive: true });
+    if (UPDATE_DOCS) mkdirSync(DOCS, { recursive: true });
     port = await freePort();
     env = new DaemonEnv();
     // A web view that stays put: it starts with the daemon, on this port.
@@ -148,7 +154,7 @@ describe.skipIf(missing)('the web view on a phone, and every day', () => {
     expect(await stty('shell')).toContain('24 100');
     expect(await sizeOf('shell')).toBe(before);
     await shot(page, 'phone-session.png');
-    copyFileSync(join(ARTIFACTS, 'phone-session.png'), join(DOCS, 'phone-session.png'));
+    toDocs('phone-session.png');
   });
 
   it('"Fit to window" takes the size; when the page leaves, the size returns to the driving client’s', async () => {
@@ -193,7 +199,7 @@ describe.skipIf(missing)('the web view on a phone, and every day', () => {
     expect(pill!.x).toBeGreaterThanOrEqual(0);
     expect(pill!.x + pill!.width).toBeLessThanOrEqual(PHONE.width);
     await shot(page, 'phone-grid.png');
-    copyFileSync(join(ARTIFACTS, 'phone-grid.png'), join(DOCS, 'phone-grid.png'));
+    toDocs('phone-grid.png');
     await page.locator('#blocked a', { hasText: 'claude' }).tap();
     await page.waitForSelector('#session[data-name="claude"] .answer:not([hidden])');
     const panel = page.locator('#session .answer');
@@ -203,7 +209,7 @@ describe.skipIf(missing)('the web view on a phone, and every day', () => {
     expect(labels[0]).toBe('Yes');
     await expectTapTargets(page, '#session .answer');
     await shot(page, 'phone-blocked.png');
-    copyFileSync(join(ARTIFACTS, 'phone-blocked.png'), join(DOCS, 'phone-blocked.png'));
+    toDocs('phone-blocked.png');
     // One tap on the second choice: the agent gets exactly it, and finishes its turn.
     await panel.locator('button.choice').nth(1).tap();
     await waitState(c, 'claude', 'idle', 20_000);

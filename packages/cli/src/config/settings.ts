@@ -32,6 +32,8 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   turnRingDepth: DEFAULT_TURN_RING_DEPTH,
   maxTurnBytes: DEFAULT_MAX_TURN_BYTES,
   persist: false,
+  // Every preset that names an agent reads its own record of its turns.
+  agentChannels: true,
   historyMaxBytes: DEFAULT_HISTORY_MAX_BYTES,
   historyMaxAgeDays: DEFAULT_HISTORY_MAX_AGE_DAYS,
   detachKey: DEFAULT_DETACH_KEY,
@@ -57,6 +59,7 @@ const SETTING_FLAGS: Readonly<Record<string, string>> = {
   detachKey: '--detach-key (attach, new)',
   term: '--term (new)',
   persist: '--persist/--no-persist (new)',
+  agentChannels: '--no-agent-channel (new)',
   'hotkeys.capture': '--capture (hotkeys)',
   'hotkeys.paste': '--paste (hotkeys)',
   'hotkeys.feedback': '--feedback (hotkeys)',
