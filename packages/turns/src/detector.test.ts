@@ -397,7 +397,7 @@ describe('TurnDetector (line presets): the turn contract', () => {
     d.onInput(bytes('yes\r'), 200);
     const chunk = bytes('y'.repeat(64 * 1024));
     for (let i = 0; i < 64; i++) d.onOutput(chunk, 201 + i);
-    const line = (d as unknown as { lineText: string }).lineText;
+    const line = (d as unknown as { watcher: { lineText: string } }).watcher.lineText;
     expect(line.length).toBeLessThanOrEqual(2 * MAX_LINE_CHARS);
   });
 

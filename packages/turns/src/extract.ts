@@ -4,6 +4,7 @@ import type { Preset } from './preset-types.js';
 import { compilePreset, type CompiledPreset } from './presets.js';
 import {
   borderStart,
+  compact,
   boxTop,
   firstMatch,
   framedInput,
@@ -27,10 +28,6 @@ const PASTED_ECHO = /^\s*[>❯›]\s.*\[Pasted text #\d+/u;
 /** An echoed line without its prompt or box decoration. */
 export function normEcho(line: string): string {
   return line.replace(LEADING_DECORATION, '').replace(TRAILING_BOX, '');
-}
-
-function compact(s: string): string {
-  return s.replace(/\s+/gu, '');
 }
 
 /**

@@ -1,14 +1,11 @@
 import { normEcho } from './extract.js';
+import { compact } from './screen-lines.js';
 
 /**
  * What TUIs put in their input box instead of a long paste: Claude Code `[Pasted text #1 +20
  * lines]`, Codex `[Pasted Content 1234 chars]`, Gemini CLI `[Pasted Text: 20 lines]`.
  */
 const PASTE_PLACEHOLDER = /\[Pasted (?:text|content)\b/iu;
-
-function compact(s: string): string {
-  return s.replace(/\s+/gu, '');
-}
 
 /**
  * Whether the input line still holds the submitted text (or the placeholder of a paste): the

@@ -9,6 +9,11 @@ export function screenLines(screen: string | readonly string[]): string[] {
   return lines;
 }
 
+/** The text without its whitespace: echoes are compared so (wraps, indents, a box's padding). */
+export function compact(s: string): string {
+  return s.replace(/\s+/gu, '');
+}
+
 /** Index of the first regex in `res` matching `line`, or -1. */
 export function firstMatch(res: readonly LineRegex[], line: string): number {
   for (let i = 0; i < res.length; i++) if (res[i]!.test(line)) return i;

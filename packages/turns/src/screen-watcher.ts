@@ -1,0 +1,342 @@
+// The screen watcher: an agent's turn read from its rendered screen (a screen preset) — the
+// submit taken, busy and blocked screens, and the turn over once the idle screen has settled.
+import { classifyLines, type Classification } from './classify.js';
+import { NO_REACTION_MS } from './constants.js';
+import { answerEnd, echoEnd, extractAnswer } from './extract.js';
+import { inputHolds } from './input-box.js';
+import type { InputEvent } from './input-tracker.js';
+import { readMenu } from './menu.js';
+import { openTurnAt, storeOutput, type OpenTurn } from './open-turn.js';
+import { OscScanner } from './osc-scanner.js';
+import type { CompiledPreset } from './presets.js';
+import { firstMatch, screenLines } from './screen-lines.js';
+import type { DetectorEvent, ScreenSnapshot, TurnDetectorOptions } from './turn-watcher.js';
+import { WatcherBase } from './watcher-base.js';
+
+/** A screen preset's turn in progress. */
+interface ScreenTurn extends OpenTurn {
+  /** The viewport changed after the submit. */
+  screenChanged: boolean;
+  /** The number of this submit (see `submits`). */
+  submitSeq: number;
+  /** The agent took the submit (the text left its input box; it works or asks). */
+  accepted: boolean;
+  /** A screen since the text was input showed it in the input box. */
+  seenHeld: boolean;
+  /** The agent showed it worked on the submit (a busy screen or report). */
+  worked: boolean;
+  /** The viewport's first buffer line at submit (the answer is below it). */
+  viewportTopAtSubmit: number | undefined;
+}
+
+/**
+ * How long after Enter answered a dialog the same dialog on the screen is taken for the agent's
+ * last redraw of it rather than the question asked again: TUIs close a dialog within a frame or
+ * two; a second is room for a loaded machine. Still there after that, the Enter did not answer it.
+ */
+const ANSWERED_DIALOG_MS = 1000;
+
+/** A dialog's question and choices, whatever its cursor's place: the same question asked. */
+function dialogOf(viewport: readonly string[]): string {
+  const menu = readMenu(viewport);
+  return JSON.stringify(menu && [menu.question, menu.options.map((o) => o.label)]);
+}
+
+export class ScreenWatcher extends WatcherBase<ScreenTurn> {
+  readonly needsScreen = true;
+  // The latest screen and how long it has been unchanged.
+  private screenKey: string | null = null;
+  private screenSeq = -1;
+  private lastChangeAt = Number.NEGATIVE_INFINITY;
+  private lastLines: string[] = [];
+  private lastViewport: string[] = [];
+  private lastViewportTop: number | undefined;
+  private lastClass: (Classification & { inputIndex: number }) | null = null;
+  /**
+   * The dialog Enter answered (its question and choices) and when. The screen may show it a
+   * moment longer — the agent draws the cursor's last move before it closes the dialog — which
+   * is not the question asked again.
+   */
+  private answered: { dialog: string; at: number } | null = null;
+  /** The latest time the screen was evaluated (a deadline up to it is spent). */
+  private evaluatedAt = Number.NEGATIVE_INFINITY;
+  /** The agent's own reports of its state (OSC sequences) and the latest one. */
+  private readonly osc: OscScanner | null;
+  private signal: 'idle' | 'busy' | 'blocked' | null = null;
+  /** Submits (Enter with the agent ready) so far, and the latest one it took. */
+  private submitCount = 0;
+  private takenCount = 0;
+
+  constructor(c: CompiledPreset, opts: Omit<TurnDetectorOptions, 'preset'>) {
+    super(c, opts);
+    const signals = c.busySignal.length + c.idleSignal.length + c.blockedSignal.length;
+    this.osc = signals > 0 ? new OscScanner() : null;
+  }
+
+  /**
+   * How many submits (Enter at the agent's input box) were seen, and the number of the latest
+   * one the agent took (its text left the input box, or it shows work or a question). An
+   * injection confirms its Enter with these; an Enter the agent has not taken opens no turn
+   * that could complete.
+   */
+  override get submits(): { sent: number; taken: number } {
+    return { sent: this.submitCount, taken: this.takenCount };
+  }
+
+  /**
+   * The agent did not take the open turn's submit (an injection gave up on it): there is no
+   * turn, the session waits for input again.
+   */
+  override dropUntaken(now: number): DetectorEvent[] {
+    const events: DetectorEvent[] = [];
+    if (!this.turn || this.turn.accepted) return events;
+    this.turn = null;
+    this.setState('idle', now, events);
+    return events;
+  }
+
+  protected output(chunk: Uint8Array): void {
+    if (this.turn) {
+      storeOutput(this.turn, chunk, this.outAbs);
+      this.turn.outputBytes += chunk.length;
+    }
+    this.outAbs += chunk.length;
+    if (this.osc) for (const payload of this.osc.scan(chunk)) this.onSignal(payload);
+  }
+
+  protected escape(): void {
+    // TUIs (Claude Code, Codex, Gemini, Copilot) stop working on Esc; a dialog's Esc is an answer.
+    if (this.turn && this._state === 'busy') this.turn.interrupted = true;
+  }
+
+  protected submit(
+    ev: Extract<InputEvent, { type: 'submit' }>,
+    now: number,
+    events: DetectorEvent[],
+  ): void {
+    const t = this.turn;
+    if (!t) return this.startTurn(ev, now, events);
+    if (!t.accepted) {
+      // Enter again while the agent has not taken the last one (its text waits in the input
+      // box): this Enter submits that text, or the text typed since.
+      this.openTurn(ev.text.trim() === '' ? t.typed : ev.text, now);
+    } else if (t.outputBytes === 0) {
+      // Nothing answered the previous submit yet: Enter on an empty input box, this input
+      // replaces it.
+      this.openTurn(ev.text, now);
+    } else if (this._state === 'blocked') {
+      // Answering a question mid-turn (a dialog): same turn.
+      this.answered = { dialog: dialogOf(this.lastViewport), at: now };
+      this.setState('busy', now, events);
+    }
+  }
+
+  protected openTurn(typed: string, now: number): void {
+    this.turn = {
+      ...openTurnAt(typed, now, this.outAbs, this.maxTurnBytes),
+      screenChanged: false,
+      submitSeq: ++this.submitCount,
+      accepted: false,
+      worked: false,
+      // The text may be in the box already (drawn before Enter), which counts as seen there.
+      seenHeld:
+        this.lastClass?.state === 'idle' &&
+        inputHolds(this.lastViewport[this.lastClass.inputIndex] ?? '', typed),
+      viewportTopAtSubmit: this.lastViewportTop,
+    };
+  }
+
+  protected visible(_turn: ScreenTurn, _content: Uint8Array, text: string): boolean {
+    return text.trim() !== '';
+  }
+
+  override onScreen(snap: ScreenSnapshot, now: number): DetectorEvent[] {
+    const viewport = snap.lines.slice(snap.viewportTop, snap.viewportTop + snap.rows);
+    const key = viewport.join('\n');
+    if (key !== this.screenKey) {
+      this.screenKey = key;
+      this.lastChangeAt = now;
+      if (this.turn) this.turn.screenChanged = true;
+    }
+    this.screenSeq = this.outputSeq;
+    this.lastLines = snap.lines;
+    this.lastViewportTop = snap.viewportTop;
+    this.lastViewport = screenLines(viewport);
+    this.lastClass = classifyLines(this.lastViewport, this.c);
+    if (this.turn && this.lastClass.state === 'busy') this.turn.worked = true;
+    return this.evaluate(now);
+  }
+
+  tick(now: number): DetectorEvent[] {
+    return this.evaluate(now);
+  }
+
+  nextDeadline(): number | null {
+    const deadline = this.deadline();
+    // A screen already looked at on or after its deadline changes only with new output or
+    // input: asking for the same deadline again would have the caller tick at once, for good
+    // (a turn whose submit the agent has not taken yet stays so; the daemon's timer spun).
+    return deadline !== null && deadline <= this.evaluatedAt ? null : deadline;
+  }
+
+  /** When the screen should be looked at again, whatever was looked at already. */
+  private deadline(): number | null {
+    if (!this.waitingForIdle()) return null; // idle is latched until new input
+    // A dialog still shown after Enter answered it is looked at again when it has stayed.
+    if (this.answered && this.lastClass?.state === 'blocked')
+      return this.answered.at + ANSWERED_DIALOG_MS;
+    if (
+      this.lastClass?.state !== 'idle' ||
+      !this.screenFresh() ||
+      (this.signal !== null && this.signal !== 'idle')
+    )
+      return null;
+    const t = this.turn;
+    if (t && t.outputBytes === 0 && t.typed.trim() === '') return t.startedAt + NO_REACTION_MS;
+    return this.lastChangeAt + this.c.settleMs;
+  }
+
+  /**
+   * The agent reported its state (an OSC payload matching one of the preset's signals): kept
+   * as the latest report. A busy (or blocked) report with a submit not yet taken takes it.
+   */
+  private onSignal(payload: string): void {
+    const c = this.c;
+    const signal =
+      firstMatch(c.blockedSignal, payload) >= 0
+        ? 'blocked'
+        : firstMatch(c.busySignal, payload) >= 0
+          ? 'busy'
+          : firstMatch(c.idleSignal, payload) >= 0
+            ? 'idle'
+            : null;
+    if (signal === null) return;
+    this.signal = signal;
+    const t = this.turn;
+    if (t && signal !== 'idle') {
+      t.worked = true;
+      if (!t.accepted) {
+        t.accepted = true;
+        this.takenCount = t.submitSeq;
+      }
+    }
+  }
+
+  /**
+   * Whether the input box of the latest screen shows `text` (typed or pasted, not submitted
+   * yet): the agent read it.
+   */
+  override inputShows(text: string): boolean {
+    const cls = this.lastClass;
+    return (
+      cls !== null &&
+      cls.state === 'idle' &&
+      inputHolds(this.lastViewport[cls.inputIndex] ?? '', text)
+    );
+  }
+
+  /** The latest screen shows the echo of the turn's input above the input box. */
+  private echoShown(turn: ScreenTurn): boolean {
+    const end = answerEnd(this.lastLines, this.c);
+    return echoEnd(this.lastLines, end, turn.typed, undefined, turn.viewportTopAtSubmit) > 0;
+  }
+
+  /**
+   * Whether the agent took the open turn's submit. It works or asks (a busy or question screen
+   * after the submit): taken. Its input line no longer holds the text — once the text was seen
+   * there, or its echo shows above the box (an agent quick enough to take text and Enter in one
+   * redraw) — on a screen that stayed so for the settle window: taken. An agent still busy
+   * drawing the pasted text when Enter comes (Claude Code under load) shows it in the box first;
+   * it has not submitted yet. A screen with neither an input line nor a marker, or one that
+   * changes still, is a redraw caught half-way (a TUI erases its box before drawing it again,
+   * and a loaded machine reads that in two pieces): it says nothing — taken for a submit, Gemini
+   * CLI's Enter taken as a newline left the question in its box unanswered for good.
+   */
+  private checkTaken(now: number): void {
+    const t = this.turn;
+    const cls = this.lastClass;
+    if (!t || t.accepted || !cls || !t.screenChanged) return;
+    if (this.inputShows(t.typed)) {
+      t.seenHeld = true;
+      return;
+    }
+    if (cls.state === 'idle') {
+      if (!t.seenHeld && !this.echoShown(t)) return;
+      if (!this.screenFresh() || now - this.lastChangeAt < this.c.settleMs) return;
+    } else if (cls.state !== 'busy' && cls.state !== 'blocked') return;
+    t.accepted = true;
+    this.takenCount = t.submitSeq;
+  }
+
+  private screenFresh(): boolean {
+    return this.screenSeq === this.outputSeq;
+  }
+
+  private waitingForIdle(): boolean {
+    return !this.ready || this.turn !== null;
+  }
+
+  private evaluate(now: number): DetectorEvent[] {
+    this.evaluatedAt = Math.max(this.evaluatedAt, now);
+    const events: DetectorEvent[] = [];
+    this.checkTaken(now);
+    const cls = this.lastClass;
+    if (!cls || !this.waitingForIdle()) return events; // idle is latched until new input
+    if (cls.state === 'blocked') {
+      const answered = this.answered;
+      if (
+        answered &&
+        now - answered.at < ANSWERED_DIALOG_MS &&
+        dialogOf(this.lastViewport) === answered.dialog
+      ) {
+        return events; // the answered dialog, drawn once more before it closes
+      }
+      this.answered = null;
+      this.reportMenu(readMenu(this.lastViewport), now, events);
+      this.setState('blocked', now, events);
+      return events;
+    }
+    this.answered = null;
+    if (cls.state === 'busy' || this.signal === 'busy') {
+      if (this.ready) this.setState('busy', now, events);
+      return events;
+    }
+    // The agent says it asks: its dialog is being drawn (the screen will say so).
+    if (this.signal === 'blocked') return events;
+    if (cls.state !== 'idle' || !this.screenFresh() || now - this.lastChangeAt < this.c.settleMs)
+      return events;
+    if (!this.ready) {
+      this.becomeReady(now, events);
+      return events;
+    }
+    const turn = this.turn!;
+    // Enter on an empty input box that nothing answered. A submitted text is given longer: an
+    // agent on a loaded machine reacts late (an injection gives up on it, see dropUntaken).
+    if (turn.outputBytes === 0 && turn.typed.trim() === '') {
+      if (now - turn.startedAt >= NO_REACTION_MS) {
+        this.turn = null;
+        this.setState('idle', now, events);
+      }
+      return events;
+    }
+    if (!turn.screenChanged) return events; // the answer has not reached the screen yet
+    if (!turn.accepted) return events; // the submitted text still waits in the input box
+    const text = extractAnswer(this.lastLines, turn.typed, this.c.preset, {
+      fallbackStart: turn.viewportTopAtSubmit,
+    });
+    // Taken but not answered yet: an agent that queued the message (Gemini CLI still starting,
+    // Codex still loading) or has not started on it shows its input box as when idle. Without
+    // having seen it work, only an answer below the echo of the message shows it is done.
+    if (!turn.worked && (text.trim() === '' || !this.echoShown(turn))) return events;
+    const prompt = cls.inputIndex >= 0 ? (this.lastViewport[cls.inputIndex] ?? '') : '';
+    this.closeTurn(turn, this.outAbs, prompt, now, events, () => text);
+    return events;
+  }
+
+  protected partialOf(turn: ScreenTurn): string {
+    if (!turn.screenChanged || turn.outputBytes === 0) return '';
+    return extractAnswer(this.lastLines, turn.typed, this.c.preset, {
+      fallbackStart: turn.viewportTopAtSubmit,
+    });
+  }
+}
