@@ -1,9 +1,9 @@
 import {
   BrokerError,
-  MAX_REQUEST_ID,
   PROTOCOL_VERSION,
   PUSH_ID,
   PUSH_TYPE_NAMES,
+  RpcCore,
   type Push,
   type PushType,
   type RequestInput,
@@ -11,6 +11,8 @@ import {
   type Result,
   type ResultType,
   type Role,
+  type RpcMessage,
+  type Transport,
 } from '@clippy/protocol';
 import {
   ConnectionClosedError,
@@ -18,7 +20,6 @@ import {
   RequestTimeoutError,
   VersionMismatchError,
 } from './errors.js';
-import type { Transport } from './transport.js';
 
 /** Default wait for one answer: long enough for a slow spawn on a loaded machine. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -54,12 +55,7 @@ export type ResultCheck = (
 
 type PushHandler<P extends PushType> = (message: Push<P>) => void;
 
-interface Pending {
-  type: string;
-  resolve: (value: unknown) => void;
-  reject: (err: Error) => void;
-  timer?: NodeJS.Timeout;
-}
+const timeoutError = (type: string, ms: number): Error => new RequestTimeoutError(type, ms);
 
 /**
  * A connected, handshaken client. Requests get ids 1, 2, 3, ... on this connection; pushes
@@ -70,10 +66,7 @@ export class ClippyClient {
   readonly closed: Promise<CloseInfo>;
   private resolveClosed!: (info: CloseInfo) => void;
   private closeInfo: CloseInfo | null = null;
-  private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
-  private readonly handlers = new Map<string, Set<(m: never) => void>>();
-  private readonly allHandlers = new Set<(m: Push) => void>();
+  private readonly rpc: RpcCore;
   private shutdownReason: string | null = null;
   private closing = false;
   /** How every client checks results; null: taken as they come (see ResultCheck). */
@@ -85,26 +78,27 @@ export class ClippyClient {
 
   private constructor(private readonly transport: Transport) {
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    transport.onMessage = (m) => this.dispatch(m);
+    // Unknown pushes from a newer broker are ignored: the protocol is additive.
+    this.rpc = new RpcCore(
+      (m) => transport.send(m),
+      (type) => PUSH_TYPE_NAMES.has(type),
+    );
+    this.rpc.on('daemon_shutdown', (m) => {
+      this.shutdownReason = String(m.reason ?? 'shutdown');
+    });
+    transport.onMessage = (m) => this.rpc.receive(m);
     transport.onClose = (err) => this.finish(err);
   }
 
   /** Wraps an open transport and performs the handshake. Closes the transport when it fails. */
   static async handshake(transport: Transport, role: Role = 'client'): Promise<ClippyClient> {
     const client = new ClippyClient(transport);
-    const ack = new Promise<Record<string, unknown>>((resolve, reject) => {
-      client.pending.set(PUSH_ID, {
-        type: 'hello',
-        resolve: resolve as (v: unknown) => void,
-        reject,
-      });
-    });
-    const timer = setTimeout(() => {
-      client.failPending(PUSH_ID, new RequestTimeoutError('hello', HANDSHAKE_TIMEOUT_MS));
-    }, HANDSHAKE_TIMEOUT_MS);
     try {
-      transport.send({ type: 'hello', id: PUSH_ID, version: PROTOCOL_VERSION, role });
-      const answer = await ack;
+      const answer = await client.rpc.call(
+        'hello',
+        { version: PROTOCOL_VERSION, role },
+        { id: PUSH_ID, timeoutMs: HANDSHAKE_TIMEOUT_MS, timeoutError },
+      );
       if (answer.status !== 'ok' && answer.error === 'version_mismatch') {
         throw new VersionMismatchError(
           String(answer.message ?? 'version mismatch'),
@@ -125,8 +119,6 @@ export class ClippyClient {
     } catch (err) {
       client.close();
       throw err;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -144,31 +136,17 @@ export class ClippyClient {
     if (!this.isOpen) {
       return Promise.reject(new ConnectionClosedError(this.closeInfo?.message));
     }
-    const id = this.nextId;
-    // Ids are u32 and 0 is reserved: wrap around past the top (a connection would need 4e9 requests).
-    this.nextId = id >= MAX_REQUEST_ID ? 1 : id + 1;
-    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    return new Promise<Result<T>>((resolve, reject) => {
-      const entry: Pending = { type, resolve: resolve as (v: unknown) => void, reject };
-      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-        entry.timer = setTimeout(
-          () => this.failPending(id, new RequestTimeoutError(type, timeoutMs)),
-          timeoutMs,
-        );
-      }
-      this.pending.set(id, entry);
-      try {
-        this.transport.send({ ...fields, type, id });
-      } catch (err) {
-        this.failPending(id, err as Error);
-      }
+    return this.rpc.call(type, fields, {
+      timeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      timeoutError,
+      answer: (message) => ClippyClient.result(type, message) as Result<T>,
     });
   }
 
   /** Sends a notification (`id` 0): no response comes back. Used for `ack`. Returns false when the socket buffer is full. */
   notify<T extends RequestType>(type: T, fields: RequestFields<T>): boolean {
     if (!this.isOpen) return false;
-    return this.transport.send({ ...fields, type, id: PUSH_ID });
+    return this.rpc.notify(type, fields) as boolean;
   }
 
   /** Resolves once everything sent so far was handed to the OS. */
@@ -178,16 +156,12 @@ export class ClippyClient {
 
   /** Calls `handler` for every push of that type; returns a function that stops it. */
   on<P extends PushType>(type: P, handler: PushHandler<P>): () => void {
-    let set = this.handlers.get(type);
-    if (!set) this.handlers.set(type, (set = new Set()));
-    set.add(handler as (m: never) => void);
-    return () => set.delete(handler as (m: never) => void);
+    return this.rpc.on(type, handler as (m: RpcMessage) => void);
   }
 
   /** Calls `handler` for every push, whatever its type. */
   onAny(handler: (message: Push) => void): () => void {
-    this.allHandlers.add(handler);
-    return () => this.allHandlers.delete(handler);
+    return this.rpc.onAny(handler as (m: RpcMessage) => void);
   }
 
   /**
@@ -236,68 +210,22 @@ export class ClippyClient {
     void this.close();
   }
 
-  private dispatch(message: Record<string, unknown>): void {
-    const type = message.type;
-    const id = message.id;
-    if (type === 'hello_ack') {
-      this.settle(PUSH_ID, message);
-      return;
-    }
-    if (type === 'response') {
-      if (typeof id !== 'number') return;
-      this.settle(id, message);
-      return;
-    }
-    if (typeof type === 'string' && PUSH_TYPE_NAMES.has(type)) {
-      if (type === 'daemon_shutdown') this.shutdownReason = String(message.reason ?? 'shutdown');
-      const set = this.handlers.get(type);
-      if (set) for (const h of [...set]) (h as (m: unknown) => void)(message);
-      for (const h of [...this.allHandlers]) h(message as Push);
-    }
-    // Unknown pushes from a newer broker are ignored: the protocol is additive.
-  }
-
-  private settle(id: number, message: Record<string, unknown>): void {
-    const entry = this.pending.get(id);
-    if (!entry) return; // timed out already
-    this.pending.delete(id);
-    if (entry.timer) clearTimeout(entry.timer);
-    if (entry.type === 'hello') {
-      entry.resolve(message);
-      return;
-    }
+  /** A `response`'s result: its fields (checked, when a check is installed), or its error. */
+  private static result(type: ResultType, message: RpcMessage): unknown {
     if (message.status !== 'ok') {
-      entry.reject(
-        new BrokerError(
-          String(message.error ?? 'internal_error'),
-          message.message as string | undefined,
-        ),
+      throw new BrokerError(
+        String(message.error ?? 'internal_error'),
+        message.message as string | undefined,
       );
-      return;
     }
     const { type: _t, id: _i, status: _s, ...rest } = message;
     const check = ClippyClient.resultCheck;
-    if (!check) {
-      entry.resolve(rest);
-      return;
-    }
-    const checked = check(entry.type as ResultType, rest);
-    if (checked.ok) entry.resolve(checked.value);
-    else {
-      entry.reject(
-        new ProtocolViolationError(
-          `the broker's answer to '${entry.type}' is malformed: ${checked.problem}`,
-        ),
-      );
-    }
-  }
-
-  private failPending(id: number, err: Error): void {
-    const entry = this.pending.get(id);
-    if (!entry) return;
-    this.pending.delete(id);
-    if (entry.timer) clearTimeout(entry.timer);
-    entry.reject(err);
+    if (!check) return rest;
+    const checked = check(type, rest);
+    if (checked.ok) return checked.value;
+    throw new ProtocolViolationError(
+      `the broker's answer to '${type}' is malformed: ${checked.problem}`,
+    );
   }
 
   private finish(error?: Error): void {
@@ -316,8 +244,7 @@ export class ClippyClient {
         ...(error ? { error } : {}),
       };
     this.closeInfo = info;
-    for (const id of [...this.pending.keys()])
-      this.failPending(id, new ConnectionClosedError(info.message));
+    this.rpc.failAll(new ConnectionClosedError(info.message));
     this.resolveClosed(info);
   }
 }

@@ -1,72 +1,7 @@
-import net from 'node:net';
-import { FRAME_HEADER_SIZE, FrameDecoder, decodePayload, encodeFrame } from '@clippy/protocol';
+import { FRAME_HEADER_SIZE, decodePayload, encodeFrame, type Transport } from '@clippy/protocol';
 
-/** One connection to the broker carrying whole messages, whatever the wire underneath. */
-export interface Transport {
-  /** Sends one message; returns false when the OS buffer is full (the data is still queued). */
-  send(message: object): boolean;
-  /** Resolves once everything queued so far was handed to the OS. */
-  drain(): Promise<void>;
-  /** Closes the connection; `onClose` fires once after. */
-  close(): void;
-  onMessage: (message: Record<string, unknown>) => void;
-  onClose: (error?: Error) => void;
-}
-
-/** Opens a Unix socket speaking `[u32 length][MessagePack]` frames. Rejects with the socket error (ENOENT, ECONNREFUSED...). */
-export function openUnixTransport(path: string): Promise<Transport> {
-  return new Promise((resolve, reject) => {
-    const socket = net.createConnection(path);
-    const decoder = new FrameDecoder();
-    let closeError: Error | undefined;
-    const transport: Transport = {
-      send(message) {
-        return socket.write(encodeFrame(message));
-      },
-      drain() {
-        if (!socket.writableNeedDrain || socket.destroyed) return Promise.resolve();
-        return new Promise((done) => {
-          const finish = () => {
-            socket.off('drain', finish);
-            socket.off('close', finish);
-            done();
-          };
-          socket.on('drain', finish);
-          socket.on('close', finish);
-        });
-      },
-      close() {
-        socket.end();
-        // A peer that never reads would keep a half-closed socket open forever.
-        socket.destroySoon();
-      },
-      onMessage: () => {},
-      onClose: () => {},
-    };
-    const onConnectError = (err: Error) => reject(err);
-    socket.once('error', onConnectError);
-    socket.once('connect', () => {
-      socket.off('error', onConnectError);
-      socket.setNoDelay?.(true);
-      socket.on('error', (err) => {
-        closeError = err;
-      });
-      socket.on('data', (chunk: Buffer) => {
-        let messages: unknown[];
-        try {
-          messages = decoder.push(chunk);
-        } catch (err) {
-          closeError = err as Error;
-          socket.destroy();
-          return;
-        }
-        for (const m of messages) transport.onMessage(m as Record<string, unknown>);
-      });
-      socket.once('close', () => transport.onClose(closeError));
-      resolve(transport);
-    });
-  });
-}
+export type { Transport } from '@clippy/protocol';
+export { openUnixTransport } from '@clippy/protocol/unix-transport';
 
 /**
  * Opens the WebSocket transport on a Unix socket: one binary WebSocket message per protocol

@@ -20,3 +20,5 @@ export * from './turn-preview.js';
 export * from './diff-text.js';
 export * from './config-file.js';
 export * from './terminal/index.js';
+export * from './rpc/rpc-core.js';
+export * from './rpc/transport.js';
