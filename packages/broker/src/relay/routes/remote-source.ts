@@ -1,5 +1,12 @@
-import net from 'node:net';
-import { FrameDecoder, PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
+import {
+  FrameError,
+  PROTOCOL_VERSION,
+  PUSH_ID,
+  RpcCore,
+  type RpcMessage,
+  type Transport,
+} from '@clippy/protocol';
+import { openUnixTransport } from '@clippy/protocol/unix-transport';
 
 // A route's source on another machine (`clippy route add build:codex claude`): this daemon
 // connects, as a client, to the other daemon's broker socket forwarded here by SSH (the CLI
@@ -35,10 +42,11 @@ function hopCount(value: unknown): number | null {
 }
 
 export class RemoteSource {
-  private socket: net.Socket | null = null;
-  private readonly decoder = new FrameDecoder();
-  private nextId = 1;
-  private readonly waiting = new Map<number, (m: Record<string, unknown>) => void>();
+  private transport: Transport | null = null;
+  private readonly rpc = new RpcCore((m) => {
+    if (!this.transport) throw new Error('not connected to the other daemon');
+    this.transport.send(m);
+  });
   private closed = false;
 
   private constructor(
@@ -46,7 +54,15 @@ export class RemoteSource {
     /** How that machine is named in logs and `route ls`. */
     readonly host: string,
     private readonly events: RemoteSourceEvents,
-  ) {}
+  ) {
+    this.rpc.on('turn_completed', (m) => {
+      const meta = m.turn as { turn_id: string; hops?: unknown } | undefined;
+      if (meta) void this.readTurn(meta.turn_id, hopCount(meta.hops));
+    });
+    const exited = () => this.events.exited();
+    this.rpc.on('session_exited', exited);
+    this.rpc.on('session_removed', exited);
+  }
 
   /** Connects, says hello and subscribes; throws with the reason when the other daemon cannot be reached. */
   static async open(
@@ -60,103 +76,62 @@ export class RemoteSource {
     return source;
   }
 
-  private connect(socketPath: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const s = net.connect(socketPath);
-      this.socket = s;
-      let ready = false;
-      const fail = (reason: string) => {
-        if (!ready) reject(new Error(reason));
-        else this.lose(reason);
-      };
-      s.on('data', (chunk) => {
-        let messages: unknown[];
-        try {
-          messages = this.decoder.push(chunk);
-        } catch (err) {
-          fail(`the other daemon sent a bad frame: ${(err as Error).message}`);
-          s.destroy();
-          return;
-        }
-        for (const m of messages) this.onMessage(m as Record<string, unknown>);
-      });
-      s.once('error', (err) => fail(err.message));
-      s.once('close', () => fail('the connection to the other daemon closed'));
-      s.once('connect', () => {
-        void (async () => {
-          try {
-            const ack = await this.call(
-              { type: 'hello', id: 0, version: PROTOCOL_VERSION, role: 'client' },
-              0,
-            );
-            if (ack.status !== 'ok')
-              throw new Error(String(ack.message ?? ack.error ?? 'hello refused'));
-            const sub = await this.call({
-              type: 'subscribe',
-              events: ['turn_completed', 'session_exited', 'session_removed'],
-              sessions: [this.session],
-            });
-            if (sub.status !== 'ok') throw new Error(String(sub.message ?? sub.error));
-            // The session must exist there (a typo would otherwise wait for ever).
-            const list = await this.call({ type: 'list_sessions' });
-            const sessions =
-              (list.sessions as { session: string; name: string; state: string }[] | undefined) ??
-              [];
-            const found = sessions.find(
-              (x) => x.session === this.session || x.name === this.session,
-            );
-            if (!found) throw new Error(`no session '${this.session}' there`);
-            if (found.state === 'exited')
-              throw new Error(`session '${this.session}' there has exited`);
-            ready = true;
-            resolve();
-          } catch (err) {
-            s.destroy();
-            reject(err as Error);
-          }
-        })();
-      });
-    });
+  private async connect(socketPath: string): Promise<void> {
+    const transport = await openUnixTransport(socketPath);
+    this.transport = transport;
+    let ready = false;
+    let refused: (err: Error) => void = () => {};
+    const lost = new Promise<never>((_, reject) => (refused = reject));
+    lost.catch(() => {});
+    transport.onMessage = (m) => this.rpc.receive(m);
+    transport.onClose = (err) => {
+      const reason =
+        err instanceof FrameError
+          ? `the other daemon sent a bad frame: ${err.message}`
+          : (err?.message ?? 'the connection to the other daemon closed');
+      this.rpc.failAll(new Error(reason));
+      if (!ready) refused(new Error(reason));
+      else this.lose(reason);
+    };
+    try {
+      await Promise.race([lost, this.greet()]);
+      ready = true;
+    } catch (err) {
+      transport.close();
+      throw err;
+    }
   }
 
-  /** Sends a request and resolves with its answer (`hello` is answered under id 0). */
-  private call(
-    message: Record<string, unknown>,
-    id = this.nextId++,
-  ): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(id);
-        reject(new Error(`the other daemon did not answer '${String(message.type)}' in time`));
-      }, REMOTE_REQUEST_TIMEOUT_MS);
-      this.waiting.set(id, (m) => {
-        clearTimeout(timer);
-        resolve(m);
-      });
-      this.socket?.write(encodeFrame({ ...message, id }));
+  /** Says hello, subscribes to the session's turns and checks that it exists there. */
+  private async greet(): Promise<void> {
+    const ack = await this.call('hello', { version: PROTOCOL_VERSION, role: 'client' }, PUSH_ID);
+    if (ack.status !== 'ok') throw new Error(String(ack.message ?? ack.error ?? 'hello refused'));
+    const sub = await this.call('subscribe', {
+      events: ['turn_completed', 'session_exited', 'session_removed'],
+      sessions: [this.session],
     });
+    if (sub.status !== 'ok') throw new Error(String(sub.message ?? sub.error));
+    // The session must exist there (a typo would otherwise wait for ever).
+    const list = await this.call('list_sessions', {});
+    const sessions =
+      (list.sessions as { session: string; name: string; state: string }[] | undefined) ?? [];
+    const found = sessions.find((x) => x.session === this.session || x.name === this.session);
+    if (!found) throw new Error(`no session '${this.session}' there`);
+    if (found.state === 'exited') throw new Error(`session '${this.session}' there has exited`);
   }
 
-  private onMessage(m: Record<string, unknown>): void {
-    const id = typeof m.id === 'number' ? m.id : -1;
-    if (m.type === 'hello_ack' || (m.type === 'response' && this.waiting.has(id))) {
-      const key = m.type === 'hello_ack' ? 0 : id;
-      const done = this.waiting.get(key);
-      this.waiting.delete(key);
-      done?.(m);
-      return;
-    }
-    if (m.type === 'turn_completed') {
-      const meta = m.turn as { turn_id: string; hops?: unknown } | undefined;
-      if (meta) void this.readTurn(meta.turn_id, hopCount(meta.hops));
-    } else if (m.type === 'session_exited' || m.type === 'session_removed') {
-      this.events.exited();
-    }
+  /** Sends a request and resolves with its answer (`hello` is answered under PUSH_ID). */
+  private call(type: string, fields: object, id?: number): Promise<RpcMessage> {
+    return this.rpc.call(type, fields, {
+      ...(id !== undefined ? { id } : {}),
+      timeoutMs: REMOTE_REQUEST_TIMEOUT_MS,
+      timeoutError: (t) => new Error(`the other daemon did not answer '${t}' in time`),
+    });
   }
 
   private async readTurn(turnId: string, hops: number | null): Promise<void> {
     try {
-      const r = await this.call({ type: 'get_turn', turn_id: turnId });
+      const r = await this.call('get_turn', { turn_id: turnId });
       const turn = r.turn as RemoteTurn | undefined;
       if (r.status !== 'ok' || !turn) {
         this.events.lost(`turn ${turnId} could not be read there: ${String(r.message ?? r.error)}`);
@@ -184,8 +159,8 @@ export class RemoteSource {
 
   dispose(): void {
     this.closed = true;
-    this.socket?.destroy();
-    this.socket = null;
-    this.waiting.clear();
+    this.transport?.close();
+    this.transport = null;
+    this.rpc.failAll(new Error('the route to the other daemon was removed'));
   }
 }
