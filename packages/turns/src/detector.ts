@@ -4,32 +4,20 @@ import { LineWatcher } from './line-watcher.js';
 import type { Preset } from './preset-types.js';
 import { compilePreset, type CompiledPreset } from './presets.js';
 import { ScreenWatcher } from './screen-watcher.js';
-import type {
-  DetectorEvent,
-  ScreenSnapshot,
-  SessionState,
-  TurnDetectorOptions,
-  TurnWatcher,
-} from './turn-watcher.js';
+import type * as W from './turn-watcher.js';
 
-export type {
-  DetectorEvent,
-  ScreenSnapshot,
-  SessionState,
-  TurnDetectorOptions,
-  TurnWatcher,
-} from './turn-watcher.js';
+export type * from './turn-watcher.js';
 
 /**
  * The per-session turn detector, as a pure state machine: the broker feeds it output, input
  * and (for screen presets) rendered screens, with the time, and calls tick() at nextDeadline().
  * It never delays or changes output; it only reports events.
  */
-export class TurnDetector implements TurnWatcher {
+export class TurnDetector implements W.TurnWatcher {
   private readonly c: CompiledPreset;
-  private readonly watcher: TurnWatcher;
+  private readonly watcher: W.TurnWatcher;
 
-  constructor(opts: TurnDetectorOptions) {
+  constructor(opts: W.TurnDetectorOptions) {
     this.c = compilePreset(opts.preset);
     this.watcher =
       this.c.preset.kind === 'screen'
@@ -46,7 +34,7 @@ export class TurnDetector implements TurnWatcher {
     return this.c.preset;
   }
 
-  get state(): SessionState {
+  get state(): W.SessionState {
     return this.watcher.state;
   }
 
@@ -70,20 +58,20 @@ export class TurnDetector implements TurnWatcher {
     this.watcher.resize(cols);
   }
 
-  onOutput(chunk: Uint8Array, now: number): DetectorEvent[] {
+  onOutput(chunk: Uint8Array, now: number): W.DetectorEvent[] {
     return this.watcher.onOutput(chunk, now);
   }
 
-  onInput(data: Uint8Array, now: number): DetectorEvent[] {
+  onInput(data: Uint8Array, now: number): W.DetectorEvent[] {
     return this.watcher.onInput(data, now);
   }
 
   /** Screen presets: a rendered screen (line presets read none). */
-  onScreen(snap: ScreenSnapshot, now: number): DetectorEvent[] {
+  onScreen(snap: W.ScreenSnapshot, now: number): W.DetectorEvent[] {
     return this.watcher.onScreen(snap, now);
   }
 
-  tick(now: number): DetectorEvent[] {
+  tick(now: number): W.DetectorEvent[] {
     return this.watcher.tick(now);
   }
 
@@ -95,7 +83,7 @@ export class TurnDetector implements TurnWatcher {
    * Screen presets: the agent did not take the open turn's submit (an injection gave up on
    * it): there is no turn, the session waits for input again.
    */
-  dropUntaken(now: number): DetectorEvent[] {
+  dropUntaken(now: number): W.DetectorEvent[] {
     return this.watcher.dropUntaken(now);
   }
 

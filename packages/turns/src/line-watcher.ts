@@ -12,7 +12,6 @@ import {
   PROMPT_SCAN_BYTES,
 } from './constants.js';
 import { IdleOutput } from './idle-output.js';
-import type { InputEvent } from './input-tracker.js';
 import { LineEcho } from './line-echo.js';
 import { lineTurnText, onlyContinuationPrompts } from './line-turn-text.js';
 import { readMenu } from './menu.js';
@@ -27,7 +26,7 @@ import {
 import { firstMatch } from './screen-lines.js';
 import { TextRenderer } from './text-renderer.js';
 import type { DetectorEvent } from './turn-watcher.js';
-import { WatcherBase } from './watcher-base.js';
+import { WatcherBase, type Submit } from './watcher-base.js';
 
 /** A line preset's turn in progress. */
 interface LineTurn extends OpenTurn {
@@ -105,11 +104,7 @@ export class LineWatcher extends WatcherBase<LineTurn> {
 
   protected escape(): void {}
 
-  protected submit(
-    ev: Extract<InputEvent, { type: 'submit' }>,
-    now: number,
-    events: DetectorEvent[],
-  ): void {
+  protected submit(ev: Submit, now: number, events: DetectorEvent[]): void {
     const t = this.turn;
     if (t && t.outputBytes === 0) {
       // Nothing answered the previous submit yet: lines submitted together (a multi-line text

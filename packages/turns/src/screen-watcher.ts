@@ -4,14 +4,13 @@ import { classifyLines, type Classification } from './classify.js';
 import { NO_REACTION_MS } from './constants.js';
 import { answerEnd, echoEnd, extractAnswer } from './extract.js';
 import { inputHolds } from './input-box.js';
-import type { InputEvent } from './input-tracker.js';
 import { readMenu } from './menu.js';
 import { openTurnAt, storeOutput, type OpenTurn } from './open-turn.js';
 import { OscScanner } from './osc-scanner.js';
 import type { CompiledPreset } from './presets.js';
 import { firstMatch, screenLines } from './screen-lines.js';
 import type { DetectorEvent, ScreenSnapshot, TurnDetectorOptions } from './turn-watcher.js';
-import { WatcherBase } from './watcher-base.js';
+import { WatcherBase, type Submit } from './watcher-base.js';
 
 /** A screen preset's turn in progress. */
 interface ScreenTurn extends OpenTurn {
@@ -109,11 +108,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     if (this.turn && this._state === 'busy') this.turn.interrupted = true;
   }
 
-  protected submit(
-    ev: Extract<InputEvent, { type: 'submit' }>,
-    now: number,
-    events: DetectorEvent[],
-  ): void {
+  protected submit(ev: Submit, now: number, events: DetectorEvent[]): void {
     const t = this.turn;
     if (!t) return this.startTurn(ev, now, events);
     if (!t.accepted) {

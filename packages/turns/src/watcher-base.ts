@@ -13,7 +13,8 @@ import type {
   TurnWatcher,
 } from './turn-watcher.js';
 
-type Submit = Extract<InputEvent, { type: 'submit' }>;
+/** Enter, and what it submits. */
+export type Submit = Extract<InputEvent, { type: 'submit' }>;
 
 export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
   abstract readonly needsScreen: boolean;
