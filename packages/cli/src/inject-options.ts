@@ -1,5 +1,6 @@
 import type { ClippyClient, RequestFields } from '@clippy/client';
 import type { Argv } from 'yargs';
+import { MULTILINE_HELP } from './multiline-help.js';
 import { turnCall } from './turn-exits.js';
 import { INJECT_REQUEST_TIMEOUT_MS } from './turn-timeout.js';
 
@@ -11,9 +12,10 @@ export interface InjectArgs {
   quiet?: boolean;
 }
 
-/** Adds `--raw`, `--no-enter`, `--force` and `--quiet`. */
+/** Adds `--raw`, `--no-enter`, `--force` and `--quiet`, and says what multi-line text becomes. */
 export function withInjectOptions<T>(y: Argv<T>): Argv<T & InjectArgs> {
   return y
+    .epilogue(MULTILINE_HELP)
     .option('raw', { type: 'boolean', describe: 'send the raw bytes instead of the readable text' })
     .option('enter', {
       type: 'boolean',

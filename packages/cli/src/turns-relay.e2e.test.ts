@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
@@ -63,6 +63,51 @@ describe('relay between agents', () => {
     expect(Buffer.from(got[0]!.bytes, 'base64').equals(Buffer.from(turn.content))).toBe(true);
     const shown = await runRaw(['show', 'rsrc', '--raw'], d.env.env);
     expect(shown.stdout.equals(Buffer.from(turn.content))).toBe(true);
+  });
+
+  it("relay into a line agent without bracketed paste: a multi-line turn is one submission (aider's {clippy … clippy} block)", async () => {
+    await spawnAgent(d, c, 'msrc', 'aider', 'aider');
+    const dst = await spawnAgent(d, c, 'mdst', 'aider', 'aider');
+    await answer('msrc', 'three lines back');
+    const r = await runClippy(['relay', 'msrc', 'mdst'], d.env.env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // The agent read one message: the turn's lines (typed, every newline an Enter) inside the block.
+    const got = submissions(dst);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ text: `${answerText('three lines back')}\n`, pasted: false });
+    // And answered it once: one turn, whose answer starts with the relayed turn's first line.
+    const { turn } = await c.request(
+      'wait_turn',
+      { session: 'mdst', after: 'mdst:0', timeout_ms: 10_000 },
+      { timeoutMs: 0 },
+    );
+    expect(turn.text).toContain(
+      'ANSWER: ANSWER: three lines back\nThe fake agent read your message.',
+    );
+    const { sessions } = await c.request('list_sessions', {});
+    expect(sessions.find((s) => s.name === 'mdst')).toMatchObject({ turn_count: 1 });
+  });
+
+  it('a preset of presets.json joins the lines instead (multiline "join")', async () => {
+    const dir = join(d.env.env.XDG_CONFIG_HOME!, 'clippy');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'presets.json'),
+      JSON.stringify({ 'aider-joined': { extends: 'aider', multiline: 'join' } }),
+    );
+    try {
+      await spawnAgent(d, c, 'jsrc', 'aider', 'aider');
+      const dst = await spawnAgent(d, c, 'jdst', 'aider', 'aider-joined');
+      await answer('jsrc', 'join us');
+      const r = await runClippy(['relay', 'jsrc', 'jdst'], d.env.env);
+      expect(r.code).toBe(0);
+      expect(submissions(dst)).toEqual([
+        expect.objectContaining({ text: answerText('join us').replaceAll('\n', ' ') }),
+      ]);
+    } finally {
+      rmSync(join(dir, 'presets.json'), { force: true });
+    }
   });
 
   it('a wrapper registers, publishes a turn, gets an inject on relay; its turns outlive its connection', async () => {

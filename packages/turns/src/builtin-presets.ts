@@ -84,6 +84,10 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     inputLine: [r`^(?:[a-z][\w-]*)?(?: ?multi)?>\s*$`],
     inputTop: [r`^─{10,}$`],
     bottomLines: 2,
+    // Where aider reads its terminal with input() (no bracketed paste: --no-fancy-input, a dumb
+    // terminal), a line "{tag" opens a block of lines it takes as one message and "tag}" ends it
+    // (aider/io.py get_input); its prompt_toolkit input enables paste mode and needs none.
+    multiline: { mode: 'block', open: '{clippy', close: 'clippy}' },
     model: 'unknown',
     provider: 'unknown',
   },

@@ -1,7 +1,15 @@
 export { AnsiStripper, stripAnsi } from './ansi-stripper.js';
 export { TextRenderer } from './text-renderer.js';
-export type { Preset, PresetAgent, PresetKind, UserPreset, UserPresets } from './preset-types.js';
+export type {
+  MultilineSetting,
+  Preset,
+  PresetAgent,
+  PresetKind,
+  UserPreset,
+  UserPresets,
+} from './preset-types.js';
 export { PRESET_AGENTS, UserPresetSchema, UserPresetsSchema } from './preset-types.js';
+export { applyMultiline, multilineForm, MultilineError, type MultilineForm } from './multiline.js';
 export { BUILTIN_PRESETS } from './builtin-presets.js';
 export {
   PresetError,

@@ -66,13 +66,64 @@ export interface Preset {
    * transcript or chat file: docs/turns.md, "Agent channels"); the screen stays the fallback.
    */
   agent?: PresetAgent;
+  /**
+   * How a text of several lines is typed into the program when it has not enabled bracketed
+   * paste (with paste mode on, a text is always one paste): see `MultilineSetting`. Default
+   * `lines`.
+   */
+  multiline?: MultilineSetting;
 }
+
+/**
+ * How a multi-line text reaches a program that takes no bracketed paste, where every newline
+ * typed is an Enter:
+ * - `lines`: as it is, each line submitted on its own (a shell runs a script line by line, a
+ *   REPL reads a block);
+ * - `join`: its lines joined into one line with `separator` (default one space), blank lines
+ *   dropped: one submission, the line breaks lost;
+ * - `block`: between an opening and a closing line the program reads as one input (aider's
+ *   `{tag` … `tag}`): one submission, the lines kept;
+ * - `continuation`: every line but the last ends with `lineEnd` (default `\`, a shell's and
+ *   Python's line continuation): one submission.
+ */
+export type MultilineSetting =
+  | MultilineMode
+  | { mode: 'lines' }
+  | { mode: 'join'; separator?: string }
+  | { mode: 'block'; open: string; close: string }
+  | { mode: 'continuation'; lineEnd?: string };
+/** The modes named by a string alone (`block` needs its lines). */
+export type MultilineMode = 'lines' | 'join' | 'continuation';
 
 /** Agents with a channel the broker can wire (broker/src/agents/<agent>/). */
 export const PRESET_AGENTS = ['claude', 'codex', 'gemini'] as const;
 export type PresetAgent = (typeof PRESET_AGENTS)[number];
 
 const regexList = z.array(z.string()).max(64);
+
+/** A line the program reads, or text typed within one: no control character, no line break. */
+const lineText = (what: string) =>
+  z
+    .string()
+    .max(64)
+    .regex(/^[^\x00-\x1f\x7f-\x9f]*$/u, `${what} holds no control character or line break`);
+
+/** `multiline` in presets.json: a mode's name, or an object with the mode's own settings. */
+export const MultilineSettingSchema = z.union([
+  z.enum(['lines', 'join', 'continuation']),
+  z.object({ mode: z.literal('lines') }).strict(),
+  z.object({ mode: z.literal('join'), separator: lineText('separator').optional() }).strict(),
+  z
+    .object({
+      mode: z.literal('block'),
+      open: lineText('open').min(1),
+      close: lineText('close').min(1),
+    })
+    .strict(),
+  z
+    .object({ mode: z.literal('continuation'), lineEnd: lineText('lineEnd').min(1).optional() })
+    .strict(),
+]);
 
 /** One preset as written in `$XDG_CONFIG_HOME/clippy/presets.json`: any Preset field, all optional. */
 export const UserPresetSchema = z
@@ -100,6 +151,7 @@ export const UserPresetSchema = z
     model: z.string().optional(),
     provider: z.string().optional(),
     agent: z.enum(PRESET_AGENTS).optional(),
+    multiline: MultilineSettingSchema.optional(),
   })
   .strict();
 export type UserPreset = z.infer<typeof UserPresetSchema>;

@@ -146,6 +146,7 @@ export function freezePreset(preset: Preset): Readonly<Preset> {
     const list = preset[field];
     if (list) copy[field] = Object.freeze([...list]) as string[];
   }
+  if (typeof preset.multiline === 'object') copy.multiline = Object.freeze({ ...preset.multiline });
   Object.freeze(copy.checkedOn);
   return Object.freeze(copy);
 }

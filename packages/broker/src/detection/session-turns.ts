@@ -1,9 +1,11 @@
 import type { SessionState } from '@clippy/protocol';
 import {
   InputTracker,
+  multilineForm,
   TurnDetector,
   type DetectorEvent,
   type Menu,
+  type MultilineForm,
   type Preset,
   type ScreenSnapshot,
 } from '@clippy/turns';
@@ -87,6 +89,8 @@ export class SessionTurns {
    * `blocked` is a dialog, answered with keys).
    */
   readonly readsLines: boolean;
+  /** How a multi-line text is typed into the program when it takes no bracketed paste. */
+  readonly multiline: MultilineForm;
   private detector: TurnDetector | null;
   private readonly screen: TurnsScreen | undefined;
   private readonly events: SessionTurnsEvents;
@@ -117,6 +121,7 @@ export class SessionTurns {
     this.hasContinuation = opts.preset?.continuation !== undefined;
     this.presetKind = opts.preset?.kind ?? null;
     this.readsLines = opts.preset?.kind === 'line';
+    this.multiline = multilineForm(opts.preset);
     this.detector = null;
     if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {
       this.worker = new WorkerDetector(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionState } from '@clippy/protocol';
+import type { MultilineForm } from '@clippy/turns';
 import { inject, type InjectTarget } from './injector.js';
 
 /**
@@ -63,5 +64,40 @@ describe('inject into a blocked target: one rule for send, paste, relay and deli
     await expect(
       inject(t, Buffer.from('1'), { enter: true, force: false, idleWaitMs: 50 }),
     ).rejects.toMatchObject({ code: 'target_busy' });
+  });
+});
+
+describe("multi-line text into a program without bracketed paste: its preset's form", () => {
+  const aider = { mode: 'block', open: '{clippy', close: 'clippy}' } as const;
+  const plain = (form?: MultilineForm) => ({
+    ...target('idle'),
+    bracketedPaste: () => false,
+    ...(form ? { multiline: () => form } : {}),
+  });
+
+  it('a block is typed around the lines; a paste-mode target gets the text as it is', async () => {
+    const t = plain(aider);
+    await inject(t, Buffer.from('a\nb\n'), { enter: false, force: false });
+    expect(Buffer.concat(t.written).toString()).toBe('{clippy\na\nb\nclippy}');
+    const pasting = { ...target('idle'), multiline: () => aider };
+    await inject(pasting, Buffer.from('a\nb'), { enter: false, force: false });
+    expect(Buffer.concat(pasting.written).toString()).toBe('\x1b[200~a\nb\x1b[201~');
+  });
+
+  it('without a form (lines) every newline stays an Enter', async () => {
+    const t = plain();
+    await inject(t, Buffer.from('a\nb'), { enter: false, force: false });
+    expect(Buffer.concat(t.written).toString()).toBe('a\nb');
+  });
+
+  it('a text holding the closing line is refused before anything is typed', async () => {
+    const t = plain(aider);
+    await expect(
+      inject(t, Buffer.from('a\nclippy}\nb'), { enter: true, force: false }),
+    ).rejects.toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringContaining('line 2 of the text is "clippy}"'),
+    });
+    expect(t.written).toHaveLength(0);
   });
 });

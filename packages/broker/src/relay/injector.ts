@@ -1,4 +1,5 @@
 import type { SessionState } from '@clippy/protocol';
+import { applyMultiline, MultilineError, type MultilineForm } from '@clippy/turns';
 import { HandlerError } from '../errors.js';
 import { neutralizeControls } from './injected-text.js';
 
@@ -69,6 +70,11 @@ export interface InjectTarget {
   readsLines(): boolean;
   /** Whether the application enabled bracketed paste (`ESC[?2004h`). */
   bracketedPaste(): boolean;
+  /**
+   * How its preset has a multi-line text typed when the application takes no bracketed paste
+   * (default `lines`: as it is, every newline an Enter).
+   */
+  multiline?(): MultilineForm;
   /** Output bytes the target produced so far. */
   outputBytes(): number;
   /** Resolves true once output passes `afterBytes`, false after `ms`. */
@@ -159,12 +165,15 @@ export async function inject(
   // Text, never keys: no control character of the payload may act on the target's input (it
   // could end the paste early and type the rest as keystrokes). Done here, where the paste is
   // framed, so no caller can bypass it.
-  const text = neutralizeControls(payload);
+  const safe = neutralizeControls(payload);
   // Text, never keys: into a program that enabled paste mode it goes as one bracketed paste,
   // one line too — TUIs take characters typed in a burst as shortcuts (Gemini CLI toggles its
   // help on `?`, `!` enters its shell mode) and an Enter in the burst as a newline. Keys for a
   // menu are sent with `send --keys`.
   const bracketed = target.bracketedPaste();
+  // Without paste mode every newline typed is an Enter: the preset says how a text of several
+  // lines becomes one submission (aider's `{tag` block), if it should (a shell runs each line).
+  const text = bracketed ? safe : typedForm(target, safe);
   if (
     !bracketed &&
     longestLine(text) > MAX_CANONICAL_LINE_BYTES &&
@@ -209,6 +218,21 @@ export async function inject(
     'not_submitted',
     `the text was written to '${target.name}' but it did not react to Enter (tried twice)`,
   );
+}
+
+/** The text as the target's preset has multi-line text typed without bracketed paste. */
+function typedForm(target: InjectTarget, text: Buffer): Buffer {
+  const form = target.multiline?.() ?? { mode: 'lines' };
+  if (form.mode === 'lines') return text;
+  try {
+    return Buffer.from(applyMultiline(text.toString('utf8'), form), 'utf8');
+  } catch (err) {
+    if (!(err instanceof MultilineError)) throw err;
+    throw new HandlerError(
+      'invalid_argument',
+      `session '${target.name}' takes no bracketed paste and its preset sends several lines as one ${form.mode}: ${err.message}`,
+    );
+  }
 }
 
 /** One Enter closes a block the program still waits on; a second continuation is reported. */

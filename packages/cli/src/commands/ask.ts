@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { MULTILINE_HELP } from '../multiline-help.js';
 import { CliError } from '../errors.js';
 import { TURN_EXIT, turnCall } from '../turn-exits.js';
 import { printTurn } from '../turn-output.js';
@@ -28,7 +29,8 @@ const command: CommandModule<object, AskArgs> = {
       .option('json', {
         type: 'boolean',
         describe: 'print the turn (metadata and text) as JSON',
-      }) as never,
+      })
+      .epilogue(MULTILINE_HELP) as never,
   handler: async (argv) => {
     const ms = timeoutMs(argv.timeout);
     const started = Date.now();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { KEY_NAMES } from '@clippy/protocol';
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { MULTILINE_HELP } from '../multiline-help.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -52,10 +53,8 @@ const command: CommandModule<object, SendArgs> = {
       .option('json', { type: 'boolean', describe: 'print the result as JSON' })
       .example('$0 send claude "explain the diff" --enter', 'type a line and submit it')
       .example('$0 send codex --keys Down Down Enter', 'pick the third entry of a menu')
-      .example(
-        'git diff | $0 send claude - --enter',
-        'paste standard input and submit it',
-      ) as never,
+      .example('git diff | $0 send claude - --enter', 'paste standard input and submit it')
+      .epilogue(MULTILINE_HELP) as never,
   handler: async (argv) => {
     const text = textOf(argv);
     const keys = argv.keys?.map(String);

@@ -231,7 +231,9 @@ export const SendSchema = message(
     text: z
       .string()
       .optional()
-      .describe('text to type (multi-line text as a bracketed paste); exactly one of text, keys'),
+      .describe(
+        'text to type (multi-line text: one bracketed paste where the program enabled paste mode, else as its preset’s `multiline` says); exactly one of text, keys',
+      ),
     keys: z
       .array(z.string().min(1).max(MAX_KEY_LENGTH))
       .min(1)

@@ -5,6 +5,15 @@ import type { AgentOptions } from './options.js';
 import { pieceGap } from './piece-gap.js';
 import { sleep, write } from './sleep.js';
 
+/**
+ * The line that ends the block `line` opens, as aider reads it: `{` alone opens a block `}`
+ * ends, `{tag` (letters and digits) one `tag}` ends; null for any other line.
+ */
+function blockClose(line: string): string | null {
+  const tag = /^\{([A-Za-z0-9]*)$/u.exec(line)?.[1];
+  return tag === undefined ? null : `${tag}}`;
+}
+
 /** The command the agent asks to run (`--ask`), its question, and what each answer means. */
 const ASK_COMMAND = 'make test';
 const ASK_QUESTION = "Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: ";
@@ -69,11 +78,28 @@ export async function runLineAgent(opts: AgentOptions): Promise<void> {
     wake?.();
   });
 
+  const nextLine = async (): Promise<string | undefined> => {
+    while (lines.length === 0 && !ended) await new Promise<void>((r) => (wake = r));
+    return lines.shift();
+  };
+
   let sent = 8000;
   for (;;) {
-    while (lines.length === 0 && !ended) await new Promise<void>((r) => (wake = r));
-    const input = lines.shift();
+    let input = await nextLine();
     if (input === undefined) break;
+    const close = blockClose(input);
+    if (close !== null) {
+      // aider's multi-line input: the lines up to the closing one are one message, each read
+      // at its continuation prompt ". " (aider/io.py get_input, without prompt_toolkit).
+      let block = '';
+      for (;;) {
+        await write('. ');
+        const line = await nextLine();
+        if (line === undefined || line === close) break;
+        block += `${line}\n`;
+      }
+      input = block;
+    }
     logSubmission(opts.log, Buffer.from(input, 'utf8'), false);
     if (input.trim() === '') {
       await write('> ');
