@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
-import type { DiffFile, SessionInfo } from '@clippy/protocol';
+import { diffPatchLines, type DiffFile, type SessionInfo } from '@clippy/protocol';
 import { agentCommand } from '@clippy/testkit/agents/index';
 import { submissions, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
@@ -155,6 +155,14 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
     // The protocol's client checks every answer against its schema: `diff` and `list_sessions`.
     const checked = await c.request('diff', { session: 'fix', detail: 'patch' });
     expect(checked.totals).toEqual({ files: 3, added: 2, removed: 2 });
+    // `clippy diff` prints the patch the daemon writes as one text (detail `text`): the same
+    // lines as the structured patch, the files without their hunks.
+    const asText = await c.request('diff', { session: 'fix', detail: 'text' });
+    expect(asText.text).toBe(`${diffPatchLines(checked.files).join('\n')}\n`);
+    expect(patch.stdout).toBe(asText.text);
+    expect(asText.files.map((f) => [f.path, f.added, f.removed, f.header, f.hunks])).toEqual(
+      checked.files.map((f) => [f.path, f.added, f.removed, undefined, undefined]),
+    );
     expect(
       (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'fix')!.worktree!
         .branch,

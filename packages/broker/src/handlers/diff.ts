@@ -14,5 +14,6 @@ export const diff: Handler<'diff'> = async (request, context) => {
     files: d.files,
     totals: d.totals,
     truncated: d.truncated,
+    ...(d.text !== undefined ? { text: d.text } : {}),
   };
 };

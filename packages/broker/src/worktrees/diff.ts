@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { DiffDetail, DiffFile, DiffTotals } from '@clippy/protocol';
+import { diffPatchLines, type DiffDetail, type DiffFile, type DiffTotals } from '@clippy/protocol';
 import { HandlerError } from '../errors.js';
 import { diffGitLine, parseDiffOutput, quotePath, type ParsedFile } from './diff-parse.js';
 import { GIT_OUTPUT_MAX_BYTES, gitMessage, runGit } from './git.js';
@@ -26,6 +26,8 @@ export interface WorktreeDiff {
   files: DiffFile[];
   totals: DiffTotals;
   truncated: boolean;
+  /** Detail `text`: the patch as git prints it (the files then carry no header nor hunks). */
+  text?: string;
 }
 
 /**
@@ -46,14 +48,14 @@ function diffArgs(base: string[], query: DiffQuery, pathspec: string[]): string[
     '--find-renames',
     '--raw',
     // Counts from --numstat, or from the patch: git would diff every file twice for both.
-    ...(query.detail === 'patch' ? [] : ['--numstat']),
+    ...(query.detail === 'files' ? ['--numstat'] : []),
     '--no-abbrev',
     '-z',
     '--src-prefix=a/',
     '--dst-prefix=b/',
     '--no-relative',
     '-O/dev/null',
-    ...(query.detail === 'patch' ? ['-p', `--unified=${query.context ?? DEFAULT_CONTEXT}`] : []),
+    ...(query.detail === 'files' ? [] : ['-p', `--unified=${query.context ?? DEFAULT_CONTEXT}`]),
     ...base,
     ...pathspec,
   ];
@@ -150,7 +152,7 @@ export async function worktreeDiff(
       `the worktree ${record.path} is gone (removed outside clippy); its branch ${record.branch} may still be there`,
     );
   }
-  const withPatch = query.detail === 'patch';
+  const withPatch = query.detail !== 'files';
   const pathspec = query.paths ? ['--', ...query.paths.map((p) => `:(literal)${p}`)] : [];
   const opts = { cwd: record.path, env };
   const [first, listed, mergeBase] = await Promise.all([
@@ -224,5 +226,13 @@ export async function worktreeDiff(
     totals.added += f.added ?? 0;
     totals.removed += f.removed ?? 0;
   }
-  return { base, files, totals, truncated };
+  if (query.detail !== 'text') return { base, files, totals, truncated };
+  // One string for a reader that prints it (`clippy diff`): a client decodes one string
+  // instead of a few thousand short ones.
+  const lines = diffPatchLines(files);
+  for (const f of files) {
+    delete f.header;
+    delete f.hunks;
+  }
+  return { base, files, totals, truncated, text: lines.length > 0 ? `${lines.join('\n')}\n` : '' };
 }

@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { diffNameLines, diffPatchLines, diffStatLines } from '@clippy/protocol';
+import { diffNameLines, diffStatLines } from '@clippy/protocol';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 
 interface DiffArgs extends CommonArgs {
@@ -26,6 +26,23 @@ function colored(line: string, inHunk: boolean): string {
   if (line.startsWith('+')) return `${COLOR.add}${line}${COLOR.off}`;
   if (line.startsWith('-')) return `${COLOR.del}${line}${COLOR.off}`;
   return line;
+}
+
+/**
+ * Colours a patch as git prints it: a file's header runs from its `diff --git` line to its first
+ * hunk; a hunk's lines start with ` `, `+`, `-` or `\` (a header line never does once in a hunk).
+ */
+export function coloredPatch(text: string): string {
+  let inHunk = false;
+  const lines = text.split('\n');
+  const last = lines.pop(); // '' after the final newline
+  const out = lines.map((line) => {
+    if (line.startsWith('diff --git ')) inHunk = false;
+    else if (line.startsWith('@@')) inHunk = true;
+    else if (inHunk && !/^[ +\-\\]/u.test(line)) inHunk = false;
+    return colored(line, inHunk);
+  });
+  return `${out.join('\n')}\n${last ?? ''}`;
 }
 
 /** Whether to colour: a terminal, and no NO_COLOR (no-color.org). */
@@ -59,12 +76,14 @@ const command: CommandModule<object, DiffArgs> = {
       .example('clippy diff writer --stat', 'which files, how much') as never,
   handler: async (argv) => {
     const patch = !argv.stat && !argv['name-only'];
+    // Printed, the patch comes as one string: decoding it is nothing next to its lines one by one.
+    const detail = !patch ? 'files' : argv.json ? 'patch' : 'text';
     const answer = await withClient(argv, (c) =>
       c.request(
         'diff',
         {
           session: argv.session,
-          detail: patch ? 'patch' : 'files',
+          detail,
           ...(argv.paths && argv.paths.length > 0 ? { paths: argv.paths.map(String) } : {}),
         },
         // A large repository's diff takes what it takes: the daemon bounds git itself.
@@ -75,20 +94,15 @@ const command: CommandModule<object, DiffArgs> = {
       process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
       return;
     }
-    let lines: string[];
-    if (argv.stat) lines = diffStatLines(answer.files, answer.totals);
-    else if (argv['name-only']) lines = diffNameLines(answer.files);
-    else if (wantColor()) {
-      lines = [];
-      for (const f of answer.files) {
-        for (const l of f.header ?? []) lines.push(colored(l, false));
-        for (const h of f.hunks ?? []) {
-          lines.push(colored(h.header, true));
-          for (const l of h.lines) lines.push(colored(l, true));
-        }
-      }
-    } else lines = diffPatchLines(answer.files);
-    if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+    if (patch) {
+      const text = answer.text ?? '';
+      if (text) process.stdout.write(wantColor() ? coloredPatch(text) : text);
+    } else {
+      const lines = argv.stat
+        ? diffStatLines(answer.files, answer.totals)
+        : diffNameLines(answer.files);
+      if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+    }
     if (answer.truncated) {
       process.stderr.write(
         `clippy: the diff passes 8 MiB: the later files are listed without their changes (clippy diff ${argv.session} PATH shows one)\n`,

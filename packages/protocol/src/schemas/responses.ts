@@ -331,7 +331,13 @@ export const RESULT_SCHEMAS = {
     truncated: z
       .boolean()
       .describe(
-        'detail `patch`: the hunks of the later files were left out to keep the answer under 8 MiB (their counts are there)',
+        'detail `patch` or `text`: the hunks of the later files were left out to keep the answer under 8 MiB (their counts are there)',
+      ),
+    text: z
+      .string()
+      .optional()
+      .describe(
+        'detail `text`: the patch of every file, as `git diff` prints it (each line ends with a newline)',
       ),
   }),
   notify_client: z.object({}),

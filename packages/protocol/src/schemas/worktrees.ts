@@ -83,9 +83,9 @@ export const DiffFileSchema = z.object({
 export type DiffFile = z.infer<typeof DiffFileSchema>;
 
 export const DiffDetailSchema = z
-  .enum(['files', 'patch'])
+  .enum(['files', 'patch', 'text'])
   .describe(
-    '`files`: each file’s path, status and line counts (what `--stat` and `--name-only` show); `patch`: with its header and hunks too.',
+    '`files`: each file’s path, status and line counts (what `--stat` and `--name-only` show); `patch`: with its header and hunks too; `text`: the files as with `files`, and the whole patch as one `text`, as `git diff` prints it (`clippy diff`: one string to print, not thousands of lines to decode).',
   );
 export type DiffDetail = z.infer<typeof DiffDetailSchema>;
 
