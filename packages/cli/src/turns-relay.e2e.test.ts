@@ -85,6 +85,8 @@ describe('relay between agents', () => {
     expect(turn.text).toContain(
       'ANSWER: ANSWER: three lines back\nThe fake agent read your message.',
     );
+    // Its prompt is the relayed text, without the block's {clippy / clippy} lines.
+    expect(turn.prompt).toBe(answerText('three lines back'));
     const { sessions } = await c.request('list_sessions', {});
     expect(sessions.find((s) => s.name === 'mdst')).toMatchObject({ turn_count: 1 });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyMultiline, MultilineError, multilineForm } from './multiline.js';
+import { applyMultiline, MultilineError, multilineForm, unwrapMultiline } from './multiline.js';
 import { parseUserPresets, PresetError, resolvePreset } from './presets.js';
 
 const TEXT = 'Review this:\r\n\n  if x:\n    y()\n\n';
@@ -32,6 +32,18 @@ describe('multi-line text into a program without bracketed paste', () => {
     expect(
       applyMultiline('a\nb', multilineForm({ multiline: { mode: 'continuation', lineEnd: ' ^' } })),
     ).toBe('a ^\nb');
+  });
+
+  it("a turn's recorded input is the user's text: the block's lines and the line ends are the delivery's", () => {
+    const block = multilineForm(resolvePreset('aider'));
+    const sent = applyMultiline(TEXT, block);
+    expect(unwrapMultiline(sent, block)).toBe('Review this:\n\n  if x:\n    y()');
+    const cont = multilineForm({ multiline: 'continuation' });
+    expect(unwrapMultiline(applyMultiline('a\nb\nc', cont), cont)).toBe('a\nb\nc');
+    // A block still open keeps its lines; what only looks like the form is the user's.
+    expect(unwrapMultiline('{clippy\nno close yet', block)).toBe('no close yet');
+    expect(unwrapMultiline('{other\nx\nclippy}', block)).toBe('{other\nx\nclippy}');
+    expect(unwrapMultiline('a\\\nb', multilineForm(resolvePreset('bash')))).toBe('a\\\nb');
   });
 
   it('leaves a text of one line alone, in every form', () => {

@@ -69,3 +69,33 @@ export function applyMultiline(text: string, form: MultilineForm): string {
     }
   }
 }
+
+/**
+ * The text a submission in the preset's form carried, as it was before applyMultiline: the
+ * block's opening and closing lines and the continuations' line ends are the form's, not the
+ * user's words, so a turn's recorded input leaves them out. Anything else is left as it is.
+ */
+export function unwrapMultiline(input: string, form: MultilineForm): string {
+  const lines = input.split('\n');
+  if (lines.length < 2) return input;
+  switch (form.mode) {
+    case 'block': {
+      // The program opens the block at its opening line (typed by the user or by clippy alike);
+      // the closing line may not be in the input (it can reach a turn that is already answering).
+      if (lines[0] !== form.open) return input;
+      const end = lines[lines.length - 1] === form.close ? -1 : lines.length;
+      return lines.slice(1, end).join('\n');
+    }
+    case 'continuation': {
+      const body = lines.slice(0, -1);
+      return form.lineEnd !== '' && body.every((line) => line.endsWith(form.lineEnd))
+        ? [
+            ...body.map((line) => line.slice(0, -form.lineEnd.length)),
+            lines[lines.length - 1],
+          ].join('\n')
+        : input;
+    }
+    default:
+      return input;
+  }
+}

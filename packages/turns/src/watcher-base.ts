@@ -3,6 +3,7 @@
 import { DEFAULT_MAX_TURN_BYTES } from './constants.js';
 import { InputTracker, type InputEvent } from './input-tracker.js';
 import type { Menu } from './menu.js';
+import { multilineForm, unwrapMultiline } from './multiline.js';
 import { turnContent, type OpenTurn } from './open-turn.js';
 import type { CompiledPreset } from './presets.js';
 import type {
@@ -145,7 +146,7 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
         content,
         text,
         prompt,
-        input: turn.shownInput ?? turn.typed,
+        input: unwrapMultiline(turn.shownInput ?? turn.typed, multilineForm(this.c.preset)),
         interrupted: turn.interrupted,
         truncated,
         startedAt: turn.startedAt,
