@@ -100,14 +100,19 @@ describe.skipIf(!BUILT || !HAS_PROC)('session processes', () => {
     const c = client;
     cleanups.push(() => c.close());
 
-    const pids: number[] = [];
+    const sessions: { session: string; pid: number }[] = [];
     for (const name of ['victim', 'other', 'third']) {
       const r = await c.ok('spawn', { command: 'cat', name, env: childEnv() });
-      pids.push(r.pid as number);
+      sessions.push({ session: r.session as string, pid: r.pid as number });
     }
-    for (const pid of pids) {
-      // Between fork and exec the child still is a copy of the daemon: look once it runs cat.
-      await until(() => exe(pid).endsWith('/cat'), `pid ${pid} running cat`, 10_000);
+    const pids = sessions.map((s) => s.pid);
+    for (const { session, pid } of sessions) {
+      // Look once cat reads its terminal: before exec the child is a copy of the daemon, and
+      // right after it the dynamic loader still holds the libraries it opens (an fd 3 seen under
+      // load). The terminal echoes the line at once; cat's own copy of it proves it has read.
+      await c.ok('attach', { session });
+      c.sendRaw({ type: 'input', id: 0, session, data: Buffer.from('fd-probe\r') });
+      await c.until(() => c.output(session).toString().split('fd-probe').length > 2);
       const fds = descriptors(pid);
       expect(Object.keys(fds).sort(), `fds of ${pid}: ${JSON.stringify(fds)}`).toEqual([
         '0',
