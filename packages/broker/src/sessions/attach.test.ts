@@ -6,13 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
-import {
-  childEnv,
-  sleep,
-  startTestBroker,
-  waitUntil,
-  type TestBroker,
-} from '../test-support/fixtures.js';
+import { childEnv, startTestBroker, waitUntil, type TestBroker } from '../test-support/fixtures.js';
 import type { Message, RawClient } from '../test-support/raw-client.js';
 
 const { Terminal } = headless;
@@ -76,10 +70,12 @@ describe('attach', () => {
       "printf '\\033[?2004h\\033[?25l\\033[?1h'",
       'printf MARK; sleep 30',
     ].join('; ');
-    const s = await spawn(a, 'sh', ['-c', `sleep 0.2; ${script}`], { cols: 60, rows: 12 });
+    const s = await spawn(a, 'sh', ['-c', script], { cols: 60, rows: 12 });
     const first = await a.ok('attach', { session: s.session });
-    await a.until(() => a.output(s.session).toString().includes('MARK'));
-    await sleep(50);
+    // MARK is the program's last output, and a replay covers exactly the bytes read before it:
+    // once the first client has MARK, the second one's replay has all of it.
+    const seen = () => Buffer.from(first.replay as Uint8Array).toString() + a.output(s.session);
+    await a.until(() => seen().includes('MARK'));
     const b = await tb.client();
     const second = await b.ok('attach', { session: s.session });
     const replay = Buffer.from(second.replay as Uint8Array);
