@@ -58,19 +58,18 @@ describe('InputTracker', () => {
 });
 
 describe('InputTracker on large pastes', () => {
+  // A quadratic scan of this paste takes minutes, a linear one milliseconds: the test's own
+  // timeout (30 s) is the bound, far from both, so a loaded machine cannot fail it (it measured
+  // the wall clock and asserted under 5 s before).
   it('tracks a 1 MiB bracketed paste in linear time and submits it (capped)', () => {
     const t = new InputTracker();
     const body = 'x'.repeat(1024 * 1024);
-    const started = performance.now();
     const events = t.feed(`\x1b[200~${body}\x1b[201~\r`);
-    const took = performance.now() - started;
     expect(events).toHaveLength(1);
     const submit = events[0] as { type: 'submit'; text: string };
     expect(submit.type).toBe('submit');
     expect(body.startsWith(submit.text)).toBe(true);
     expect(submit.text.length).toBeGreaterThan(0);
-    // A quadratic scan takes minutes here; linear takes milliseconds. Generous bound, no timing claim.
-    expect(took).toBeLessThan(5_000);
   });
 
   it('keeps an ESC inside a paste that is not the end marker', () => {
