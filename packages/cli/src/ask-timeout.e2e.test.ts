@@ -63,14 +63,10 @@ describe('ask never hangs forever', () => {
 
   it('wait --timeout 0 waits without a limit (and a bad value is refused, naming it)', async () => {
     await spawnProgram(d, c, 'w', 'bash', 'bash', ['--norc', '--noprofile', '-i']);
-    const waiting = runClippy(['wait', 'w', '--timeout', '0'], d.env.env);
-    // The wait is registered before the turn is made (a turn before it would not count): its
-    // connection is up (a fixed pause was too short for a CLI starting on a loaded machine),
-    // and its request, sent right after the handshake, was read before this one's.
-    while ((await c.request('daemon_status', {})).clients < 2) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await c.request('daemon_status', {});
+    // `--after w:0` (the session's first turn, whenever it comes): without it the wait counts
+    // only a turn completed after its request arrived, and a CLI starting on a loaded machine
+    // could ask after the turn below was made (a connection count said nothing of the request).
+    const waiting = runClippy(['wait', 'w', '--after', 'w:0', '--timeout', '0'], d.env.env);
     await c.request('send', { session: 'w', text: 'echo waited', enter: true });
     const r = await waiting;
     expect(r.stderr).toBe('');
