@@ -152,7 +152,7 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
 
   it('waits for a busy target and injects when it is idle; a hop limit stops a chain', async () => {
     await spawnAgent(d, c, 'h1', 'aider', 'aider');
-    const slow = await spawnAgent(d, c, 'h2', 'claude', 'claude', ['--pieces', '3', '--hold']);
+    const slow = await spawnAgent(d, c, 'h2', 'claude', 'claude', ['--pieces', '2', '--hold']);
     const last = await spawnAgent(d, c, 'h3', 'claude', 'claude');
     expect(
       (await clippy(['route', 'add', 'h1', 'h2', '--name', 'first', '--hop-limit', '1'])).code,
@@ -191,7 +191,18 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
   });
 
   it('skips interrupted turns, keeps at most 16 messages for a busy target (oldest dropped), and follows the log', async () => {
-    await spawnAgent(d, c, 'q1', 'aider', 'aider', ['--delay', '5']);
+    // q1's first answer holds until released (SIGUSR1), so the Ctrl-C below lands mid-answer
+    // however loaded the machine (a 5 ms think time let the answer finish first); the rest of
+    // its answers come at once (`--pause 0`).
+    const source = await spawnAgent(d, c, 'q1', 'aider', 'aider', [
+      '--delay',
+      '5',
+      '--pieces',
+      '2',
+      '--hold',
+      '--pause',
+      '0',
+    ]);
     const sink = await spawnAgent(d, c, 'q2', 'claude', 'claude', ['--pieces', '2', '--hold']);
     const follow = CliPty.clippy(['route', 'log', 'q', '--follow'], {
       env: d.env.env,
@@ -204,7 +215,10 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       // An interrupted turn of the source is not forwarded.
       await c.request('send', { session: 'q1', text: 'stop me', enter: false });
       await c.request('input', { session: 'q1', data: Buffer.from('\r') });
+      // Read by the agent first: a Ctrl-C would flush a line still in the terminal's queue.
+      await received(source, 1);
       await c.request('input', { session: 'q1', data: Buffer.from('\x03') });
+      process.kill(await pidOf('q1'), 'SIGUSR1');
       await until2(async () => (await log('q')).some((e) => e.event === 'skipped'));
       expect((await log('q')).find((e) => e.event === 'skipped')?.reason).toBe(
         'the turn was interrupted',
