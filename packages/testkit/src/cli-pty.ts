@@ -26,6 +26,9 @@ export interface PtyRunOptions {
  */
 export class CliPty {
   private raw = '';
+  /** `text` of `raw` up to `strippedUpTo` (just after a newline): stripped once, not per wait. */
+  private stripped = '';
+  private strippedUpTo = 0;
   private readonly term: InstanceType<typeof Terminal>;
   private readonly proc: pty.IPty;
   private pending = 0;
@@ -76,9 +79,18 @@ export class CliPty {
     return this.raw;
   }
 
-  /** The output without escape sequences. */
+  /**
+   * The output without escape sequences. No escape sequence spans a newline, so the output is
+   * stripped up to its last newline once and only the rest again: a wait on a flood of output
+   * re-stripped megabytes every poll, and starved the processes it waited on.
+   */
   get text(): string {
-    return stripVTControlCharacters(this.raw);
+    const lastLine = this.raw.lastIndexOf('\n') + 1;
+    if (lastLine > this.strippedUpTo) {
+      this.stripped += stripVTControlCharacters(this.raw.slice(this.strippedUpTo, lastLine));
+      this.strippedUpTo = lastLine;
+    }
+    return this.stripped + stripVTControlCharacters(this.raw.slice(this.strippedUpTo));
   }
 
   get exitCode(): number | null {
