@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import pty from 'node-pty';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { bins } from '@clippy/testkit/paths';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
 
 /** Per test: a daemon, a few sessions and attached terminals; a loaded 2-core CI box needs room. */
@@ -106,18 +107,18 @@ function childOf(shellPid: number): number {
   return Number(children[0]);
 }
 
-beforeEach(async () => {
-  daemon = await TestDaemon.start();
+// One daemon for the file, emptied after each test (one test kills it: the next gets a new one).
+emptyDaemonPerTest((d) => {
+  daemon = d;
   env = {
     ...envWithout(daemon.env.env, DESKTOP_VARS, ['CLIPPY_ATTACH_RELAY']),
     PS1: PROMPT,
     TERM: 'xterm-256color',
   };
-}, E2E_TIMEOUT_MS);
+});
 
 afterEach(async () => {
   for (const p of ptys.splice(0)) await p.dispose();
-  await daemon.stop();
 }, E2E_TIMEOUT_MS);
 
 describe(

@@ -1,6 +1,11 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { TestDaemon } from './daemon.js';
+
+/** How long emptying a shared daemon between tests may take: sessions end, clients leave. */
+const EMPTY_TIMEOUT_MS = 15_000;
+/** Pause between two looks at the daemon's client count while the last clients leave. */
+const EMPTY_POLL_MS = 20;
 
 /**
  * One daemon and one client of it for a whole test file, for the e2e files whose tests do not
@@ -23,4 +28,57 @@ export function daemonForFile(
     await client?.close();
     await daemon?.stop();
   });
+}
+
+/**
+ * One daemon for a file whose tests each expect an empty one (no session, no other client), as
+ * a daemon of their own would be, without paying a daemon start per test: after each test every
+ * session is killed (SIGKILL, by the daemon, which owns them) and removed, and the test waits
+ * until its other clients have left. A test that stopped or killed the daemon gets a new one
+ * before the next. Register it before the file's own `afterEach` (vitest runs those last-first,
+ * so the file's clean-up, e.g. closing its terminals, comes before the emptying).
+ */
+export function emptyDaemonPerTest(
+  onReady: (daemon: TestDaemon) => void,
+  opts: Parameters<typeof TestDaemon.start>[0] = {},
+): void {
+  let daemon: TestDaemon | undefined;
+  const ensure = async () => {
+    if (daemon?.running) return;
+    await daemon?.stop();
+    daemon = await TestDaemon.start(opts);
+    onReady(daemon);
+  };
+  beforeAll(ensure);
+  beforeEach(ensure);
+  afterEach(async () => {
+    if (daemon?.running) await empty(daemon);
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+  });
+}
+
+/** Kills and removes every session of `daemon`, then waits until this is its only client. */
+async function empty(daemon: TestDaemon): Promise<void> {
+  const c = await daemon.connect();
+  try {
+    const { sessions } = await c.request('list_sessions', {});
+    for (const s of sessions) {
+      await c.request('kill', { session: s.session, signal: 'SIGKILL', remove: true });
+    }
+    const deadline = Date.now() + EMPTY_TIMEOUT_MS;
+    for (;;) {
+      const { clients } = await c.request('daemon_status', {});
+      if (clients <= 1) break;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `${clients - 1} clients still connected ${EMPTY_TIMEOUT_MS} ms after the test`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, EMPTY_POLL_MS));
+    }
+  } finally {
+    await c.close();
+  }
 }

@@ -134,6 +134,11 @@ export class TestDaemon {
     return this.child.pid!;
   }
 
+  /** Whether the daemon process still runs (a test may have stopped or killed it). */
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   get socket(): string {
     return this.env.socket;
   }
@@ -186,8 +191,8 @@ export class TestDaemon {
     const daemon = new TestDaemon(env, child);
     env.track(child.pid!);
     const deadline = Date.now() + DAEMON_READY_TIMEOUT_MS;
-    let exited = false;
-    void daemon.exited.then(() => (exited = true));
+    let exited: string | undefined;
+    void daemon.exited.then(({ code, signal }) => (exited = `it exited: ${signal ?? code}`));
     for (;;) {
       try {
         const c = await env.connect();
@@ -198,7 +203,7 @@ export class TestDaemon {
         if (exited || Date.now() > deadline) {
           await env.dispose();
           throw new Error(
-            `clippyd did not become ready (${exited ? 'it exited' : 'timeout'}): ${(err as Error).message}\n${daemon.log}`,
+            `clippyd did not become ready (${exited ?? 'timeout'}): ${(err as Error).message}\n${daemon.log}`,
           );
         }
       }
