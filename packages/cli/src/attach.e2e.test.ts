@@ -1,7 +1,8 @@
 import fs from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 
 /** Per test: several real processes start and stop; a loaded 2-core CI box needs the room. */
 const E2E_TIMEOUT_MS = 60_000;
@@ -42,14 +43,14 @@ async function newBash(name: string): Promise<string> {
   return id!;
 }
 
-beforeEach(async () => {
-  daemon = await TestDaemon.start();
+// One daemon for the file, emptied after each test (one test kills it: the next gets a new one).
+emptyDaemonPerTest((d) => {
+  daemon = d;
   env = { ...daemon.env.env, PS1: PROMPT, TERM: 'xterm-256color' };
-}, E2E_TIMEOUT_MS);
+});
 
 afterEach(async () => {
   for (const p of ptys.splice(0)) await p.dispose();
-  await daemon.stop();
 }, E2E_TIMEOUT_MS);
 
 describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {

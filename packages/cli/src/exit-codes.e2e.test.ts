@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 
 // End-to-end: the real clippyd and the real `clippy` binary (needs `npm run build`). Each
 // failure exits with the code docs/cli.md gives it and a message that names the problem.
@@ -13,14 +14,11 @@ const CONNECTED_TIMEOUT_MS = 15_000;
 let daemon: TestDaemon;
 let env: NodeJS.ProcessEnv;
 
-beforeEach(async () => {
-  daemon = await TestDaemon.start();
+// One daemon for the file, emptied after each test (one test kills it: the next gets a new one).
+emptyDaemonPerTest((d) => {
+  daemon = d;
   env = daemon.env.env;
-}, E2E_TIMEOUT_MS);
-
-afterEach(async () => {
-  await daemon.stop();
-}, E2E_TIMEOUT_MS);
+});
 
 async function clientsConnected(): Promise<number> {
   const r = await runClippy(['daemon', 'status', '--json'], env);
