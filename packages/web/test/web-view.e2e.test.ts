@@ -99,8 +99,9 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     d = await TestDaemon.start();
     c = await d.connect();
-    // Think time long enough for the page to show `busy` before the answer.
-    alphaLog = await spawnAgent(d, c, 'alpha', 'aider', 'aider', ['--delay', '1500']);
+    // Its first answer holds its think time until released (SIGUSR1): the page shows `busy`
+    // however long it takes (a 1.5 s think time was a window, paid on every answer).
+    alphaLog = await spawnAgent(d, c, 'alpha', 'aider', 'aider', ['--hold-think']);
     betaLog = await spawnAgent(d, c, 'beta', 'aider', 'aider');
     const run = await runClippy(['web', '--json'], d.env.env);
     expect(run.code, run.stderr).toBe(0);
@@ -141,6 +142,8 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     expect(await cardState(page, 'beta')).toBe('idle');
     await c.request('send', { session: 'alpha', text: 'first question', enter: true });
     await page.waitForSelector('.card[data-name="alpha"][data-state="busy"]');
+    const { sessions } = await c.request('list_sessions', {});
+    process.kill(sessions.find((s) => s.name === 'alpha')!.pid, 'SIGUSR1');
     await page.waitForSelector('.card[data-name="alpha"][data-state="idle"]');
     const card = page.locator('.card[data-name="alpha"]');
     await expect.poll(() => card.locator('.turns').textContent()).toBe('1 turn');

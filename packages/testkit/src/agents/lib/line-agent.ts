@@ -4,6 +4,7 @@ import { logChoice, logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
 import { pieceGap } from './piece-gap.js';
 import { sleep, write } from './sleep.js';
+import { thinkTime } from './think-time.js';
 
 /**
  * The line that ends the block `line` opens, as aider reads it: `{` alone opens a block `}`
@@ -33,6 +34,7 @@ export async function runLineAgent(opts: AgentOptions): Promise<void> {
   /** Answers given so far (the scripted replies are taken in order). */
   let answered = 0;
   const gap = pieceGap(opts);
+  const think = thinkTime(opts);
   const cols = process.stdout.columns || 80;
   const rule = '─'.repeat(cols);
   let interrupted = false;
@@ -108,7 +110,7 @@ export async function runLineAgent(opts: AgentOptions): Promise<void> {
     if (input === '/exit') process.exit(0);
     busy = true;
     interrupted = false;
-    await sleep(opts.delay);
+    await think();
     await write('\n');
     if (opts.ask) {
       // aider's question before it runs a command (corpus: aider multi-line-input).

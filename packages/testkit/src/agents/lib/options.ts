@@ -12,6 +12,8 @@ export interface AgentOptions {
   pause: number;
   /** The first answer's first pause lasts until SIGUSR1 (see piece-gap.ts). */
   hold: boolean;
+  /** The first answer's think time lasts until SIGUSR1 (see think-time.ts). */
+  holdThink: boolean;
   /** Stream this many extra bytes inside the answer (the big agent). */
   big: number;
   /** Exit with code 3 in the middle of the answer (the crashing agent). */
@@ -74,6 +76,7 @@ export function parseAgentOptions(
       pieces: { type: 'string' },
       pause: { type: 'string' },
       hold: { type: 'boolean' },
+      'hold-think': { type: 'boolean' },
       big: { type: 'string' },
       crash: { type: 'boolean' },
       log: { type: 'string' },
@@ -97,6 +100,7 @@ export function parseAgentOptions(
     pieces: num(values.pieces, defaults.pieces ?? 1),
     pause: num(values.pause, defaults.pause ?? DEFAULT_SLOW_PAUSE_MS),
     hold: values.hold ?? defaults.hold ?? false,
+    holdThink: values['hold-think'] ?? defaults.holdThink ?? false,
     big: num(values.big, defaults.big ?? 0),
     crash: values.crash ?? defaults.crash ?? false,
     log: values.log ?? defaults.log,

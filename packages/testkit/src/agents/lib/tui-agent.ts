@@ -6,6 +6,7 @@ import { logChoice, logPrompt, logSubmission } from './log.js';
 import type { AgentOptions } from './options.js';
 import { pieceGap } from './piece-gap.js';
 import { sleep, write } from './sleep.js';
+import { thinkTime } from './think-time.js';
 
 /** Spinner frames Claude Code cycles through on its status line. */
 const SPINNER = ['·', '✢', '✳', '✶', '✻', '✽'];
@@ -31,6 +32,7 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   /** Answers given so far (the scripted replies are taken in order). */
   let answered = 0;
   const gap = pieceGap(opts);
+  const think = thinkTime(opts);
   let cols = process.stdout.columns || 80;
   let rows = process.stdout.rows || 24;
   let liveHeight = 0;
@@ -162,7 +164,7 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
       frame++;
       void render();
     }, SPINNER_MS);
-    await sleep(opts.delay);
+    await think();
     if (opts.ask && !interrupted) {
       await render([`⏺ Bash(${ASK_COMMAND})`]);
       const index = await new Promise<number>((choose) => {
