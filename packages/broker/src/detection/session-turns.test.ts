@@ -6,6 +6,7 @@ import * as nodePty from 'node-pty';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePreset, type ScreenSnapshot } from '@clippy/turns';
 import { agentCommand, type AgentName } from '@clippy/testkit/agents/index';
+import { submissions } from '@clippy/testkit/agents/harness';
 import { until } from '@clippy/testkit/until';
 import type { SessionState } from '@clippy/protocol';
 import { inject, type InjectTarget } from '../relay/injector.js';
@@ -255,11 +256,17 @@ describe('SessionTurns with the real engine and fake agents in real PTYs', () =>
   });
 
   it('Ctrl-C during an answer: the turn that follows is flagged interrupted', async () => {
-    const h = start('slow', 'aider', ['--pause', '800']);
+    // The answer holds after its first piece until released (SIGUSR1); the Ctrl-C comes once
+    // the agent has read the line (a Ctrl-C before would flush it from the terminal), and the
+    // release once the terminal has echoed the ^C (its signal is sent): a 300 ms pause before.
+    const h = start('slow', 'aider', ['--hold']);
     const next = h.nextTurn();
     await h.ask('stop me');
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => submissions(join(dir, 'slow.log')).length > 0, 'the agent read the line');
+    const before = h.outputBytes;
     await h.target().write(Buffer.from('\x03'));
+    await until(() => h.outputBytes > before, 'the ^C echoed');
+    process.kill(h.pty.pid, 'SIGUSR1');
     const turn = await next;
     expect(turn.interrupted).toBe(true);
     expect(turn.text).toContain('KeyboardInterrupt');
@@ -272,6 +279,8 @@ describe('SessionTurns with the real engine and fake agents in real PTYs', () =>
     expect(await readCanonicalMode((h.pty as unknown as { ptsName: string }).ptsName)).toBe(true);
     const before = h.outputBytes;
     await expect(h.ask('x'.repeat(5000))).rejects.toMatchObject({ code: 'input_too_long' });
+    // A fixed pause: that nothing comes can only be watched for a while (a write would have
+    // been echoed by the terminal at once).
     await new Promise((r) => setTimeout(r, 100));
     expect(h.outputBytes).toBe(before);
     // A TUI in raw mode with bracketed paste takes the same text.
