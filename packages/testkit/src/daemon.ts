@@ -12,8 +12,12 @@ import { resolveSocketPaths } from '@clippy/protocol';
 import { bins } from './paths.js';
 import { DESKTOP_VARS, envWithout } from './env.js';
 
-/** How long a test daemon may take to answer `hello`: node start-up on a loaded 2-core CI box. */
-export const DAEMON_READY_TIMEOUT_MS = 10_000;
+/**
+ * How long a test daemon may take to answer `hello` before the start counts as failed (the wait
+ * ends as soon as it answers): node start-up on a loaded 2-core box took more than 10 s with a
+ * load average of 25, and files failed at start-up; the hooks that start daemons allow 30 s.
+ */
+export const DAEMON_READY_TIMEOUT_MS = 25_000;
 /** How long `stop()` waits after SIGTERM before SIGKILL: the broker's own shutdown graces, plus margin. */
 export const DAEMON_STOP_TIMEOUT_MS = 6_000;
 /** Pause between readiness probes. */
@@ -201,9 +205,11 @@ export class TestDaemon {
       } catch (err) {
         if (err instanceof VersionMismatchError) return daemon;
         if (exited || Date.now() > deadline) {
+          // Said before dispose(), whose SIGTERM would make a timeout read as an exit.
+          const why = exited ?? `not ready within ${DAEMON_READY_TIMEOUT_MS} ms`;
           await env.dispose();
           throw new Error(
-            `clippyd did not become ready (${exited ?? 'timeout'}): ${(err as Error).message}\n${daemon.log}`,
+            `clippyd did not become ready (${why}): ${(err as Error).message}\n${daemon.log}`,
           );
         }
       }
