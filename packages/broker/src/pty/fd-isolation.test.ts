@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DAEMON_READY_TIMEOUT_MS } from '@clippy/testkit/daemon';
 import { until } from '@clippy/testkit/until';
 import { childEnv } from '../test-support/fixtures.js';
 import { RawClient } from '../test-support/raw-client.js';
@@ -23,8 +24,8 @@ import { RawClient } from '../test-support/raw-client.js';
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'clippyd.js');
 const BUILT = existsSync(resolve(dirname(BIN), '..', 'dist', 'main.js'));
 const HAS_PROC = existsSync('/proc/self/fd');
-/** How long the daemon may take to listen: node start-up on a loaded 2-core CI machine. */
-const DAEMON_READY_MS = 15_000;
+/** How long the daemon may take to listen: node start-up on a loaded 2-core CI machine (as testkit's). */
+const DAEMON_READY_MS = DAEMON_READY_TIMEOUT_MS;
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
