@@ -205,8 +205,12 @@ export interface ClippyRun {
   stderr: string;
 }
 
-/** Default limit for one non-interactive `clippy` command (daemon start included). */
-export const RUN_TIMEOUT_MS = 15_000;
+/**
+ * Default limit for one non-interactive `clippy` command (daemon start included): a deadline
+ * only. Node's start alone took 12.5 s of `clippy --help` at a load average of 20 on 2 cores,
+ * and 15 s failed the real-agent files (`send --keys Esc`, `route rm`) at 35.
+ */
+export const RUN_TIMEOUT_MS = 30_000;
 
 /**
  * Runs the built `clippy` without a terminal (pipes), collecting its output and exit code.
