@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
@@ -447,5 +447,64 @@ describe('a session’s worktree across a daemon restart', { timeout: 120_000 },
     } finally {
       await env.dispose();
     }
+  });
+});
+
+// Two agents started, asked, killed and one revived: many CLI runs on a loaded machine.
+describe('clippy revive of an agent that had a worktree (issue 32)', { timeout: 240_000 }, () => {
+  it('resumes its conversation in that worktree; refuses when the worktree is gone, and keeps the session', async () => {
+    const r = repo();
+    // The fake Claude Code runs the hooks clippy wires: its turns name its session, which
+    // revive resumes (`--resume ID`).
+    const { command, args } = agentCommand('claude', ['--hooks']);
+    for (const name of ['back', 'gone']) {
+      const argv = ['--preset', 'claude', '--', command, ...args];
+      const made = await clippy(['new', '-d', '--cwd', r, '--worktree', name, ...argv]);
+      expect(made.code, made.stderr).toBe(0);
+      await waitState(c, name, 'idle');
+      const asked = await clippy(['ask', name, `first question to ${name}`]);
+      expect(asked.code, asked.stderr).toBe(0);
+    }
+
+    const before = await session('back');
+    const worktree = before.worktree!.path;
+    const { turn: first } = await c.request('get_turn', { session: 'back' });
+    expect(first.agent?.session_id).toBeDefined();
+    expect((await clippy(['kill', 'back'])).code).toBe(0);
+    expect((await session('back')).state).toBe('exited');
+    const revived = await clippy(['revive', 'back', '-d', '--json']);
+    expect(revived.code, revived.stderr).toBe(0);
+    const out = JSON.parse(revived.stdout) as { session: string; pid: number; args: string[] };
+    expect(out).toMatchObject({
+      session: before.session,
+      args: [args[0], '--resume', first.agent!.session_id, ...args.slice(1)],
+    });
+    await waitState(c, 'back', 'idle');
+    // The agent runs in the worktree again (its process's folder), listed with it.
+    expect(readlinkSync(`/proc/${out.pid}/cwd`)).toBe(worktree);
+    expect(await session('back')).toMatchObject({
+      cwd: worktree,
+      worktree: { path: worktree, branch: 'clippy/back' },
+    });
+    const again = await clippy(['ask', 'back', 'second question']);
+    expect(again.code, again.stderr).toBe(0);
+    const { turn: next } = await c.request('get_turn', { session: 'back' });
+    expect(next.seq).toBe(first.seq + 1);
+    expect(next.agent?.session_id).toBe(first.agent!.session_id);
+    await clippy(['kill', 'back']);
+
+    // Its worktree removed behind clippy's back: no agent starts somewhere else.
+    const gone = (await session('gone')).worktree!.path;
+    expect((await clippy(['kill', 'gone'])).code).toBe(0);
+    git(r, ['worktree', 'remove', '--force', gone]);
+    const refused = await clippy(['revive', 'gone', '-d']);
+    expect(refused).toEqual({
+      code: 64,
+      stdout: '',
+      stderr: `clippy: session 'gone' cannot be revived: its worktree ${gone} is gone (git worktree remove, or rm --force) (not_revivable)\n`,
+    });
+    expect(await session('gone')).toMatchObject({ state: 'exited' });
+    const turns = JSON.parse((await clippy(['turns', 'gone', '--json'])).stdout) as unknown[];
+    expect(turns).toHaveLength(1);
   });
 });

@@ -18,23 +18,33 @@ export function fakeUsage(prompt: string, answer: string): { input: number; outp
  * Claude Code's hooks as the fake agent runs them (`--hooks`): the `--settings` JSON's command
  * hooks per event, each run through `sh -c` with the event's JSON on stdin (`session_id`,
  * `transcript_path`, `cwd`, `hook_event_name`, and the event's own fields), waited for as
- * Claude Code waits for them. The transcript is a JSONL file as Claude Code keeps it: a
- * `user` line per prompt (its `promptId`), an `assistant` line per answer with its model and
- * usage. Checked against Claude Code 2.1.197's (see the broker's agents/claude readers).
+ * Claude Code waits for them (not those marked `async`: they run in the background). The
+ * transcript is a JSONL file as Claude Code keeps it: a `user` line per prompt (its
+ * `promptId`), an `assistant` line per answer with its model and usage. Checked against Claude Code 2.1.197's (see the broker's agents/claude readers).
  */
 export class ClaudeHooks {
-  readonly session = randomUUID();
+  readonly session: string;
   readonly transcript: string;
   private promptId: string | undefined;
-  private readonly commands: Map<string, string[]>;
+  /** Per event, its command hooks; `async` ones run in the background (Claude Code's `async`). */
+  private readonly commands: Map<string, { command: string; async: boolean }[]>;
 
-  constructor(settings: string, dir: string) {
+  /** `resume`: the session this run goes on with (`--resume ID`); a new one without. */
+  constructor(
+    settings: string,
+    dir: string,
+    private readonly resume?: string,
+  ) {
+    this.session = resume ?? randomUUID();
     const hooks = (JSON.parse(settings) as { hooks?: Record<string, unknown> }).hooks ?? {};
     this.commands = new Map(
       Object.entries(hooks).map(([event, groups]) => [
         event,
-        (groups as { hooks?: { type?: string; command?: string }[] }[]).flatMap((g) =>
-          (g.hooks ?? []).filter((h) => h.type === 'command' && h.command).map((h) => h.command!),
+        (groups as { hooks?: { type?: string; command?: string; async?: boolean }[] }[]).flatMap(
+          (g) =>
+            (g.hooks ?? [])
+              .filter((h) => h.type === 'command' && h.command)
+              .map((h) => ({ command: h.command!, async: h.async === true })),
         ),
       ]),
     );
@@ -44,7 +54,7 @@ export class ClaudeHooks {
   }
 
   started(): Promise<void> {
-    return this.run('SessionStart', { source: 'startup' });
+    return this.run('SessionStart', { source: this.resume ? 'resume' : 'startup' });
   }
 
   /** The agent took `prompt`: the transcript opens its turn, UserPromptSubmit runs. */
@@ -94,13 +104,15 @@ export class ClaudeHooks {
       hook_event_name: event,
       ...fields,
     });
-    for (const command of this.commands.get(event) ?? [])
-      await new Promise<void>((resolve) => {
+    for (const { command, async } of this.commands.get(event) ?? []) {
+      const done = new Promise<void>((resolve) => {
         const child = spawn('sh', ['-c', command], { stdio: ['pipe', 'ignore', 'ignore'] });
         child.on('error', () => resolve());
         child.on('exit', () => resolve());
         child.stdin.on('error', () => {});
         child.stdin.end(input);
       });
+      if (!async) await done;
+    }
   }
 }

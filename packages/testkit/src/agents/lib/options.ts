@@ -58,6 +58,11 @@ export interface AgentOptions {
    * machine, a slow hook) instead of before it.
    */
   hookLag: number;
+  /**
+   * `--resume ID`: go on with Claude Code session ID (as `claude --resume ID` does, what
+   * `clippy revive` runs): the hooks name that session and its transcript grows.
+   */
+  resume: string | undefined;
 }
 
 /** Think time by default: short, so tests stay fast, but never zero (real agents take time). */
@@ -89,6 +94,7 @@ export function parseAgentOptions(
       settings: { type: 'string' },
       hooks: { type: 'boolean' },
       'hook-lag': { type: 'string' },
+      resume: { type: 'string' },
     },
     strict: true,
   });
@@ -113,5 +119,6 @@ export function parseAgentOptions(
     settings: values.settings,
     hooks: values.hooks ?? false,
     hookLag: num(values['hook-lag'], 0),
+    resume: values.resume,
   };
 }

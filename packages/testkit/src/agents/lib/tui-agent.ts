@@ -132,7 +132,8 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   };
 
   // Claude Code's hooks, when the agent is told to run them (its session starts first).
-  const hooks = opts.hooks && opts.settings ? new ClaudeHooks(opts.settings, process.cwd()) : null;
+  const hooks =
+    opts.hooks && opts.settings ? new ClaudeHooks(opts.settings, process.cwd(), opts.resume) : null;
   await hooks?.started();
 
   await write('\x1b[?2004h');
