@@ -133,13 +133,15 @@ describe('Claude Code', () => {
     expect(w.args.slice(2)).toEqual(['--model', 'm']);
     const settings = JSON.parse(w.args[1]!) as {
       x: number;
-      hooks: Record<string, { hooks: { command: string }[] }[]>;
+      hooks: Record<string, { hooks: { command: string; async?: boolean }[] }[]>;
     };
     expect(settings.x).toBe(1);
     expect(settings.hooks.Stop!.map((h) => h.hooks[0]!.command)).toEqual([
       'mine',
       '/usr/bin/node /x/clippy-hook.js /run/s.sock s claude Stop',
     ]);
+    // clippy's hooks only report: Claude Code runs them in the background (the user's as it was).
+    expect(settings.hooks.Stop!.map((h) => h.hooks[0]!.async)).toEqual([undefined, true]);
     expect(Object.keys(settings.hooks)).toEqual([
       'Stop',
       'SessionStart',

@@ -15,6 +15,15 @@ export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', '
 const HOOK_TIMEOUT_S = 30;
 
 /**
+ * The hooks run `async` (Claude Code 2.1.197: "runs in background without blocking"): clippy's
+ * hooks only report, so Claude Code need not wait for them. Waited for, the Stop hook's start (a
+ * node process: 1.3 s on a loaded machine) came before Claude Code drew its prompt, so before
+ * the screen could complete the turn: on the path of every `ask`. The join still holds the
+ * screen's turn until the report comes (CHANNEL_WAIT_MS).
+ */
+const HOOK_ASYNC = true;
+
+/**
  * Claude Code's channel is wired with `--settings` (settings for this run only, merged with the
  * user's own: their hooks run too): one command hook per event, running clippy's hook entry.
  * A `--settings` the user gave (JSON or a file) is kept, with clippy's hooks added to it.
@@ -36,7 +45,8 @@ export function wireClaude(ctx: WireContext): Wiring {
   for (const event of CLAUDE_HOOK_EVENTS) {
     const theirs = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
     const command = ctx.hook(event).map(shellWord).join(' ');
-    hooks[event] = [...theirs, { hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_S }] }];
+    const hook = { type: 'command', command, timeout: HOOK_TIMEOUT_S, async: HOOK_ASYNC };
+    hooks[event] = [...theirs, { hooks: [hook] }];
   }
   return {
     args: [
