@@ -362,6 +362,35 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await page.waitForSelector('.card[data-name="fresh"]', { state: 'detached' });
   });
 
+  it('shows the tokens and model an agent reported: the session’s on its card, a turn’s in its timeline and title', async () => {
+    // The fake Claude Code runs the hooks clippy wires: its turns carry its own record.
+    await spawnAgent(d, c, 'gamma', 'claude', 'claude', ['--hooks']);
+    const question = 'How many tokens?';
+    const asked = await runClippy(['ask', 'gamma', question], d.env.env);
+    expect(asked.code, asked.stderr).toBe(0);
+    const answer = asked.stdout.replace(/\n$/u, '');
+    // Its tokens as the fake counts them (the prompt's and the answer's characters).
+    const used = `${question.length}/${answer.length} tokens · fake-claude-model`;
+    // Its card has the session's totals (one turn so far: the same counts).
+    await expect
+      .poll(() => page.locator('.card[data-name="gamma"] .usage').textContent())
+      .toBe(`${question.length}/${answer.length} tokens`);
+    await page.evaluate(() => (location.hash = '#s=gamma'));
+    await expect.poll(() => page.locator('#session .turn-title').textContent()).toContain(used);
+    expect(await page.locator('#session .timeline li.turn').first().getAttribute('title')).toBe(
+      `${question}\n${used}`,
+    );
+    await page.click('#session button.back');
+    // Killed, it leaves the list (the grid as the later tests expect it).
+    expect((await runClippy(['kill', 'gamma'], d.env.env)).code).toBe(0);
+    await expect
+      .poll(
+        async () => (await c.request('list_sessions', {})).sessions.some((s) => s.name === 'gamma'),
+        { timeout: PAGE_TIMEOUT_MS },
+      )
+      .toBe(false);
+  });
+
   it('says so when the address names no session', async () => {
     await page.evaluate(() => (location.hash = '#s=nosuch'));
     await page.waitForSelector('#notice:visible');

@@ -15,6 +15,35 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
 }
 
+/** What an agent reported of a turn's usage (the turn's `agent` record, protocol's AgentTurn). */
+export interface TurnUsage {
+  model?: string;
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+}
+
+/** Token counts as `clippy ls` writes them: "340", "1.2k". */
+function tokens(n: number | undefined): string {
+  return n === undefined ? '?' : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+/**
+ * A turn's tokens, cost and model as its agent reported them ("1.2k/340 tokens · $0.012 ·
+ * claude-sonnet-4"); '' when its channel reported none (a screen-only turn).
+ */
+export function usage(agent: TurnUsage | undefined): string {
+  if (!agent) return '';
+  const parts: string[] = [];
+  if (agent.input_tokens !== undefined || agent.output_tokens !== undefined)
+    parts.push(`${tokens(agent.input_tokens)}/${tokens(agent.output_tokens)} tokens`);
+  // One turn often costs under a cent: three decimals say how much.
+  if (agent.cost_usd !== undefined)
+    parts.push(`$${agent.cost_usd.toFixed(agent.cost_usd < 1 ? 3 : 2)}`);
+  if (agent.model) parts.push(agent.model);
+  return parts.join(' · ');
+}
+
 export function clock(ms: number): string {
   return new Date(ms).toLocaleTimeString([], { hour12: false });
 }

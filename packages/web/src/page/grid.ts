@@ -1,4 +1,4 @@
-import { age, el } from './format.js';
+import { age, el, usage } from './format.js';
 import { routeCurve } from './route-curve.js';
 import type { SessionRow, Store } from './store.js';
 import { showUnread } from './unread-badge.js';
@@ -87,7 +87,7 @@ export class Grid {
     });
     head.append(el('span', 'name'), el('span', 'state'), remove);
     const meta = el('div', 'meta');
-    meta.append(el('span', 'turns'), el('span', 'age'), el('span', 'command'));
+    meta.append(el('span', 'turns'), el('span', 'age'), el('span', 'usage'), el('span', 'command'));
     card.append(head, meta, el('pre', 'preview'));
     card.addEventListener('click', () => this.open(this.store.sessions.get(row.session) ?? row));
     card.addEventListener('keydown', (e) => {
@@ -113,6 +113,8 @@ export class Grid {
     );
     set('.turns', `${row.turn_count} turn${row.turn_count === 1 ? '' : 's'}`);
     set('.age', age(row.created_at));
+    // Tokens and cost its agent reported (its channel); nothing for a screen-only session.
+    set('.usage', usage(row));
     set('.command', [row.command, ...row.args].join(' '));
     set('.preview', row.preview || (row.turn_count > 0 ? '…' : 'no turn yet'));
     showUnread(card, row.unread);

@@ -1,6 +1,6 @@
 import { MAX_PAYLOAD_SIZE } from '@clippy/protocol';
 import { DiffPanel } from './diff-panel.js';
-import { clock, duration, el } from './format.js';
+import { clock, duration, el, usage, type TurnUsage } from './format.js';
 import type { Rpc } from './rpc.js';
 import { AnswerPanel } from './answer-panel.js';
 import { StatusLine } from './status-line.js';
@@ -17,6 +17,8 @@ interface TurnMeta {
   interrupted: boolean;
   truncated: boolean;
   byte_length: number;
+  /** The agent's own record of the turn (its channel): tokens, cost, model. */
+  agent?: TurnUsage;
 }
 
 /** Turns listed in the timeline (newest first); older ones stay a `clippy turns` away. */
@@ -280,7 +282,8 @@ export class SessionView {
       el('span', 'prompt', turn.prompt || '(no prompt)'),
       el('span', 'flags', flags),
     );
-    item.title = turn.prompt;
+    const used = usage(turn.agent);
+    item.title = used ? `${turn.prompt}\n${used}` : turn.prompt;
     item.addEventListener('click', () => void this.select(turn));
     this.timeline.prepend(item);
     if (this.turnCount++ === 0) this.refreshHeader();
@@ -297,7 +300,14 @@ export class SessionView {
     this.timeline
       .querySelector(`li[data-turn="${CSS.escape(turn.turn_id)}"]`)
       ?.classList.add('selected');
-    this.turnTitle.textContent = `turn #${turn.seq} · ${clock(turn.timestamp)} · ${duration(turn.duration_ms)}`;
+    this.turnTitle.textContent = [
+      `turn #${turn.seq}`,
+      clock(turn.timestamp),
+      duration(turn.duration_ms),
+      usage(turn.agent),
+    ]
+      .filter(Boolean)
+      .join(' · ');
     try {
       const reply = await this.rpc.request<{ turn: { text: string } }>('get_turn', {
         turn_id: turn.turn_id,

@@ -1,3 +1,4 @@
+import type { TurnUsage } from './format.js';
 import type { Rpc } from './rpc.js';
 
 export type SessionState = 'starting' | 'idle' | 'busy' | 'blocked' | 'exited';
@@ -33,6 +34,10 @@ export interface SessionRow {
   lastTurnAt: number | null;
   /** Finished turns nobody has looked at (docs/notify.md). */
   unread?: number;
+  /** Tokens and cost its agent reported over its turns (its channel), when it did. */
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
 }
 
 /** What the page reads of a turn's metadata (`turn_completed`, `list_turns`). */
@@ -40,6 +45,7 @@ interface TurnMetaRow {
   seq: number;
   timestamp: number;
   preview?: string;
+  agent?: TurnUsage;
 }
 
 export interface RouteRow {
@@ -115,6 +121,7 @@ export class Store {
       // The push carries the start of the text: no turn is fetched (its content and text can be
       // megabytes each) for a card that shows 400 characters.
       row.preview = turn.preview ?? row.preview;
+      addUsage(row, turn.agent);
       this.changed();
     });
     rpc.on('session_exited', (p) => {
@@ -214,4 +221,17 @@ export class Store {
       [...this.sessions.values()].find((r) => r.name === ref)
     );
   }
+}
+
+/** Adds what an agent reported of one turn to its session's totals (as `list_sessions` sums them). */
+function addUsage(row: SessionRow, used: TurnUsage | undefined): void {
+  if (!used) return;
+  const add = (total: number | undefined, n: number | undefined) =>
+    n === undefined ? total : (total ?? 0) + n;
+  const input = add(row.input_tokens, used.input_tokens);
+  const output = add(row.output_tokens, used.output_tokens);
+  const cost = add(row.cost_usd, used.cost_usd);
+  if (input !== undefined) row.input_tokens = input;
+  if (output !== undefined) row.output_tokens = output;
+  if (cost !== undefined) row.cost_usd = cost;
 }
