@@ -92,6 +92,41 @@ describe('Claude Code', () => {
     });
   });
 
+  it('a turn whose end the transcript has written is read when the screen completes it; its Stop hook then adds nothing', async () => {
+    const path = join(dir, 't.jsonl');
+    const at = Date.parse('2026-01-01T00:00:00.000Z');
+    const prompt = {
+      type: 'user',
+      promptId: 'P1',
+      message: { role: 'user', content: 'Show me' },
+      timestamp: '2026-01-01T00:00:00.000Z',
+    };
+    const answer = {
+      type: 'assistant',
+      message: { id: 'm1', model: 'claude-x', content: [{ type: 'text', text: ANSWER }] },
+      timestamp: '2026-01-01T00:00:01.000Z',
+    };
+    writeFileSync(path, jsonl([prompt, answer]));
+    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+    const turn = { prompt: 'Show me', startedAt: at - 10, endedAt: at + 2000, interrupted: false };
+    // Its answer is there, its end not yet: the hook is waited for.
+    expect(await ch.recorded(turn)).toBeNull();
+    appendFileSync(path, jsonl([{ type: 'system', subtype: 'turn_duration', durationMs: 1000 }]));
+    // Another turn's prompt, or one taken before the screen's turn began, is not this one.
+    expect(await ch.recorded({ ...turn, prompt: 'Something else' })).toBeNull();
+    expect(await ch.recorded({ ...turn, startedAt: at + 500 })).toBeNull();
+    const r = await ch.recorded(turn);
+    expect(r?.answer).toBe(ANSWER);
+    expect(r?.record).toMatchObject({ via: 'claude-transcript', turn_id: 'P1', model: 'claude-x' });
+    expect(await ch.recorded(turn)).toBeNull();
+    const stop = await ch.onEvent(
+      'Stop',
+      JSON.stringify({ prompt_id: 'P1', last_assistant_message: ANSWER.trim() }),
+    );
+    expect(stop.kind).toBe('ignored');
+  });
+
   it('without the transcript the hook’s copy is the answer; a bad payload is an error naming it', async () => {
     const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
     const u = await ch.onEvent(

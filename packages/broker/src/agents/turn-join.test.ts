@@ -184,6 +184,47 @@ describe('TurnJoin', () => {
     expect(amended[0]).toMatch(/completed the turn before the agent did/);
   });
 
+  it('a push channel whose agent’s files say the turn ended joins it without waiting for the hook', async () => {
+    const j = join(channel({ recorded: () => Promise.resolve(report('from the file', 'hi')) }));
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    await vi.waitFor(() => expect(stored).toHaveLength(1));
+    expect(stored[0]!.answer).toBe('from the file');
+    expect(j.state).toBe('live');
+    // Nothing is held: the next turn is not queued behind a wait.
+    j.screenTurn(screen('next', 10_100, 10_200, true));
+    expect(stored.map((t) => t.prompt)).toEqual(['hi', 'next']);
+  });
+
+  it('a push channel whose files do not say so yet waits for the hook’s report as before', async () => {
+    let read!: () => void;
+    const ch = channel({
+      recorded: () => new Promise((resolve) => (read = () => resolve(null))),
+    });
+    const j = join(ch);
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    read();
+    await Promise.resolve();
+    expect(stored).toHaveLength(0);
+    j.channelTurn(report('from the hook', 'hi'));
+    expect(stored.map((t) => t.answer)).toEqual(['from the hook']);
+  });
+
+  it('a read of the files that ends after the hook reported adds nothing', async () => {
+    let read!: () => void;
+    const j = join(
+      channel({
+        recorded: () =>
+          new Promise((resolve) => (read = () => resolve(report('from the file', 'hi')))),
+      }),
+    );
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    j.channelTurn(report('from the hook', 'hi'));
+    read();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(stored.map((t) => t.answer)).toEqual(['from the hook']);
+  });
+
   it('a pull channel reads the agent’s record when the screen completes the turn', async () => {
     vi.useRealTimers();
     const j = join(

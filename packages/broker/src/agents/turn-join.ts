@@ -166,7 +166,20 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     }
     if (this._state === 'silent' || !this.channel.expectsReport(turn)) return this.finish(turn, []);
     const timer = setTimeout(() => this.expire(), this.waitMs);
-    this.held = { turn, timer };
+    const held = { turn, timer };
+    this.held = held;
+    // The agent's files may say the turn ended before its hook's process gets to report it.
+    this.channel.recorded?.(turn).then(
+      (r) => {
+        if (!r || this.disposed || this.held !== held) return;
+        clearTimeout(timer);
+        this.held = null;
+        this._state = 'live';
+        this.finish(turn, [{ turn: r, at: this.now() }]);
+        this.drain();
+      },
+      () => {}, // unreadable now: the hook's report still comes
+    );
   }
 
   /** The pending reports that belong to `turn`; older ones belong to no turn the screen saw. */

@@ -49,6 +49,13 @@ export interface AgentChannel {
    * of the turn the screen has just completed; null when it holds none.
    */
   readTurn?(turn: ScreenTurnInfo): Promise<ChannelTurn | null>;
+  /**
+   * Push channels whose agent also writes each turn's end to its own files (Claude Code's
+   * transcript): its record of the turn the screen has just completed when the files already
+   * say the turn ended, so the join need not wait for the hook's process to report it; null
+   * when they do not (yet). A report it gave is not given again by the hook.
+   */
+  recorded?(turn: ScreenTurnInfo): Promise<ChannelTurn | null>;
   dispose(): void;
 }
 

@@ -1,7 +1,20 @@
 import type { AgentTurn } from '@clippy/protocol';
 import { defined, parsePayload, str } from '../records.js';
-import type { AgentChannel, ChannelContext, ChannelUpdate, ScreenTurnInfo } from '../types.js';
-import { ClaudeTranscript } from './transcript.js';
+import { samePrompt } from '../turn-join.js';
+import type {
+  AgentChannel,
+  ChannelContext,
+  ChannelTurn,
+  ChannelUpdate,
+  ScreenTurnInfo,
+} from '../types.js';
+import { ClaudeTranscript, type TranscriptTurn } from './transcript.js';
+
+/**
+ * Clock slack when matching the transcript's prompt to the screen's turn: Claude Code records
+ * the prompt after clippy saw its Enter, on the same clock; this only absorbs rounding.
+ */
+const PROMPT_SLACK_MS = 50;
 
 /**
  * Claude Code's channel (checked on 2.1.197). Its hooks' stdin JSON names the session and its
@@ -17,6 +30,8 @@ export class ClaudeChannel implements AgentChannel {
   private transcript: ClaudeTranscript | null = null;
   /** When the agent last took a prompt (a report will follow unless it is interrupted). */
   private promptAt: number | null = null;
+  /** The prompt whose turn was read from the transcript already (its Stop hook adds nothing). */
+  private delivered: string | undefined;
 
   constructor(ctx: ChannelContext) {
     this.session = ctx.agentSession;
@@ -61,6 +76,17 @@ export class ClaudeChannel implements AgentChannel {
     return this.session !== undefined && !/^\s*[/!]/u.test(turn.prompt);
   }
 
+  async recorded(turn: ScreenTurnInfo): Promise<ChannelTurn | null> {
+    const t = await this.transcript?.latest();
+    if (!t?.ended || t.answer === null || t.promptId === this.delivered) return null;
+    // The transcript's latest turn must be the screen's: taken during it, for its prompt.
+    if ((t.promptAt ?? 0) < turn.startedAt - PROMPT_SLACK_MS || !samePrompt(t.prompt, turn.prompt))
+      return null;
+    this.delivered = t.promptId;
+    this.promptAt = null;
+    return this.transcriptTurn(t, 'claude-transcript');
+  }
+
   dispose(): void {
     this.transcript = null;
   }
@@ -70,23 +96,36 @@ export class ClaudeChannel implements AgentChannel {
     hookAnswer: string | undefined,
   ): Promise<ChannelUpdate> {
     this.promptAt = null;
+    if (promptId !== undefined && promptId === this.delivered)
+      return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
     const t = promptId && this.transcript ? await this.transcript.turn(promptId) : undefined;
     // The transcript keeps the answer exactly; the hook's copy is trimmed. They must agree.
     const exact =
       t?.answer != null && (hookAnswer === undefined || t.answer.trim() === hookAnswer.trim());
-    const answer = exact ? t!.answer : (hookAnswer ?? t?.answer ?? null);
+    if (exact) return { kind: 'turn', turn: this.transcriptTurn(t, 'claude-transcript') };
     return {
       kind: 'turn',
-      turn: {
-        answer,
-        ...(t?.prompt !== undefined ? { prompt: t.prompt } : {}),
-        record: this.record(exact ? 'claude-transcript' : 'claude-stop-hook', promptId, {
-          model: t?.model,
-          input_tokens: t?.inputTokens,
-          output_tokens: t?.outputTokens,
-          completed_at: t?.at ?? Date.now(),
-        }),
-      },
+      turn: this.transcriptTurn(
+        { ...t, promptId: promptId ?? '', answer: hookAnswer ?? t?.answer ?? null },
+        'claude-stop-hook',
+      ),
+    };
+  }
+
+  /** A turn as the transcript (or the Stop hook's copy of its answer) gives it. */
+  private transcriptTurn(
+    t: Partial<TranscriptTurn> & { promptId: string; answer: string | null },
+    via: string,
+  ): ChannelTurn {
+    return {
+      answer: t.answer,
+      ...(t.prompt !== undefined ? { prompt: t.prompt } : {}),
+      record: this.record(via, t.promptId || undefined, {
+        model: t.model,
+        input_tokens: t.inputTokens,
+        output_tokens: t.outputTokens,
+        completed_at: t.at ?? Date.now(),
+      }),
     };
   }
 

@@ -20,6 +20,10 @@ export interface TranscriptTurn {
   outputTokens?: number;
   /** When the answer was written (epoch ms). */
   at?: number;
+  /** When the prompt was recorded (epoch ms). */
+  promptAt?: number;
+  /** Claude Code wrote the turn's end (its `system` `turn_duration` line). */
+  ended: boolean;
 }
 
 /**
@@ -33,6 +37,8 @@ export class ClaudeTranscript {
   private readonly file: JsonlFollower;
   private promptId: string | undefined;
   private prompt = '';
+  private promptAt: number | undefined;
+  private ended = false;
   private messages = new Map<string, Message>();
 
   constructor(readonly path: string) {
@@ -41,8 +47,15 @@ export class ClaudeTranscript {
 
   /** The turn of `promptId` as recorded so far (undefined when the transcript has not opened it). */
   async turn(promptId: string): Promise<TranscriptTurn | undefined> {
+    const t = await this.latest();
+    return t?.promptId === promptId ? t : undefined;
+  }
+
+  /** The latest turn as recorded so far (undefined: no prompt yet). */
+  async latest(): Promise<TranscriptTurn | undefined> {
     for (const r of await this.file.readNew()) this.take(obj(r));
-    if (this.promptId !== promptId) return undefined;
+    const promptId = this.promptId;
+    if (promptId === undefined) return undefined;
     let last: Message | undefined;
     let input: number | undefined;
     let output: number | undefined;
@@ -61,6 +74,8 @@ export class ClaudeTranscript {
       ...(input !== undefined ? { inputTokens: input } : {}),
       ...(output !== undefined ? { outputTokens: output } : {}),
       ...(last?.at !== undefined ? { at: last.at } : {}),
+      ...(this.promptAt !== undefined ? { promptAt: this.promptAt } : {}),
+      ended: this.ended,
     };
   }
 
@@ -73,7 +88,14 @@ export class ClaudeTranscript {
       if (text === undefined) return; // a tool's result, not a prompt
       this.promptId = promptId;
       this.prompt = text;
+      this.promptAt = time(line.timestamp);
+      this.ended = false;
       this.messages = new Map();
+      return;
+    }
+    // Written once the turn is over (after its Stop hooks started; checked on 2.1.197).
+    if (line.type === 'system' && line.subtype === 'turn_duration') {
+      if (this.promptId !== undefined) this.ended = true;
       return;
     }
     if (line.type !== 'assistant' || this.promptId === undefined) return;
