@@ -101,6 +101,14 @@ async function ask(name: string, text: string) {
   );
 }
 
+/** What a failed exact-text check needs said: the turn's source and record, the channel's note. */
+async function why(name: string): Promise<string> {
+  const { content: _c, text: _t, screen_text: _s, ...meta } = await latest(name);
+  const { sessions } = await c.request('list_sessions', {});
+  const s = sessions.find((x) => x.name === name);
+  return `${name}'s turn: ${JSON.stringify(meta)}; its channel: ${s?.agent_channel} (${s?.channel_note ?? 'no note'})`;
+}
+
 async function latest(name: string) {
   return (await c.request('get_turn', { session: name })).turn;
 }
@@ -214,7 +222,7 @@ for (const [a, b] of PAIRS) {
             const since = model.requests.length;
             const after = (await c.request('list_turns', { session: b, limit: 1 })).turns[0];
             const r = await ask(a, askFor('long'));
-            expect(r.stdout).toBe(`${MARKDOWN_ANSWERS.long}\n`);
+            expect(r.stdout, await why(a)).toBe(`${MARKDOWN_ANSWERS.long}\n`);
             await received(b, MARKDOWN_ANSWERS.long!, since);
             await c.request('wait_turn', {
               session: b,
