@@ -7,17 +7,6 @@ export interface Chunk {
 }
 
 /**
- * Where a turn's growing text comes from. Today the daemon's `turn_progress` pushes (the screen
- * text, extracted as the completed turn's text will be); an agent with a channel of its own
- * (hooks, a transcript) can feed the same stream instead. Either way the completed turn's text
- * is what the answer ends as.
- */
-export interface AnswerSource {
-  /** Calls `listener` with the whole text so far, each time it changed; returns the stop. */
-  onText(listener: (text: string) => void): () => void;
-}
-
-/**
  * Turns the growing text of an answer into append-only chunks. ACP has no way to take back text
  * already sent, and a screen's text may still change at its bottom (a line being written, a
  * status line the end removes, a redraw): only whole lines that stayed the same in two looks in

@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentContext, StopReason } from '@agentclientprotocol/sdk';
 import type { Menu, SessionState, Turn } from '@clippy/protocol';
-import { AnswerStream, type AnswerSource } from './answer-stream.js';
+import { AnswerStream } from './answer-stream.js';
 import { acpError, agentExited } from './errors.js';
 import type { DaemonLink, SessionPush } from './daemon-link.js';
 import { askEditor, settleToolCall, questionToolCall } from './permission.js';
@@ -24,8 +25,39 @@ export const CANCEL_GRACE_MS = 10_000;
  */
 export const STARTUP_TIMEOUT_MS = 60_000;
 
+/**
+ * In a session whose agent reports its own turns (its channel: hooks, notify, chat file), the
+ * daemon holds a turn the screen completed until the agent's report of it comes (up to 10 s,
+ * the broker's CHANNEL_WAIT_MS): the agent is back at its prompt before the turn is stored. A
+ * prompt waits this long for its turn there before it ends without one.
+ */
+export const CHANNEL_HOLD_MS = 15_000;
+
+/**
+ * After a choice is pressed: how long the agent has to leave its question (a state change)
+ * before the keys are taken as dropped and pressed again if the same question still shows, and
+ * how soon the same question shown again counts as the keys dropped (agents redraw within a
+ * second; a second identical question after the tool ran takes a model's answer).
+ */
+export const CHOICE_TAKEN_MS = 3_000;
+/** A choice is pressed at most this many times. */
+const CHOICE_PRESSES = 3;
+/** A blocked session without a menu yet is looked at this often for one (its dialog drawn). */
+const MENU_POLL_MS = 250;
+/** After this long without a menu, the editor is told to answer the question in a terminal. */
+export const MENU_WAIT_MS = 2_000;
+
 /** Newest turns read to find the one a prompt produced (others may complete meanwhile). */
 const TURNS_LOOKED_AT = 20;
+
+/** A choice pressed on the agent's menu, and when. */
+interface Pressed {
+  menu: Menu;
+  label: string;
+  index: number;
+  at: number;
+  times: number;
+}
 
 /** A question of the agent's being asked in the editor. */
 interface Question {
@@ -42,21 +74,48 @@ export interface ClippySession {
   name: string;
 }
 
+/** The same question on the screen, with the same choice under the cursor. */
+function sameQuestion(a: Menu, b: Menu | null): boolean {
+  if (!b || a.question !== b.question || a.options.length !== b.options.length) return false;
+  if (a.detail.join('\n') !== b.detail.join('\n')) return false;
+  return a.options.every(
+    (o, i) => o.label === b.options[i]!.label && o.selected === b.options[i]!.selected,
+  );
+}
+
 /** `prompt` as the detector followed it, without whitespace (wraps, CRs and indents differ). */
 const compact = (s: string): string => s.replace(/\s+/gu, '');
 
 /**
  * One `session/prompt`: the text is typed into the agent the way `clippy ask` does it (bracketed
- * paste where the agent enabled it, Enter as its own write, confirmed), the answer streams as
- * `agent_message_chunk` updates while the turn grows, a question the agent asks goes to the
- * editor as `session/request_permission`, and the prompt ends with the turn: `end_turn`, or
- * `cancelled` after `cancel()` (which interrupts the agent as Esc or Ctrl-C would).
+ * paste where the agent enabled it, Enter as its own write, confirmed), the answer streams while
+ * the turn grows, a question the agent asks goes to the editor as `session/request_permission`,
+ * and the prompt ends with the turn: `end_turn`, or `cancelled` after `cancel()` (which
+ * interrupts the agent as Esc or Ctrl-C would).
+ *
+ * What grows is the screen's text. Where it is the answer (no agent channel), it streams as
+ * `agent_message_chunk` and the turn's text ends the same message. Where the agent's channel
+ * gives the turn's text (its own Markdown, which the screen renders differently: bullets for
+ * list markers, no fences, wrapped lines), the screen's text streams as `agent_thought_chunk`
+ * (the agent at work) and the answer comes as one message when the turn completes: an editor
+ * never shows the answer twice.
  *
  * The turn that answers is the first completed after the text was sent whose input is the text:
  * a person typing in an attached terminal, or another ACP client, makes turns of their own.
  */
 export class PromptTurn {
   private readonly stream = new AnswerStream();
+  /** The screen's growing text, where the answer will be the agent's own (see above). */
+  private readonly screen = new AnswerStream();
+  /** The agent reports its own turns (its channel is wired): turns are held for its report. */
+  private channel = false;
+  /** Its report gives the turn's text (the channel has not gone silent). */
+  private agentText = false;
+  /** The question of the latest `blocked` state. */
+  private menu: Menu | null = null;
+  private holdTimer: NodeJS.Timeout | null = null;
+  /** The choice pressed last: pressed again if the agent shows its question again unchanged. */
+  private pressed: Pressed | null = null;
   private after = 0;
   private sendIssued = false;
   private sendDone = false;
@@ -83,8 +142,6 @@ export class PromptTurn {
     private readonly acpSessionId: string,
     private readonly client: AgentContext,
     private readonly text: string,
-    /** Where the growing text comes from (default: the daemon's `turn_progress` pushes). */
-    private readonly source?: AnswerSource,
   ) {}
 
   private get daemon() {
@@ -93,7 +150,6 @@ export class PromptTurn {
 
   async run(): Promise<StopReason> {
     const off = this.link.listen(this.session.id, (push) => this.enqueue(() => this.onPush(push)));
-    const offSource = this.source?.onText((text) => this.enqueue(() => this.onText(text)));
     try {
       await this.untilReady();
       if (this.finished) return await this.done;
@@ -120,6 +176,8 @@ export class PromptTurn {
       this.enqueue(async () => {
         this.sendDone = true;
         if (this.cancelled) await this.interrupt();
+        // The agent may have asked before `send` returned (a fast model, a slow confirmation).
+        else if (this.state === 'blocked') this.ask(this.menu);
         await this.check();
       });
       return await this.done;
@@ -129,9 +187,9 @@ export class PromptTurn {
       throw acpError(err);
     } finally {
       off();
-      offSource?.();
       this.question?.abort.abort();
       if (this.graceTimer) clearTimeout(this.graceTimer);
+      this.stopHolding();
     }
   }
 
@@ -151,6 +209,8 @@ export class PromptTurn {
           info ? { exit_code: info.exit_code ?? null, signal: info.exit_signal ?? null } : null,
         );
       }
+      this.channel = info.agent !== undefined;
+      this.agentText = this.channel && info.agent_channel !== 'silent';
       if (info.state === 'idle' || info.state === 'busy') return;
       if (info.state === 'blocked') {
         if (!info.menu) {
@@ -172,13 +232,16 @@ export class PromptTurn {
     }
   }
 
-  /** Resolves at the session's next state change (or cancel), or after `timeoutMs`. */
-  private nextState(timeoutMs?: number): Promise<void> {
+  /**
+   * Resolves at the session's next state change (or cancel) with true, or after `timeoutMs` with
+   * false.
+   */
+  private nextState(timeoutMs?: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = timeoutMs === undefined ? null : setTimeout(resolve, timeoutMs);
+      const timer = timeoutMs === undefined ? null : setTimeout(() => resolve(false), timeoutMs);
       this.stateWaiters.push(() => {
         if (timer) clearTimeout(timer);
-        resolve();
+        resolve(true);
       });
     });
   }
@@ -219,16 +282,19 @@ export class PromptTurn {
     switch (push.type) {
       case 'turn_progress':
         // Before the text went in, a turn in progress is someone else's.
-        if (this.sendDone && !this.source) await this.onText(push.text);
+        if (this.sendDone) await this.onText(push.text);
         return;
       case 'state_changed':
         this.state = push.state;
+        this.menu = push.state === 'blocked' ? (push.menu ?? null) : null;
+        if (push.state === 'idle') this.pressed = null;
+        if (push.state !== 'idle') this.stopHolding();
         this.wakeState();
         if (push.state !== 'blocked') await this.questionGone();
         if (!this.sendIssued) return;
         if (push.state === 'busy' || push.state === 'blocked') this.sawBusy = true;
-        if (push.state === 'blocked' && this.sendDone && !this.cancelled)
-          this.ask(push.menu ?? null);
+        if (push.state === 'blocked' && this.sendDone && !this.cancelled && !this.pressAgain())
+          this.ask(this.menu);
         if (push.state === 'idle' && this.sendDone) await this.check();
         return;
       case 'turn_completed':
@@ -242,13 +308,15 @@ export class PromptTurn {
 
   private async onText(text: string): Promise<void> {
     if (this.cancelled) return;
-    const chunk = this.stream.progress(text);
-    if (chunk) await this.sendChunk(chunk.messageId, chunk.text);
+    const chunk = (this.agentText ? this.screen : this.stream).progress(text);
+    if (chunk) await this.sendChunk(chunk.messageId, chunk.text, this.agentText);
   }
 
   /**
    * Looks for the prompt's turn among the newest; ends the prompt with it. An agent back at its
-   * prompt with no such turn printed nothing (no empty turns): the prompt ends without text.
+   * prompt with no such turn printed nothing (no empty turns): the prompt ends without text —
+   * where the agent reports its own turns, once the daemon had time to join its report
+   * (CHANNEL_HOLD_MS).
    */
   private async check(): Promise<void> {
     const { turns } = await this.daemon.request('list_turns', {
@@ -270,14 +338,37 @@ export class PromptTurn {
     }
     if (this.sawBusy && this.state === 'idle') {
       const others = turns.filter((t) => t.seq > this.after).length;
-      if (others > 0) {
-        // Turns of others (a person at a terminal, another editor); this prompt made none.
-        process.stderr.write(
-          `clippy acp: ${this.session.name} is back at its prompt; none of its ${others} new turn(s) answers this prompt\n`,
+      if (this.channel) {
+        this.holdTimer ??= setTimeout(
+          () => this.enqueue(() => this.giveUpWaiting(others)),
+          CHANNEL_HOLD_MS,
         );
+        return;
       }
-      return this.complete(null);
+      return this.endWithoutTurn(others);
     }
+  }
+
+  /** The agent is busy again (or done): no longer waiting for a held turn from its last idle. */
+  private stopHolding(): void {
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
+  }
+
+  /** The held turn never came: the prompt ends without one if the agent is still at its prompt. */
+  private async giveUpWaiting(others: number): Promise<void> {
+    this.holdTimer = null;
+    if (this.state === 'idle') await this.endWithoutTurn(others);
+  }
+
+  private async endWithoutTurn(others: number): Promise<void> {
+    if (others > 0) {
+      // Turns of others (a person at a terminal, another editor); this prompt made none.
+      process.stderr.write(
+        `clippy acp: ${this.session.name} is back at its prompt; none of its ${others} new turn(s) answers this prompt\n`,
+      );
+    }
+    return this.complete(null);
   }
 
   private async complete(turn: Turn | null): Promise<void> {
@@ -293,6 +384,7 @@ export class PromptTurn {
 
   private finish(): void {
     this.finished = true;
+    this.stopHolding();
     this.wakeState();
     this.question?.abort.abort();
     if (this.graceTimer) clearTimeout(this.graceTimer);
@@ -305,10 +397,14 @@ export class PromptTurn {
     await this.daemon.request('interrupt', { session: this.session.id });
   }
 
-  private async sendChunk(messageId: string, text: string): Promise<void> {
+  private async sendChunk(messageId: string, text: string, thought = false): Promise<void> {
     await this.client.notify('session/update', {
       sessionId: this.acpSessionId,
-      update: { sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text } },
+      update: {
+        sessionUpdate: thought ? 'agent_thought_chunk' : 'agent_message_chunk',
+        messageId,
+        content: { type: 'text', text },
+      },
     });
   }
 
@@ -330,15 +426,11 @@ export class PromptTurn {
     void (async () => {
       try {
         if (!menu) {
-          // No choices on the screen (a text field, a program reading input): say where to answer.
-          const waiting = `${q.title}: answer it in a terminal (clippy attach ${this.session.name})`;
-          await this.client.notify('session/update', {
-            sessionId: this.acpSessionId,
-            update: {
-              sessionUpdate: 'tool_call',
-              ...questionToolCall(null, q.toolCallId, waiting),
-            },
-          });
+          const drawn = await this.menuDrawn(q);
+          if (drawn && this.question === q && !q.settled) {
+            this.question = null;
+            this.ask(drawn);
+          }
           return;
         }
         const index = await askEditor(
@@ -377,19 +469,83 @@ export class PromptTurn {
     })();
   }
 
-  /** Presses the keys of the choice labelled `label`, as the menu is on the screen now. */
-  private async choose(label: string, index: number): Promise<void> {
-    const { sessions } = await this.daemon.request('list_sessions', {});
-    const now = sessions.find((s) => s.session === this.session.id);
-    if (now?.state !== 'blocked' || !now.menu) return; // answered at a terminal meanwhile
-    const same = now.menu.options[index]?.label === label ? now.menu.options[index] : undefined;
-    const option = same ?? now.menu.options.find((o) => o.label === label);
-    if (!option) {
-      throw new Error(
-        `the question on ${this.session.name}'s screen changed while the editor asked it: "${label}" is no longer a choice`,
-      );
+  /**
+   * A blocked session whose question has no choices the screen shows yet: its dialog may still
+   * be being drawn (the daemon reads the menu again as the screen changes, without a new state),
+   * so its menu is looked for every MENU_POLL_MS while it stays blocked. After MENU_WAIT_MS with
+   * none (a text field, a program reading a line), the editor is told where to answer it, and
+   * the looking goes on. Resolves with the menu once there is one, or null when the question
+   * went away.
+   */
+  private async menuDrawn(q: Question): Promise<Menu | null> {
+    const since = Date.now();
+    let told = false;
+    while (!q.abort.signal.aborted && !this.finished) {
+      const { sessions } = await this.daemon.request('list_sessions', {});
+      const now = sessions.find((s) => s.session === this.session.id);
+      if (now?.state !== 'blocked') return null;
+      if (now.menu) {
+        if (told) await settleToolCall(this.client, this.acpSessionId, q.toolCallId, q.title);
+        return now.menu;
+      }
+      if (!told && Date.now() - since >= MENU_WAIT_MS) {
+        told = true;
+        const waiting = `${q.title}: answer it in a terminal (clippy attach ${this.session.name})`;
+        await this.client.notify('session/update', {
+          sessionId: this.acpSessionId,
+          update: { sessionUpdate: 'tool_call', ...questionToolCall(null, q.toolCallId, waiting) },
+        });
+      }
+      await sleep(MENU_POLL_MS, undefined, { signal: q.abort.signal }).catch(() => undefined);
     }
-    await this.press(option.keys);
+    return null;
+  }
+
+  /**
+   * The agent shows again, unchanged, the question whose choice was just pressed (the same
+   * command, the same choice under the cursor, within CHOICE_TAKEN_MS, never back at its prompt
+   * in between): it dropped the keys. Gemini CLI drops keys that come while it still sets up its
+   * dialog, redraws, and shows it again. The choice is pressed again rather than asked twice;
+   * another question, or the same one later, is asked.
+   */
+  private pressAgain(): boolean {
+    const p = this.pressed;
+    this.pressed = null;
+    const menu = this.menu;
+    if (!p || !menu || p.times >= CHOICE_PRESSES) return false;
+    if (!sameQuestion(menu, p.menu) || Date.now() - p.at > CHOICE_TAKEN_MS) return false;
+    this.choose(p.label, p.index, p.times).catch((err: unknown) =>
+      this.enqueue(() => {
+        throw err;
+      }),
+    );
+    return true;
+  }
+
+  /**
+   * Presses the keys of the choice labelled `label`, as the menu is on the screen now. When the
+   * session neither changes state nor leaves the question within CHOICE_TAKEN_MS, and its
+   * screen still shows the same question with the same choice under the cursor, the keys were
+   * dropped: the choice is pressed again (up to CHOICE_PRESSES times in all).
+   */
+  private async choose(label: string, index: number, times = 0): Promise<void> {
+    for (let pressed = times; pressed < CHOICE_PRESSES; pressed++) {
+      const { sessions } = await this.daemon.request('list_sessions', {});
+      const now = sessions.find((s) => s.session === this.session.id);
+      if (now?.state !== 'blocked' || !now.menu) return; // answered (at a terminal, or by us)
+      if (pressed > times && !sameQuestion(now.menu, this.pressed?.menu ?? null)) return;
+      const same = now.menu.options[index]?.label === label ? now.menu.options[index] : undefined;
+      const option = same ?? now.menu.options.find((o) => o.label === label);
+      if (!option) {
+        throw new Error(
+          `the question on ${this.session.name}'s screen changed while the editor asked it: "${label}" is no longer a choice`,
+        );
+      }
+      this.pressed = { menu: now.menu, label, index, at: Date.now(), times: pressed + 1 };
+      await this.press(option.keys);
+      if (await this.nextState(CHOICE_TAKEN_MS)) return;
+      if (this.finished || this.cancelled) return;
+    }
   }
 
   private async press(keys: string[]): Promise<void> {
