@@ -39,10 +39,14 @@ function acpFor(
   kind: AgentName,
   args: string[] = [],
   name = kind,
+  acpArgs: string[] = [],
 ): { acp: AcpProcess; log: string } {
   const log = join(daemon.env.root, `${name}-${running.length}.log`);
   const { command, args: full } = agentCommand(kind, ['--log', log, ...args]);
-  const acp = AcpProcess.start(['--preset', PRESET[kind]!, '--', command, ...full], daemon.env.env);
+  const acp = AcpProcess.start(
+    [...acpArgs, '--preset', PRESET[kind]!, '--', command, ...full],
+    daemon.env.env,
+  );
   running.push(acp);
   return { acp, log };
 }
@@ -97,10 +101,27 @@ describe('clippy acp: initialize', () => {
   });
 });
 
+/** Where in what the editor saw the first update of `kind` came, and the prompt's response. */
+function firstOf(acp: AcpProcess, kind: string): { first: number; done: number } {
+  return {
+    first: acp.seen.findIndex(
+      (s) => s.kind === 'update' && s.notification.update.sessionUpdate === kind,
+    ),
+    done: acp.seen.findIndex((s) => s.kind === 'response'),
+  };
+}
+
 describe('clippy acp: a prompt is a turn', () => {
+  // The fake Claude runs no hooks here: its channel stays off (--no-agent-channel), the screen's
+  // text is the answer.
   for (const kind of ['aider', 'claude'] as const) {
     it(`${kind}: end_turn with the exact answer, streamed while it grows; the session is clippy's`, async () => {
-      const { acp, log } = acpFor(kind, ['--pieces', '3', '--pause', '400']);
+      const { acp, log } = acpFor(
+        kind,
+        ['--pieces', '3', '--pause', '400'],
+        kind,
+        kind === 'claude' ? ['--no-agent-channel'] : [],
+      );
       const sessionId = await newSession(acp);
       const response = await acp.prompt(sessionId, 'What is clippy?');
       expect(response.stopReason).toBe('end_turn');
@@ -110,12 +131,9 @@ describe('clippy acp: a prompt is a turn', () => {
       const messages = acp.messages(sessionId);
       expect(messages.at(-1)!.text).toBe(turn.text);
       // Streamed: a part came before the prompt's response.
-      const firstChunk = acp.seen.findIndex(
-        (s) => s.kind === 'update' && s.notification.update.sessionUpdate === 'agent_message_chunk',
-      );
-      const done = acp.seen.findIndex((s) => s.kind === 'response');
-      expect(firstChunk).toBeGreaterThanOrEqual(0);
-      expect(firstChunk).toBeLessThan(done - 1);
+      const { first, done } = firstOf(acp, 'agent_message_chunk');
+      expect(first).toBeGreaterThanOrEqual(0);
+      expect(first).toBeLessThan(done - 1);
       // The agent got the prompt, once; the session is listed as any other.
       const got = readFileSync(log, 'utf8');
       expect(got.match(/What is clippy\?/gu)).toHaveLength(1);
@@ -126,6 +144,31 @@ describe('clippy acp: a prompt is a turn', () => {
       });
     });
   }
+});
+
+describe("clippy acp: an agent's own answer (its channel)", () => {
+  it("claude with its hooks: the screen streams as thoughts, the answer is the agent's Markdown, once", async () => {
+    const { acp } = acpFor('claude', ['--hooks', '--pieces', '3', '--pause', '400']);
+    const sessionId = await newSession(acp);
+    expect((await acp.prompt(sessionId, 'What is clippy?')).stopReason).toBe('end_turn');
+    const turn = await latestTurn(sessionId);
+    expect(turn.text_source).toBe('agent');
+    expect(turn.text).toContain(tuiAnswerText('What is clippy?'));
+    // One message, the agent's own text: the screen's rendering of it is never shown as the answer.
+    expect(acp.messages(sessionId).map((m) => m.text)).toEqual([turn.text]);
+    const { first, done } = firstOf(acp, 'agent_thought_chunk');
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(first).toBeLessThan(done - 1);
+    expect(firstOf(acp, 'agent_message_chunk').first).toBeGreaterThan(first);
+  });
+
+  it('--no-agent-channel is refused with --session (it names how sessions start)', async () => {
+    const env = { ...daemon.env.env, CLIPPYD_PATH: '/nonexistent/clippyd.js' };
+    const run = await runClippy(['acp', '--session', 's', '--no-agent-channel'], env);
+    expect(run.code).toBe(64);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/mutually exclusive|agent-channel/u);
+  });
 });
 
 describe('clippy acp: a long prompt', () => {
@@ -148,8 +191,15 @@ describe('clippy acp: session/cancel', () => {
       const { acp } = acpFor(kind, ['--pieces', '6', '--pause', '700']);
       const sessionId = await newSession(acp);
       const answered = acp.prompt(sessionId, 'a long job');
-      // Cancelled once the answer has begun to stream.
-      await acp.until(() => acp.messages(sessionId).length > 0, 'the first part of the answer');
+      // Cancelled once the answer has begun to stream (the fake Claude's as thoughts: its
+      // channel is wired, and its answer could be the agent's own).
+      await acp.until(
+        () =>
+          acp
+            .updates(sessionId)
+            .some((u) => /^agent_(?:message|thought)_chunk$/u.test(u.sessionUpdate)),
+        'the first part of the answer',
+      );
       // One prompt at a time in a session.
       const second = await acpErrorOf(acp.prompt(sessionId, 'meanwhile'));
       expect([second.code, second.message]).toEqual([

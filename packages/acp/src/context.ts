@@ -9,6 +9,8 @@ export interface AgentCommand {
   preset?: string;
   /** The agent's environment (the editor's, with clippy's TERM). */
   env: Record<string, string>;
+  /** Read the agent's own record of its turns (default: the daemon's, `agentChannels`). */
+  agentChannel?: boolean;
 }
 
 export interface AcpOptions {

@@ -45,6 +45,7 @@ export async function newSession(
       cols: ACP_COLS,
       rows: ACP_ROWS,
       ...(agent.preset ? { preset: agent.preset } : {}),
+      ...(agent.agentChannel !== undefined ? { agent_channel: agent.agentChannel } : {}),
     });
   } catch (err) {
     throw acpError(err);

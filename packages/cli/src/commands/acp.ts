@@ -11,6 +11,7 @@ interface AcpArgs extends CommonArgs {
   session?: string;
   preset?: string;
   term?: string;
+  'agent-channel'?: boolean;
   command?: string[];
 }
 
@@ -51,7 +52,12 @@ const command: CommandModule<object, AcpArgs> = {
         requiresArg: true,
         describe: 'the TERM of the sessions it starts (default: as clippy new)',
       })
-      .conflicts('session', ['preset', 'term'])
+      .option('agent-channel', {
+        type: 'boolean',
+        describe:
+          "read the agent's own record of its turns, its exact Markdown answer, in the sessions it starts (default: as clippy new; --no-agent-channel: the screen's text only)",
+      })
+      .conflicts('session', ['preset', 'term', 'agent-channel'])
       .parserConfiguration({ 'populate--': true }) as never,
   handler: async (argv) => {
     const dashDash =
@@ -89,6 +95,9 @@ const command: CommandModule<object, AcpArgs> = {
                   args,
                   env,
                   ...(argv.preset ? { preset: argv.preset } : {}),
+                  ...(argv['agent-channel'] !== undefined
+                    ? { agentChannel: argv['agent-channel'] }
+                    : {}),
                 },
               }),
         },
