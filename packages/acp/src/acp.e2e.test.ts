@@ -450,6 +450,38 @@ describe('clippy acp: sessions beyond one editor', () => {
   });
 });
 
+describe('clippy acp: two editors on one session', () => {
+  it("each editor's prompt ends with its own turn, streamed to it alone", async () => {
+    const { command, args } = agentCommand('aider', ['--pieces', '3', '--pause', '300']);
+    await clippy.request('spawn', {
+      command,
+      args,
+      name: 'two',
+      preset: 'aider',
+      cwd: daemon.env.root,
+      env: daemon.env.env as Record<string, string>,
+    });
+    const [a, b] = [0, 1].map(() => AcpProcess.start(['--session', 'two'], daemon.env.env));
+    running.push(a!, b!);
+    const idA = await newSession(a!);
+    expect(await newSession(b!)).toBe(idA);
+    expect((await a!.prompt(idA, 'from editor A')).stopReason).toBe('end_turn');
+    expect((await b!.prompt(idA, 'from editor B')).stopReason).toBe('end_turn');
+    expect((await a!.prompt(idA, 'from editor A again')).stopReason).toBe('end_turn');
+    const text = async (prompt: string) => {
+      const { turns } = await clippy.request('list_turns', { session: 'two' });
+      const meta = turns.find((t) => t.prompt === prompt)!;
+      return (await clippy.request('get_turn', { turn_id: meta.turn_id })).turn.text;
+    };
+    expect(a!.messages(idA).map((m) => m.text)).toEqual([
+      await text('from editor A'),
+      await text('from editor A again'),
+    ]);
+    expect(b!.messages(idA).map((m) => m.text)).toEqual([await text('from editor B')]);
+    expect(await text('from editor B')).toContain(answerText('from editor B'));
+  });
+});
+
 describe('clippy acp: the command line', () => {
   it('refuses a command with --session, and --session with --preset, before anything runs', async () => {
     const env = { ...daemon.env.env, CLIPPYD_PATH: '/nonexistent/clippyd.js' };
