@@ -440,8 +440,11 @@ describe('clippy acp: sessions beyond one editor', () => {
     const { sessions } = await clippy.request('list_sessions', {});
     expect(sessions.find((s) => s.name === 'shared')!.session).toBe(sessionId);
     expect((await acp.prompt(sessionId, 'from the editor')).stopReason).toBe('end_turn');
-    // A turn typed elsewhere (clippy send, a terminal) is not the editor's answer.
+    // A turn typed elsewhere (clippy send, a terminal) is not the editor's answer. Its turn is
+    // waited for: two inputs sent the same moment are not kept apart yet (docs/acp.md).
+    const before = (await latestTurn('shared')).turn_id;
     await clippy.request('send', { session: 'shared', text: 'from a terminal', enter: true });
+    await clippy.request('wait_turn', { session: 'shared', after: before }, { timeoutMs: 30_000 });
     expect((await acp.prompt(sessionId, 'from the editor again')).stopReason).toBe('end_turn');
     expect(acp.messages(sessionId).map((m) => m.text)).toEqual([
       answerText('from the editor'),
