@@ -235,6 +235,13 @@ describe.skipIf(missing)('the web view’s token and another local user', () => 
     const release = join(d.env.root, 'release');
     mkdirSync(bin, { recursive: true });
     execFileSync('mkfifo', [release]);
+    const stopOpener = (pid: number) => {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    };
     writeFileSync(
       join(bin, 'xdg-open'),
       `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\necho $$ > '${pidFile}'\nread _ < '${release}'\n`,
@@ -252,10 +259,10 @@ describe.skipIf(missing)('the web view’s token and another local user', () => 
         return false;
       }
     };
-    await until(() => readable(pidFile) && readable(opened), 'xdg-open ran', PAGE_TIMEOUT_MS);
-    const pid = Number(readFileSync(pidFile, 'utf8'));
     let given: string;
     try {
+      await until(() => readable(pidFile) && readable(opened), 'xdg-open ran', PAGE_TIMEOUT_MS);
+      const pid = Number(readFileSync(pidFile, 'utf8'));
       // Everything another user sees of the running opener: no token.
       const ps = await user.run('ps', ['-eo', 'pid,args', '--no-headers']);
       expect(ps.code).toBe(0);
@@ -266,7 +273,9 @@ describe.skipIf(missing)('the web view’s token and another local user', () => 
       given = readFileSync(opened, 'utf8');
       expect(given).not.toContain(token);
     } finally {
-      writeFileSync(release, '\n');
+      // The opener waits on the FIFO; stopped by its PID whether or not the checks passed (a
+      // write to the FIFO would block forever when it never started).
+      if (readable(pidFile)) stopOpener(Number(readFileSync(pidFile, 'utf8')));
     }
     // A file only the user can read, in a directory only the user can enter.
     expect(given).toMatch(/^file:\/\//);
