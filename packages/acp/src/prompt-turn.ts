@@ -46,6 +46,8 @@ const CHOICE_PRESSES = 3;
 const MENU_POLL_MS = 250;
 /** After this long without a menu, the editor is told to answer the question in a terminal. */
 export const MENU_WAIT_MS = 2_000;
+/** A menu still changing after this long is asked about as it stands (a person moving its cursor). */
+const MENU_SETTLE_MAX_MS = 2_000;
 
 /** Newest turns read to find the one a prompt produced (others may complete meanwhile). */
 const TURNS_LOOKED_AT = 20;
@@ -433,6 +435,8 @@ export class PromptTurn {
           }
           return;
         }
+        menu = await this.menuSettled(q, menu);
+        if (!menu || q.abort.signal.aborted || this.finished) return;
         const index = await askEditor(
           this.client,
           this.acpSessionId,
@@ -497,6 +501,28 @@ export class PromptTurn {
         });
       }
       await sleep(MENU_POLL_MS, undefined, { signal: q.abort.signal }).catch(() => undefined);
+    }
+    return null;
+  }
+
+  /**
+   * The menu as the editor is to see it: the first read of a dialog still being drawn can lack
+   * its last choices (Codex's "No" under load), and an editor's question cannot be changed once
+   * asked. So the menu is read again every MENU_POLL_MS until two reads agree (or
+   * MENU_SETTLE_MAX_MS passed). Resolves null when the question went away meanwhile.
+   */
+  private async menuSettled(q: Question, first: Menu): Promise<Menu | null> {
+    const deadline = Date.now() + MENU_SETTLE_MAX_MS;
+    let menu = first;
+    while (!q.abort.signal.aborted && !this.finished) {
+      await sleep(MENU_POLL_MS, undefined, { signal: q.abort.signal }).catch(() => undefined);
+      if (q.abort.signal.aborted) return null;
+      const { sessions } = await this.daemon.request('list_sessions', {});
+      const now = sessions.find((s) => s.session === this.session.id);
+      if (now?.state !== 'blocked') return null;
+      const read = now.menu ?? menu;
+      if (JSON.stringify(read) === JSON.stringify(menu) || Date.now() >= deadline) return read;
+      menu = read;
     }
     return null;
   }

@@ -230,6 +230,33 @@ describe.skipIf(missing)('the web view on a phone, and every day', () => {
     expect(choices(claudeLog)[1]).toBe(choices(claudeLog)[0]);
   });
 
+  it('the text box answers in words (typed as `clippy send` does), and Esc is the agent’s own cancel', async () => {
+    const panel = page.locator('#session .answer');
+    const box = panel.locator('form.answer-text input');
+    await c.request('send', { session: 'claude', text: 'in words', enter: true });
+    await waitState(c, 'claude', 'blocked', 20_000);
+    await page.waitForSelector('#session .answer:not([hidden])');
+    const labels = await panel.locator('button.choice').allTextContents();
+    // Claude Code takes a choice's number as its answer: "3" picks the third at once.
+    await box.fill('3');
+    await panel.locator('form.answer-text button[type="submit"]').tap();
+    await waitState(c, 'claude', 'idle', 20_000);
+    expect(choices(claudeLog).slice(2)).toEqual([labels[2]]);
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('#session .answer form.answer-text input') as HTMLInputElement)
+          .value === '',
+    );
+    await c.request('send', { session: 'claude', text: 'then cancel', enter: true });
+    await waitState(c, 'claude', 'blocked', 20_000);
+    await page.waitForSelector('#session .answer:not([hidden])');
+    await panel.locator('button.key[data-key="Esc"]').tap();
+    await waitState(c, 'claude', 'idle', 20_000);
+    // Esc is the dialog's "No" (its last choice), as in Claude Code.
+    expect(choices(claudeLog).slice(3)).toEqual([labels[labels.length - 1]]);
+    await page.waitForSelector('#session .answer[hidden]', { state: 'attached' });
+  });
+
   it('comes back by itself after `clippy daemon restart` and `clippy web --stop`/`clippy web`, without a reload', async () => {
     await page.locator('button.back').tap();
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
