@@ -361,11 +361,27 @@ describe('a full disk', () => {
       await env.dispose();
       ctx.skip('the full-disk test mounts a tiny tmpfs: it needs root (CAP_SYS_ADMIN)');
     }
-    const d = await start(env);
+    const unmount = () => {
+      try {
+        execFileSync('umount', [state], { stdio: 'ignore' });
+      } catch {
+        // Still busy (a process of the daemon's not gone yet): detached now, freed when idle.
+        execFileSync('umount', ['-l', state], { stdio: 'ignore' });
+      }
+    };
+    let d: TestDaemon;
+    try {
+      d = await start(env);
+    } catch (err) {
+      // A start that failed must not leave the mount behind (nor its directory).
+      unmount();
+      await env.dispose().catch(() => {});
+      throw err;
+    }
     // Runs before the daemon's own cleanup: the mount goes before its directory is removed.
     cleanups.push(async () => {
       await env.dispose().catch(() => {});
-      execFileSync('umount', [state], { stdio: 'ignore' });
+      unmount();
     });
     const c = await d.connect();
     await spawnPersisted(d, c, 'full', true);
