@@ -111,7 +111,12 @@ describe.skipIf(!LINUX)('a program that asks', () => {
     expect(made.code).toBe(0);
     await waitState(c, 'sh', 'idle');
     await c.request('send', { session: 'sh', text: 'echo from-the-buffer', enter: true });
-    await c.request('wait_turn', { session: 'sh', timeout_ms: 10_000 }, { timeoutMs: 0 });
+    // `after` the session's none: the turn may complete before this request arrives.
+    await c.request(
+      'wait_turn',
+      { session: 'sh', after: 'sh:0', timeout_ms: 10_000 },
+      { timeoutMs: 0 },
+    );
     expect((await runClippy(['capture', 'sh'], d.env.env)).code).toBe(0);
     await c.request('send', { session: 'sh', text: 'read -r line', enter: true });
     await waitState(c, 'sh', 'blocked');
@@ -134,7 +139,12 @@ describe.skipIf(!LINUX)('a program that asks', () => {
       await waitState(c, name, 'idle');
     }
     await c.request('send', { session: 'from', text: 'echo relayed-turn', enter: true });
-    await c.request('wait_turn', { session: 'from', timeout_ms: 10_000 }, { timeoutMs: 0 });
+    // `after` the session's none: the turn may complete before this request arrives.
+    await c.request(
+      'wait_turn',
+      { session: 'from', after: 'from:0', timeout_ms: 10_000 },
+      { timeoutMs: 0 },
+    );
     await c.request('send', { session: 'to', text: 'read -r line', enter: true });
     await waitState(c, 'to', 'blocked');
     // A relay that waited for idle would give up after 15 s with target_busy (exit 3).
