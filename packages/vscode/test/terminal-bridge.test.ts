@@ -26,7 +26,12 @@ beforeAll(async () => {
   alphaLog = await spawnAgent(d, c, 'alpha', 'claude', 'claude');
   // A turn of its own on alpha's screen, to find in the replay.
   await c.request('send', { session: 'alpha', text: 'show me in a terminal', enter: true });
-  await c.request('wait_turn', { session: 'alpha', timeout_ms: 10_000 }, { timeoutMs: 0 });
+  // `after` none: the turn may complete before this request arrives.
+  await c.request(
+    'wait_turn',
+    { session: 'alpha', after: 'alpha:0', timeout_ms: 10_000 },
+    { timeoutMs: 0 },
+  );
   ext = startExtension(d.env.env);
 });
 
