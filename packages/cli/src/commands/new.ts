@@ -3,8 +3,8 @@ import type { CommandModule } from 'yargs';
 import { BrokerError, WorktreeNameSchema, type WorktreeInfo } from '@clippy/protocol';
 // The table alone, not the turn engine: `new` must not load zod and the regex engine for its help.
 import { BUILTIN_PRESETS } from '@clippy/turns/builtin-presets';
-import { directAttachAllowed, resolveDetachKey } from '../attach/config.js';
-import { runAttach } from '../attach/attach-session.js';
+import { resolveDetachKey } from '../attach/config.js';
+import { printOrAttach } from '../attach/print-or-attach.js';
 import { checkInteractiveTerminal } from '../attach/needs-terminal.js';
 import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
@@ -208,17 +208,11 @@ const command: CommandModule<object, NewArgs> = {
         process.stderr.write(`${worktreeLine(created.name, created.worktree)}\n`);
         for (const note of created.notes ?? []) process.stderr.write(`clippy: note: ${note}\n`);
       }
-      if (argv.detach || !detachKey) {
-        process.stdout.write(
-          argv.json ? `${JSON.stringify(created)}\n` : `${created.name}\t${created.session}\n`,
-        );
-        return;
-      }
-      attached = true;
-      process.exitCode = await runAttach(client, {
-        session: created.session,
+      attached = await printOrAttach(client, created, {
+        detach: argv.detach === true,
+        json: argv.json === true,
         detachKey,
-        direct: directAttachAllowed(remote),
+        remote,
       });
     } finally {
       if (!attached) await client.close();

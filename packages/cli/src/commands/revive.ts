@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { BrokerError } from '@clippy/protocol';
-import { directAttachAllowed, resolveDetachKey } from '../attach/config.js';
-import { runAttach } from '../attach/attach-session.js';
+import { resolveDetachKey } from '../attach/config.js';
+import { printOrAttach } from '../attach/print-or-attach.js';
 import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -68,17 +68,11 @@ const command: CommandModule<object, ReviveArgs> = {
           throw new CliError(err.message, EXIT.usage);
         throw err;
       }
-      if (argv.detach || !detachKey) {
-        process.stdout.write(
-          argv.json ? `${JSON.stringify(revived)}\n` : `${revived.name}\t${revived.session}\n`,
-        );
-        return;
-      }
-      attached = true;
-      process.exitCode = await runAttach(client, {
-        session: revived.session,
+      attached = await printOrAttach(client, revived, {
+        detach: argv.detach === true,
+        json: argv.json === true,
         detachKey,
-        direct: directAttachAllowed(remote),
+        remote,
       });
     } finally {
       if (!attached) await client.close();
