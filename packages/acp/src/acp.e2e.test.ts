@@ -9,7 +9,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { methods, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import type { ClippyClient } from '@clippy/client';
 import { agentCommand, type AgentName } from '@clippy/testkit/agents/index';
-import { answerText, choices, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
+import {
+  answerText,
+  choices,
+  tuiAnswerText,
+  waitChannelLive,
+  waitState,
+} from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -150,6 +156,8 @@ describe("clippy acp: an agent's own answer (its channel)", () => {
   it("claude with its hooks: the screen streams as thoughts, the answer is the agent's Markdown, once", async () => {
     const { acp } = acpFor('claude', ['--hooks', '--pieces', '3', '--pause', '400']);
     const sessionId = await newSession(acp);
+    // Its async hooks (node processes) may come after a quick answer on a loaded machine.
+    await waitChannelLive(clippy, sessionId);
     expect((await acp.prompt(sessionId, 'What is clippy?')).stopReason).toBe('end_turn');
     const turn = await latestTurn(sessionId);
     expect(turn.text_source).toBe('agent');

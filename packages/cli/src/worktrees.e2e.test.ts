@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { diffPatchLines, type DiffFile, type SessionInfo } from '@clippy/protocol';
 import { agentCommand } from '@clippy/testkit/agents/index';
-import { submissions, waitState } from '@clippy/testkit/agents/harness';
+import { submissions, waitChannelLive, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { GIT_TEST_ENV, git, makeRepo, writeFiles } from '@clippy/testkit/git';
@@ -462,6 +462,7 @@ describe('clippy revive of an agent that had a worktree (issue 32)', { timeout: 
       const made = await clippy(['new', '-d', '--cwd', r, '--worktree', name, ...argv]);
       expect(made.code, made.stderr).toBe(0);
       await waitState(c, name, 'idle');
+      await waitChannelLive(c, name);
       const asked = await clippy(['ask', name, `first question to ${name}`]);
       expect(asked.code, asked.stderr).toBe(0);
     }

@@ -19,7 +19,12 @@ export const answerText = (q: string): string =>
  */
 export const tuiAnswerText = (q: string): string => answerText(q);
 
-/** Starts a fake agent as a session and waits for its first prompt; returns its log file. */
+/**
+ * Starts a fake agent as a session and waits for its first prompt; returns its log file. With
+ * `--hooks` it also waits for its channel to be live (its first hook, SessionStart, reported):
+ * the hooks run async in node processes, and on a loaded machine a quick first answer can be on
+ * screen before any hook came, when its report is not yet expected (the screen's text is kept).
+ */
 export async function spawnAgent(
   d: TestDaemon,
   c: ClippyClient,
@@ -39,7 +44,25 @@ export async function spawnAgent(
     env: d.env.env as Record<string, string>,
   });
   await waitState(c, name, 'idle');
+  if (args.includes('--hooks')) await waitChannelLive(c, name);
   return log;
+}
+
+/** Waits until the session's (named, or by ID) agent channel has delivered (its hooks run). */
+export async function waitChannelLive(
+  c: ClippyClient,
+  name: string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { sessions } = await c.request('list_sessions', {});
+    const s = sessions.find((x) => x.name === name || x.session === name);
+    if (s?.agent_channel === 'live') return;
+    if (Date.now() > deadline)
+      throw new Error(`${name}'s agent channel never came live (${s?.agent_channel})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /**
