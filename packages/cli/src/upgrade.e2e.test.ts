@@ -31,7 +31,7 @@ describe('a CLI newer than the running daemon', () => {
         ...e.env,
         CLIPPYD_PATH: otherRelease(e.root, { version: OLD_VERSION }),
       });
-      expect(started.code).toBe(0);
+      expect(started.code, started.stderr).toBe(0);
       const oldPid = Number(/pid (\d+)/.exec(started.stdout)?.[1]);
       e.track(oldPid);
       const mine = JSON.parse(

@@ -11,6 +11,7 @@ import {
 import { resolveSocketPaths } from '@clippy/protocol';
 import { bins } from './paths.js';
 import { DESKTOP_VARS, envWithout } from './env.js';
+import { isAlive, processesWithRuntimeDir } from './env-processes.js';
 
 /**
  * How long a test daemon may take to answer `hello`: node start-up on a loaded 2-core box
@@ -20,16 +21,26 @@ import { DESKTOP_VARS, envWithout } from './env.js';
 export const DAEMON_READY_TIMEOUT_MS = 30_000;
 /** How long `stop()` waits after SIGTERM before SIGKILL: the broker's own shutdown graces, plus margin. */
 export const DAEMON_STOP_TIMEOUT_MS = 6_000;
+/** How long a leftover process of a disposed environment gets after SIGTERM before SIGKILL. */
+const LEFTOVER_STOP_TIMEOUT_MS = 2_000;
 /** Pause between readiness probes. */
 const READY_POLL_MS = 25;
 
-function isAlive(pid: number): boolean {
+/** SIGTERM, then SIGKILL if it is still there after `graceMs`. */
+async function stopPid(pid: number, graceMs: number): Promise<void> {
+  if (!isAlive(pid)) return;
   try {
-    process.kill(pid, 0);
-    return true;
+    process.kill(pid, 'SIGTERM');
   } catch {
-    return false;
+    return; // gone meanwhile
   }
+  if (await waitGone(pid, graceMs)) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  await waitGone(pid, 1_000);
 }
 
 async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
@@ -103,14 +114,11 @@ export class DaemonEnv {
 
   async dispose(): Promise<void> {
     await this.discoverPid();
-    for (const pid of this.pids) {
-      if (!isAlive(pid)) continue;
-      process.kill(pid, 'SIGTERM');
-      if (!(await waitGone(pid, DAEMON_STOP_TIMEOUT_MS))) {
-        process.kill(pid, 'SIGKILL');
-        await waitGone(pid, 1_000);
-      }
-    }
+    for (const pid of this.pids) await stopPid(pid, DAEMON_STOP_TIMEOUT_MS);
+    // Whatever still runs in this environment (a daemon too busy to tell its PID, an agent a
+    // killed daemon left): stopped by PID too, so a failed or overloaded test leaks nothing.
+    const left = processesWithRuntimeDir(this.runtimeDir);
+    await Promise.all(left.map((pid) => stopPid(pid, LEFTOVER_STOP_TIMEOUT_MS)));
     fs.rmSync(this.root, { recursive: true, force: true });
   }
 }
