@@ -136,9 +136,55 @@ export async function injectInto(
     return { submitted: enter, bracketed: false };
   }
   const bytes = req.raw ? payload.content : Buffer.from(payload.text, 'utf8');
-  return inject(sessionTarget(session), bytes, {
-    enter,
-    force: req.force ?? false,
-    complete: req.complete ?? false,
+  return oneAtATime(
+    session,
+    () =>
+      inject(sessionTarget(session), bytes, {
+        enter,
+        force: req.force ?? false,
+        complete: req.complete ?? false,
+      }),
+    // The next text waits until this one's turn shows (the agent left its prompt, or already
+    // answered): a line agent's Enter is confirmed by its echo, before its detector opens the
+    // turn, and a text typed then would land in this turn's answer.
+    (result) => {
+      if (!result.submitted || !session.turns) return Promise.resolve();
+      const turns = session.turns.ring.count;
+      return waitFor(
+        session,
+        () => session.state !== 'idle' || (session.turns?.ring.count ?? 0) > turns,
+        TURN_SHOWN_WAIT_MS,
+      );
+    },
+  );
+}
+
+/**
+ * Longest the next text waits for a submitted one's turn to show: a program that never leaves
+ * its prompt for a line (nothing to answer) must not hold its queue.
+ */
+const TURN_SHOWN_WAIT_MS = 1_000;
+
+/**
+ * Per session, the end of the injection typing into it now. Texts sent at the same moment to an
+ * idle agent each found it idle and were typed into the same input (one submission, or a mix);
+ * one at a time, the next waits for the one before it, then for the agent to be idle again (an
+ * Enter it confirmed has opened a turn), as any text sent during a turn does.
+ */
+const typing = new WeakMap<Session, Promise<void>>();
+
+function oneAtATime<T>(
+  session: Session,
+  run: () => Promise<T>,
+  settled: (result: T) => Promise<void>,
+): Promise<T> {
+  const before = typing.get(session) ?? Promise.resolve();
+  const mine = before.then(run);
+  // The caller has its answer at once; the queue goes on once the text's turn shows.
+  const done = mine.then(settled, () => {});
+  typing.set(session, done);
+  void done.then(() => {
+    if (typing.get(session) === done) typing.delete(session);
   });
+  return mine;
 }
