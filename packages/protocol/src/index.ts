@@ -18,6 +18,7 @@ export * from './keys.js';
 export * from './turn-id.js';
 export * from './turn-preview.js';
 export * from './diff-text.js';
+export * from './diff-git.js';
 export * from './config-file.js';
 export * from './terminal/index.js';
 export * from './rpc/rpc-core.js';

@@ -54,6 +54,7 @@ export const REQUEST_SCHEMAS = {
   web_stop: Q.WebStopSchema,
   interrupt: Q.InterruptSchema,
   diff: Q.DiffSchema,
+  get_worktree: Q.GetWorktreeSchema,
   notify_client: Q.NotifyClientSchema,
   notify_settings: Q.NotifySettingsSchema,
 } as const;

@@ -12,6 +12,7 @@ import { detach } from './detach.js';
 import { focus } from './focus.js';
 import { focused } from './focused.js';
 import { getTurn } from './get-turn.js';
+import { getWorktree } from './get-worktree.js';
 import { input } from './input.js';
 import { kill } from './kill.js';
 import { listSessions } from './list-sessions.js';
@@ -100,6 +101,7 @@ export const HANDLERS: HandlerTable = {
   web_stop: webStop,
   interrupt,
   diff,
+  get_worktree: getWorktree,
   notify_client: notifyClient,
   notify_settings: notifySettings,
 };

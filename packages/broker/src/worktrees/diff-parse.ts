@@ -1,4 +1,4 @@
-import type { DiffFile, DiffHunk, DiffStatus } from '@clippy/protocol';
+import { diffGitLine, type DiffFile, type DiffHunk, type DiffStatus } from '@clippy/protocol';
 
 // Reads what `git diff --raw --numstat --no-abbrev -z [-p]` prints: the raw records (modes,
 // blob IDs, status, paths), the same files' line counts, then (with -p) a NUL and the patch.
@@ -47,35 +47,6 @@ class Fields {
     this.at = this.buf.length;
     return text;
   }
-}
-
-/** A path as git writes it in a patch header: C-quoted when it holds `"`, `\` or a control character. */
-export function quotePath(p: string): string {
-  if (!/["\\\x00-\x1f\x7f]/u.test(p)) return p;
-  const named: Record<string, string> = {
-    '\x07': '\\a',
-    '\b': '\\b',
-    '\t': '\\t',
-    '\n': '\\n',
-    '\v': '\\v',
-    '\f': '\\f',
-    '\r': '\\r',
-    '"': '\\"',
-    '\\': '\\\\',
-  };
-  let out = '"';
-  for (const ch of p) {
-    if (named[ch]) out += named[ch];
-    else if (/[\x00-\x1f\x7f]/u.test(ch))
-      out += `\\${ch.charCodeAt(0).toString(8).padStart(3, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
-
-/** The first line of a file's patch: `diff --git a/OLD b/NEW`. */
-export function diffGitLine(oldPath: string, newPath: string): string {
-  return `diff --git ${quotePath(`a/${oldPath}`)} ${quotePath(`b/${newPath}`)}`;
 }
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/u;

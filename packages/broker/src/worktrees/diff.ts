@@ -1,15 +1,23 @@
 import { existsSync } from 'node:fs';
-import { diffPatchLines, type DiffDetail, type DiffFile, type DiffTotals } from '@clippy/protocol';
+import {
+  byPath,
+  diffPatchLines,
+  gitDiffArgs,
+  literalPathspec,
+  movedFileHeader,
+  pairMoves,
+  type DiffDetail,
+  type DiffFile,
+  type DiffTotals,
+} from '@clippy/protocol';
 import { HandlerError } from '../errors.js';
-import { diffGitLine, parseDiffOutput, quotePath, type ParsedFile } from './diff-parse.js';
+import { parseDiffOutput, type ParsedFile } from './diff-parse.js';
 import { GIT_OUTPUT_MAX_BYTES, gitMessage, runGit } from './git.js';
 import type { WorktreeRecord } from './session-worktree.js';
 import { readUntrackedFiles, type UntrackedFile } from './untracked.js';
 
 /** Patch text one `diff` answer carries: well inside the 16 MiB frame, with room for the rest. */
 export const DIFF_PATCH_MAX_BYTES = 8 * 1024 * 1024;
-/** Context lines around a change when the request gives none (git's default). */
-const DEFAULT_CONTEXT = 3;
 
 export interface DiffQuery {
   detail: DiffDetail;
@@ -30,62 +38,24 @@ export interface WorktreeDiff {
   text?: string;
 }
 
-/**
- * git settings that would change what the diff looks like or how it is read (a user's
- * `diff.noprefix`, `diff.orderFile`, `color.ui = always`, an external diff, text conversion):
- * the patch is git's own, as `git diff` prints it by default.
- */
-function diffArgs(base: string[], query: DiffQuery, pathspec: string[]): string[] {
-  return [
-    '-c',
-    'core.quotePath=false',
-    '-c',
-    'diff.suppressBlankEmpty=false',
-    'diff',
-    '--no-color',
-    '--no-ext-diff',
-    '--no-textconv',
-    '--find-renames',
-    '--raw',
-    // Counts from --numstat, or from the patch: git would diff every file twice for both.
-    ...(query.detail === 'files' ? ['--numstat'] : []),
-    '--no-abbrev',
-    '-z',
-    '--src-prefix=a/',
-    '--dst-prefix=b/',
-    '--no-relative',
-    '-O/dev/null',
-    ...(query.detail === 'files' ? [] : ['-p', `--unified=${query.context ?? DEFAULT_CONTEXT}`]),
-    ...base,
-    ...pathspec,
-  ];
-}
-
-/**
- * A new file whose bytes are those of a deleted one is that file moved (an agent's `mv`, with
- * no `git mv`): shown as git shows a rename once both are staged. Each deleted file pairs once.
- */
-function pairMoves(tracked: ParsedFile[], added: UntrackedFile[], withPatch: boolean): DiffFile[] {
-  const deleted = new Map<string, ParsedFile[]>();
-  for (const f of tracked) {
-    if (f.status !== 'deleted') continue;
-    const list = deleted.get(f.oldId) ?? [];
-    list.push(f);
-    deleted.set(f.oldId, list);
-  }
+/** New files paired with deleted ones (protocol's pairMoves) become renames, as git shows them. */
+function withMoves(tracked: ParsedFile[], added: UntrackedFile[], withPatch: boolean): DiffFile[] {
+  const deleted = tracked.filter((f) => f.status === 'deleted');
+  const pairs = pairMoves(
+    deleted,
+    added.map((u) => ({ path: u.path, id: u.id, mode: u.newMode })),
+  );
   const gone = new Set<ParsedFile>();
   const out: DiffFile[] = [];
-  for (const u of added) {
-    const match = u.id
-      ? deleted.get(u.id)?.find((d) => !gone.has(d) && d.oldMode === u.newMode)
-      : undefined;
+  added.forEach((u, i) => {
+    const match = deleted[pairs[i]!];
     if (!match) {
       out.push(u);
-      continue;
+      return;
     }
     gone.add(match);
     // The same path deleted from the index and still there, unchanged: no change at all.
-    if (match.path === u.path) continue;
+    if (match.path === u.path) return;
     out.push({
       path: u.path,
       old_path: match.path,
@@ -94,19 +64,9 @@ function pairMoves(tracked: ParsedFile[], added: UntrackedFile[], withPatch: boo
       removed: u.binary ? null : 0,
       binary: u.binary,
       untracked: true,
-      ...(withPatch
-        ? {
-            header: [
-              diffGitLine(match.path, u.path),
-              'similarity index 100%',
-              `rename from ${quotePath(match.path)}`,
-              `rename to ${quotePath(u.path)}`,
-            ],
-            hunks: [],
-          }
-        : {}),
+      ...(withPatch ? { header: movedFileHeader(match.path, u.path), hunks: [] } : {}),
     });
-  }
+  });
   return [...tracked.filter((f) => !gone.has(f)), ...out];
 }
 
@@ -153,11 +113,11 @@ export async function worktreeDiff(
     );
   }
   const withPatch = query.detail !== 'files';
-  const pathspec = query.paths ? ['--', ...query.paths.map((p) => `:(literal)${p}`)] : [];
+  const pathspec = literalPathspec(query.paths);
   const opts = { cwd: record.path, env };
   const [first, listed, mergeBase] = await Promise.all([
     runGit(
-      diffArgs(
+      gitDiffArgs(
         record.base_ref ? ['--merge-base', record.base_ref] : [record.base],
         query,
         pathspec,
@@ -174,7 +134,7 @@ export async function worktreeDiff(
     mergeBase?.code === 0 ? mergeBase.stdout.toString('utf8').trim() || record.base : record.base;
   // The ref it came from is gone (or shares no history with HEAD now): the commit it came from.
   if (tracked.code !== 0 && record.base_ref) {
-    tracked = await runGit(diffArgs([record.base], query, pathspec), opts);
+    tracked = await runGit(gitDiffArgs([record.base], query, pathspec), opts);
     base = record.base;
   }
   if (tracked.code !== 0) {
@@ -205,9 +165,7 @@ export async function worktreeDiff(
     // A folder (a repository of its own inside the worktree) is not a file git would add.
     .filter((p) => p !== '' && !p.endsWith('/'));
   const added = await readUntrackedFiles(record.path, newPaths, record.object_format, withPatch);
-  const files = pairMoves(parsed.files, added, withPatch)
-    .map(wireFile)
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const files = withMoves(parsed.files, added, withPatch).map(wireFile).sort(byPath);
 
   let truncated = parsed.truncated || tracked.overflow;
   if (withPatch) {

@@ -14,33 +14,8 @@ export const GIT_OUTPUT_MAX_BYTES = 64 * 1024 * 1024;
 /** Standard error kept of one git command: its message, for an error the user reads. */
 const GIT_STDERR_MAX_BYTES = 16 * 1024;
 
-/**
- * Variables that point git at another repository, index or object store than the folder it
- * runs in: the daemon's own environment must not steer the user's repositories.
- */
-const REPOSITORY_VARIABLES = [
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-  'GIT_INDEX_FILE',
-  'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_COMMON_DIR',
-  'GIT_NAMESPACE',
-  'GIT_PREFIX',
-  'GIT_QUARANTINE_PATH',
-];
-
-/** The environment git runs with: the daemon's, minus the above, never prompting. */
-export function gitEnvironment(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  for (const k of REPOSITORY_VARIABLES) delete out[k];
-  // Reads never take the index lock to refresh it: an agent's own git commands in that
-  // worktree must never meet a lock of ours.
-  out.GIT_OPTIONAL_LOCKS = '0';
-  out.GIT_TERMINAL_PROMPT = '0';
-  return out;
-}
+// The environment git runs with: protocol's gitEnvironment (clippy diff runs git with it too).
+export { gitEnvironment } from '@clippy/protocol';
 
 export interface GitResult {
   stdout: Buffer;

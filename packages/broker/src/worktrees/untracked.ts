@@ -1,21 +1,19 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { diffGitLine, quotePath, type ParsedFile } from './diff-parse.js';
+import { newFileDiff } from '@clippy/protocol';
+import type { ParsedFile } from './diff-parse.js';
 
 // New files git does not track yet are part of a session's work: an agent that writes a file
 // rarely runs `git add`. git diff shows none of them, and asking git to (`add -N` into a copy
 // of the index) doubles the time of a diff; so they are read here and written as git writes a
-// new file's patch. Ignored files (.gitignore) are not listed.
+// new file's patch (newFileDiff, shared with `clippy diff`). Ignored files (.gitignore) are
+// not listed.
 
-/** Bytes git looks at to tell a binary file (a NUL among them), as its buffer_is_binary does. */
-const BINARY_PROBE_BYTES = 8000;
 /** Largest new file read for its lines; a larger one is shown as binary, unread. */
 export const UNTRACKED_TEXT_MAX_BYTES = 8 * 1024 * 1024;
 /** New files read at once. */
 const READ_CONCURRENCY = 16;
-/** Hex digits of a blob ID in an `index` line (git's shortest abbreviation). */
-const ABBREV = 7;
 
 /** A new file, with what pairing it with a deleted one (a move) needs: its blob ID. */
 export interface UntrackedFile extends ParsedFile {
@@ -52,53 +50,15 @@ async function readUntracked(
   } else return null;
 
   const id = content ? blobId(content, format) : null;
-  const binary = content === null || content.subarray(0, BINARY_PROBE_BYTES).includes(0);
-  let added: number | null = null;
-  let lines: string[] = [];
-  if (!binary && content) {
-    const text = content.toString('utf8');
-    lines = text === '' ? [] : text.split('\n');
-    const endsWithNewline = text.endsWith('\n');
-    if (endsWithNewline) lines.pop();
-    added = lines.length;
-    lines = lines.map((l) => `+${l}`);
-    if (!endsWithNewline && text !== '') lines.push('\\ No newline at end of file');
-  }
-  const entry: UntrackedFile = {
-    path: rel,
-    status: 'added',
-    added,
-    removed: binary ? null : 0,
-    binary,
-    untracked: true,
+  const { header, hunks, ...entry } = newFileDiff(rel, mode, content, id);
+  return {
+    ...entry,
     oldMode: '000000',
     newMode: mode,
     oldId: '0'.repeat(format === 'sha256' ? 64 : 40),
     id,
+    ...(withPatch ? { header, hunks } : {}),
   };
-  if (withPatch) {
-    entry.header = [diffGitLine(rel, rel), `new file mode ${mode}`];
-    if (id) entry.header.push(`index ${'0'.repeat(ABBREV)}..${id.slice(0, ABBREV)}`);
-    const shown = quotePath(`b/${rel}`);
-    if (binary) entry.header.push(`Binary files /dev/null and ${shown} differ`);
-    // git ends a name with a space by a tab, so that patch tools find where it ends.
-    else if (added)
-      entry.header.push('--- /dev/null', `+++ ${shown}${rel.includes(' ') ? '\t' : ''}`);
-    entry.hunks =
-      !binary && added
-        ? [
-            {
-              header: added === 1 ? '@@ -0,0 +1 @@' : `@@ -0,0 +1,${added} @@`,
-              old_start: 0,
-              old_lines: 0,
-              new_start: 1,
-              new_lines: added,
-              lines,
-            },
-          ]
-        : [];
-  }
-  return entry;
 }
 
 /** The new files among `paths` (relative to the worktree's top), read a few at a time. */

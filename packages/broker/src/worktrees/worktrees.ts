@@ -60,7 +60,8 @@ export class Worktrees {
     }
   }
 
-  private worktreeOf(session: Session): SessionWorktree {
+  /** The session's worktree; `no_worktree` for a session that runs in none. */
+  worktreeOf(session: Session): SessionWorktree {
     if (!session.worktree) {
       throw new HandlerError(
         'no_worktree',

@@ -482,6 +482,12 @@ export const DiffSchema = message(
   },
 );
 
+export const GetWorktreeSchema = message(
+  'get_worktree',
+  'A session’s worktree: where it is and what its diff is taken against, without running git (a client on the same machine runs `git diff` there itself).',
+  { session: SessionRefSchema },
+);
+
 // --- history (persisted turns) ---
 export const HistorySearchSchema = message(
   'history_search',

@@ -340,6 +340,12 @@ export const RESULT_SCHEMAS = {
         'detail `text`: the patch of every file, as `git diff` prints it (each line ends with a newline)',
       ),
   }),
+  get_worktree: z.object({
+    worktree: WorktreeInfoSchema,
+    object_format: z
+      .enum(['sha1', 'sha256'])
+      .describe('the repository’s object format: how git names a new file’s blob'),
+  }),
   notify_client: z.object({}),
   notify_settings: z.object({
     global: NotifyEffectiveSchema.describe('config.json `notify` over the defaults'),
