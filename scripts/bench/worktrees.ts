@@ -2,9 +2,10 @@
  * `npm run bench -- worktrees`: on a repository of 10,000 files, the real CLI process of
  * `clippy new -d --worktree` against plain `git worktree add` (the checkout both do), and
  * `clippy diff` against `git diff` on a worktree with an agent's worth of changes (edited,
- * deleted and new files), each pair measured side by side in one run. Also the `diff` request
- * alone (a connected client: the daemon's part, without a CLI process starting) and `node -e 0`
- * (the floor of any node program). Prints medians and ratios; asserts nothing. Needs
+ * deleted and new files), each pair measured side by side in one run. Also what git alone
+ * must do for clippy's diff (the diff and the list of new files, at once), the `diff` request
+ * alone (a connected client: the daemon's answer, the path of `--json` and of a session on
+ * another host) and `node -e 0` (the floor of any node program). Prints medians and ratios; asserts nothing. Needs
  * `npm run build` (it runs the built bin/clippy.js, as a user does).
  */
 import { spawn } from 'node:child_process';
@@ -202,6 +203,7 @@ export async function run(): Promise<void> {
       node: [] as number[],
       gitDiff: [] as number[],
       gitDiffBase: [] as number[],
+      gitWork: [] as number[],
       clippyDiff: [] as number[],
       clippyStat: [] as number[],
       request: [] as number[],
@@ -211,6 +213,18 @@ export async function run(): Promise<void> {
         ['node', () => timed([process.execPath, '-e', '0'], repo, runEnv)],
         ['gitDiff', () => timed(['git', 'diff'], worktree.path, runEnv)],
         ['gitDiffBase', () => timed(['git', 'diff', worktree.base], worktree.path, runEnv)],
+        [
+          'gitWork',
+          async () => {
+            // What clippy diff has git do: the diff, and the new files listed, at once.
+            const started = performance.now();
+            await Promise.all([
+              timed(['git', 'diff', '--merge-base', 'main'], worktree.path, runEnv),
+              timed(['git', 'ls-files', '--others', '--exclude-standard'], worktree.path, runEnv),
+            ]);
+            return performance.now() - started;
+          },
+        ],
         ['clippyDiff', () => timed(clippy('diff', 'agent'), repo, runEnv)],
         ['clippyStat', () => timed(clippy('diff', 'agent', '--stat'), repo, runEnv)],
         [
@@ -236,11 +250,13 @@ export async function run(): Promise<void> {
         line('node -e 0', diff.node, gitDiffBase) +
         line('git diff (unstaged only)', diff.gitDiff, gitDiffBase) +
         line('git diff BASE (no new files)', diff.gitDiffBase, gitDiffBase) +
+        line('git diff + ls-files -o, at once', diff.gitWork, gitDiffBase) +
         line('clippy diff S', diff.clippyDiff, gitDiffBase) +
         line('clippy diff S --stat', diff.clippyStat, gitDiffBase) +
         line('diff request (daemon only)', diff.request, gitDiffBase) +
         `clippy diff vs git diff: ${(median(diff.clippyDiff) / median(diff.gitDiff)).toFixed(2)}x; ` +
-        `minus node's own start: ${((median(diff.clippyDiff) - median(diff.node)) / gitDiffBase).toFixed(2)}x of git diff BASE\n`,
+        `minus node's own start: ${((median(diff.clippyDiff) - median(diff.node)) / gitDiffBase).toFixed(2)}x of git diff BASE\n` +
+        `load after the diffs ${loadAverage()}\n`,
     );
     await c.request('kill', { session: 'agent', signal: 'SIGKILL', remove: true });
     await c.close();
