@@ -119,6 +119,41 @@ export function answerEnd(
   return n;
 }
 
+/** Where an input's echo starts on a screen: how many times, and the newest line (-1: none). */
+export interface EchoSightings {
+  count: number;
+  newest: number;
+}
+
+/**
+ * The echoes of `userInput` above `end`: rows that start it behind a prompt decoration, and
+ * Claude Code's one-line `[Pasted text #1 …]` form. Taken at a submit, they tell an earlier
+ * message's echo (the same question asked again: "continue", or a repeated ask) from the one
+ * the agent draws for this submit.
+ */
+export function echoSightings(lines: string[], end: number, userInput: string): EchoSightings {
+  const first = userInput
+    .split(/\r?\n|\r/u)
+    .map((l) => compact(l.trim()))
+    .find((l) => l !== '');
+  const seen: EchoSightings = { count: 0, newest: -1 };
+  if (first === undefined) return seen;
+  for (let i = 0; i < Math.min(end, lines.length); i++) {
+    const line = lines[i]!;
+    const c = compact(normEcho(line));
+    const starts =
+      ECHO_DECORATION.test(line) &&
+      c !== '' &&
+      first.startsWith(c) &&
+      c.length >= Math.min(first.length, ECHO_MIN_PREFIX_CHARS);
+    if (starts || PASTED_ECHO.test(line)) {
+      seen.count++;
+      seen.newest = i;
+    }
+  }
+  return seen;
+}
+
 /** Index of the first line after the echoed input (0 when there is no echo to find). With
  * `onlyAt`, the echo must start on that line. `from`: the first line the screen showed when the
  * input was submitted — an echo whose start is not on screen is looked for only from there. */

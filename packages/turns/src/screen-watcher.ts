@@ -2,7 +2,7 @@
 // submit taken, busy and blocked screens, and the turn over once the idle screen has settled.
 import { classifyLines, type Classification } from './classify.js';
 import { NO_REACTION_MS } from './constants.js';
-import { answerEnd, echoEnd, extractAnswer } from './extract.js';
+import { answerEnd, echoEnd, echoSightings, extractAnswer, type EchoSightings } from './extract.js';
 import { inputHolds } from './input-box.js';
 import { readMenu } from './menu.js';
 import { openTurnAt, storeOutput, type OpenTurn } from './open-turn.js';
@@ -26,6 +26,11 @@ interface ScreenTurn extends OpenTurn {
   worked: boolean;
   /** The viewport's first buffer line at submit (the answer is below it). */
   viewportTopAtSubmit: number | undefined;
+  /**
+   * The echoes of the submitted text already on screen at the submit: an earlier message's
+   * (the same question asked again), never this one's.
+   */
+  echoesAtSubmit: EchoSightings;
 }
 
 /**
@@ -138,6 +143,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
         this.lastClass?.state === 'idle' &&
         inputHolds(this.lastViewport[this.lastClass.inputIndex] ?? '', typed),
       viewportTopAtSubmit: this.lastViewportTop,
+      echoesAtSubmit: echoSightings(this.lastLines, answerEnd(this.lastLines, this.c), typed),
     };
   }
 
@@ -230,10 +236,20 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     );
   }
 
-  /** The latest screen shows the echo of the turn's input above the input box. */
+  /**
+   * The latest screen shows the echo of the turn's input above the input box — one drawn since
+   * the submit. Gemini CLI empties its input box at Enter but draws the message's echo only
+   * once it starts on it: a question asked before still shows its own echo, with its old
+   * answer below, on a screen that looks idle.
+   */
   private echoShown(turn: ScreenTurn): boolean {
     const end = answerEnd(this.lastLines, this.c);
-    return echoEnd(this.lastLines, end, turn.typed, undefined, turn.viewportTopAtSubmit) > 0;
+    if (echoEnd(this.lastLines, end, turn.typed, undefined, turn.viewportTopAtSubmit) === 0)
+      return false;
+    const before = turn.echoesAtSubmit;
+    if (before.count === 0) return true;
+    const now = echoSightings(this.lastLines, end, turn.typed);
+    return now.count > before.count || now.newest > before.newest;
   }
 
   /**
