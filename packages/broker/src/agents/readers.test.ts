@@ -22,6 +22,8 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const jsonl = (rows: unknown[]) => rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+/** How late Gemini writes a record in the test of a screen that completed early (the scenario, not a wait). */
+const GEMINI_LATE_MS = 200;
 const ANSWER = 'Here:\n\n```js\nconsole.log(1);\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
 
 describe('Claude Code', () => {
@@ -331,6 +333,40 @@ describe('Gemini CLI', () => {
         interrupted: false,
       }),
     ).toBeNull();
+  });
+
+  it('a turn the screen completed before Gemini recorded it is read once Gemini writes it', async () => {
+    const chats = join(dir, '.gemini', 'tmp', 'project', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const id = '11111111-2222-3333-4444-555555555555';
+    const path = join(chats, 'session-2026-01-01T00-00-11111111.jsonl');
+    const at = (s: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + s * 1000);
+    const asked = (n: number, s: number) => [
+      { id: `u${n}`, timestamp: at(s).toISOString(), type: 'user', content: [{ text: 'Again?' }] },
+      {
+        id: `g${n}`,
+        timestamp: at(s + 1).toISOString(),
+        type: 'gemini',
+        content: `Answer ${n}.`,
+        model: 'gemini-x',
+      },
+    ];
+    writeFileSync(path, jsonl([{ sessionId: id, projectHash: 'h' }, ...asked(1, 10)]));
+    const ch = new GeminiChannel({ session: 'c', env: { HOME: dir }, cwd: dir, agentSession: id });
+    // The same question again: the screen completed its turn (at 20 s) before Gemini wrote the
+    // prompt, which it does a moment later, with its answer.
+    const read = ch.readTurn({
+      prompt: 'Again?',
+      startedAt: at(20).getTime(),
+      endedAt: at(20.3).getTime(),
+      interrupted: false,
+    });
+    const [prompt, answer] = asked(2, 20.5);
+    setTimeout(() => appendFileSync(path, jsonl([prompt])), GEMINI_LATE_MS);
+    setTimeout(() => appendFileSync(path, jsonl([answer])), 2 * GEMINI_LATE_MS);
+    const t = await read;
+    expect(t?.answer).toBe('Answer 2.');
+    expect(t?.record.turn_id).toBe('g2');
   });
 
   it('is started with --session-id (a given one is kept) and resumes with --resume ID', () => {

@@ -1,4 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type { AgentTurn } from '@clippy/protocol';
 import { defined } from '../records.js';
 import type {
@@ -10,13 +11,19 @@ import type {
 } from '../types.js';
 import { findChatFile, GeminiChat, type ChatTurn } from './chat-file.js';
 
-/** Longest a read waits for Gemini to write the answer of the turn the screen completed. */
+/**
+ * Longest a read waits for Gemini to record the turn the screen completed: measured on 0.61.0
+ * it has written the prompt and the answer before it draws its prompt again; only a screen
+ * that completed a turn early waits, for what Gemini writes next.
+ */
 export const GEMINI_ANSWER_WAIT_MS = 5_000;
 /**
  * Clock slack when matching the chat's prompt to the screen's turn: Gemini records the prompt
  * after clippy saw its Enter, on the same clock; this only absorbs rounding.
  */
 const PROMPT_SLACK_MS = 50;
+/** Its own commands (/help) and shell lines (!ls) never reach the model: Gemini records no turn. */
+const NOT_FOR_THE_MODEL = /^\s*[/!]/u;
 
 /** Gemini CLI's home: `$GEMINI_CLI_HOME`, else `$HOME`. */
 export function geminiHome(env: Record<string, string | undefined>): string {
@@ -63,11 +70,24 @@ export class GeminiChannel implements AgentChannel {
     }
     const chat = this.chat;
     const deadline = Date.now() + GEMINI_ANSWER_WAIT_MS;
-    let t = await chat.latest();
-    // The screen may show the answer before the file has it: wait for the file to change.
-    while (this.ofTurn(t, turn) && t!.answer === null && Date.now() < deadline) {
-      await changed(chat.path, deadline - Date.now());
-      t = await chat.latest();
+    // A screen that completed the turn before Gemini recorded it (its prompt or its answer)
+    // waits for what Gemini writes next; a prompt Gemini never records is not waited for.
+    const forModel = turn.prompt.trim() !== '' && !NOT_FOR_THE_MODEL.test(turn.prompt);
+    const changes = new FileChanges(chat.path);
+    let t: ChatTurn | undefined;
+    try {
+      for (;;) {
+        // Armed before the read: a line written while it reads is a change still to come.
+        const seen = changes.count;
+        t = await chat.latest();
+        const mine = this.ofTurn(t, turn);
+        if (mine && t!.answer !== null) break;
+        if (!mine && !forModel) break;
+        if (Date.now() >= deadline) break;
+        await changes.after(seen, deadline - Date.now());
+      }
+    } finally {
+      changes.close();
     }
     if (!this.ofTurn(t, turn) || t!.answer === null) return null;
     return {
@@ -96,20 +116,47 @@ export class GeminiChannel implements AgentChannel {
   }
 }
 
-/** Resolves when the file changes, or after `ms`. */
-function changed(path: string, ms: number): Promise<void> {
-  return new Promise((resolve) => {
+/**
+ * Counts changes to a file, watched through its folder (an append, or the file replaced by a
+ * rename: Gemini rewrites an unreadable chat file that way).
+ */
+class FileChanges {
+  count = 0;
+  private readonly watcher: FSWatcher | null;
+  private wake: (() => void) | null = null;
+
+  constructor(path: string) {
+    const name = basename(path);
     let watcher: FSWatcher | null = null;
-    const done = () => {
-      clearTimeout(timer);
-      watcher?.close();
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
     try {
-      watcher = watch(path, done);
+      watcher = watch(dirname(path), (_event, file) => {
+        if (file !== null && file !== name) return;
+        this.count++;
+        this.wake?.();
+      });
+      watcher.on('error', () => this.wake?.());
     } catch {
-      done();
+      // Not watchable: each wait then lasts until its deadline.
     }
-  });
+    this.watcher = watcher;
+  }
+
+  /** Resolves once a change after the `seen`th came, or after `ms`. */
+  after(seen: number, ms: number): Promise<void> {
+    if (this.count > seen) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      this.wake = done;
+    });
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.wake?.();
+  }
 }
