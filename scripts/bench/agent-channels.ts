@@ -3,7 +3,10 @@
  * a subscriber, through each real agent CLI (Claude Code, Codex, Gemini CLI: the pinned
  * versions, skipped when not installed), with the agent's channel (its hooks, notify or chat
  * file joined to the screen's turn) and without it (the screen alone: the baseline, measured
- * in the same run). p50/p99 over BENCH_ASKS asks each (default 10). Measures, never asserts.
+ * in the same run). p50/p99 over BENCH_ASKS asks each (default 10; BENCH_AGENTS=gemini,codex
+ * measures only those). A turn completed before the model's last byte is counted apart, and an
+ * ask that fails ends that session's series with what it measured printed. Measures, never
+ * asserts.
  */
 import type { ClippyClient } from '@clippy/client';
 import type { Push } from '@clippy/protocol';
@@ -19,6 +22,10 @@ import {
 import { percentile } from './_common.js';
 
 const ASKS = Number(process.env.BENCH_ASKS ?? 10);
+/** The agents measured: BENCH_AGENTS (comma-separated names), else all three. */
+const AGENTS = (process.env.BENCH_AGENTS?.split(',') ?? REAL_AGENTS).filter(
+  (a): a is RealAgentName => (REAL_AGENTS as readonly string[]).includes(a),
+);
 /** A real agent starting on a loaded machine; one answer through it. */
 const START_MS = 120_000;
 const TURN_MS = 90_000;
@@ -34,16 +41,54 @@ async function waitIdle(c: ClippyClient, name: string): Promise<void> {
   }
 }
 
-/** Latencies (ms) of `ASKS` answers through one session of `agent`. */
+/** What one session of an agent gave: its latencies and how its turns compared. */
+interface Measured {
+  /** Last model byte → turn_completed (ms), of the turns completed after the model answered. */
+  lat: number[];
+  /** Turns whose text was the model's Markdown exactly. */
+  exact: number;
+  /** Turns completed before the model's last byte (the screen ended them early). */
+  early: number;
+  /** Asks made (fewer than ASKS when one failed). */
+  asks: number;
+  /** Why the asks stopped early. */
+  failed?: string;
+}
+
+/** The next `turn_completed` of session `name`; `cancel` stops waiting (nothing is left armed). */
+function nextTurn(c: ClippyClient, name: string) {
+  let cancel = () => {};
+  const turn = new Promise<{ at: number; turn: Push<'turn_completed'>['turn'] }>(
+    (resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new Error(`${name}: no turn within ${TURN_MS} ms`));
+      }, TURN_MS);
+      const off = c.on('turn_completed', (m: Push<'turn_completed'>) => {
+        if (m.name !== name) return;
+        clearTimeout(timer);
+        off();
+        resolve({ at: performance.now(), turn: m.turn });
+      });
+      cancel = () => {
+        clearTimeout(timer);
+        off();
+      };
+    },
+  );
+  return { turn, cancel };
+}
+
+/** `ASKS` answers through one session of `agent`; an ask that fails ends the series. */
 async function measure(
-  d: TestDaemon,
   c: ClippyClient,
   model: FakeModel,
   agent: RealAgentName,
   channel: boolean,
-): Promise<{ lat: number[]; exact: number }> {
+): Promise<Measured> {
   const setup = prepareAgent(agent, model);
   const name = `${agent}-${channel ? 'channel' : 'screen'}`;
+  const m: Measured = { lat: [], exact: 0, early: 0, asks: 0 };
   try {
     await c.request('spawn', {
       command: setup.command,
@@ -57,51 +102,46 @@ async function measure(
       agent_channel: channel,
     });
     await waitIdle(c, name);
-    const lat: number[] = [];
-    let exact = 0;
     const keys = Object.keys(MARKDOWN_ANSWERS).filter((k) => k !== 'tall');
     for (let i = 0; i < ASKS; i++) {
       const key = keys[i % keys.length]!;
       const since = model.requests.length;
-      const done = new Promise<{ at: number; turn: Push<'turn_completed'>['turn'] }>(
-        (resolve, reject) => {
-          const timer = setTimeout(() => {
-            off();
-            reject(new Error(`${name}: no turn within ${TURN_MS} ms`));
-          }, TURN_MS);
-          const off = c.on('turn_completed', (m: Push<'turn_completed'>) => {
-            if (m.name !== name) return;
-            clearTimeout(timer);
-            off();
-            resolve({ at: performance.now(), turn: m.turn });
-          });
-        },
-      );
-      await c.request(
-        'send',
-        { session: name, text: askFor(key), enter: true },
-        { timeoutMs: TURN_MS },
-      );
-      const { at, turn } = await done;
+      const next = nextTurn(c, name);
+      try {
+        await c.request(
+          'send',
+          { session: name, text: askFor(key), enter: true },
+          { timeoutMs: TURN_MS },
+        );
+      } catch (err) {
+        next.cancel();
+        throw err;
+      }
+      const { at, turn } = await next.turn;
       const req = await model.waitFor(
         (r) => r.api === API[agent] && r.conversation && answerFor(r.userText) !== undefined,
         { since, answered: true, timeoutMs: TURN_MS },
       );
-      lat.push(at - req.answeredAt!);
+      m.asks++;
+      // A turn completed before the model even answered is no latency: said apart.
+      if (at < req.answeredAt!) m.early++;
+      else m.lat.push(at - req.answeredAt!);
       const full = (await c.request('get_turn', { turn_id: turn.turn_id })).turn;
-      if (full.text === MARKDOWN_ANSWERS[key]) exact++;
+      if (full.text === MARKDOWN_ANSWERS[key]) m.exact++;
     }
-    await c.request('kill', { session: name, signal: 'SIGKILL', remove: true });
-    return { lat, exact };
+  } catch (err) {
+    m.failed = (err as Error).message;
   } finally {
+    await c.request('kill', { session: name, signal: 'SIGKILL', remove: true }).catch(() => {});
     setup.dispose();
   }
+  return m;
 }
 
 const ms = (v: number) => `${v.toFixed(0)} ms`;
 
 export async function run(): Promise<void> {
-  for (const agent of REAL_AGENTS) {
+  for (const agent of AGENTS) {
     const missing = agentsMissing(agent);
     if (missing) {
       process.stdout.write(`${agent}: ${missing}\n`);
@@ -117,28 +157,22 @@ export async function run(): Promise<void> {
     const c = await d.connect();
     try {
       await c.request('subscribe', { events: ['turn_completed'] });
-      const rows: Record<string, { p50: number; p99: number; exact: number; n: number }> = {};
+      const rows: Record<string, { p50: number; p99: number; m: Measured }> = {};
       for (const channel of [true, false]) {
-        try {
-          const { lat, exact } = await measure(d, c, model, agent, channel);
-          const sorted = [...lat].sort((a, b) => a - b);
-          rows[channel ? 'channel' : 'screen'] = {
-            p50: percentile(sorted, 50),
-            p99: percentile(sorted, 99),
-            exact,
-            n: lat.length,
-          };
-        } catch (err) {
-          process.stdout.write(
-            `${agent} ${channel ? 'channel' : 'screen'}: FAILED ${(err as Error).message}\n`,
-          );
-        }
-      }
-      for (const [kind, r] of Object.entries(rows))
+        const kind = channel ? 'channel' : 'screen';
+        const m = await measure(c, model, agent, channel);
+        const sorted = [...m.lat].sort((a, b) => a - b);
+        rows[kind] = { p50: percentile(sorted, 50), p99: percentile(sorted, 99), m };
+        const early = m.early > 0 ? `; completed before the model answered: ${m.early}` : '';
         process.stdout.write(
-          `${agent.padEnd(7)} ${kind.padEnd(8)} last model byte → turn_completed: p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  (${r.n} asks; Markdown exact ${r.exact}/${r.n})\n`,
+          `${agent.padEnd(7)} ${kind.padEnd(8)} last model byte → turn_completed: p50 ${ms(rows[kind].p50)}  p99 ${ms(rows[kind].p99)}  (${m.asks} asks; Markdown exact ${m.exact}/${m.asks}${early})\n`,
         );
-      if (rows.channel && rows.screen)
+        if (m.failed)
+          process.stdout.write(
+            `${agent.padEnd(7)} ${kind.padEnd(8)} FAILED after ${m.asks} asks: ${m.failed}\n`,
+          );
+      }
+      if (rows.channel?.m.lat.length && rows.screen?.m.lat.length)
         process.stdout.write(
           `${agent.padEnd(7)} channel ÷ screen: p50 ${(rows.channel.p50 / rows.screen.p50).toFixed(2)}×  p99 ${(rows.channel.p99 / rows.screen.p99).toFixed(2)}×\n`,
         );
