@@ -1,3 +1,4 @@
+import { endQuietlyOnBrokenPipe } from './broken-pipe.js';
 import { runComplete } from './completion/complete.js';
 import { runFast } from './fast.js';
 import { loadModule } from './load-module.js';
@@ -9,6 +10,7 @@ import { loadModule } from './load-module.js';
  * other command line goes to the full CLI (main.js, yargs).
  */
 async function main(argv: string[]): Promise<void> {
+  endQuietlyOnBrokenPipe();
   if (argv[0] === '__complete') {
     await runComplete(argv.slice(1));
     return;
