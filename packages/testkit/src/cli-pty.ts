@@ -248,12 +248,24 @@ export function runClippy(
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve({
-        code:
-          code ?? 128 + (signal ? (os.constants.signals as Record<string, number>)[signal]! : 0),
-        stdout,
-        stderr,
+      const done = () =>
+        resolve({
+          code:
+            code ?? 128 + (signal ? (os.constants.signals as Record<string, number>)[signal]! : 0),
+          stdout,
+          stderr,
+        });
+      // At 'exit' the pipes may still hold output not read yet (a long stdout came cut): wait
+      // for them to close, but not for a child the CLI started that keeps them (an opener).
+      if (child.stdout!.closed && child.stderr!.closed) return done();
+      const grace = setTimeout(done, PIPE_DRAIN_GRACE_MS);
+      child.once('close', () => {
+        clearTimeout(grace);
+        done();
       });
     });
   });
 }
+
+/** Longest wait after the CLI exits for its output pipes to be read to their end. */
+const PIPE_DRAIN_GRACE_MS = 2_000;
