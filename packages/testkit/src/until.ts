@@ -15,3 +15,22 @@ export async function until(
     await new Promise((r) => setTimeout(r, UNTIL_POLL_MS));
   }
 }
+
+/** Pause between two checks of an asynchronous condition (a request, a command). */
+const EVENTUALLY_POLL_MS = 20;
+
+/**
+ * `until` for a condition that needs a request or a command to check: resolves once `cond()`
+ * resolves true; throws (naming `what`) if it does not within `timeoutMs`.
+ */
+export async function eventually(
+  cond: () => boolean | Promise<boolean>,
+  what = 'condition',
+  timeoutMs = UNTIL_TIMEOUT_MS,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, EVENTUALLY_POLL_MS));
+  }
+}

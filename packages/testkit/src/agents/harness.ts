@@ -107,6 +107,31 @@ export async function waitState(
   }
 }
 
+/** How long `askTurn` waits for the answer's turn: a few fake-agent turns on a loaded machine. */
+const ASK_TURN_TIMEOUT_MS = 20_000;
+
+/**
+ * What `clippy ask` does, through a client the test already holds: sends `text` with Enter and
+ * waits for the first turn after the latest one stored before the send (so a turn completing
+ * in between is not missed); returns its ID. For a test whose subject is not `ask` itself: a
+ * CLI process costs about a second of CPU on a loaded 2-core machine, a request nothing.
+ */
+export async function askTurn(
+  c: ClippyClient,
+  session: string,
+  text: string,
+  timeoutMs = ASK_TURN_TIMEOUT_MS,
+): Promise<string> {
+  const { turns } = await c.request('list_turns', { session, limit: 1 });
+  await c.request('send', { session, text, enter: true });
+  const { turn } = await c.request(
+    'wait_turn',
+    { session, after: turns[0]?.turn_id ?? `${session}:0`, timeout_ms: timeoutMs },
+    { timeoutMs: 0 },
+  );
+  return turn.turn_id;
+}
+
 /** What the agent received, one entry per submission. */
 export function submissions(log: string): Submission[] {
   if (!existsSync(log)) return [];
