@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import type { RouteLogEntry } from '@clippy/protocol';
-import { answerText, spawnAgent, submissions, waitState } from '@clippy/testkit/agents/harness';
+import {
+  answerText,
+  askTurn,
+  spawnAgent,
+  submissions,
+  waitState,
+} from '@clippy/testkit/agents/harness';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { daemonForFile } from '@clippy/testkit/daemon-per-file';
@@ -22,10 +28,19 @@ daemonForFile((daemon, client) => ([d, c] = [daemon, client]));
 
 const clippy = (args: string[]) => runClippy(args, d.env.env);
 
+/** What `clippy route log [ROUTE] --json` prints: the entries, as the user reads them. */
 async function log(route?: string): Promise<RouteLogEntry[]> {
   const r = await clippy(['route', 'log', ...(route ? [route] : []), '--json']);
   expect(r.code).toBe(0);
   return (JSON.parse(r.stdout) as { entries: RouteLogEntry[] }).entries;
+}
+
+/**
+ * The same entries straight from the daemon, for polling: a CLI process per look costs about a
+ * second of CPU on a loaded 2-core machine (what the user reads is checked with `log`).
+ */
+async function entries(route: string): Promise<RouteLogEntry[]> {
+  return (await c.request('route_log', { route })).entries;
 }
 
 const texts = (file: string) => submissions(file).map((s) => s.text);
@@ -66,7 +81,9 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     await until(() => submissions(reviewer).length === 3, 'three reviews asked', FLOW_TIMEOUT_MS);
     await waitState(c, 'reviewer', 'idle', FLOW_TIMEOUT_MS);
     // The ending turn is checked before it would be forwarded.
-    const ended = await until2(async () => (await log('loop1')).find((e) => e.event === 'ended'));
+    await until2(async () => (await entries('loop1')).some((e) => e.event === 'ended'));
+    const loopLog = await log('loop1');
+    const ended = loopLog.find((e) => e.event === 'ended')!;
     expect(ended.reason).toMatch(/^turn \w+:3 of 'reviewer' matched --until$/u);
     // The reviewer's answers without the mark its TUI draws before them (the claude preset's).
     expect(texts(writer)).toEqual(['write the parser', 'fix the tests', 'rename the flag']);
@@ -75,7 +92,7 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       answerText('fix the tests'),
       answerText('rename the flag'),
     ]);
-    const events = (await log('loop1')).map((e) => `${e.route} ${e.event}`);
+    const events = loopLog.map((e) => `${e.route} ${e.event}`);
     expect(events).toEqual([
       'loop1 added',
       'loop1.b fired', // the prompt
@@ -109,8 +126,8 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       'From w1:',
     ]);
     expect(add.stdout).toBe('route r1: w1 → t1 (template wrap, when /URGENT/)\n');
-    expect((await clippy(['ask', 'w1', 'routine note'])).code).toBe(0);
-    expect((await clippy(['ask', 'w1', 'URGENT: the build broke'])).code).toBe(0);
+    await askTurn(c, 'w1', 'routine note');
+    await askTurn(c, 'w1', 'URGENT: the build broke');
     expect(await received(target, 1)).toEqual([
       `From w1:\n\n${answerText('URGENT: the build broke')}`,
     ]);
@@ -129,12 +146,13 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     const target = await spawnAgent(d, c, 'synth', 'claude', 'claude');
     const add = await clippy(['route', 'fan-in', 'fa,fb,fc', 'synth', '--name', 'merge']);
     expect(add.stdout).toBe('route merge: fa, fb, fc ⇒ synth (template synthesize)\n');
-    await clippy(['ask', 'fb', 'answer two']);
-    await clippy(['ask', 'fa', 'answer one']);
+    await askTurn(c, 'fb', 'answer two');
+    await askTurn(c, 'fa', 'answer one');
     expect(submissions(target)).toEqual([]);
-    await clippy(['ask', 'fc', 'answer three']);
+    await askTurn(c, 'fc', 'answer three');
     const [got] = await received(target, 1);
-    const fired = (await log('merge')).find((e) => e.event === 'fired')!;
+    const merge = await log('merge');
+    const fired = merge.find((e) => e.event === 'fired')!;
     const [ida, idb, idc] = fired.turn_ids;
     expect(got).toBe(
       'Combine these answers into one, keeping what each gets right and saying where they disagree.\n\n' +
@@ -142,7 +160,7 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
         `## fb (${idb})\n\n${answerText('answer two')}\n\n` +
         `## fc (${idc})\n\n${answerText('answer three')}\n\n`,
     );
-    expect((await log('merge')).map((e) => [e.event, e.reason])).toEqual([
+    expect(merge.map((e) => [e.event, e.reason])).toEqual([
       ['added', null],
       ['queued', 'waiting for fa, fc'],
       ['queued', 'waiting for fc'],
@@ -168,8 +186,8 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     // released, once the route has queued h1's turn for it.
     await c.request('send', { session: 'h2', text: 'slow work', enter: true });
     await waitState(c, 'h2', 'busy');
-    expect((await clippy(['ask', 'h1', 'hand this over'])).code).toBe(0);
-    await until2(async () => (await log('first')).some((e) => e.event === 'queued'));
+    await askTurn(c, 'h1', 'hand this over');
+    await until2(async () => (await entries('first')).some((e) => e.event === 'queued'));
     process.kill(await pidOf('h2'), 'SIGUSR1');
     expect(await received(slow, 2)).toEqual(['slow work', answerText('hand this over')]);
     const first = await log('first');
@@ -180,7 +198,9 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     ]);
     // h2's own answer to 'slow work' (not set off by a route) goes on to h3; the answer to the
     // routed turn is one hop further than the limit allows.
-    await until2(async () => (await log('second')).filter((e) => e.event !== 'added').length >= 2);
+    await until2(
+      async () => (await entries('second')).filter((e) => e.event !== 'added').length >= 2,
+    );
     const second = await log('second');
     expect(second.map((e) => [e.event, e.reason])).toEqual([
       ['added', null],
@@ -219,15 +239,15 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       await received(source, 1);
       await c.request('input', { session: 'q1', data: Buffer.from('\x03') });
       process.kill(await pidOf('q1'), 'SIGUSR1');
-      await until2(async () => (await log('q')).some((e) => e.event === 'skipped'));
-      expect((await log('q')).find((e) => e.event === 'skipped')?.reason).toBe(
+      await until2(async () => (await entries('q')).some((e) => e.event === 'skipped'));
+      expect((await entries('q')).find((e) => e.event === 'skipped')?.reason).toBe(
         'the turn was interrupted',
       );
       // q2 holds its answer (never released): 17 turns of q1 meanwhile leave 16 waiting and
       // drop the first.
       await c.request('send', { session: 'q2', text: 'long job', enter: true });
       await waitState(c, 'q2', 'busy');
-      for (let i = 1; i <= 17; i++) expect((await clippy(['ask', 'q1', `note ${i}`])).code).toBe(0);
+      for (let i = 1; i <= 17; i++) await askTurn(c, 'q1', `note ${i}`);
       const dropped = (await log('q')).filter((e) => e.event === 'dropped');
       expect(dropped.map((e) => e.reason)).toEqual([
         "16 messages already waited for 'q2' (oldest dropped)",
@@ -249,8 +269,10 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
   it('replay --template renders earlier turns with a route template', async () => {
     await spawnAgent(d, c, 'old', 'aider', 'aider');
     const fresh = await spawnAgent(d, c, 'fresh', 'claude', 'claude');
-    await clippy(['ask', 'old', 'first finding']);
-    await clippy(['ask', 'old', 'second finding']);
+    const ids = [
+      await askTurn(c, 'old', 'first finding'),
+      await askTurn(c, 'old', 'second finding'),
+    ];
     const r = await clippy([
       'replay',
       'old',
@@ -263,11 +285,6 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     ]);
     expect(r.stderr).toBe('');
     const [got] = await received(fresh, 1);
-    const ids = (
-      JSON.parse((await clippy(['turns', 'old', '--json'])).stdout) as { turn_id: string }[]
-    )
-      .map((t) => t.turn_id)
-      .reverse();
     expect(got).toBe(
       'Combine these answers into one, keeping what each gets right and saying where they disagree.\n\n' +
         `## old (${ids[0]})\n\n${answerText('first finding')}\n\n` +
@@ -293,9 +310,9 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     await spawnAgent(d, c, 'x3', 'aider', 'aider');
     await clippy(['route', 'add', 'x1', 'x2', '--name', 'to-x2']);
     await clippy(['route', 'add', 'x3', 'x1', '--name', 'from-x3']);
-    await clippy(['kill', 'x2', '--keep']);
+    await c.request('kill', { session: 'x2' });
     await waitState(c, 'x2', 'exited');
-    await clippy(['kill', 'x3', '--keep']);
+    await c.request('kill', { session: 'x3' });
     await waitState(c, 'x3', 'exited');
     const ls = JSON.parse((await clippy(['route', 'ls', '--json'])).stdout) as {
       routes: { route: string; state: string; reason: string }[];
@@ -303,17 +320,20 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     const byName = Object.fromEntries(ls.routes.map((r) => [r.route, [r.state, r.reason]]));
     expect(byName['to-x2']).toEqual(['paused', "target 'x2' exited"]);
     expect(byName['from-x3']).toEqual(['ended', "source 'x3' exited"]);
-    const resume = await clippy(['route', 'resume', 'to-x2']);
+    // Three refusals that change nothing, side by side (each a CLI process).
+    const [resume, bad, tpl] = await Promise.all([
+      clippy(['route', 'resume', 'to-x2']),
+      clippy(['route', 'add', 'x1', 'w1', '--when', '(a']),
+      clippy(['route', 'add', 'x1', 'w1', '--template', 'nope']),
+    ]);
     expect(resume.code).toBe(1);
     expect(resume.stderr).toMatch(/the target 'x2' of 'to-x2' has exited/u);
     expect((await clippy(['route', 'rm', 'to-x2'])).stdout).toBe('removed to-x2\n');
     const missing = await clippy(['route', 'rm', 'to-x2']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no route or loop is named 'to-x2' \(route_not_found\)/u);
-    const bad = await clippy(['route', 'add', 'x1', 'w1', '--when', '(a']);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toMatch(/--when '\(a'/u);
-    const tpl = await clippy(['route', 'add', 'x1', 'w1', '--template', 'nope']);
     expect(tpl.code).toBe(64);
     expect(tpl.stderr).toMatch(
       /no template 'nope': built in are plain, review, implement, review-diff, synthesize/u,
@@ -327,6 +347,9 @@ async function pidOf(name: string): Promise<number> {
   return sessions.find((s) => s.name === name)!.pid!;
 }
 
+/** Pause between two looks of `until2` (each a request to the daemon). */
+const UNTIL2_POLL_MS = 20;
+
 /** Polls an async check until it gives a value. */
 async function until2<T>(check: () => Promise<T | undefined | false>): Promise<T> {
   const deadline = Date.now() + FLOW_TIMEOUT_MS;
@@ -334,6 +357,6 @@ async function until2<T>(check: () => Promise<T | undefined | false>): Promise<T
     const v = await check();
     if (v) return v;
     if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, UNTIL2_POLL_MS));
   }
 }
