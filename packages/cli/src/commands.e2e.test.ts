@@ -1,22 +1,27 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
-import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+import { DaemonEnv, type TestDaemon } from '@clippy/testkit/daemon';
+import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 
 /** Per test: several real processes start and stop; a loaded 2-core CI box needs the room. */
 const E2E_TIMEOUT_MS = 60_000;
 
 // End-to-end: the real clippyd and the real `clippy` binary (needs `npm run build`).
 
+// One daemon for the file, emptied after each test: the tests of `clippy daemon` start their
+// own in environments of their own.
+let shared: TestDaemon;
+emptyDaemonPerTest((d) => (shared = d));
+
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 }, E2E_TIMEOUT_MS);
 
-async function startDaemon(): Promise<{ daemon: TestDaemon; env: NodeJS.ProcessEnv }> {
-  const daemon = await TestDaemon.start();
-  cleanups.push(() => daemon.stop());
-  return { daemon, env: { ...daemon.env.env, PS1: 'PROMPT$ ' } };
+/** The file's daemon, empty (no session, no other client), and the CLI's environment for it. */
+function startDaemon(): { daemon: TestDaemon; env: NodeJS.ProcessEnv } {
+  return { daemon: shared, env: { ...shared.env.env, PS1: 'PROMPT$ ' } };
 }
 
 async function waitUntil<T>(
@@ -35,7 +40,7 @@ async function waitUntil<T>(
 
 describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
   it('ls --json lists a new session with its protocol fields; the table shows it too', async () => {
-    const { env } = await startDaemon();
+    const { env } = startDaemon();
     const made = await runClippy(
       ['new', '-d', '--json', '--name', 'lsme', '--', 'sleep', '30'],
       env,
@@ -85,22 +90,25 @@ describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
   });
 
   it('kill removes the session once it exited; --keep leaves it as exited(…) for ls -a; rm removes it', async () => {
-    const { env } = await startDaemon();
+    const { daemon, env } = startDaemon();
     await runClippy(['new', '-d', '--name', 'gone', '--', 'sleep', '30'], env);
     await runClippy(['new', '-d', '--name', 'kept', '--', 'sleep', '30'], env);
     expect((await runClippy(['kill', 'gone'], env)).code).toBe(0);
     expect((await runClippy(['kill', 'kept', '--keep', '--signal', 'TERM'], env)).code).toBe(0);
-    const names = await waitUntil(async () => {
-      const list = JSON.parse((await runClippy(['ls', '-a', '--json'], env)).stdout)
-        .sessions as Array<{
-        name: string;
-        state: string;
-      }>;
+    // Polled through a client (a CLI process per look costs a second of CPU under load); what
+    // the user reads is `ls -a` below.
+    const c = await daemon.connect();
+    cleanups.push(async () => void (await c.close()));
+    await waitUntil(async () => {
+      const list = (await c.request('list_sessions', {})).sessions;
       return list.every((s) => s.state === 'exited') && !list.some((s) => s.name === 'gone')
-        ? list
+        ? true
         : undefined;
     }, 'gone removed and kept exited');
-    expect(names.map((s) => s.name)).toEqual(['kept']);
+    const listed = JSON.parse((await runClippy(['ls', '-a', '--json'], env)).stdout) as {
+      sessions: { name: string; state: string }[];
+    };
+    expect(listed.sessions.map((s) => [s.name, s.state])).toEqual([['kept', 'exited']]);
     const table = await runClippy(['ls', '-a'], env);
     expect(table.stdout).toMatch(/kept\s+\S+\s+exited\((SIGTERM|143|null|\?)\)/);
     expect((await runClippy(['ls'], env)).stderr).toMatch(/no live sessions/);
@@ -109,7 +117,7 @@ describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
   });
 
   it('errors name the problem: unknown session, bad signal', async () => {
-    const { env } = await startDaemon();
+    const { env } = startDaemon();
     const r = await runClippy(['kill', 'nosuch'], env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/nosuch.*session_not_found|session_not_found/);
@@ -119,7 +127,7 @@ describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
   });
 
   it('send --enter types a line into the session; an observer’s keys are not sent', async () => {
-    const { env } = await startDaemon();
+    const { env } = startDaemon();
     await runClippy(['new', '-d', '--name', 'recv', '--', 'bash', '--norc', '--noprofile'], env);
     const a = CliPty.clippy(['attach', 'recv', '--observer'], { env });
     cleanups.push(() => a.dispose());
@@ -199,7 +207,7 @@ describe('clippy daemon', { timeout: E2E_TIMEOUT_MS }, () => {
 
 describe('client over the WebSocket transport', { timeout: E2E_TIMEOUT_MS }, () => {
   it('spawns, attaches and reads output over ws+unix', async () => {
-    const { daemon } = await startDaemon();
+    const { daemon } = startDaemon();
     const client = await daemon.connect({ transport: 'ws' });
     cleanups.push(async () => void (await client.close()));
     const { session } = await client.request('spawn', {

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
 import { until } from '@clippy/testkit/until';
 
@@ -8,6 +9,8 @@ import { until } from '@clippy/testkit/until';
 const E2E_TIMEOUT_MS = 90_000;
 /** A focus report travels terminal → attach client → daemon as a notification: poll for it. */
 const FOCUS_SETTLE_MS = 10_000;
+/** Pause between two looks at the daemon's focused session while a report travels. */
+const FOCUS_POLL_MS = 20;
 
 // End-to-end: the real clippyd, the real `clippy` in real PTYs (needs `npm run build`). The
 // focus-report resolver: terminals send `ESC [ I` / `ESC [ O`, as real ones do when the attach
@@ -26,13 +29,20 @@ function attach(session: string): CliPty {
   return p;
 }
 
+/** A bash session with the test's prompt, started through a client (`new` is not the subject). */
 async function newBash(name: string): Promise<void> {
-  const r = await runClippy(
-    ['new', '-d', '--name', name, '--', 'bash', '--norc', '--noprofile'],
-    env,
-  );
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
+  const c = await daemon.connect();
+  try {
+    await c.request('spawn', {
+      command: 'bash',
+      args: ['--norc', '--noprofile'],
+      name,
+      cwd: process.cwd(),
+      env: env as Record<string, string>,
+    });
+  } finally {
+    await c.close();
+  }
 }
 
 /** What `clippy focused --json` says now: the session's name, or null with its error. */
@@ -45,25 +55,37 @@ async function focused(): Promise<{ name: string | null; via?: string; stderr: s
   return { name: null, stderr: r.stderr };
 }
 
+/**
+ * Waits until the daemon names `name` as focused (polled through a client: a CLI process per
+ * look costs about a second of CPU on a loaded machine), then checks that `clippy focused`,
+ * what the user runs, says so too.
+ */
 async function focusedBecomes(name: string | null): Promise<void> {
-  let last: Awaited<ReturnType<typeof focused>> | null = null;
-  const deadline = Date.now() + FOCUS_SETTLE_MS;
-  while (Date.now() < deadline) {
-    last = await focused();
-    if (last.name === name) return;
+  const c = await daemon.connect();
+  try {
+    let last: string | null = null;
+    const deadline = Date.now() + FOCUS_SETTLE_MS;
+    for (;;) {
+      last = (await c.request('focused', {})).name;
+      if (last === name) break;
+      if (Date.now() > deadline) throw new Error(`the daemon kept naming ${last}, not ${name}`);
+      await new Promise((r) => setTimeout(r, FOCUS_POLL_MS));
+    }
+  } finally {
+    await c.close();
   }
-  throw new Error(`clippy focused kept answering ${JSON.stringify(last)}, not ${name}`);
+  expect((await focused()).name).toBe(name);
 }
 
-beforeEach(async () => {
-  daemon = await TestDaemon.start();
+// One daemon for the file, emptied after each test (no session, no attached terminal).
+emptyDaemonPerTest((d) => {
+  daemon = d;
   // Only the focus reports may answer here: no tmux, no X display, no desktop notifications.
   env = { ...envWithout(daemon.env.env, DESKTOP_VARS), PS1: PROMPT, TERM: 'xterm-256color' };
-}, E2E_TIMEOUT_MS);
+});
 
 afterEach(async () => {
   for (const p of ptys.splice(0)) await p.dispose();
-  await daemon.stop();
 }, E2E_TIMEOUT_MS);
 
 describe('the focused session from terminal focus reports', { timeout: E2E_TIMEOUT_MS }, () => {
