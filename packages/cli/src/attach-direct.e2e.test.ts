@@ -7,6 +7,7 @@ import { bins } from '@clippy/testkit/paths';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
+import { eventually as untilEventually } from '@clippy/testkit/until';
 
 /** Per test: a daemon, a few sessions and attached terminals; a loaded 2-core CI box needs room. */
 const E2E_TIMEOUT_MS = 60_000;
@@ -42,27 +43,31 @@ function attachInShell(session: string): CliPty {
   );
 }
 
-/** A detached session running `command args`. */
+/**
+ * A detached session running `command args`, as `clippy new -d` makes it (through a client:
+ * `new` is not the subject here, and a CLI process costs a second of CPU on a loaded machine).
+ */
 async function newSession(name: string, command: string, args: string[]): Promise<void> {
-  const r = await runClippy(['new', '-d', '--name', name, '--', command, ...args], env);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
+  const c = await daemon.connect();
+  try {
+    await c.request('spawn', {
+      command,
+      args,
+      name,
+      cwd: process.cwd(),
+      env: env as Record<string, string>,
+    });
+  } finally {
+    await c.close();
+  }
 }
 
 const newBash = (name: string) => newSession(name, 'bash', ['--norc', '--noprofile']);
 
-/** Waits for a condition that may need a command or a request to check (polled). */
-async function eventually(
-  cond: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Checks that need a command or a request: polled, for longer than `until`'s default. */
+const EVENTUALLY_MS = 15_000;
+const eventually = (cond: () => boolean | Promise<boolean>, what: string) =>
+  untilEventually(cond, what, EVENTUALLY_MS);
 
 /** The terminal device a process has as its stdin. */
 function terminalOf(pid: number): string {
@@ -92,6 +97,16 @@ async function clients(): Promise<
   const c = await daemon.connect();
   try {
     return (await c.request('list_clients', {})).clients;
+  } finally {
+    await c.close();
+  }
+}
+
+/** The session the daemon names as focused (what `clippy focused` asks it first). */
+async function focusedName(): Promise<string | null> {
+  const c = await daemon.connect();
+  try {
+    return (await c.request('focused', {})).name;
   } finally {
     await c.close();
   }
@@ -170,12 +185,22 @@ describe(
     });
 
     it('replay and live output lose nothing and repeat nothing when attaching mid-output', async () => {
-      await newSession('count', 'sh', [
-        '-c',
-        'i=0; while [ $i -lt 600 ]; do i=$((i+1)); echo L$i; sleep 0.003; done; echo COUNT-DONE; sleep 60',
+      // 600 lines 3 ms apart (node's timers: no process per line), a file made at the 100th.
+      const counting = path.join(daemon.env.root, 'counting');
+      await newSession('count', process.execPath, [
+        '-e',
+        `let i = 0;
+        const t = setInterval(() => {
+          console.log('L' + ++i);
+          if (i === 100) require('fs').writeFileSync(${JSON.stringify(counting)}, '');
+          if (i < 600) return;
+          clearInterval(t);
+          console.log('COUNT-DONE');
+          setTimeout(() => {}, 60000);
+        }, 3);`,
       ]);
       // Attach while it counts: part of the lines come in the replay, the rest live.
-      await new Promise((r) => setTimeout(r, 400));
+      await eventually(() => fs.existsSync(counting), 'the session is counting');
       const a = attach('count');
       await a.waitFor('COUNT-DONE', { in: 'output' });
       const seen = [...a.text.matchAll(/L(\d+)\b/g)].map((m) => Number(m[1]));
@@ -216,15 +241,14 @@ describe(
       await a.waitFor(PROMPT);
       expect(a.output).toContain('\x1b[?1004h');
       a.write('\x1b[I');
-      await eventually(async () => {
-        const r = await runClippy(['focused', '--json'], env);
-        return r.code === 0 && JSON.parse(r.stdout).name === 'seen';
-      }, 'clippy focused names the session');
+      // Polled through a client; then what the user runs, `clippy focused`, says the same.
+      await eventually(async () => (await focusedName()) === 'seen', 'the daemon names it');
+      const r = await runClippy(['focused', '--json'], env);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).name).toBe('seen');
       a.write('\x1b[O');
-      await eventually(
-        async () => (await runClippy(['focused', '--json'], env)).code !== 0,
-        'focus out clears it',
-      );
+      await eventually(async () => (await focusedName()) === null, 'focus out clears it');
+      expect((await runClippy(['focused', '--json'], env)).code).not.toBe(0);
       a.write('echo clean-$((3+4))\r');
       await a.waitFor('clean-7');
       expect(a.text).not.toMatch(/\[I|\[O/);
@@ -449,10 +473,13 @@ describe(
 
       await newSession('gone', 'sh', ['-c', 'echo GONE-SCREEN; exit 5']);
       await eventually(async () => {
-        const r = await runClippy(['ls', '--all', '--json'], env);
-        return JSON.parse(r.stdout).sessions.some(
-          (s: { name: string; state: string }) => s.name === 'gone' && s.state === 'exited',
-        );
+        const c2 = await daemon.connect();
+        try {
+          const { sessions } = await c2.request('list_sessions', {});
+          return sessions.some((s) => s.name === 'gone' && s.state === 'exited');
+        } finally {
+          await c2.close();
+        }
       }, 'the session exited');
       const p = attach('gone');
       await p.waitFor('GONE-SCREEN');

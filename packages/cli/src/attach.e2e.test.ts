@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
+import { eventually } from '@clippy/testkit/until';
 
 /** Per test: several real processes start and stop; a loaded 2-core CI box needs the room. */
 const E2E_TIMEOUT_MS = 60_000;
@@ -95,8 +96,16 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
     a.write('stty size\r');
     await a.waitFor('25 90');
     a.resize(120, 40);
-    // The resize travels client -> daemon -> PTY; give it a moment before asking.
-    await new Promise((r) => setTimeout(r, 200));
+    // The resize travels client -> daemon -> PTY: asked once the daemon has resized the session.
+    const c = await daemon.connect();
+    try {
+      await eventually(async () => {
+        const s = (await c.request('list_sessions', {})).sessions.find((x) => x.name === 'size');
+        return s?.cols === 120 && s.rows === 40;
+      }, 'the session resized to 120x40');
+    } finally {
+      await c.close();
+    }
     a.write('stty size\r');
     await a.waitFor('40 120');
   });
