@@ -8,13 +8,12 @@ import { RunReportSchema } from '@clippy/reports';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from '@clippy/testkit/env';
 import { startFakeGemini, type FakeGemini } from '@clippy/testkit/fake-gemini';
-import { bins, sources } from '@clippy/testkit/paths';
+import { bins } from '@clippy/testkit/paths';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
-const entry = sources.navigateEntry;
 const repoRoot = path.resolve(appRoot, '../../../../..');
 
 const dirs: string[] = [];
@@ -34,7 +33,10 @@ function tmp(): string {
   return d;
 }
 
-/** Runs the navigate command module as a real process; resolves with its code and output. */
+/**
+ * Runs `clippy navigate` as the user does, the built CLI (`npm test` builds first; run from
+ * source through tsx, each process cost three times the CPU); resolves with its code and output.
+ */
 function cli(
   args: string[],
   env: Record<string, string> = {},
@@ -42,16 +44,12 @@ function cli(
   const dir = tmp();
   // No desktop either: a test never touches the user's clipboard.
   const base = envWithout(process.env, OUTSIDE_SERVICE_VARS, DESKTOP_VARS);
-  const child = spawn(
-    process.execPath,
-    ['--conditions=source', '--import', 'tsx', entry, 'navigate', ...args],
-    {
-      cwd: repoRoot,
-      // A private runtime dir: no broker answers there, so the run is standalone.
-      env: { ...base, XDG_CACHE_HOME: dir, XDG_CONFIG_HOME: dir, XDG_RUNTIME_DIR: dir, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [bins.clippy, 'navigate', ...args], {
+    cwd: repoRoot,
+    // A private runtime dir: no broker answers there, so the run is standalone.
+    env: { ...base, XDG_CACHE_HOME: dir, XDG_CONFIG_HOME: dir, XDG_RUNTIME_DIR: dir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
