@@ -248,6 +248,9 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       await c.request('send', { session: 'q2', text: 'long job', enter: true });
       await waitState(c, 'q2', 'busy');
       for (let i = 1; i <= 17; i++) await askTurn(c, 'q1', `note ${i}`);
+      // The route takes the 17th turn as the daemon reports it complete: its drop may come
+      // just after the answer to the ask.
+      await until2(async () => (await entries('q')).some((e) => e.event === 'dropped'));
       const dropped = (await log('q')).filter((e) => e.event === 'dropped');
       expect(dropped.map((e) => e.reason)).toEqual([
         "16 messages already waited for 'q2' (oldest dropped)",
