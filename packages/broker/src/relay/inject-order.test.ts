@@ -42,12 +42,14 @@ describe('texts sent to one session at once', () => {
       }
       expect(submissions(log).map((s) => s.text)).toEqual(texts);
       // Each turn holds its own answer only: no other text was typed during it.
-      const { turns } = (await c.ok('list_turns', { session: 'a' })) as {
-        turns: { seq: number; turn_id: string }[];
-      };
+      const turns = (await c.ok('list_turns', { session: 'a' })).turns as {
+        seq: number;
+        turn_id: string;
+      }[];
       for (const t of turns.sort((x, y) => x.seq - y.seq)) {
-        const { turn } = (await c.ok('get_turn', { turn_id: t.turn_id })) as {
-          turn: { prompt: string; text: string };
+        const turn = (await c.ok('get_turn', { turn_id: t.turn_id })).turn as {
+          prompt: string;
+          text: string;
         };
         expect([turn.prompt, turn.text]).toEqual([texts[t.seq - 1], answerText(texts[t.seq - 1]!)]);
       }
