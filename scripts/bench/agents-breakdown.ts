@@ -5,9 +5,10 @@
  *
  * - agent: the model's last byte → the agent's last output before its turn completed (the
  *   agent rendering its answer and prompt: not clippy's);
- * - screen: that output → the screen's `idle` (the preset's settle window and classification);
- * - join: `idle` → `turn_completed` (the turn held for the agent's own report: its hook, notify
- *   or chat file);
+ * - screen: that output → the screen's `idle` (the preset's settle window and classification;
+ *   shorter once the agent's record says the turn ended);
+ * - join: `idle` → `turn_completed` (the turn held for the agent's own report: its transcript,
+ *   rollout or chat file, else its hook or notify);
  * - cli: `turn_completed` → `clippy ask` printing (the CLI's wait and print).
  *
  * The baseline is the sum of the parts beside the whole (agent's share vs clippy's). ASKS asks
@@ -39,6 +40,9 @@ interface Marks {
   idle: number[];
   turns: number[];
 }
+
+/** Where each turn's answer came from (the agent's record: transcript, rollout, notify…). */
+const sources = new Map<string, number>();
 
 /** Runs `clippy ask` and resolves with when its stdout first carried text. */
 function ask(d: TestDaemon, name: string, question: string): Promise<number> {
@@ -91,7 +95,11 @@ async function benchAgent(agent: RealAgentName): Promise<void> {
     events.on('state_changed', (m: Push<'state_changed'>) => {
       if (m.state === 'idle') marks.idle.push(performance.now());
     });
-    events.on('turn_completed', () => marks.turns.push(performance.now()));
+    events.on('turn_completed', (m: Push<'turn_completed'>) => {
+      marks.turns.push(performance.now());
+      const via = m.turn.agent?.via ?? 'screen';
+      sources.set(via, (sources.get(via) ?? 0) + 1);
+    });
     for (let i = 1; i <= ASKS; i++) {
       const question = `Breakdown question ${i}: what is ${i}+${i}?`;
       marks = { outputs: [], idle: [], turns: [] };
@@ -131,6 +139,8 @@ async function benchAgent(agent: RealAgentName): Promise<void> {
   out(row('join: idle -> turn_completed (waits for its report)', parts.join));
   out(row('cli: turn_completed -> clippy ask printed', parts.cli));
   out(row("whole: model's last byte -> clippy ask printed", parts.total));
+  out(`  answers from: ${[...sources].map(([via, n]) => `${via} ${n}`).join(', ')}\n`);
+  sources.clear();
   const clippy = percentile(parts.total, 50) - percentile(parts.agent, 50);
   out(
     `  clippy's share at p50: ${fmt(clippy)} of ${fmt(percentile(parts.total, 50))} (the agent's own: ${fmt(percentile(parts.agent, 50))})\n`,

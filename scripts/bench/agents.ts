@@ -12,7 +12,7 @@
  * - a fresh start: the session's spawn until `clippy ls` says idle, and until the first `clippy
  *   ask` sent then has printed its answer (STARTS starts), against a headless run.
  *
- * Prints, never asserts. Needs `npm run build`.
+ * AGENTS_BENCH=claude,codex runs some agents only. Prints, never asserts. Needs `npm run build`.
  */
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -44,6 +44,8 @@ const ASKS = 20;
 const HEADLESS_RUNS = 5;
 /** Fresh starts per agent (a new session each), each followed at once by one ask. */
 const STARTS = 3;
+/** AGENTS_BENCH=claude,codex: only these agents (default all three). */
+const ONLY = process.env.AGENTS_BENCH?.split(',');
 /** Longest one ask or headless run may take before the run gives up. */
 const RUN_TIMEOUT_MS = 180_000;
 
@@ -251,7 +253,7 @@ async function benchAgent(agent: RealAgentName): Promise<void> {
 
 export async function run(): Promise<void> {
   process.stdout.write(`load average: ${loadAverage()}\n`);
-  for (const agent of REAL_AGENTS) {
+  for (const agent of REAL_AGENTS.filter((a) => !ONLY || ONLY.includes(a))) {
     const found = findAgent(agent);
     if ('missing' in found) {
       process.stdout.write(`${LABEL[agent]}: skipped, ${found.missing}\n`);

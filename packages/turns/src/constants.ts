@@ -9,6 +9,13 @@ export const PROMPT_QUIET_MS = 8;
  * bursts a few ms apart; 200 ms rides over those bursts and keeps turn latency ≤ 300 ms p99. */
 export const SCREEN_SETTLE_MS = 200;
 
+/** The settle window once the agent's own record (its transcript, its rollout) says the open
+ * turn ended: the agent draws nothing more for it, so the quiet wait only has to cover the
+ * final frame reaching the screen model in pieces (a TUI writes a frame in one burst, a few ms;
+ * two snapshot intervals, 50 ms, leave room for a loaded machine). The screen still has to show
+ * the agent's prompt: the record shortens the wait, it never ends a turn. */
+export const RECORDED_SETTLE_MS = 50;
+
 /** Default cap of a turn's raw content (the registry's per-turn cap): longer content is cut and
  * flagged `truncated`, so one runaway turn cannot exhaust the broker's memory. */
 export const DEFAULT_MAX_TURN_BYTES = 4 * 1024 * 1024;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AnsiStripper } from './ansi-stripper.js';
 import { BUILTIN_PRESETS } from './builtin-presets.js';
-import { SCREEN_SETTLE_MS } from './constants.js';
+import { RECORDED_SETTLE_MS, SCREEN_SETTLE_MS } from './constants.js';
 import { TurnDetector } from './detector.js';
 import { echoEnd } from './extract.js';
 import {
@@ -60,6 +60,8 @@ async function driveScreen(
   screen: XtermScreen,
   output: { at: number; data: Uint8Array }[],
   input: { at: number; data: string }[],
+  /** When the agent's record says the open turn ended (see TurnDetector.recordedEnd). */
+  recordedAt?: number,
 ): Promise<DetectorEvent[]> {
   const events: DetectorEvent[] = [];
   const runTo = (t: number): void => {
@@ -71,7 +73,17 @@ async function driveScreen(
     ...output.map((o) => ({ ...o, kind: 'o' as const })),
     ...input.map((i) => ({ at: i.at, data: new TextEncoder().encode(i.data), kind: 'i' as const })),
   ].sort((a, b) => a.at - b.at);
+  // The record's word comes at `recordedAt`: after the steps of that moment, before later ones.
+  let recorded = recordedAt === undefined;
+  const record = (): void => {
+    if (recorded) return;
+    recorded = true;
+    runTo(recordedAt!);
+    const open = d.currentTurn;
+    if (open) events.push(...d.recordedEnd(open.startedAt, recordedAt!));
+  };
   for (const step of steps) {
+    if (step.at > recordedAt!) record();
     runTo(step.at);
     if (step.kind === 'i') {
       events.push(...d.onInput(step.data, step.at));
@@ -81,6 +93,7 @@ async function driveScreen(
     await screen.write(step.data);
     events.push(...d.onScreen(screen.snapshot(), step.at));
   }
+  if (recordedAt !== undefined) record();
   runTo(Number.MAX_SAFE_INTEGER);
   return events;
 }
@@ -191,6 +204,41 @@ describe.skipIf(!hasCorpus)('corpus: real agent screens and streams', () => {
       expect(turn!.endedAt).toBe(7940 + SCREEN_SETTLE_MS);
     } finally {
       screen.dispose();
+    }
+  });
+
+  it("the agent's record saying the turn ended, at any moment of the 2.0.57 stream, never ends the turn before the screen's last prompt, nor changes it", async () => {
+    const input = [
+      { at: 2500, data: '/help' },
+      { at: 3184, data: '\r' },
+      { at: 7893, data: '\x1b' },
+    ];
+    const run = async (recordedAt?: number) => {
+      const screen = new XtermScreen(100, 30);
+      try {
+        const d = new TurnDetector({ preset: BUILTIN_PRESETS.claude! });
+        return turns(await driveScreen(d, screen, captureEvents(), input, recordedAt));
+      } finally {
+        screen.dispose();
+      }
+    };
+    const [base] = await run();
+    // The record said so at the Enter and at every output after it: the worst case of a
+    // record ahead of the screen. The idle screens drawn mid-turn (before the help
+    // dialog, between the Esc and the last frame) never end it.
+    const times = captureEvents()
+      .map((e) => e.at)
+      .filter((t) => t >= 3184);
+    const moments = [...new Set([3184, ...times, 8000])];
+    for (const at of moments) {
+      const got = await run(at);
+      expect([at, got.length]).toEqual([at, 1]);
+      const t = got[0]!;
+      expect([at, t.text, t.startedAt]).toEqual([at, base!.text, base!.startedAt]);
+      // Never before the last frame (the prompt back, 7940 ms); sooner than the settle window
+      // once the record said so.
+      expect(t.endedAt).toBeGreaterThanOrEqual(7940);
+      expect(t.endedAt).toBeLessThanOrEqual(Math.max(7940, at) + RECORDED_SETTLE_MS);
     }
   });
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PRESETS } from './builtin-presets.js';
-import { MAX_LINE_CHARS, NO_REACTION_MS, PROMPT_QUIET_MS } from './constants.js';
+import {
+  MAX_LINE_CHARS,
+  NO_REACTION_MS,
+  PROMPT_QUIET_MS,
+  RECORDED_SETTLE_MS,
+} from './constants.js';
 import { TurnDetector, type DetectorEvent, type ScreenSnapshot } from './detector.js';
 import { BASH_SESSION, NODE_SESSION, PYTHON_SESSION } from './fixtures/sessions.js';
 import { CLAUDE_BUSY, CLAUDE_DIALOG, CLAUDE_IDLE_AFTER_ANSWER } from './fixtures/screens.js';
@@ -554,6 +559,85 @@ describe('TurnDetector (screen presets)', () => {
     expect(d.submits).toEqual({ sent: 2, taken: 0 });
     d.tick(2011 + settle);
     expect(d.submits).toEqual({ sent: 2, taken: 2 });
+  });
+
+  describe("the agent's record says the turn ended (recordedEnd)", () => {
+    it('completes the turn RECORDED_SETTLE_MS after the idle screen last changed, not the settle window', () => {
+      const d = readyClaude();
+      d.onInput(bytes('What is the capital of France?\r'), 1000);
+      expect(d.currentTurn).toEqual({ input: 'What is the capital of France?', startedAt: 1000 });
+      d.onOutput(bytes('spinner'), 1010);
+      d.onScreen(snap(CLAUDE_BUSY), 1020);
+      d.onOutput(bytes('answer'), 5100);
+      d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 5110);
+      expect(d.recordedEnd(1000, 5120)).toEqual([]); // quiet for 10 ms only
+      expect(d.nextDeadline()).toBe(5110 + RECORDED_SETTLE_MS);
+      const [t] = turns(d.tick(5110 + RECORDED_SETTLE_MS));
+      expect(t).toMatchObject({
+        text: 'The capital of France is Paris.\n\nIt sits on the Seine.',
+        startedAt: 1000,
+        endedAt: 5110 + RECORDED_SETTLE_MS,
+      });
+      expect(d.currentTurn).toBeNull();
+    });
+
+    it('an idle screen quiet long enough already completes the turn at once', () => {
+      const d = readyClaude();
+      d.onInput(bytes('What is the capital of France?\r'), 1000);
+      d.onOutput(bytes('spinner'), 1010);
+      d.onScreen(snap(CLAUDE_BUSY), 1020);
+      d.onOutput(bytes('answer'), 5100);
+      d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 5110);
+      expect(turns(d.recordedEnd(1000, 5110 + RECORDED_SETTLE_MS + 5))).toHaveLength(1);
+    });
+
+    it('the screen stays the authority: no turn ends while it shows work, a dialog, or output not yet read', () => {
+      const d = readyClaude();
+      d.onInput(bytes('What is the capital of France?\r'), 1000);
+      d.onOutput(bytes('spinner'), 1010);
+      d.onScreen(snap(CLAUDE_BUSY), 1020);
+      expect(d.recordedEnd(1000, 1030)).toEqual([]);
+      expect(d.tick(5000)).toEqual([]); // busy: the record changes nothing
+      d.onOutput(bytes('dialog'), 5010);
+      d.onScreen(snap(CLAUDE_DIALOG), 5020);
+      expect(turns(d.tick(6000))).toEqual([]);
+      expect(d.state).toBe('blocked');
+      d.onOutput(bytes('answer'), 6100);
+      d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 6110);
+      d.onOutput(bytes('more'), 6120); // not read yet: the screen is not fresh
+      expect(d.tick(6200)).toEqual([]);
+      expect(turns(d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 6210))).toHaveLength(1);
+    });
+
+    it('a redraw after the prompt restarts the shorter wait: the turn ends after the last one', () => {
+      const d = readyClaude();
+      d.onInput(bytes('What is the capital of France?\r'), 1000);
+      d.onOutput(bytes('spinner'), 1010);
+      d.onScreen(snap(CLAUDE_BUSY), 1020);
+      d.onOutput(bytes('answer'), 2000);
+      d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 2010);
+      d.recordedEnd(1000, 2020);
+      const more = [...CLAUDE_IDLE_AFTER_ANSWER];
+      more.splice(more.indexOf('  It sits on the Seine.') + 1, 0, '', '  A last line drawn late.');
+      d.onOutput(bytes('late'), 2040);
+      expect(d.onScreen(snap(more), 2050)).toEqual([]);
+      expect(d.tick(2010 + RECORDED_SETTLE_MS)).toEqual([]);
+      const [t] = turns(d.tick(2050 + RECORDED_SETTLE_MS));
+      expect(t!.text).toContain('A last line drawn late.');
+      expect(t!.endedAt).toBe(2050 + RECORDED_SETTLE_MS);
+    });
+
+    it('is ignored for another turn than the open one, and for line presets', () => {
+      const d = readyClaude();
+      d.onInput(bytes('What is the capital of France?\r'), 1000);
+      d.onOutput(bytes('answer'), 1010);
+      d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 1020);
+      expect(d.recordedEnd(999, 1100)).toEqual([]); // an older turn's record
+      expect(d.nextDeadline()).toBe(1020 + settle);
+      const b = readyBash();
+      b.onInput(bytes('echo hi\r'), 10);
+      expect(b.recordedEnd(10, 20)).toEqual([]);
+    });
   });
 
   it('waits for a fresh screen: output after the last snapshot blocks completion', () => {

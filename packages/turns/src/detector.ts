@@ -43,6 +43,11 @@ export class TurnDetector implements W.TurnWatcher {
     return this.watcher.turnOpen;
   }
 
+  /** The open turn: its input (as the completed turn's `input` will be) and start; null: none. */
+  get currentTurn(): { input: string; startedAt: number } | null {
+    return this.watcher.currentTurn;
+  }
+
   /**
    * Screen presets: how many submits (Enter at the agent's input box) were seen, and the number
    * of the latest one the agent took (its text left the input box, or it shows work or a
@@ -85,6 +90,15 @@ export class TurnDetector implements W.TurnWatcher {
    */
   dropUntaken(now: number): W.DetectorEvent[] {
     return this.watcher.dropUntaken(now);
+  }
+
+  /**
+   * Screen presets: the agent's own record says the open turn (started at `startedAt`) ended:
+   * it completes once its screen shows the prompt, after RECORDED_SETTLE_MS of quiet instead of
+   * the preset's settle window. Line presets: nothing.
+   */
+  recordedEnd(startedAt: number, now: number): W.DetectorEvent[] {
+    return this.watcher.recordedEnd(startedAt, now);
   }
 
   /**

@@ -1,7 +1,7 @@
 // The screen watcher: an agent's turn read from its rendered screen (a screen preset) — the
 // submit taken, busy and blocked screens, and the turn over once the idle screen has settled.
 import { classifyLines, type Classification } from './classify.js';
-import { NO_REACTION_MS } from './constants.js';
+import { NO_REACTION_MS, RECORDED_SETTLE_MS } from './constants.js';
 import { answerEnd, echoEnd, echoSightings, extractAnswer, type EchoSightings } from './extract.js';
 import { inputHolds } from './input-box.js';
 import { readMenu } from './menu.js';
@@ -31,6 +31,8 @@ interface ScreenTurn extends OpenTurn {
    * (the same question asked again), never this one's.
    */
   echoesAtSubmit: EchoSightings;
+  /** The agent's own record says the turn ended (see recordedEnd): a shorter settle. */
+  recorded: boolean;
 }
 
 /**
@@ -144,7 +146,30 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
         inputHolds(this.lastViewport[this.lastClass.inputIndex] ?? '', typed),
       viewportTopAtSubmit: this.lastViewportTop,
       echoesAtSubmit: echoSightings(this.lastLines, answerEnd(this.lastLines, this.c), typed),
+      recorded: false,
     };
+  }
+
+  /**
+   * The agent's own record says the open turn ended (its transcript's or rollout's end of the
+   * turn, matched to this turn's prompt by the broker's channel). Nothing else changes: the turn
+   * completes when the screen shows the prompt as always (idle, read after all output, the submit
+   * taken, the agent seen working or an answer below the echo), only its quiet wait is
+   * RECORDED_SETTLE_MS instead of the preset's settle window. A redraw still restarts the wait.
+   */
+  override recordedEnd(startedAt: number, now: number): DetectorEvent[] {
+    const t = this.turn;
+    if (!t || t.startedAt !== startedAt || t.recorded) return [];
+    t.recorded = true;
+    return this.evaluate(now);
+  }
+
+  /**
+   * How long the idle screen must stay unchanged: the preset's settle window, shorter once the
+   * agent's record says the open turn ended (never longer: a preset may settle faster).
+   */
+  private settleMs(): number {
+    return this.turn?.recorded ? Math.min(this.c.settleMs, RECORDED_SETTLE_MS) : this.c.settleMs;
   }
 
   protected visible(_turn: ScreenTurn, _content: Uint8Array, text: string): boolean {
@@ -194,7 +219,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       return null;
     const t = this.turn;
     if (t && t.outputBytes === 0 && t.typed.trim() === '') return t.startedAt + NO_REACTION_MS;
-    return this.lastChangeAt + this.c.settleMs;
+    return this.lastChangeAt + this.settleMs();
   }
 
   /**
@@ -273,7 +298,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     }
     if (cls.state === 'idle') {
       if (!t.seenHeld && !this.echoShown(t)) return;
-      if (!this.screenFresh() || now - this.lastChangeAt < this.c.settleMs) return;
+      if (!this.screenFresh() || now - this.lastChangeAt < this.settleMs()) return;
     } else if (cls.state !== 'busy' && cls.state !== 'blocked') return;
     t.accepted = true;
     this.takenCount = t.submitSeq;
@@ -314,7 +339,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     }
     // The agent says it asks: its dialog is being drawn (the screen will say so).
     if (this.signal === 'blocked') return events;
-    if (cls.state !== 'idle' || !this.screenFresh() || now - this.lastChangeAt < this.c.settleMs)
+    if (cls.state !== 'idle' || !this.screenFresh() || now - this.lastChangeAt < this.settleMs())
       return events;
     if (!this.ready) {
       this.becomeReady(now, events);

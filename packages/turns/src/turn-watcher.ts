@@ -59,6 +59,8 @@ export interface TurnWatcher {
   readonly state: SessionState;
   /** A turn is open: input was submitted and its prompt has not been seen since. */
   readonly turnOpen: boolean;
+  /** The open turn: its input (as the completed turn's `input` will be) and start; null: none. */
+  readonly currentTurn: { input: string; startedAt: number } | null;
   /** Screen presets: submits seen and the latest one taken (line presets: none). */
   readonly submits: { sent: number; taken: number };
   resize(cols: number): void;
@@ -69,6 +71,12 @@ export interface TurnWatcher {
   /** When tick() wants calling next, or null; never a time already looked at. */
   nextDeadline(): number | null;
   dropUntaken(now: number): DetectorEvent[];
+  /**
+   * Screen presets: the agent's own record says the open turn (the one started at `startedAt`)
+   * has ended. The turn still completes only once the screen shows the agent's prompt, but
+   * after a shorter quiet wait (RECORDED_SETTLE_MS). Line presets: nothing.
+   */
+  recordedEnd(startedAt: number, now: number): DetectorEvent[];
   inputShows(text: string): boolean | null;
   partialText(): string | null;
 }

@@ -53,6 +53,11 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
     return this.turn !== null;
   }
 
+  get currentTurn(): { input: string; startedAt: number } | null {
+    const t = this.turn;
+    return t ? { input: this.inputOf(t), startedAt: t.startedAt } : null;
+  }
+
   get submits(): { sent: number; taken: number } {
     return { sent: 0, taken: 0 };
   }
@@ -87,6 +92,10 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
   }
 
   dropUntaken(_now: number): DetectorEvent[] {
+    return [];
+  }
+
+  recordedEnd(_startedAt: number, _now: number): DetectorEvent[] {
     return [];
   }
 
@@ -146,7 +155,7 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
         content,
         text,
         prompt,
-        input: unwrapMultiline(turn.shownInput ?? turn.typed, multilineForm(this.c.preset)),
+        input: this.inputOf(turn),
         interrupted: turn.interrupted,
         truncated,
         startedAt: turn.startedAt,
@@ -154,6 +163,11 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
       });
     }
     this.setState('idle', now, events);
+  }
+
+  /** What was submitted, as the detector followed it: all lines of a multi-line input. */
+  private inputOf(turn: T): string {
+    return unwrapMultiline(turn.shownInput ?? turn.typed, multilineForm(this.c.preset));
   }
 
   protected setState(state: SessionState, now: number, events: DetectorEvent[]): void {

@@ -257,6 +257,113 @@ describe('Codex', () => {
     expect(ch.agentSession).toBe('T1');
   });
 
+  /** A 0.171.0 rollout of one turn (the lines clippy reads, as observed), asked at `at`. */
+  function codexTurn(thread: string, turnId: string, prompt: string, at: number) {
+    const ts = (ms: number) => new Date(at + ms).toISOString();
+    return [
+      { timestamp: ts(0), type: 'event_msg', payload: { type: 'task_started', turn_id: turnId } },
+      { timestamp: ts(1), type: 'turn_context', payload: { turn_id: turnId, model: 'fake-model' } },
+      {
+        timestamp: ts(2),
+        type: 'event_msg',
+        payload: {
+          type: 'item_completed',
+          thread_id: thread,
+          turn_id: turnId,
+          item: { type: 'UserMessage', id: 'u', content: [{ type: 'text', text: prompt }] },
+        },
+      },
+      {
+        timestamp: ts(3),
+        type: 'token_usage_record',
+        payload: { turn_id: turnId, turn_token_usage: { input_tokens: 12, output_tokens: 10 } },
+      },
+      {
+        timestamp: ts(4),
+        type: 'event_msg',
+        payload: { type: 'task_complete', turn_id: turnId, last_agent_message: ANSWER },
+      },
+    ];
+  }
+
+  it('the rollout gives the turn the screen completed before notify does: found by its folder and prompt, then followed; notify adds nothing', async () => {
+    const home = join(dir, 'codex');
+    const day = join(home, 'sessions', '2026', '11', '27');
+    mkdirSync(day, { recursive: true });
+    const cwd = join(dir, 'project');
+    const ch = new CodexChannel({ session: 'c', env: { CODEX_HOME: home }, cwd });
+    const t0 = Date.now();
+    const meta = (id: string, where: string) => ({
+      type: 'session_meta',
+      payload: { id, cwd: where, timestamp: new Date(t0).toISOString() },
+    });
+    // Another Codex in another folder asked the same meanwhile: not this session's.
+    writeFileSync(
+      join(day, 'rollout-2026-11-27T00-00-00-OTHER.jsonl'),
+      jsonl([meta('OTHER', join(dir, 'elsewhere')), ...codexTurn('OTHER', 'X1', 'Show me', t0)]),
+    );
+    const rollout = join(day, 'rollout-2026-11-27T00-00-01-T1.jsonl');
+    const screen = { prompt: 'Show me', startedAt: t0, endedAt: t0 + 100, interrupted: false };
+    expect(await ch.recorded(screen)).toBeNull(); // no rollout yet (Codex writes it at the first message)
+    writeFileSync(rollout, jsonl([meta('T1', cwd), ...codexTurn('T1', 'U1', 'Show me', t0)]));
+    const r = await ch.recorded(screen);
+    expect(r?.answer).toBe(ANSWER);
+    expect(r?.prompt).toBe('Show me');
+    expect(r?.record).toMatchObject({
+      agent: 'codex',
+      via: 'codex-rollout',
+      session_id: 'T1',
+      turn_id: 'U1',
+      model: 'fake-model',
+      input_tokens: 12,
+      output_tokens: 10,
+      completed_at: t0 + 4,
+    });
+    expect(ch.agentSession).toBe('T1');
+    expect(ch.recordPath()).toBe(rollout);
+    // Reported once: neither a second read nor notify gives it again.
+    expect(await ch.recorded(screen)).toBeNull();
+    const n = await ch.onEvent(
+      'notify',
+      JSON.stringify({
+        type: 'agent-turn-complete',
+        'thread-id': 'T1',
+        'turn-id': 'U1',
+        'input-messages': ['Show me'],
+        'last-assistant-message': ANSWER,
+      }),
+    );
+    expect(n.kind).toBe('ignored');
+    // The next turn: open (no end yet), then ended; an older turn's end is not the screen's.
+    const next = { ...screen, prompt: 'And then?', startedAt: t0 + 1000 };
+    appendFileSync(rollout, jsonl(codexTurn('T1', 'U2', 'And then?', t0 + 1000).slice(0, 3)));
+    expect(await ch.recorded(next)).toBeNull();
+    expect(await ch.recorded({ ...next, startedAt: t0 + 5000 })).toBeNull();
+    appendFileSync(rollout, jsonl(codexTurn('T1', 'U2', 'And then?', t0 + 1000).slice(3)));
+    expect(await ch.recorded({ ...next, startedAt: t0 + 5000 })).toBeNull(); // asked after it
+    expect((await ch.recorded(next))?.record.turn_id).toBe('U2');
+  });
+
+  it('two rollouts of the same folder whose latest turn is the screen’s: neither is taken (notify names it)', async () => {
+    const home = join(dir, 'codex');
+    const day = join(home, 'sessions', '2026', '11', '27');
+    mkdirSync(day, { recursive: true });
+    const cwd = join(dir, 'project');
+    const ch = new CodexChannel({ session: 'c', env: { CODEX_HOME: home }, cwd });
+    const t0 = Date.now();
+    for (const id of ['A', 'B'])
+      writeFileSync(
+        join(day, `rollout-2026-11-27T00-00-00-${id}.jsonl`),
+        jsonl([
+          { type: 'session_meta', payload: { id, cwd } },
+          ...codexTurn(id, `${id}1`, 'Show me', t0),
+        ]),
+      );
+    const screen = { prompt: 'Show me', startedAt: t0, endedAt: t0 + 100, interrupted: false };
+    expect(await ch.recorded(screen)).toBeNull();
+    expect(ch.agentSession).toBeUndefined();
+  });
+
   it('wires notify with -c and resumes with `codex resume ID`', () => {
     const w = codex.wire({
       session: 's',

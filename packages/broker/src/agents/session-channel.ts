@@ -1,20 +1,41 @@
 import type { SessionInfo } from '@clippy/protocol';
 import type { NewTurn } from '../detection/turn-ring.js';
-import { TurnJoin, type JoinHost } from './turn-join.js';
-import type { AgentChannel } from './types.js';
+import { FileChanges } from './file-changes.js';
+import { TurnJoin, samePrompt, type JoinHost } from './turn-join.js';
+import type { AgentChannel, ChannelTurn } from './types.js';
 
 /** A screen turn as the join sees it (its prompt, start, end and interrupt flag are read). */
 type ScreenNewTurn = NewTurn & { [key: string]: unknown };
 
+/** The turn the screen has open, as the detector tells it. */
+export interface OpenScreenTurn {
+  input: string;
+  startedAt: number;
+}
+
+/** The open turn whose end is watched for in the agent's record. */
+interface Followed extends OpenScreenTurn {
+  /** Called once the record says it ended. */
+  ended: (startedAt: number) => void;
+  files: FileChanges | null;
+  reading: boolean;
+  /** The file changed while it was being read: read again after. */
+  again: boolean;
+  done: boolean;
+}
+
 /**
  * A session's agent channel: the agent's events, handled one at a time in the order they came
  * (a Stop never overtakes its UserPromptSubmit), and the join of what they report to the turns
- * the screen completes.
+ * the screen completes. While the screen has a turn open, the agent's record of it is watched
+ * (`follow`): once it says the turn ended, the screen is told so (its settle is cut short) and
+ * the join has the report before the screen completes the turn.
  */
 export class SessionChannel {
   private readonly join: TurnJoin<ScreenNewTurn>;
   private chain: Promise<void> = Promise.resolve();
   private disposed = false;
+  private followed: Followed | null = null;
 
   constructor(
     readonly channel: AgentChannel,
@@ -35,15 +56,35 @@ export class SessionChannel {
     this.join.screenTurn(turn as ScreenNewTurn);
   }
 
+  /**
+   * The turn the screen has open now (null: none). A new one is followed in the agent's record
+   * (channels that read one: `recorded`); `ended` is called once the record (or the agent's
+   * hook) says it ended. Cheap when nothing changed: called after every detector step.
+   */
+  follow(turn: OpenScreenTurn | null, ended: (startedAt: number) => void): void {
+    if (!this.channel.recorded || this.disposed) return;
+    if (turn?.startedAt === this.followed?.startedAt) return;
+    this.unfollow();
+    if (!turn) return;
+    const f: Followed = { ...turn, ended, files: null, reading: false, again: false, done: false };
+    this.followed = f;
+    this.watch(f);
+  }
+
   /** An event from the agent's hook; resolves once handled (rejects on a payload it cannot read). */
   event(event: string, payload: string): Promise<void> {
     const run = this.chain.then(async () => {
       if (this.disposed) return;
       const update = await this.channel.onEvent(event, payload);
-      if (update.kind === 'turn') this.join.channelTurn(update.turn);
-      else if (update.kind === 'ignored')
+      if (update.kind === 'turn') {
+        this.join.channelTurn(update.turn);
+        this.hookEnded(update.turn);
+      } else if (update.kind === 'ignored')
         this.log.debug('agent channel: event ignored', { event, why: update.why });
       else this.join.alive();
+      // The event may have named the record (Claude Code's transcript): watch it now.
+      const f = this.followed;
+      if (f && !f.done && !f.files?.watching) this.watch(f);
     });
     this.chain = run.catch(() => {});
     return run;
@@ -65,7 +106,80 @@ export class SessionChannel {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.unfollow();
     this.join.dispose();
     this.channel.dispose();
+  }
+
+  private unfollow(): void {
+    const f = this.followed;
+    if (!f) return;
+    f.done = true;
+    f.files?.dispose();
+    this.followed = null;
+  }
+
+  /** Watches the followed turn's record file, when the channel knows it. */
+  private watch(f: Followed): void {
+    const path = this.channel.recordPath?.();
+    if (!path || f.files?.path === path) return;
+    f.files?.dispose();
+    f.files = new FileChanges(path, () => this.read(f));
+  }
+
+  /** The record changed: does it say the followed turn ended? (One read at a time.) */
+  private read(f: Followed): void {
+    if (f.done) return;
+    if (f.reading) {
+      f.again = true;
+      return;
+    }
+    f.reading = true;
+    const info = {
+      prompt: f.input,
+      startedAt: f.startedAt,
+      endedAt: Date.now(),
+      interrupted: false,
+    };
+    this.channel.recorded!(info).then(
+      (report) => {
+        f.reading = false;
+        if (this.disposed) return;
+        // Read, it is the join's, even when the screen completed the turn meanwhile (the
+        // join's own read of it then found it taken): it waits for it.
+        if (report) this.join.recordedTurn(report, f.startedAt, this.followed === f);
+        if (f.done) return;
+        if (report) this.ended(f);
+        else if (f.again) {
+          f.again = false;
+          this.read(f);
+        }
+      },
+      (err: unknown) => {
+        f.reading = false;
+        this.log.debug('agent channel: its record could not be read', {
+          error: (err as Error).message,
+        });
+      },
+    );
+  }
+
+  /**
+   * The agent's hook reported a turn: the followed one's end when it is for its prompt and was
+   * completed during it (a late report of an earlier turn with the same question is not).
+   */
+  private hookEnded(report: ChannelTurn): void {
+    const f = this.followed;
+    if (!f || f.done || report.prompt === undefined) return;
+    const at = report.record.completed_at;
+    if (at === undefined || at < f.startedAt || !samePrompt(report.prompt, f.input)) return;
+    this.ended(f);
+  }
+
+  private ended(f: Followed): void {
+    f.done = true;
+    f.files?.dispose();
+    f.files = null;
+    f.ended(f.startedAt);
   }
 }

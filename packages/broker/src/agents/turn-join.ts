@@ -102,18 +102,31 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     if (this._state !== 'live') this._state = 'live';
     const entry = { turn: report, at: this.now() };
     if (this.disposed) return;
-    if (this.held && this.held.timer) {
-      const { turn, timer } = this.held;
-      clearTimeout(timer);
-      this.held = null;
-      this.finish(turn, [entry]);
-      this.drain();
-      return;
-    }
+    if (this.held && this.held.timer) return this.finishHeld(entry);
     if (this.host.screenIdle() && !this.held) {
       const text = `the screen completed the turn before the agent did (its turn ${report.record.turn_id ?? '?'}, answering “${clip(report.prompt ?? '')}”, reported after it)`;
       this.disagree(text, { agent_turn: report.record.turn_id });
       this.host.amend(text, report.record);
+      return;
+    }
+    this.pending.push(entry);
+    this.watchOverdue();
+  }
+
+  /**
+   * The agent's files say the screen's turn started at `startedAt` ended: given to it when the
+   * screen completed it and it waits for its report, kept for it while the screen has it `open`
+   * still. Never given to another turn (an older one waiting for its own report, a newer one).
+   */
+  recordedTurn(report: ChannelTurn, startedAt: number, open: boolean): void {
+    if (this.disposed) return;
+    this._state = 'live';
+    const entry = { turn: report, at: this.now() };
+    if (this.held?.timer && this.held.turn.startedAt === startedAt) return this.finishHeld(entry);
+    if (!open) {
+      this.host.debug('agent channel: a recorded turn came after its turn was stored', {
+        agent_turn: report.record.turn_id,
+      });
       return;
     }
     this.pending.push(entry);
@@ -172,14 +185,20 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     this.channel.recorded?.(turn).then(
       (r) => {
         if (!r || this.disposed || this.held !== held) return;
-        clearTimeout(timer);
-        this.held = null;
         this._state = 'live';
-        this.finish(turn, [{ turn: r, at: this.now() }]);
-        this.drain();
+        this.finishHeld({ turn: r, at: this.now() });
       },
       () => {}, // unreadable now: the hook's report still comes
     );
+  }
+
+  /** The held turn's report came: it is stored with it, and the turns queued behind it follow. */
+  private finishHeld(report: Report): void {
+    const { turn, timer } = this.held!;
+    if (timer) clearTimeout(timer);
+    this.held = null;
+    this.finish(turn, [report]);
+    this.drain();
   }
 
   /** The pending reports that belong to `turn`; older ones belong to no turn the screen saw. */

@@ -56,6 +56,11 @@ export interface AgentChannel {
    * when they do not (yet). A report it gave is not given again by the hook.
    */
   recorded?(turn: ScreenTurnInfo): Promise<ChannelTurn | null>;
+  /**
+   * The file `recorded` reads, once known: watched while the screen has a turn open, so that
+   * its recorded end is read as it is written and the screen's settle is cut short.
+   */
+  recordPath?(): string | undefined;
   dispose(): void;
 }
 

@@ -370,6 +370,27 @@ export class SessionTurns {
 
   private handle(events: DetectorEvent[] | void): void {
     if (!events) return;
+    this.handleEvents(events);
+    // The open turn (a new one, or none now) is followed in the agent's record.
+    if (this.channel && this.detector?.needsScreen)
+      this.channel.follow(this.detector.currentTurn, (startedAt) => this.recordedEnd(startedAt));
+  }
+
+  /**
+   * The agent's record says the open turn ended: the detector completes it once its screen
+   * shows the prompt, after a shorter quiet wait (see TurnDetector.recordedEnd).
+   */
+  private recordedEnd(startedAt: number): void {
+    if (!this.detector) return;
+    try {
+      this.handle(this.detector.recordedEnd(startedAt, Date.now()));
+      this.schedule();
+    } catch (err) {
+      this.events.error(err);
+    }
+  }
+
+  private handleEvents(events: DetectorEvent[]): void {
     for (const e of events) {
       if (e.type === 'ready') {
         if (!this.ready) {

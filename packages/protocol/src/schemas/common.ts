@@ -171,7 +171,7 @@ export const AgentTurnSchema = z
     via: z
       .string()
       .describe(
-        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-notify`, `gemini-chat`',
+        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`',
       ),
     session_id: z.string().optional().describe('the agent’s own session (thread) ID'),
     turn_id: z

@@ -1,5 +1,6 @@
 import type { AgentTurn } from '@clippy/protocol';
 import { defined, parsePayload, str } from '../records.js';
+import { Serial } from '../serial.js';
 import { samePrompt } from '../turn-join.js';
 import type {
   AgentChannel,
@@ -30,8 +31,10 @@ export class ClaudeChannel implements AgentChannel {
   private transcript: ClaudeTranscript | null = null;
   /** When the agent last took a prompt (a report will follow unless it is interrupted). */
   private promptAt: number | null = null;
-  /** The prompt whose turn was read from the transcript already (its Stop hook adds nothing). */
+  /** The prompt whose turn was reported already (by the transcript or the Stop hook): once. */
   private delivered: string | undefined;
+  /** The transcript is read by one caller at a time (the hook's events, the screen's turns). */
+  private readonly reads = new Serial();
 
   constructor(ctx: ChannelContext) {
     this.session = ctx.agentSession;
@@ -76,8 +79,13 @@ export class ClaudeChannel implements AgentChannel {
     return this.session !== undefined && !/^\s*[/!]/u.test(turn.prompt);
   }
 
+  recordPath(): string | undefined {
+    return this.transcript?.path;
+  }
+
   async recorded(turn: ScreenTurnInfo): Promise<ChannelTurn | null> {
-    const t = await this.transcript?.latest();
+    const transcript = this.transcript;
+    const t = transcript ? await this.reads.run(() => transcript.latest()) : undefined;
     if (!t?.ended || t.answer === null || t.promptId === this.delivered) return null;
     // The transcript's latest turn must be the screen's: taken during it, for its prompt.
     if ((t.promptAt ?? 0) < turn.startedAt - PROMPT_SLACK_MS || !samePrompt(t.prompt, turn.prompt))
@@ -98,7 +106,10 @@ export class ClaudeChannel implements AgentChannel {
     this.promptAt = null;
     if (promptId !== undefined && promptId === this.delivered)
       return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
-    const t = promptId && this.transcript ? await this.transcript.turn(promptId) : undefined;
+    this.delivered = promptId;
+    const transcript = this.transcript;
+    const t =
+      promptId && transcript ? await this.reads.run(() => transcript.turn(promptId)) : undefined;
     // The transcript keeps the answer exactly; the hook's copy is trimmed. They must agree.
     const exact =
       t?.answer != null && (hookAnswer === undefined || t.answer.trim() === hookAnswer.trim());
