@@ -82,9 +82,10 @@ export class SessionChannel {
       } else if (update.kind === 'ignored')
         this.log.debug('agent channel: event ignored', { event, why: update.why });
       else this.join.alive();
-      // The event may have named the record (Claude Code's transcript): watch it now.
+      // The event may have named the record, or another one (Claude Code's transcript after
+      // /clear): watch that one now.
       const f = this.followed;
-      if (f && !f.done && !f.files?.watching) this.watch(f);
+      if (f && !f.done) this.watch(f);
     });
     this.chain = run.catch(() => {});
     return run;
@@ -122,7 +123,7 @@ export class SessionChannel {
   /** Watches the followed turn's record file, when the channel knows it. */
   private watch(f: Followed): void {
     const path = this.channel.recordPath?.();
-    if (!path || f.files?.path === path) return;
+    if (!path || (f.files?.watching && f.files.path === path)) return;
     f.files?.dispose();
     f.files = new FileChanges(path, () => this.read(f));
   }
