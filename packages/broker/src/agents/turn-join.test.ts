@@ -249,6 +249,27 @@ describe('TurnJoin', () => {
     expect(j.note).toMatch(/no chat file/);
   });
 
+  it('a live pull channel whose record lacks a turn of the model says so on the turn; a command is no miss', async () => {
+    vi.useRealTimers();
+    let answer: ChannelTurn | null = report('pulled', 'hi');
+    const j = join(
+      channel({ readTurn: () => Promise.resolve(answer), expectsReport: () => false }),
+    );
+    j.screenTurn(screen('hi', 9_000, 10_000));
+    await vi.waitFor(() => expect(stored).toHaveLength(1));
+    answer = null;
+    j.screenTurn(screen('and then?', 11_000, 12_000));
+    j.screenTurn(screen('/help', 13_000, 14_000));
+    await vi.waitFor(() => expect(stored).toHaveLength(3));
+    expect(stored[1]!.answer).toBeUndefined();
+    expect(stored[1]!.disagreement).toBe(
+      "the agent's record has no turn for “and then?”; its text is the screen's",
+    );
+    expect(warnings.at(-1)).toContain('and then?');
+    expect(stored[2]!.disagreement).toBeUndefined();
+    expect(j.state).toBe('live');
+  });
+
   it('dispose stores what is held', () => {
     const j = join();
     j.screenTurn(screen('hi', 9_000, 10_000));

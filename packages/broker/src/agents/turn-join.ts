@@ -162,9 +162,15 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
         clearTimeout(guard);
         if (this.disposed) return;
         this.held = null;
+        // A live channel's record without this turn of the model's: said on the turn, never a
+        // silent fall back to the screen's text.
+        const missing =
+          !report && this._state === 'live' && forTheModel(turn.prompt)
+            ? `the agent's record has no turn for “${clip(turn.prompt)}”${problem ? ` (${problem})` : ''}; its text is the screen's`
+            : undefined;
         if (report) this._state = 'live';
         else if (problem && this._state === 'waiting') this.silence(problem);
-        this.finish(turn, report ? [{ turn: report, at: this.now() }] : []);
+        this.finish(turn, report ? [{ turn: report, at: this.now() }] : [], missing);
         this.drain();
       };
       const guard = setTimeout(
@@ -237,8 +243,8 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     while (!this.held && this.queue.length > 0) this.take(this.queue.shift()!);
   }
 
-  private finish(turn: T, reports: Report[]): void {
-    const notes: string[] = [];
+  private finish(turn: T, reports: Report[], note?: string): void {
+    const notes: string[] = note ? [note] : [];
     if (reports.length > 1)
       notes.push(`the agent reported ${reports.length} turns where the screen completed one`);
     const report = reports.at(-1);
@@ -297,6 +303,11 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
  * of the agent's moment means the screen ended the turn early.
  */
 export const EARLY_TOLERANCE_MS = 1_000;
+
+/** Whether a prompt goes to the model: not empty, not the agent's own command or shell line. */
+function forTheModel(prompt: string): boolean {
+  return /\S/u.test(prompt) && !/^\s*[/!]/u.test(prompt);
+}
 
 /** Longest piece of a prompt quoted in a disagreement. */
 const QUOTE_CHARS = 60;
