@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClippyClient } from '@clippy/client';
+import type { SessionInfo } from '@clippy/protocol';
 import { agentCommand, type AgentName } from './index.js';
 import type { Submission } from './lib/log.js';
 import type { TestDaemon } from '../daemon.js';
@@ -49,20 +50,14 @@ export async function spawnAgent(
 }
 
 /** Waits until the session's (named, or by ID) agent channel has delivered (its hooks run). */
-export async function waitChannelLive(
-  c: ClippyClient,
-  name: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { sessions } = await c.request('list_sessions', {});
-    const s = sessions.find((x) => x.name === name || x.session === name);
-    if (s?.agent_channel === 'live') return;
-    if (Date.now() > deadline)
-      throw new Error(`${name}'s agent channel never came live (${s?.agent_channel})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+export function waitChannelLive(c: ClippyClient, name: string, timeoutMs = 15_000): Promise<void> {
+  return waitListed(
+    c,
+    name,
+    (s) => s?.agent_channel === 'live',
+    (s) => `${name}'s agent channel never came live (${s?.agent_channel})`,
+    timeoutMs,
+  );
 }
 
 /**
@@ -91,21 +86,41 @@ export async function spawnProgram(
   await waitState(c, name, 'idle', 15_000);
 }
 
-export async function waitState(
+export function waitState(
   c: ClippyClient,
   name: string,
   state: string,
   timeoutMs = 10_000,
 ): Promise<void> {
+  return waitListed(
+    c,
+    name,
+    (s) => s?.state === state,
+    (s) => `${name} never became ${state} (state ${s?.state})`,
+    timeoutMs,
+  );
+}
+
+/** Polls the daemon's session list until the session (by name or ID) passes `done`. */
+async function waitListed(
+  c: ClippyClient,
+  name: string,
+  done: (s: SessionInfo | undefined) => boolean,
+  failure: (s: SessionInfo | undefined) => string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { sessions } = await c.request('list_sessions', {});
-    const s = sessions.find((x) => x.name === name);
-    if (s?.state === state) return;
-    if (Date.now() > deadline) throw new Error(`${name} never became ${state} (state ${s?.state})`);
-    await new Promise((r) => setTimeout(r, 20));
+    const s = sessions.find((x) => x.name === name || x.session === name);
+    if (done(s)) return;
+    if (Date.now() > deadline) throw new Error(failure(s));
+    await new Promise((r) => setTimeout(r, LIST_POLL_MS));
   }
 }
+
+/** Pause between two looks at the session list. */
+const LIST_POLL_MS = 20;
 
 /** How long `askTurn` waits for the answer's turn: a few fake-agent turns on a loaded machine. */
 const ASK_TURN_TIMEOUT_MS = 20_000;
