@@ -100,7 +100,7 @@ describe('desktop notifications (notify-send)', { timeout: 60_000 }, () => {
     const { c, dir } = await start();
     await agent(c, dir, 'a', 'aider', ['--ask']);
     // --ask: the agent asks before each answer; answered, the turn finishes.
-    for (const prompt of ['fix it', 'again']) {
+    for (const [i, prompt] of ['fix it', 'again'].entries()) {
       const from = c.messages.length;
       await c.ok('send', { session: 'a', text: prompt, enter: true });
       await c.waitFor(
@@ -108,6 +108,9 @@ describe('desktop notifications (notify-send)', { timeout: 60_000 }, () => {
         EVENT_TIMEOUT_MS,
         from,
       );
+      // The question's notification first: each is a process of its own, and under load a later
+      // one can finish first (the log keeps the order they ended in, not the daemon's).
+      await fake!.waitFor(2 * i + 1);
       await c.ok('send', { session: 'a', keys: ['y', 'Enter'] });
       await c.waitFor((m) => m.type === 'turn_completed', EVENT_TIMEOUT_MS, from);
     }
