@@ -55,7 +55,16 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
 
   get currentTurn(): { input: string; startedAt: number } | null {
     const t = this.turn;
-    return t ? { input: this.inputOf(t), startedAt: t.startedAt } : null;
+    if (!t) return null;
+    // Asked after every output chunk: the input is worked out only when it is read (a reader
+    // that sees the same startedAt reads no further).
+    const inputOf = () => this.inputOf(t);
+    return {
+      startedAt: t.startedAt,
+      get input() {
+        return inputOf();
+      },
+    };
   }
 
   get submits(): { sent: number; taken: number } {
