@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
+import { screenOf } from '@clippy/testkit/real-agent-session';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { startFakeModel, type FakeModel } from '@clippy/testkit/fake-model/server';
 import { MARKDOWN_ANSWERS, answerFor, askFor } from '@clippy/testkit/markdown-answers';
@@ -93,12 +94,20 @@ async function start(agent: RealAgentName, name: string, channel = true): Promis
   return s;
 }
 
+/** `clippy ask`; a failed one's stderr also says what the session showed and what the model got. */
 async function ask(name: string, text: string) {
-  return runClippy(
+  const since = model.requests.length;
+  const r = await runClippy(
     ['ask', name, text, '--timeout', String(ASK_MS / 1000)],
     d.env.env,
     ASK_MS + 5_000,
   );
+  if (r.code === 0) return r;
+  const got = model.requests
+    .slice(since)
+    .map((q) => `${q.api}${q.conversation ? '' : ' (aside)'}: ${JSON.stringify(q.userText)}`);
+  const stderr = `${r.stderr}\n${await screenOf(d.env.env, name)}\nthe model got since: ${got.join('; ') || 'nothing'}`;
+  return { ...r, stderr };
 }
 
 /** What a failed exact-text check needs said: the turn's source and record, the channel's note. */
