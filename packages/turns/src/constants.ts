@@ -16,14 +16,6 @@ export const SCREEN_SETTLE_MS = 200;
  * the agent's prompt: the record shortens the wait, it never ends a turn. */
 export const RECORDED_SETTLE_MS = 50;
 
-/** How long an idle screen must stay unchanged, with no newer state report from the agent,
- * before a busy (or asking) report in its title no longer holds the turn open: a working agent
- * animates its screen (spinner, elapsed time) several times a second, so a still, idle screen is
- * the truth and the title a leftover. Claude Code under load was seen to leave a busy title as
- * its last one after its answer and idle prompt were drawn (the turn never ended). Two seconds is
- * ten settle windows: a screen caught between two frames of a working agent never lasts that. */
-export const STALE_SIGNAL_MS = 2000;
-
 /** Default cap of a turn's raw content (the registry's per-turn cap): longer content is cut and
  * flagged `truncated`, so one runaway turn cannot exhaust the broker's memory. */
 export const DEFAULT_MAX_TURN_BYTES = 4 * 1024 * 1024;

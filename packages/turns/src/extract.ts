@@ -91,12 +91,18 @@ export function answerEnd(
   tails: ReadonlySet<number> = wrappedBorderTails(lines),
 ): number {
   const n = lines.length;
+  // The bottom of what is drawn: a tall terminal under a short screen (a TUI that draws from the
+  // top, Claude Code's first answer) has blank rows below its input box, which would push the
+  // box out of the bottom region (its text then taken for an old echo of the question).
+  let drawn = n;
+  while (drawn > 0 && lines[drawn - 1]!.trim() === '') drawn--;
+  const shown = drawn === n ? lines : lines.slice(0, drawn);
   // A dialog on screen is part of what the agent said; only an input box ends the answer.
-  if (classifyLines(lines, c).state === 'blocked') return n;
+  if (shown.length > 0 && classifyLines(shown, c).state === 'blocked') return n;
   const region = c.preset.kind === 'screen' ? c.bottomLines : DEFAULT_BOTTOM_LINES;
-  const from = Math.max(0, n - region);
+  const from = Math.max(0, drawn - region);
   let input = -1;
-  for (let i = n - 1; i >= from && input < 0; i--) {
+  for (let i = drawn - 1; i >= from && input < 0; i--) {
     const line = lines[i]!;
     const isInput =
       c.preset.kind === 'line' && c.preset.inputLine === undefined && c.pattern
@@ -114,7 +120,7 @@ export function answerEnd(
   }
   // A line preset's prompt may not be drawn yet (aider redraws it); its rule still marks the end.
   if (c.preset.kind === 'line') {
-    for (let i = n - 1; i >= from; i--) if (firstMatch(c.inputTop, lines[i]!) >= 0) return i;
+    for (let i = drawn - 1; i >= from; i--) if (firstMatch(c.inputTop, lines[i]!) >= 0) return i;
   }
   return n;
 }

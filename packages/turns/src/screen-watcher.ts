@@ -1,7 +1,7 @@
 // The screen watcher: an agent's turn read from its rendered screen (a screen preset) — the
 // submit taken, busy and blocked screens, and the turn over once the idle screen has settled.
 import { classifyLines, type Classification } from './classify.js';
-import { NO_REACTION_MS, RECORDED_SETTLE_MS, STALE_SIGNAL_MS } from './constants.js';
+import { NO_REACTION_MS, RECORDED_SETTLE_MS } from './constants.js';
 import { answerEnd, echoEnd, echoSightings, extractAnswer, type EchoSightings } from './extract.js';
 import { inputHolds } from './input-box.js';
 import { readMenu } from './menu.js';
@@ -69,8 +69,6 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   /** The agent's own reports of its state (OSC sequences) and the latest one. */
   private readonly osc: OscScanner | null;
   private signal: 'idle' | 'busy' | 'blocked' | null = null;
-  /** When the latest report came. */
-  private signalAt = Number.NEGATIVE_INFINITY;
   /** Submits (Enter with the agent ready) so far, and the latest one it took. */
   private submitCount = 0;
   private takenCount = 0;
@@ -103,13 +101,13 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     return events;
   }
 
-  protected output(chunk: Uint8Array, now: number): void {
+  protected output(chunk: Uint8Array): void {
     if (this.turn) {
       storeOutput(this.turn, chunk, this.outAbs);
       this.turn.outputBytes += chunk.length;
     }
     this.outAbs += chunk.length;
-    if (this.osc) for (const payload of this.osc.scan(chunk)) this.onSignal(payload, now);
+    if (this.osc) for (const payload of this.osc.scan(chunk)) this.onSignal(payload);
   }
 
   protected escape(): void {
@@ -213,14 +211,12 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     // A dialog still shown after Enter answered it is looked at again when it has stayed.
     if (this.answered && this.lastClass?.state === 'blocked')
       return this.answered.at + ANSWERED_DIALOG_MS;
-    if (this.lastClass?.state !== 'idle' || !this.screenFresh()) return null;
-    // The agent's report of work or a question holds until the idle screen outlasts it (in a
-    // turn; at start it holds until the agent reports idle).
-    if (this.signal === 'busy' || this.signal === 'blocked') {
-      if (!this.turn) return null;
-      const staleAt = this.signalStaleAt();
-      if (staleAt > this.evaluatedAt) return staleAt;
-    }
+    if (
+      this.lastClass?.state !== 'idle' ||
+      !this.screenFresh() ||
+      (this.signal !== null && this.signal !== 'idle')
+    )
+      return null;
     const t = this.turn;
     if (t && t.outputBytes === 0 && t.typed.trim() === '') return t.startedAt + NO_REACTION_MS;
     return this.lastChangeAt + this.settleMs();
@@ -230,7 +226,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
    * The agent reported its state (an OSC payload matching one of the preset's signals): kept
    * as the latest report. A busy (or blocked) report with a submit not yet taken takes it.
    */
-  private onSignal(payload: string, now: number): void {
+  private onSignal(payload: string): void {
     const c = this.c;
     const signal =
       firstMatch(c.blockedSignal, payload) >= 0
@@ -242,7 +238,6 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
             : null;
     if (signal === null) return;
     this.signal = signal;
-    this.signalAt = now;
     const t = this.turn;
     if (t && signal !== 'idle') {
       t.worked = true;
@@ -309,24 +304,6 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     this.takenCount = t.submitSeq;
   }
 
-  /**
-   * Whether the agent's latest report of work or a question still holds at `now`: it does
-   * until the screen, read after all output, has stayed idle and unchanged for STALE_SIGNAL_MS
-   * since both its last change and the report (a working agent animates its screen; a still,
-   * idle one says the report was its last word overtaken, not the truth). Only in a turn: an
-   * agent still starting (Codex loading) may report work under a screen that looks ready.
-   */
-  private signalHolds(now: number): boolean {
-    if (this.signal === null || this.signal === 'idle') return false;
-    if (!this.turn || this.lastClass?.state !== 'idle' || !this.screenFresh()) return true;
-    return now < this.signalStaleAt();
-  }
-
-  /** When an idle, unchanged screen outlasts the latest report (see signalHolds). */
-  private signalStaleAt(): number {
-    return Math.max(this.lastChangeAt, this.signalAt) + STALE_SIGNAL_MS;
-  }
-
   private screenFresh(): boolean {
     return this.screenSeq === this.outputSeq;
   }
@@ -356,13 +333,12 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       return events;
     }
     this.answered = null;
-    const signal = this.signalHolds(now) ? this.signal : null;
-    if (cls.state === 'busy' || signal === 'busy') {
+    if (cls.state === 'busy' || this.signal === 'busy') {
       if (this.ready) this.setState('busy', now, events);
       return events;
     }
     // The agent says it asks: its dialog is being drawn (the screen will say so).
-    if (signal === 'blocked') return events;
+    if (this.signal === 'blocked') return events;
     if (cls.state !== 'idle' || !this.screenFresh() || now - this.lastChangeAt < this.settleMs())
       return events;
     if (!this.ready) {
