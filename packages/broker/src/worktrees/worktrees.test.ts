@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffPatchLines, diffStatLines } from '@clippy/protocol';
 import { GIT_TEST_ENV, git, gitOwnDiff, makeRepo, writeFiles } from '@clippy/testkit/git';
+import { RepoTemplate } from '@clippy/testkit/repo-template';
 import { HandlerError } from '../errors.js';
 import { createWorktree, type CreateWorktree } from './create-worktree.js';
 import { worktreeDiff, DIFF_PATCH_MAX_BYTES } from './diff.js';
@@ -23,12 +24,16 @@ let state: string;
 beforeAll(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-worktrees-')));
   state = path.join(root, 'state');
+  template = new RepoTemplate(root);
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-/** A fresh repository with history (see testkit's makeRepo). */
+let template: RepoTemplate;
+
+/** A fresh repository with history (see testkit's makeRepo): a copy of one made once. */
 function repo(files: Record<string, string | Buffer> = {}): string {
-  return makeRepo(path.join(root, `repo${++n}`), files);
+  const dir = path.join(root, `repo${++n}`);
+  return Object.keys(files).length > 0 ? makeRepo(dir, files) : template.copy(dir);
 }
 
 function create(req: Partial<CreateWorktree> & { cwd: string }) {
