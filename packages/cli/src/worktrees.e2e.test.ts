@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { diffPatchLines, type DiffFile, type SessionInfo } from '@clippy/protocol';
 import { agentCommand } from '@clippy/testkit/agents/index';
-import { submissions, waitChannelLive, waitState } from '@clippy/testkit/agents/harness';
+import { askTurn, submissions, waitChannelLive, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
-import { GIT_TEST_ENV, git, makeRepo, writeFiles } from '@clippy/testkit/git';
+import { GIT_TEST_ENV, git, writeFiles } from '@clippy/testkit/git';
+import { RepoTemplate } from '@clippy/testkit/repo-template';
 import { until } from '@clippy/testkit/until';
 
 // Worktrees end to end (issue 37): the real CLI and daemon, real git, fake agents that edit
@@ -25,6 +26,7 @@ beforeAll(async () => {
   // The daemon runs git with none of the machine's git settings (testkit's GIT_TEST_ENV).
   d = await TestDaemon.start({ env: new DaemonEnv({ ...GIT_TEST_ENV }) });
   c = await d.connect();
+  template = new RepoTemplate(d.env.root);
 });
 afterAll(async () => {
   await c?.close();
@@ -33,8 +35,10 @@ afterAll(async () => {
 
 const clippy = (args: string[]) => runClippy(args, d.env.env);
 
+/** Each test's repository: a copy of makeRepo's, made once in the daemon's folder. */
+let template: RepoTemplate;
 function repo(): string {
-  return makeRepo(path.join(d.env.root, `repo${++n}`));
+  return template.copy(path.join(d.env.root, `repo${++n}`));
 }
 
 /** A fake agent's command line (`-- node …/aider.js --log FILE …`) and its log file. */
@@ -55,11 +59,46 @@ function agent(
   return { argv: ['--preset', kind, '--', command, ...full], log };
 }
 
-async function session(name: string): Promise<SessionInfo> {
-  const r = await clippy(['ls', '-a', '--json']);
-  return (JSON.parse(r.stdout) as { sessions: SessionInfo[] }).sessions.find(
-    (s) => s.name === name,
-  )!;
+/**
+ * The session as `clippy ls -a --json` lists it (the daemon's list, exited ones too), through
+ * the test's client: a CLI process per look costs a second of CPU on a loaded machine.
+ */
+async function session(name: string, client: ClippyClient = c): Promise<SessionInfo> {
+  const { sessions } = await client.request('list_sessions', {});
+  return sessions.find((s) => s.name === name)!;
+}
+
+/**
+ * What `clippy new -d --cwd CWD [--worktree NAME] ARGV…` asks of the daemon, through the test's
+ * client: for sessions a test sets up, not the ones whose `new` it checks. `argv` is
+ * agent()'s (`--preset P -- COMMAND ARGS…`).
+ */
+async function spawn(
+  name: string,
+  cwd: string,
+  argv: string[],
+  opts: { worktree?: boolean; persist?: boolean; client?: ClippyClient; env?: DaemonEnv } = {},
+): Promise<void> {
+  const [flag, preset, dashes, command, ...args] = argv;
+  if (flag !== '--preset' || dashes !== '--' || !preset || !command) {
+    throw new Error(`not an agent command line: ${argv.join(' ')}`);
+  }
+  const env = opts.env ?? d.env;
+  await (opts.client ?? c).request(
+    'spawn',
+    {
+      command,
+      args,
+      name,
+      preset,
+      cwd,
+      env: { ...(env.env as Record<string, string>), TERM: 'xterm-256color' },
+      ...(opts.persist ? { persist: true } : {}),
+      ...(opts.worktree ? { worktree: { name } } : {}),
+    },
+    // A checkout takes what it takes (as for `clippy new --worktree`): the daemon bounds git.
+    { timeoutMs: 0 },
+  );
 }
 
 describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
@@ -91,7 +130,7 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
     await waitState(c, 'fix', 'idle');
 
     // The agent's edit lands in the worktree (where it runs), not in the user's tree.
-    expect((await clippy(['ask', 'fix', 'add a parser'])).code).toBe(0);
+    await askTurn(c, 'fix', 'add a parser');
     expect(existsSync(path.join(w.path, 'src', 'parse.ts'))).toBe(true);
     expect(existsSync(path.join(r, 'src', 'parse.ts'))).toBe(false);
     // Counted when the agent's turn ended: its own edit.
@@ -105,7 +144,11 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
     git(w.path, ['rm', '--quiet', 'docs/guide.md']);
     git(w.path, ['commit', '--quiet', '-m', 'drop the guide']);
 
-    const stat = await clippy(['diff', 'fix', '--stat']);
+    // Reads of one state (each a CLI process, a second of CPU under load): run at once.
+    const [stat, names] = await Promise.all([
+      clippy(['diff', 'fix', '--stat']),
+      clippy(['diff', 'fix', '--name-only']),
+    ]);
     expect(stat).toEqual({
       code: 0,
       stdout:
@@ -115,9 +158,7 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
         ' 3 files changed, 2 insertions(+), 2 deletions(-)\n',
       stderr: '',
     });
-    expect((await clippy(['diff', 'fix', '--name-only'])).stdout).toBe(
-      'README.md\ndocs/guide.md\nsrc/parse.ts\n',
-    );
+    expect(names.stdout).toBe('README.md\ndocs/guide.md\nsrc/parse.ts\n');
     // A diff counts again too: ls shows what it showed.
     const ls = await clippy(['ls']);
     expect(ls.stdout).toMatch(/ BRANCH +CHANGES\n/u);
@@ -127,7 +168,10 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
       added: 2,
       removed: 2,
     });
-    const patch = await clippy(['diff', 'fix']);
+    const [patch, oneRun] = await Promise.all([
+      clippy(['diff', 'fix']),
+      clippy(['diff', 'fix', 'README.md', '--json']),
+    ]);
     expect(patch.stdout).toContain(
       'diff --git a/src/parse.ts b/src/parse.ts\nnew file mode 100644\n' +
         `index 0000000..${git(w.path, ['hash-object', 'src/parse.ts']).trim().slice(0, 7)}\n` +
@@ -137,7 +181,7 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
     expect(patch.stdout).toContain(
       'diff --git a/docs/guide.md b/docs/guide.md\ndeleted file mode 100644\n',
     );
-    const one = JSON.parse((await clippy(['diff', 'fix', 'README.md', '--json'])).stdout) as {
+    const one = JSON.parse(oneRun.stdout) as {
       files: DiffFile[];
       base: string;
     };
@@ -169,77 +213,71 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
     ).toBe('clippy/fix');
 
     // A session without a worktree has no diff to show.
-    const plain = agent('plain', 'aider');
-    expect((await clippy(['new', '-d', '--cwd', r, '--name', 'plain', ...plain.argv])).code).toBe(
-      0,
-    );
+    await spawn('plain', r, agent('plain', 'aider').argv);
     const none = await clippy(['diff', 'plain']);
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(
       "clippy: session 'plain' runs in no worktree of its own (clippy new --worktree makes one) (no_worktree)\n",
     );
-    await clippy(['kill', 'plain']);
+    await c.request('kill', { session: 'plain', remove: true });
   });
 
   it('refuses clearly, and starts nothing: no repository, a bare one, a taken branch, bad options', async () => {
     const plain = path.join(d.env.root, 'not-a-repo');
     mkdirSync(plain);
-    const names = async () =>
-      (
-        JSON.parse((await clippy(['ls', '-a', '--json'])).stdout) as { sessions: SessionInfo[] }
-      ).sessions.map((s) => s.session);
+    const names = async () => (await c.request('list_sessions', {})).sessions.map((s) => s.session);
     const before = await names();
     const a = agent('refused', 'aider');
-    const outside = await clippy(['new', '-d', '--cwd', plain, '--worktree', ...a.argv]);
-    expect(outside.code).toBe(1);
-    expect(outside.stderr).toBe(
-      `clippy: '${plain}' is not in a git repository: a worktree branches from one (git init, or --cwd into a clone) (not_a_git_repository)\n`,
-    );
     const bare = path.join(d.env.root, 'bare.git');
     git(d.env.root, ['init', '--quiet', '--bare', bare]);
-    const b = await clippy(['new', '-d', '--cwd', bare, '--worktree', ...a.argv]);
-    expect(b.stderr).toMatch(
-      /is a bare repository: it has no working tree to branch from.*\(bare_repository\)\n$/u,
-    );
     const r = repo();
     git(r, ['branch', 'clippy/taken']);
-    const taken = await clippy(['new', '-d', '--cwd', r, '--worktree', 'taken', ...a.argv]);
-    expect(taken.code).toBe(1);
-    expect(taken.stderr).toMatch(
+    // The bad --base in a repository of its own: no two refusals read one repository at once.
+    const r2 = repo();
+    // Refusals that start nothing (each a node start-up): run at once.
+    const [outside, b, taken, noWorktree, badName, badBase] = await Promise.all(
+      [
+        ['--cwd', plain, '--worktree'],
+        ['--cwd', bare, '--worktree'],
+        ['--cwd', r, '--worktree', 'taken'],
+        ['--cwd', r, '--base', 'main'],
+        ['--cwd', r, '--worktree', 'a..b'],
+        ['--cwd', r2, '--worktree', 'x', '--base', 'nope'],
+      ].map((opts) => clippy(['new', '-d', ...opts, ...a.argv])),
+    );
+    expect(outside!.code).toBe(1);
+    expect(outside!.stderr).toBe(
+      `clippy: '${plain}' is not in a git repository: a worktree branches from one (git init, or --cwd into a clone) (not_a_git_repository)\n`,
+    );
+    expect(b!.stderr).toMatch(
+      /is a bare repository: it has no working tree to branch from.*\(bare_repository\)\n$/u,
+    );
+    expect(taken!.code).toBe(1);
+    expect(taken!.stderr).toMatch(
       /^clippy: branch clippy\/taken exists already \(in no worktree\)\. .*\(branch_exists\)\n$/u,
     );
-    const noWorktree = await clippy(['new', '-d', '--cwd', r, '--base', 'main', ...a.argv]);
     expect(noWorktree).toMatchObject({
       code: 64,
       stderr: 'clippy: --base goes with --worktree (the branch it starts from)\n',
     });
-    const badName = await clippy(['new', '-d', '--cwd', r, '--worktree', 'a..b', ...a.argv]);
-    expect(badName.code).toBe(64);
-    expect(badName.stderr).toMatch(/^clippy: --worktree 'a\.\.b': letters, digits/u);
-    const badBase = await clippy([
-      'new',
-      '-d',
-      '--cwd',
-      r,
-      '--worktree',
-      'x',
-      '--base',
-      'nope',
-      ...a.argv,
-    ]);
-    expect(badBase.stderr).toBe(
-      `clippy: --base 'nope' names no commit in the repository at '${r}' (invalid_argument)\n`,
+    expect(badName!.code).toBe(64);
+    expect(badName!.stderr).toMatch(/^clippy: --worktree 'a\.\.b': letters, digits/u);
+    expect(badBase!.stderr).toBe(
+      `clippy: --base 'nope' names no commit in the repository at '${r2}' (invalid_argument)\n`,
     );
     // Nothing was started, nothing was left behind.
     expect(await names()).toEqual(before);
-    expect(git(r, ['worktree', 'list', '--porcelain']).match(/^worktree /gmu)).toHaveLength(1);
+    for (const repoDir of [r, r2]) {
+      expect(git(repoDir, ['worktree', 'list', '--porcelain']).match(/^worktree /gmu)).toHaveLength(
+        1,
+      );
+    }
   });
 
   it('kill keeps the worktree; rm removes it only when nothing would be lost, or with --force after saying what; the branch stays', async () => {
     const r = repo();
-    for (const name of ['clean', 'dirty']) {
-      const a = agent(name, 'aider');
-      expect((await clippy(['new', '-d', '--cwd', r, '--worktree', name, ...a.argv])).code).toBe(0);
+    for (const name of ['clean', 'dirty', 'live']) {
+      await spawn(name, r, agent(name, 'aider').argv, { worktree: true });
       await waitState(c, name, 'idle');
     }
     const clean = (await session('clean')).worktree!.path;
@@ -253,9 +291,16 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
     );
     expect((await session('dirty')).state).toBe('exited');
     expect(existsSync(path.join(dirty, 'todo.txt'))).toBe(true);
-    expect((await clippy(['diff', 'dirty', '--name-only'])).stdout).toBe('src/app.ts\ntodo.txt\n');
+    // Looks that change nothing (each a CLI process): run at once. A running session is not
+    // removed at all.
+    const [diffed, refused, live] = await Promise.all([
+      clippy(['diff', 'dirty', '--name-only']),
+      clippy(['rm', 'dirty']),
+      clippy(['rm', 'live']),
+    ]);
+    expect(diffed.stdout).toBe('src/app.ts\ntodo.txt\n');
+    expect(live.stderr).toMatch(/is still running/u);
 
-    const refused = await clippy(['rm', 'dirty']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
       `clippy: session 'dirty' has work in its worktree ${dirty}: uncommitted: 1 changed file (src/app.ts), 1 untracked file (todo.txt). Nothing was removed: commit and merge it, or --force removes the worktree anyway (its branch clippy/dirty stays, with its commits) (worktree_has_changes)\n`,
@@ -280,7 +325,7 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
     expect(await session('dirty')).toBeUndefined();
 
     // Clean and with nothing only its branch has: rm after kill removes it, the branch stays.
-    await clippy(['kill', 'clean']);
+    await c.request('kill', { session: 'clean', remove: true });
     const rm = await clippy(['rm', 'clean']);
     expect(rm).toEqual({
       code: 0,
@@ -288,12 +333,8 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
       stderr: `clippy: removed the worktree ${clean}; branch clippy/clean kept\n`,
     });
     expect(git(r, ['branch', '--list', 'clippy/clean']).trim()).toBe('clippy/clean');
-    // A running session is not removed at all.
-    const a = agent('live', 'aider');
-    await clippy(['new', '-d', '--cwd', r, '--worktree', 'live', ...a.argv]);
-    expect((await clippy(['rm', 'live'])).stderr).toMatch(/is still running/u);
-    await clippy(['kill', 'live']);
-    await clippy(['rm', 'live']);
+    await c.request('kill', { session: 'live', remove: true });
+    await c.request('remove', { session: 'live' }, { timeoutMs: 0 });
   });
 });
 
@@ -316,12 +357,8 @@ describe('a review loop over the real diff', { timeout: 120_000 }, () => {
     const reviewer = agent('reviewer', 'claude', {
       replies: ['trim the parts, add a test', 'LGTM'],
     });
-    expect(
-      (await clippy(['new', '-d', '--cwd', r, '--worktree', 'writer', ...writer.argv])).code,
-    ).toBe(0);
-    expect(
-      (await clippy(['new', '-d', '--cwd', r, '--name', 'reviewer', ...reviewer.argv])).code,
-    ).toBe(0);
+    await spawn('writer', r, writer.argv, { worktree: true });
+    await spawn('reviewer', r, reviewer.argv);
     await waitState(c, 'writer', 'idle');
     await waitState(c, 'reviewer', 'idle');
     const w = (await session('writer')).worktree!.path;
@@ -406,28 +443,34 @@ describe('a session’s worktree across a daemon restart', { timeout: 120_000 },
     const env = new DaemonEnv({ ...GIT_TEST_ENV });
     const first = await TestDaemon.start({ env });
     try {
-      const r = makeRepo(path.join(env.root, 'repo'));
-      const a = agent('kept', 'aider');
-      const made = await runClippy(
-        ['new', '-d', '--persist', '--cwd', r, '--worktree', 'kept', ...a.argv],
-        env.env,
-      );
-      expect(made.code).toBe(0);
-      const before = (
-        JSON.parse((await runClippy(['ls', '--json'], env.env)).stdout) as {
-          sessions: SessionInfo[];
-        }
-      ).sessions[0]!.worktree!;
+      const r = template.copy(path.join(env.root, 'repo'));
+      const c1 = await first.connect();
+      let before: NonNullable<SessionInfo['worktree']>;
+      try {
+        await spawn('kept', r, agent('kept', 'aider').argv, {
+          worktree: true,
+          persist: true,
+          client: c1,
+          env,
+        });
+        before = (await session('kept', c1)).worktree!;
+      } finally {
+        await c1.close();
+      }
       writeFiles(before.path, { 'src/app.ts': 'changed while the daemon was away\n' });
       process.kill(first.pid, 'SIGTERM');
       await first.exited;
 
       await TestDaemon.start({ env });
-      const after = (
-        JSON.parse((await runClippy(['ls', '-a', '--json'], env.env)).stdout) as {
-          sessions: SessionInfo[];
-        }
-      ).sessions.find((s) => s.name === 'kept')!;
+      // Looks that change nothing (each a CLI process): run at once.
+      const [listed, diffed, refused] = await Promise.all([
+        runClippy(['ls', '-a', '--json'], env.env),
+        runClippy(['diff', 'kept', '--name-only'], env.env),
+        runClippy(['rm', 'kept'], env.env),
+      ]);
+      const after = (JSON.parse(listed.stdout) as { sessions: SessionInfo[] }).sessions.find(
+        (s) => s.name === 'kept',
+      )!;
       expect(after.restored).toBe(true);
       // Its folder is the worktree's: where a revive (issue 32) starts the agent again.
       expect(after.cwd).toBe(before.path);
@@ -438,10 +481,8 @@ describe('a session’s worktree across a daemon restart', { timeout: 120_000 },
         base_ref: 'refs/heads/main',
         changes: { files: 1, added: 1, removed: 3 },
       });
-      expect((await runClippy(['diff', 'kept', '--name-only'], env.env)).stdout).toBe(
-        'src/app.ts\n',
-      );
-      expect((await runClippy(['rm', 'kept'], env.env)).code).toBe(1);
+      expect(diffed.stdout).toBe('src/app.ts\n');
+      expect(refused.code).toBe(1);
       expect((await runClippy(['rm', '--force', 'kept'], env.env)).code).toBe(0);
       expect(existsSync(before.path)).toBe(false);
     } finally {
@@ -458,20 +499,17 @@ describe('clippy revive of an agent that had a worktree (issue 32)', { timeout: 
     // revive resumes (`--resume ID`).
     const { command, args } = agentCommand('claude', ['--hooks']);
     for (const name of ['back', 'gone']) {
-      const argv = ['--preset', 'claude', '--', command, ...args];
-      const made = await clippy(['new', '-d', '--cwd', r, '--worktree', name, ...argv]);
-      expect(made.code, made.stderr).toBe(0);
+      await spawn(name, r, ['--preset', 'claude', '--', command, ...args], { worktree: true });
       await waitState(c, name, 'idle');
       await waitChannelLive(c, name);
-      const asked = await clippy(['ask', name, `first question to ${name}`]);
-      expect(asked.code, asked.stderr).toBe(0);
+      await askTurn(c, name, `first question to ${name}`);
     }
 
     const before = await session('back');
     const worktree = before.worktree!.path;
     const { turn: first } = await c.request('get_turn', { session: 'back' });
     expect(first.agent?.session_id).toBeDefined();
-    expect((await clippy(['kill', 'back'])).code).toBe(0);
+    await c.request('kill', { session: 'back', remove: true });
     expect((await session('back')).state).toBe('exited');
     const revived = await clippy(['revive', 'back', '-d', '--json']);
     expect(revived.code, revived.stderr).toBe(0);
@@ -487,16 +525,16 @@ describe('clippy revive of an agent that had a worktree (issue 32)', { timeout: 
       cwd: worktree,
       worktree: { path: worktree, branch: 'clippy/back' },
     });
-    const again = await clippy(['ask', 'back', 'second question']);
-    expect(again.code, again.stderr).toBe(0);
+    const nextId = await askTurn(c, 'back', 'second question');
     const { turn: next } = await c.request('get_turn', { session: 'back' });
+    expect(next.turn_id).toBe(nextId);
     expect(next.seq).toBe(first.seq + 1);
     expect(next.agent?.session_id).toBe(first.agent!.session_id);
-    await clippy(['kill', 'back']);
+    await c.request('kill', { session: 'back', remove: true });
 
     // Its worktree removed behind clippy's back: no agent starts somewhere else.
     const gone = (await session('gone')).worktree!.path;
-    expect((await clippy(['kill', 'gone'])).code).toBe(0);
+    await c.request('kill', { session: 'gone', remove: true });
     git(r, ['worktree', 'remove', '--force', gone]);
     const refused = await clippy(['revive', 'gone', '-d']);
     expect(refused).toEqual({
@@ -505,7 +543,7 @@ describe('clippy revive of an agent that had a worktree (issue 32)', { timeout: 
       stderr: `clippy: session 'gone' cannot be revived: its worktree ${gone} is gone (git worktree remove, or rm --force) (not_revivable)\n`,
     });
     expect(await session('gone')).toMatchObject({ state: 'exited' });
-    const turns = JSON.parse((await clippy(['turns', 'gone', '--json'])).stdout) as unknown[];
+    const { turns } = await c.request('list_turns', { session: 'gone' });
     expect(turns).toHaveLength(1);
   });
 });
