@@ -24,6 +24,32 @@ function startDaemon(): { daemon: TestDaemon; env: NodeJS.ProcessEnv } {
   return { daemon: shared, env: { ...shared.env.env, PS1: 'PROMPT$ ' } };
 }
 
+/**
+ * What `clippy new -d --name NAME -- COMMAND ARGS…` asks of the daemon, through a client: for
+ * sessions a test sets up, not the ones whose `new` it checks (a CLI process costs about a
+ * second of CPU on a loaded machine). TERM as `new` sets it.
+ */
+async function spawnSession(
+  daemon: TestDaemon,
+  env: NodeJS.ProcessEnv,
+  name: string,
+  command: string,
+  args: string[],
+): Promise<void> {
+  const c = await daemon.connect();
+  try {
+    await c.request('spawn', {
+      command,
+      args,
+      name,
+      cwd: process.cwd(),
+      env: { ...(env as Record<string, string>), TERM: 'xterm-256color' },
+    });
+  } finally {
+    await c.close();
+  }
+}
+
 async function waitUntil<T>(
   fn: () => Promise<T | undefined>,
   what: string,
@@ -91,8 +117,8 @@ describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
 
   it('kill removes the session once it exited; --keep leaves it as exited(…) for ls -a; rm removes it', async () => {
     const { daemon, env } = startDaemon();
-    await runClippy(['new', '-d', '--name', 'gone', '--', 'sleep', '30'], env);
-    await runClippy(['new', '-d', '--name', 'kept', '--', 'sleep', '30'], env);
+    await spawnSession(daemon, env, 'gone', 'sleep', ['30']);
+    await spawnSession(daemon, env, 'kept', 'sleep', ['30']);
     expect((await runClippy(['kill', 'gone'], env)).code).toBe(0);
     expect((await runClippy(['kill', 'kept', '--keep', '--signal', 'TERM'], env)).code).toBe(0);
     // Polled through a client (a CLI process per look costs a second of CPU under load); what
@@ -105,30 +131,38 @@ describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
         ? true
         : undefined;
     }, 'gone removed and kept exited');
-    const listed = JSON.parse((await runClippy(['ls', '-a', '--json'], env)).stdout) as {
+    // Three reads of one state (each a node start-up): run at once.
+    const [json, table, live] = await Promise.all([
+      runClippy(['ls', '-a', '--json'], env),
+      runClippy(['ls', '-a'], env),
+      runClippy(['ls'], env),
+    ]);
+    const listed = JSON.parse(json.stdout) as {
       sessions: { name: string; state: string }[];
     };
     expect(listed.sessions.map((s) => [s.name, s.state])).toEqual([['kept', 'exited']]);
-    const table = await runClippy(['ls', '-a'], env);
     expect(table.stdout).toMatch(/kept\s+\S+\s+exited\((SIGTERM|143|null|\?)\)/);
-    expect((await runClippy(['ls'], env)).stderr).toMatch(/no live sessions/);
+    expect(live.stderr).toMatch(/no live sessions/);
     expect((await runClippy(['rm', 'kept'], env)).code).toBe(0);
     expect(JSON.parse((await runClippy(['ls', '-a', '--json'], env)).stdout).sessions).toEqual([]);
   });
 
   it('errors name the problem: unknown session, bad signal', async () => {
     const { env } = startDaemon();
-    const r = await runClippy(['kill', 'nosuch'], env);
+    // Two refusals that change nothing: run at once (each is a node start-up).
+    const [r, bad] = await Promise.all([
+      runClippy(['kill', 'nosuch'], env),
+      runClippy(['kill', 'x', '--signal', 'NOPE'], env),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/nosuch.*session_not_found|session_not_found/);
-    const bad = await runClippy(['kill', 'x', '--signal', 'NOPE'], env);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toMatch(/unknown signal 'NOPE'/);
   });
 
   it('send --enter types a line into the session; an observer’s keys are not sent', async () => {
-    const { env } = startDaemon();
-    await runClippy(['new', '-d', '--name', 'recv', '--', 'bash', '--norc', '--noprofile'], env);
+    const { daemon, env } = startDaemon();
+    await spawnSession(daemon, env, 'recv', 'bash', ['--norc', '--noprofile']);
     const a = CliPty.clippy(['attach', 'recv', '--observer'], { env });
     cleanups.push(() => a.dispose());
     await a.waitFor('PROMPT$');
@@ -159,16 +193,18 @@ describe('clippy daemon', { timeout: E2E_TIMEOUT_MS }, () => {
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toEqual({ sessions: [] });
 
-    const status = await runClippy(['daemon', 'status', '--json'], env);
+    // Three looks at the running daemon (each a node start-up): run at once.
+    const [status, human, again] = await Promise.all([
+      runClippy(['daemon', 'status', '--json'], env),
+      runClippy(['daemon', 'status'], env),
+      runClippy(['daemon', 'start'], env),
+    ]);
     expect(status.code).toBe(0);
     const s = JSON.parse(status.stdout);
     denv.track(s.pid);
     expect(s).toMatchObject({ running: true, socket: denv.socket, sessions: 0 });
     expect(s.pid).not.toBe(process.pid);
-    const human = await runClippy(['daemon', 'status'], env);
     expect(human.stdout).toContain(`pid        ${s.pid}`);
-
-    const again = await runClippy(['daemon', 'start'], env);
     expect(again.stdout).toContain(`already running (pid ${s.pid})`);
 
     const stop = await runClippy(['daemon', 'stop'], env);

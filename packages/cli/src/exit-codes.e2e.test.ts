@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { ClippyClient } from '@clippy/client';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
+import { eventually } from '@clippy/testkit/until';
 
 // End-to-end: the real clippyd and the real `clippy` binary (needs `npm run build`). Each
 // failure exits with the code docs/cli.md gives it and a message that names the problem.
@@ -20,40 +22,72 @@ emptyDaemonPerTest((d) => {
   env = daemon.env.env;
 });
 
-async function clientsConnected(): Promise<number> {
-  const r = await runClippy(['daemon', 'status', '--json'], env);
-  return (JSON.parse(r.stdout) as { clients?: number }).clients ?? 0;
+/**
+ * Starts `sleep SECONDS` as session `name` through a client (what `clippy new -d --name NAME
+ * -- sleep SECONDS` asks): set-up, not what the test checks (a CLI process costs about a
+ * second of CPU on a loaded machine).
+ */
+async function sleeper(c: ClippyClient, name: string, seconds: number): Promise<void> {
+  await c.request('spawn', {
+    command: 'sleep',
+    args: [String(seconds)],
+    name,
+    cwd: process.cwd(),
+    env: env as Record<string, string>,
+  });
+}
+
+/** The file's daemon's sessions' names, as `clippy ls --json` lists them (live ones). */
+async function liveNames(c: ClippyClient): Promise<string[]> {
+  const { sessions } = await c.request('list_sessions', {});
+  return sessions.filter((s) => s.state !== 'exited').map((s) => s.name);
+}
+
+/** Runs `fn` with a client of the file's daemon, closed after (the daemon is emptied per test). */
+async function withClient<T>(fn: (c: ClippyClient) => Promise<T>): Promise<T> {
+  const c = await daemon.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.close();
+  }
 }
 
 describe('exit codes and messages', { timeout: E2E_TIMEOUT_MS }, () => {
   it('wait exits 69 and says the daemon went away when the daemon dies under it', async () => {
-    const r = await runClippy(['new', '-d', '--name', 'w', '--', 'sleep', '300'], env);
-    expect(r.code).toBe(0);
+    const c = await daemon.connect();
+    await sleeper(c, 'w', 300);
     const waiting = runClippy(['wait', 'w'], env, E2E_TIMEOUT_MS);
-    // `wait` is connected when the daemon counts it beside the status call itself.
-    const deadline = Date.now() + CONNECTED_TIMEOUT_MS;
-    while ((await clientsConnected()) < 2) {
-      if (Date.now() > deadline) throw new Error('clippy wait never connected');
-    }
+    // `wait` is connected when the daemon counts it beside this test's own client.
+    await eventually(
+      async () => (await c.request('daemon_status', {})).clients >= 2,
+      'clippy wait connected',
+      CONNECTED_TIMEOUT_MS,
+    );
     process.kill(daemon.pid, 'SIGKILL');
+    await c.close().catch(() => {});
     const w = await waiting;
     expect(w.stderr).toMatch(/daemon/);
     expect(w.code).toBe(69);
   });
 
   it('new with an unknown --preset or a bad --pattern is a usage error (64) naming it', async () => {
-    const preset = await runClippy(['new', '-d', '--preset', 'nosuch', '--', 'sleep', '9'], env);
-    expect(preset.stderr).toMatch(/unknown preset "nosuch"; known presets: .*claude/);
-    expect(preset.code).toBe(64);
-    const unclosed = await runClippy(['new', '-d', '--pattern', '(', '--', 'sleep', '9'], env);
-    expect(unclosed.stderr).toMatch(/not a valid regular expression/);
-    expect(unclosed.code).toBe(64);
-    const lookahead = await runClippy(['new', '-d', '--pattern', '(?=a)', '--', 'sleep', '9'], env);
-    expect(lookahead.stderr).toMatch(/lookahead/);
-    expect(lookahead.code).toBe(64);
+    // Independent refusals (each is a node start-up): run at once.
+    const [preset, unclosed, lookahead] = await Promise.all(
+      [
+        ['new', '-d', '--preset', 'nosuch', '--', 'sleep', '9'],
+        ['new', '-d', '--pattern', '(', '--', 'sleep', '9'],
+        ['new', '-d', '--pattern', '(?=a)', '--', 'sleep', '9'],
+      ].map((args) => runClippy(args, env)),
+    );
+    expect(preset!.stderr).toMatch(/unknown preset "nosuch"; known presets: .*claude/);
+    expect(preset!.code).toBe(64);
+    expect(unclosed!.stderr).toMatch(/not a valid regular expression/);
+    expect(unclosed!.code).toBe(64);
+    expect(lookahead!.stderr).toMatch(/lookahead/);
+    expect(lookahead!.code).toBe(64);
     // Nothing was started.
-    const ls = await runClippy(['ls', '--json'], env);
-    expect(JSON.parse(ls.stdout).sessions).toEqual([]);
+    expect(await withClient(liveNames)).toEqual([]);
   });
 
   it('send without text or keys says what is missing; with both, that it takes one', async () => {
@@ -72,26 +106,34 @@ describe('exit codes and messages', { timeout: E2E_TIMEOUT_MS }, () => {
         'clippy: send takes TEXT (or - for stdin) or --keys KEY..., not both\n',
       ],
     ];
-    for (const [args, stderr] of cases) {
-      const r = await runClippy(args, env);
-      expect({ args, stderr: r.stderr, code: r.code }).toEqual({ args, stderr, code: 64 });
-    }
+    // Independent refusals that change nothing: run at once (each is a node start-up).
+    const runs = await Promise.all(cases.map(([args]) => runClippy(args, env)));
+    cases.forEach(([args, stderr], i) => {
+      expect({ args, stderr: runs[i]!.stderr, code: runs[i]!.code }).toEqual({
+        args,
+        stderr,
+        code: 64,
+      });
+    });
   });
 
   it('--timeout that is not a number says what it got', async () => {
-    for (const cmd of [
-      ['wait', 'x', '--timeout', 'abc'],
-      ['ask', 'x', 'hi', '--timeout', 'abc'],
-    ]) {
-      const r = await runClippy(cmd, env);
+    // Independent refusals that change nothing: run at once (each is a node start-up).
+    const [wait, ask, negative] = await Promise.all(
+      [
+        ['wait', 'x', '--timeout', 'abc'],
+        ['ask', 'x', 'hi', '--timeout', 'abc'],
+        ['wait', 'x', '--timeout', '-2'],
+      ].map((args) => runClippy(args, env)),
+    );
+    for (const r of [wait!, ask!]) {
       expect(r.stderr).toBe(
         "clippy: --timeout must be a number of seconds, 0 for no limit (got 'abc')\n",
       );
       expect(r.code).toBe(64);
     }
-    const negative = await runClippy(['wait', 'x', '--timeout', '-2'], env);
-    expect(negative.stderr).toContain("(got '-2')");
-    expect(negative.code).toBe(64);
+    expect(negative!.stderr).toContain("(got '-2')");
+    expect(negative!.code).toBe(64);
   });
 
   it('an unknown command is named even when nothing looks like it', async () => {
@@ -101,14 +143,12 @@ describe('exit codes and messages', { timeout: E2E_TIMEOUT_MS }, () => {
   });
 
   it('rm of a live session says to end it with clippy kill', async () => {
-    const r = await runClippy(['new', '-d', '--name', 'live', '--', 'sleep', '300'], env);
-    expect(r.code).toBe(0);
+    await withClient((c) => sleeper(c, 'live', 300));
     const rm = await runClippy(['rm', 'live'], env);
     expect(rm.stderr).toBe(
       "clippy: session 'live' is still running: end it with `clippy kill live` (which also removes it)\n",
     );
     expect(rm.code).toBe(1);
-    const ls = await runClippy(['ls', '--json'], env);
-    expect(JSON.parse(ls.stdout).sessions.map((s: { name: string }) => s.name)).toEqual(['live']);
+    expect(await withClient(liveNames)).toEqual(['live']);
   });
 });
