@@ -25,9 +25,14 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 }, E2E_TIMEOUT_MS);
 
-function freshEnv(): DaemonEnv {
+/**
+ * A fresh environment, disposed after the test: by the file's afterEach, or, for a concurrent
+ * test (the file's afterEach runs when any test ends), by the test's own `onTestFinished`.
+ */
+function freshEnv(onTestFinished?: (fn: () => Promise<void>) => void): DaemonEnv {
   const e = new DaemonEnv();
-  cleanups.push(() => e.dispose());
+  if (onTestFinished) onTestFinished(() => e.dispose());
+  else cleanups.push(() => e.dispose());
   return e;
 }
 
@@ -37,11 +42,15 @@ describe('clippy doctor', () => {
     async () => {
       const d = await TestDaemon.start();
       cleanups.push(() => d.stop());
-      const r = await runClippy(['doctor'], d.env.env);
+      // Two looks at one state (each a node start-up and its checks): run at once.
+      const [r, asJson] = await Promise.all([
+        runClippy(['doctor'], d.env.env),
+        runClippy(['doctor', '--json'], d.env.env),
+      ]);
       expect(r.stdout).toContain('all is well');
       expect(r.stdout).toMatch(/ok\s+daemon\s+pid \d+/);
       expect(r.code).toBe(0);
-      const json = JSON.parse((await runClippy(['doctor', '--json'], d.env.env)).stdout);
+      const json = JSON.parse(asJson.stdout);
       expect(json.ok).toBe(true);
       expect(json.checks.map((c: { name: string }) => c.name)).toEqual(
         expect.arrayContaining(['node', 'node-pty', 'socket dir', 'daemon', 'config', 'presets']),
@@ -91,9 +100,13 @@ describe('clippy doctor', () => {
         return JSON.parse(r.stdout).checks.find((c: { name: string }) => c.name === 'clipboard');
       };
 
-      const noDisplay = await start(undefined);
-      // This shell has a display; the daemon, which copies, has none.
-      const check = await clipboardCheck({ ...noDisplay, DISPLAY: ':99' });
+      // Two daemons of their own (one without a display, one with): set up at once.
+      const [noDisplay, withDisplay] = await Promise.all([start(undefined), start(':99')]);
+      // This shell has a display; the daemon, which copies, has none. Both asked at once.
+      const [check, withCheck] = await Promise.all([
+        clipboardCheck({ ...noDisplay, DISPLAY: ':99' }),
+        clipboardCheck(withDisplay),
+      ]);
       expect(check.status).toBe('warn');
       expect(check.detail).toMatch(
         /^deliver --sink clipboard: OSC 52 through an attached terminal, and none is attached now: it fails \(.*xclip is installed but needs \$DISPLAY, unset in the daemon's environment; xsel is installed but needs \$DISPLAY/,
@@ -105,10 +118,7 @@ describe('clippy doctor', () => {
       expect(failed.code).toBe(1);
       expect(fs.existsSync(copied)).toBe(false);
 
-      const withDisplay = await start(':99');
-      expect((await clipboardCheck(withDisplay)).detail).toMatch(
-        /^deliver --sink clipboard: xclip;/,
-      );
+      expect(withCheck.detail).toMatch(/^deliver --sink clipboard: xclip;/);
       const delivered = await runClippy(['deliver', '--sink', 'clipboard'], withDisplay);
       expect(delivered.code).toBe(0);
       expect(fs.readFileSync(copied, 'utf8')).toContain('to-copy');
@@ -116,10 +126,10 @@ describe('clippy doctor', () => {
     CLIPBOARD_TIMEOUT_MS,
   );
 
-  it(
+  it.concurrent(
     'a socket directory others can enter: names its mode and says chmod 700',
-    async () => {
-      const e = freshEnv();
+    async ({ expect, onTestFinished }) => {
+      const e = freshEnv(onTestFinished);
       const dir = path.dirname(e.socket);
       fs.mkdirSync(dir, { mode: 0o755 });
       fs.chmodSync(dir, 0o755);
@@ -131,10 +141,10 @@ describe('clippy doctor', () => {
     E2E_TIMEOUT_MS,
   );
 
-  it(
+  it.concurrent(
     'a socket left by a killed daemon: says nothing listens and how it is replaced',
-    async () => {
-      const e = freshEnv();
+    async ({ expect, onTestFinished }) => {
+      const e = freshEnv(onTestFinished);
       fs.mkdirSync(path.dirname(e.socket), { mode: 0o700 });
       // A process that listens on the socket and is killed: the file stays behind.
       const holder = spawn(process.execPath, [
@@ -155,10 +165,10 @@ describe('clippy doctor', () => {
     E2E_TIMEOUT_MS,
   );
 
-  it(
+  it.concurrent(
     'a broken config.json and presets.json: the file, the line and the reason',
-    async () => {
-      const e = freshEnv();
+    async ({ expect, onTestFinished }) => {
+      const e = freshEnv(onTestFinished);
       const dir = path.join(e.env.XDG_CONFIG_HOME!, 'clippy');
       fs.mkdirSync(dir);
       fs.writeFileSync(
@@ -187,7 +197,12 @@ describe('clippy doctor', () => {
         env: e,
         bin: otherRelease(e.root, { version: '0.0.1', protocolVersion: PROTOCOL_VERSION - 1 }),
       });
-      const doctor = await runClippy(['doctor'], e.env);
+      // Three looks that change nothing (restart without --force refuses): run at once.
+      const [doctor, ls, restart] = await Promise.all([
+        runClippy(['doctor'], e.env),
+        runClippy(['ls'], e.env),
+        runClippy(['daemon', 'restart'], e.env),
+      ]);
       expect(doctor.stdout).toMatch(
         new RegExp(
           `FAIL\\s+daemon\\s+the running daemon \\(pid ${old.pid}\\) does not speak protocol ${PROTOCOL_VERSION}`,
@@ -195,13 +210,11 @@ describe('clippy doctor', () => {
       );
       expect(doctor.stdout).toContain('clippy daemon restart --force');
       expect(doctor.code).toBe(1);
-      const ls = await runClippy(['ls'], e.env);
       expect(ls.stderr).toContain(`speaks protocol version ${PROTOCOL_VERSION - 1}`);
       expect(ls.stderr).toContain('clippy daemon restart --force');
       expect(ls.stderr).toContain('Its sessions end then');
       expect(ls.code).toBe(69);
       // Without --force, restart says what it would cost and does nothing.
-      const restart = await runClippy(['daemon', 'restart'], e.env);
       expect(restart.stderr).toContain('restarting ends its sessions');
       expect(restart.code).toBe(1);
       expect(
@@ -212,9 +225,12 @@ describe('clippy doctor', () => {
       expect(forced.code).toBe(0);
       await old.exited;
       await e.discoverPid();
-      const status = JSON.parse((await runClippy(['daemon', 'status', '--json'], e.env)).stdout);
-      expect(status.version).toBe(PROTOCOL_VERSION);
-      expect((await runClippy(['doctor'], e.env)).code).toBe(0);
+      const [statusRun, after] = await Promise.all([
+        runClippy(['daemon', 'status', '--json'], e.env),
+        runClippy(['doctor'], e.env),
+      ]);
+      expect(JSON.parse(statusRun.stdout).version).toBe(PROTOCOL_VERSION);
+      expect(after.code).toBe(0);
     },
     E2E_TIMEOUT_MS,
   );
