@@ -496,12 +496,15 @@ describe('clippy acp: two editors on one session', () => {
 describe('clippy acp: the command line', () => {
   it('refuses a command with --session, and --session with --preset, before anything runs', async () => {
     const env = { ...daemon.env.env, CLIPPYD_PATH: '/nonexistent/clippyd.js' };
-    const both = await runClippy(['acp', '--session', 's', '--', 'claude'], env);
+    // Two refusals that start nothing (each a node start-up): run at once.
+    const [both, conflict] = await Promise.all([
+      runClippy(['acp', '--session', 's', '--', 'claude'], env),
+      runClippy(['acp', '--session', 's', '--preset', 'claude'], env),
+    ]);
     expect([both.code, both.stdout]).toEqual([64, '']);
     expect(both.stderr).toContain(
       '--session runs the editor in an existing session: it takes no command',
     );
-    const conflict = await runClippy(['acp', '--session', 's', '--preset', 'claude'], env);
     expect(conflict.code).toBe(64);
     expect(conflict.stderr).toMatch(/mutually exclusive|--preset/u);
   });

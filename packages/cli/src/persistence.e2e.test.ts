@@ -96,7 +96,17 @@ describe('persistence across a daemon crash', () => {
     expect(fetched.length).toBeGreaterThanOrEqual(40);
 
     const again = await TestDaemon.start({ env: d.env });
-    const ls = await runClippy(['ls', '-a', '--json'], again.env.env);
+    // What the user reads of the restored store, each a CLI process (a second of CPU on a
+    // loaded machine): the reads of one state run at once. `show --raw` for the newest turns
+    // (the last written before the kill).
+    const newest = fetched.slice(-SHOWN_RAW);
+    const [ls, table, turns, found, ...shownRaw] = await Promise.all([
+      runClippy(['ls', '-a', '--json'], again.env.env),
+      runClippy(['ls', '-a'], again.env.env),
+      runClippy(['turns', 'p1'], again.env.env),
+      runClippy(['history', 'search', 'flood p2 number 3', '--json'], again.env.env),
+      ...newest.map(([id]) => runRaw(['show', id, '--raw'], again.env.env)),
+    ]);
     const sessions = (JSON.parse(ls.stdout) as { sessions: SessionInfo[] }).sessions;
     expect(sessions.map((s) => [s.name, s.state, s.restored, s.persisted])).toEqual([
       ['p1', 'exited', true, true],
@@ -104,33 +114,25 @@ describe('persistence across a daemon crash', () => {
     ]);
     const c2 = await again.connect();
     // Every reported turn is there; the ones whose bytes we saw are byte-exact, as the daemon
-    // serves them and, for the newest (the last written before the kill), as `show --raw`
-    // prints them (a CLI process each: a second of CPU on a loaded machine).
+    // serves them and, for the newest, as `show --raw` printed them.
     for (const id of reported.keys()) {
       const { turn } = await c2.request('get_turn', { turn_id: id });
       expect(turn.turn_id).toBe(id);
       const bytes = reported.get(id);
       if (bytes) expect(Buffer.from(turn.content).equals(bytes)).toBe(true);
     }
-    for (const [id, bytes] of fetched.slice(-SHOWN_RAW)) {
-      const shown = await runRaw(['show', id, '--raw'], again.env.env);
-      expect(shown.code).toBe(0);
-      expect(shown.stdout.equals(bytes!)).toBe(true);
-    }
+    newest.forEach(([, bytes], i) => {
+      expect(shownRaw[i]!.code).toBe(0);
+      expect(shownRaw[i]!.stdout.equals(bytes!)).toBe(true);
+    });
     // The store opened cleanly: no damage found, nothing paused.
     const status = await c2.request('daemon_status', {});
     expect(status.store?.warning).toBeNull();
     expect(status.store?.turns).toBeGreaterThanOrEqual(reported.size);
     // `ls -a` says they were restored; turns, search and relay work on them.
-    const table = await runClippy(['ls', '-a'], again.env.env);
     expect(table.stdout).toMatch(/p1 .*exited\(\?\) restored/);
-    const turns = await runClippy(['turns', 'p1'], again.env.env);
     expect(turns.code).toBe(0);
     expect(turns.stdout).toMatch(/flood p1 number/);
-    const found = await runClippy(
-      ['history', 'search', 'flood p2 number 3', '--json'],
-      again.env.env,
-    );
     expect(found.code).toBe(0);
     const results = (JSON.parse(found.stdout) as { results: { turn: { turn_id: string } }[] })
       .results;
@@ -163,16 +165,19 @@ describe('opt-in', () => {
     const { sessions } = await c.request('list_sessions', {});
     expect(sessions.find((s) => s.name === 'bypreset')?.persisted).toBe(true);
     expect(sessions.find((s) => s.name === 'plain')?.persisted).toBeUndefined();
-    const found = await runClippy(['history', 'search', 'kept'], d.env.env);
+    // Reads of one state (each a CLI process): run at once.
+    const out = join(d.env.root, 'snap.json');
+    const [found, none, snap] = await Promise.all([
+      runClippy(['history', 'search', 'kept'], d.env.env),
+      runClippy(['history', 'search', 'nothing-like-this'], d.env.env),
+      runClippy(['snapshot', 'bypreset', '-o', out], d.env.env),
+    ]);
     expect(found.stdout).toMatch(/:1 {2}bypreset /);
     expect(found.stdout).toMatch(/ANSWER: kept by preset/);
     expect(found.stdout).not.toMatch(/not kept/);
-    const none = await runClippy(['history', 'search', 'nothing-like-this'], d.env.env);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/no persisted turn contains/);
     // Snapshot: the documented JSON, turns with their exact bytes.
-    const out = join(d.env.root, 'snap.json');
-    const snap = await runClippy(['snapshot', 'bypreset', '-o', out], d.env.env);
     expect(snap.code).toBe(0);
     const doc = JSON.parse(readFileSync(out, 'utf8')) as {
       format: string;
@@ -228,10 +233,12 @@ describe('the history lock', () => {
         }, reject);
     });
     process.kill(a.pid, 'SIGKILL');
-    const ls = await runClippy(['ls', '-a', '--json'], envB.env);
+    const [ls, turns] = await Promise.all([
+      runClippy(['ls', '-a', '--json'], envB.env),
+      runClippy(['turns', 'kept'], envB.env),
+    ]);
     const sessions = (JSON.parse(ls.stdout) as { sessions: SessionInfo[] }).sessions;
     expect(sessions.map((s) => [s.name, s.restored])).toEqual([['kept', true]]);
-    const turns = await runClippy(['turns', 'kept'], envB.env);
     expect(turns.stdout).toMatch(/before the crash/);
     const persisted = await runClippy(
       ['new', '-d', '--persist', '--name', 'next', '--', 'sh'],
@@ -249,22 +256,26 @@ describe('the history lock', () => {
     // Where the history directory belongs, a file: it cannot be read or written.
     writeFileSync(join(env.env.XDG_STATE_HOME!, 'clippy', 'history'), 'not a directory');
     await start(env);
-    const refused = await runClippy(['new', '-d', '--persist', '--name', 'p', '--', 'sh'], env.env);
+    // Two sessions of different names asked for at once (each `new` a CLI process).
+    const [refused, plain] = await Promise.all([
+      runClippy(['new', '-d', '--persist', '--name', 'p', '--', 'sh'], env.env),
+      runClippy(['new', '-d', '--name', 'plain', '--', 'sh'], env.env),
+    ]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
       /cannot persist this session: the turn history is unavailable \(.*ENOTDIR.*\); see clippy daemon status/,
     );
-    const plain = await runClippy(['new', '-d', '--name', 'plain', '--', 'sh'], env.env);
     expect(plain.code).toBe(0);
-    const ls = await runClippy(['ls'], env.env);
+    const [ls, lsJson, status] = await Promise.all([
+      runClippy(['ls'], env.env),
+      runClippy(['ls', '--json'], env.env),
+      runClippy(['daemon', 'status'], env.env),
+    ]);
     expect(ls.code).toBe(0);
     expect(ls.stdout).toMatch(/^plain /m);
     expect(ls.stderr).toMatch(/the turn history is unavailable \(.*ENOTDIR.*\)/);
-    const json = JSON.parse((await runClippy(['ls', '--json'], env.env)).stdout) as {
-      history_unavailable?: string;
-    };
+    const json = JSON.parse(lsJson.stdout) as { history_unavailable?: string };
     expect(json.history_unavailable).toMatch(/ENOTDIR/);
-    const status = await runClippy(['daemon', 'status'], env.env);
     expect(status.stdout).toMatch(/history +UNAVAILABLE: .*ENOTDIR.*\(--persist is refused\)/);
   }, 60_000);
 });
@@ -299,19 +310,22 @@ describe('a malformed history', () => {
       { mode: 0o600 },
     );
     await start(env);
-    const ls = await runClippy(['ls', '-a'], env.env);
+    // Reads of one state (each a CLI process): run at once.
+    const [ls, one, two, status] = await Promise.all([
+      runClippy(['ls', '-a'], env.env),
+      runRaw(['show', 'nonam1:1', '--raw'], env.env),
+      runClippy(['show', 'nonam1:2'], env.env),
+      runClippy(['daemon', 'status'], env.env),
+    ]);
     expect(ls.stderr).toBe('');
     expect(ls.code).toBe(0);
     expect(ls.stdout).toMatch(/^nonam1 +nonam1 +exited\(\?\) restored +1 /m);
     expect(ls.stdout).toMatch(/^numbr1 +numbr1 +exited/m);
-    const one = await runRaw(['show', 'nonam1:1', '--raw'], env.env);
     expect(one.stdout.equals(content)).toBe(true);
     // The turn whose lengths point into its metadata is not shown at all.
-    const two = await runClippy(['show', 'nonam1:2'], env.env);
     expect(two.code).not.toBe(0);
     expect(two.stdout).not.toMatch(/"cl"|prompt/);
     expect(two.stderr).toMatch(/nonam1:2/);
-    const status = await runClippy(['daemon', 'status'], env.env);
     expect(status.stdout).toMatch(
       /WARNING +damaged history found at start: 000001\.seg: \d+ bytes \(bad_meta\)/,
     );
@@ -337,13 +351,15 @@ describe('a damaged history', () => {
     writeFileSync(seg, bytes);
 
     const again = await TestDaemon.start({ env });
-    const status = await runClippy(['daemon', 'status'], env.env);
+    const [status, turns] = await Promise.all([
+      runClippy(['daemon', 'status'], env.env),
+      runClippy(['turns', 'dmg', '--json'], env.env),
+    ]);
     expect(status.stdout).toMatch(
       /WARNING +damaged history found at start: 000001\.seg: \d+ bytes \(checksum\)/,
     );
     expect(again.log).toMatch(/damaged records moved aside/);
     expect(readdirSync(join(historyDir(d), 'damaged'))).toHaveLength(1);
-    const turns = await runClippy(['turns', 'dmg', '--json'], env.env);
     const listed = JSON.parse(turns.stdout) as { prompt: string }[];
     expect(listed.map((t) => t.prompt)).toEqual(['question 3', 'question 1']);
   }, 60_000);
