@@ -18,6 +18,10 @@ import { until } from '@clippy/testkit/until';
 
 /** How long a chain of fake-agent turns may take on a loaded machine. */
 const FLOW_TIMEOUT_MS = 45_000;
+/** How long a worktree's count (git, after a turn or a restart) may take on a loaded machine. */
+const COUNT_TIMEOUT_MS = 20_000;
+/** Pause between two looks at a session's counted changes. */
+const COUNT_POLL_MS = 50;
 
 let d: TestDaemon;
 let c: ClippyClient;
@@ -66,6 +70,31 @@ function agent(
 async function session(name: string, client: ClippyClient = c): Promise<SessionInfo> {
   const { sessions } = await client.request('list_sessions', {});
   return sessions.find((s) => s.name === name)!;
+}
+
+/**
+ * Waits until the session's listed worktree changes are `expected`, then checks them: a listing
+ * waits 500 ms (the daemon's CHANGES_WAIT_MS) for a count under way and past it shows the last
+ * one, so on a loaded machine the count after a turn or a restart is listed a look later.
+ */
+async function countedChanges(
+  name: string,
+  expected: { files: number; added: number; removed: number },
+  client: ClippyClient = c,
+): Promise<void> {
+  const deadline = Date.now() + COUNT_TIMEOUT_MS;
+  for (;;) {
+    const changes = (await session(name, client)).worktree?.changes;
+    const done =
+      changes?.files === expected.files &&
+      changes.added === expected.added &&
+      changes.removed === expected.removed;
+    if (done || Date.now() > deadline) {
+      expect(changes).toMatchObject(expected);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, COUNT_POLL_MS));
+  }
 }
 
 /**
@@ -134,11 +163,7 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
     expect(existsSync(path.join(w.path, 'src', 'parse.ts'))).toBe(true);
     expect(existsSync(path.join(r, 'src', 'parse.ts'))).toBe(false);
     // Counted when the agent's turn ended: its own edit.
-    expect((await session('fix')).worktree!.changes).toMatchObject({
-      files: 1,
-      added: 1,
-      removed: 0,
-    });
+    await countedChanges('fix', { files: 1, added: 1, removed: 0 });
     // And the person's: a change, a deletion, a commit on the branch.
     writeFiles(w.path, { 'README.md': '# demo\n\nChanged in the worktree.\n' });
     git(w.path, ['rm', '--quiet', 'docs/guide.md']);
@@ -461,7 +486,14 @@ describe('a session’s worktree across a daemon restart', { timeout: 120_000 },
       process.kill(first.pid, 'SIGTERM');
       await first.exited;
 
-      await TestDaemon.start({ env });
+      const second = await TestDaemon.start({ env });
+      // Restored, its worktree is counted again (git, off the listing's path): waited for.
+      const c2 = await second.connect();
+      try {
+        await countedChanges('kept', { files: 1, added: 1, removed: 3 }, c2);
+      } finally {
+        await c2.close();
+      }
       // Looks that change nothing (each a CLI process): run at once.
       const [listed, diffed, refused] = await Promise.all([
         runClippy(['ls', '-a', '--json'], env.env),
