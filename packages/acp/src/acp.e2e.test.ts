@@ -522,7 +522,11 @@ describe('clippy acp: the command line', () => {
       });
       const prompt = acp.prompt(sessionId, 'a long job').catch((err: unknown) => err);
       await acp.until(() => acp.messages(sessionId).length > 0, 'the answer begins');
-      await own.stop();
+      // The daemon alone, by PID: own.stop() would also dispose of the environment, which ends
+      // every process still in it (`clippy acp` too, by signal, when it is slow to notice
+      // under load) before the exit this checks.
+      process.kill(own.pid, 'SIGTERM');
+      await own.exited;
       expect(await acp.exited).toBe(69);
       expect(acp.log).toContain('clippy: the clippy daemon shut down');
       expect(await prompt).toBeInstanceOf(Error);
