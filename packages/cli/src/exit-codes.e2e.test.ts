@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
-import { runClippy } from '@clippy/testkit/cli-pty';
+import { runClippy, type ClippyRun } from '@clippy/testkit/cli-pty';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { eventually } from '@clippy/testkit/until';
@@ -10,8 +10,12 @@ import { eventually } from '@clippy/testkit/until';
 
 /** Per test: a daemon, a session and a few CLI runs on a loaded 2-core CI box. */
 const E2E_TIMEOUT_MS = 60_000;
-/** How long a test waits for `wait` to be connected before it kills the daemon under it. */
-const CONNECTED_TIMEOUT_MS = 15_000;
+/**
+ * How long a test waits for `wait` to be connected before it kills the daemon under it: a
+ * deadline only, as long as testkit's RUN_TIMEOUT_MS (node's start-up alone took 12.5 s at a
+ * load average of 20; 15 s failed at 18).
+ */
+const CONNECTED_TIMEOUT_MS = 30_000;
 
 let daemon: TestDaemon;
 let env: NodeJS.ProcessEnv;
@@ -56,17 +60,23 @@ async function withClient<T>(fn: (c: ClippyClient) => Promise<T>): Promise<T> {
 describe('exit codes and messages', { timeout: E2E_TIMEOUT_MS }, () => {
   it('wait exits 69 and says the daemon went away when the daemon dies under it', async () => {
     const c = await daemon.connect();
-    await sleeper(c, 'w', 300);
-    const waiting = runClippy(['wait', 'w'], env, E2E_TIMEOUT_MS);
-    // `wait` is connected when the daemon counts it beside this test's own client.
-    await eventually(
-      async () => (await c.request('daemon_status', {})).clients >= 2,
-      'clippy wait connected',
-      CONNECTED_TIMEOUT_MS,
-    );
-    process.kill(daemon.pid, 'SIGKILL');
-    await c.close().catch(() => {});
-    const w = await waiting;
+    let waiting: Promise<ClippyRun> | undefined;
+    try {
+      await sleeper(c, 'w', 300);
+      waiting = runClippy(['wait', 'w'], env, E2E_TIMEOUT_MS);
+      // `wait` is connected when the daemon counts it beside this test's own client.
+      await eventually(
+        async () => (await c.request('daemon_status', {})).clients >= 2,
+        'clippy wait connected',
+        CONNECTED_TIMEOUT_MS,
+      );
+    } finally {
+      await c.close().catch(() => {});
+      // Killed in any case: what this test checks, and after a failure the end of `wait` and
+      // of this client's daemon (the next test gets a new one, not one still in use).
+      process.kill(daemon.pid, 'SIGKILL');
+    }
+    const w = await waiting!;
     expect(w.stderr).toMatch(/daemon/);
     expect(w.code).toBe(69);
   });
