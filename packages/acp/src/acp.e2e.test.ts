@@ -17,7 +17,7 @@ import {
   waitState,
 } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import { DAEMON_READY_TIMEOUT_MS, TestDaemon } from '@clippy/testkit/daemon';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { acpErrorOf, AcpProcess } from './test-support/acp-process.js';
 
@@ -28,17 +28,24 @@ let daemon: TestDaemon;
 let clippy: ClippyClient;
 const running: AcpProcess[] = [];
 
+/**
+ * The file's hooks: a daemon's start (up to testkit's DAEMON_READY_TIMEOUT_MS) or stop, and
+ * the editors' processes stopped, past vitest's 10 s default on a loaded machine (the start
+ * took more at a load average of 20; this package's config sets no hookTimeout).
+ */
+const HOOK_TIMEOUT_MS = DAEMON_READY_TIMEOUT_MS + 10_000;
+
 beforeAll(async () => {
   daemon = await TestDaemon.start();
   clippy = await daemon.connect();
-});
+}, HOOK_TIMEOUT_MS);
 afterEach(async () => {
   for (const p of running.splice(0)) await p.stop();
-});
+}, HOOK_TIMEOUT_MS);
 afterAll(async () => {
   await clippy?.close();
   await daemon?.stop();
-});
+}, HOOK_TIMEOUT_MS);
 
 /** `clippy acp` serving a fake agent; returns the process and the agent's log file. */
 function acpFor(
