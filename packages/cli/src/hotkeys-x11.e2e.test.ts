@@ -3,17 +3,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { askTurn } from '@clippy/testkit/agents/harness';
+import { newBashSession } from '@clippy/testkit/bash-session';
 import { runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import { DaemonEnv, type TestDaemon } from '@clippy/testkit/daemon';
+import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
+import { isAlive } from '@clippy/testkit/env-processes';
 import { installed } from '@clippy/testkit/installed';
 import { bins } from '@clippy/testkit/paths';
 import { until } from '@clippy/testkit/until';
 import { XServer, x11Missing } from '@clippy/testkit/x-server';
 
-/** Per test: a daemon, an X server, two terminal windows, the hotkey client. */
+/** Per test: a few sessions, two terminal windows, the hotkey client (the X server is the file's). */
 const E2E_TIMEOUT_MS = 120_000;
+/** How long a closed window's xterm (and its clippy attach) may take to end after SIGTERM. */
+const WINDOW_STOP_TIMEOUT_MS = 5_000;
+/** Pause between two looks at the session's latest turn (each a request to the daemon). */
+const TURN_POLL_MS = 50;
 /** A key press's outcome: resolve, capture or paste (waits for the target to be idle), feedback. */
 const PRESS_TIMEOUT_MS = 30_000;
 
@@ -29,67 +37,105 @@ let env: NodeJS.ProcessEnv;
 let x: XServer | null = null;
 let xError = '';
 
-/** The hotkey client, its output as it comes. */
+/** Processes a test started on the file's X server (terminal windows, the hotkey client). */
+const started: number[] = [];
+
+/** The hotkey client, its output as it comes; stopped after the test. */
 function startHotkeys(): { proc: ChildProcess; out: () => string } {
   const proc = spawn(process.execPath, [bins.clippy, 'hotkeys'], {
     env: x!.env(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   x!.track(proc);
+  started.push(proc.pid!);
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   return { proc, out: () => out };
 }
 
-/** The lines of a session's latest turn, once one holds `line` (or the last seen after the wait). */
+/** An xterm window running `argv` on the file's X server; closed after the test. */
+async function xterm(argv: string[], xenv: NodeJS.ProcessEnv, title: string) {
+  const w = await x!.xterm(argv, xenv, title);
+  started.push(w.pid);
+  return w;
+}
+
+/**
+ * The lines of a session's latest turn once one holds `line` (or the last seen after the
+ * wait), as the user reads them with `clippy show`: the wait polls the daemon through a
+ * client, then the real CLI prints the turn once.
+ */
 async function latestTurnLines(session: string, line: string): Promise<string[]> {
-  const deadline = Date.now() + PRESS_TIMEOUT_MS;
-  let lines: string[] = [];
-  while (Date.now() < deadline) {
-    lines = (await runClippy(['show', session], env)).stdout.split('\n');
-    if (lines.includes(line)) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return lines;
-}
-
-async function newBash(name: string): Promise<void> {
-  const r = await runClippy(
-    ['new', '-d', '--name', name, '--', 'bash', '--norc', '--noprofile'],
-    env,
-  );
-  expect(r.code).toBe(0);
-}
-
-beforeEach(async () => {
-  daemon = await TestDaemon.start();
-  // No tmux, no desktop notifications: feedback goes to the focused terminal.
-  env = { ...envWithout(daemon.env.env, DESKTOP_VARS), PS1: PROMPT, TERM: 'xterm-256color' };
-  x = null;
-  if (missing) return;
+  const c = await daemon.connect();
   try {
-    x = await XServer.start();
-  } catch (err) {
-    xError = (err as Error).message;
+    const deadline = Date.now() + PRESS_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const { turns } = await c.request('list_turns', { session, limit: 1 });
+      if (turns.length > 0) {
+        const { turn } = await c.request('get_turn', { session });
+        if (turn.text.split('\n').includes(line)) break;
+      }
+      await new Promise((r) => setTimeout(r, TURN_POLL_MS));
+    }
+  } finally {
+    await c.close();
   }
-}, E2E_TIMEOUT_MS);
+  return (await runClippy(['show', session], env)).stdout.split('\n');
+}
 
-afterEach(async () => {
-  await x?.dispose();
-  await daemon.stop();
-}, E2E_TIMEOUT_MS);
+/** What `clippy new -d --name NAME -- bash --norc --noprofile` makes (not the subject here). */
+const newBash = (name: string) => newBashSession(daemon, name, env);
 
 describe('clippy hotkeys under X11', { timeout: E2E_TIMEOUT_MS }, () => {
+  // One X server for the file; one daemon, emptied after each test (its sessions killed and
+  // removed: no session, and so no focus report, outlives its test).
+  beforeAll(async () => {
+    if (missing) return;
+    try {
+      x = await XServer.start();
+    } catch (err) {
+      xError = (err as Error).message;
+    }
+  }, E2E_TIMEOUT_MS);
+  afterAll(async () => {
+    await x?.dispose();
+  }, E2E_TIMEOUT_MS);
+  emptyDaemonPerTest((d) => {
+    daemon = d;
+    // No tmux, no desktop notifications: feedback goes to the focused terminal.
+    env = { ...envWithout(d.env.env, DESKTOP_VARS), PS1: PROMPT, TERM: 'xterm-256color' };
+  });
+  // Before the daemon is emptied (registered after it: vitest runs it first): the test's
+  // windows and hotkey client end, by PID, so no key grab or window outlives its test.
+  afterEach(async () => {
+    for (const pid of started.splice(0)) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        continue; // gone already
+      }
+      const deadline = Date.now() + WINDOW_STOP_TIMEOUT_MS;
+      while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, E2E_TIMEOUT_MS);
+
   it('captures from the focused window with Super+Shift+C and pastes into another with Super+Shift+V', async (ctx) => {
     if (missing) return ctx.skip(missing);
     if (!x) return ctx.skip(`X11 cannot start here: ${xError}`);
     await newBash('src');
     await newBash('dst');
-    const ask = await runClippy(['ask', 'src', 'echo echo relayed-$((4*5))'], env, 30_000);
-    expect(ask.stdout).toContain('echo relayed-20');
-    const a = await x.xterm([process.execPath, bins.clippy, 'attach', 'src'], env, 'src');
-    const b = await x.xterm([process.execPath, bins.clippy, 'attach', 'dst'], env, 'dst');
+    // src's latest turn, what the capture takes: a command line for dst to run.
+    const c = await daemon.connect();
+    try {
+      const id = await askTurn(c, 'src', 'echo echo relayed-$((4*5))');
+      expect((await c.request('get_turn', { turn_id: id })).turn.text).toContain('echo relayed-20');
+    } finally {
+      await c.close();
+    }
+    const a = await xterm([process.execPath, bins.clippy, 'attach', 'src'], env, 'src');
+    const b = await xterm([process.execPath, bins.clippy, 'attach', 'dst'], env, 'dst');
     const hk = startHotkeys();
     await until(
       () => hk.out().includes('clippy hotkeys on'),
@@ -135,7 +181,7 @@ describe('clippy hotkeys under X11', { timeout: E2E_TIMEOUT_MS }, () => {
         serverPid = Number(
           (await tmux('display-message', '-p', '-t', 'w', '#{pid}')).stdout.trim(),
         );
-        const win = await x.xterm(['tmux', 'attach', '-t', 'w'], tenv, 'tmux');
+        const win = await xterm(['tmux', 'attach', '-t', 'w'], tenv, 'tmux');
         await x.focus(win.window);
         for (const [index, name] of [
           ['0', 'left'],
@@ -173,22 +219,40 @@ describe('clippy hotkeys under X11', { timeout: E2E_TIMEOUT_MS }, () => {
 });
 
 describe('clippy hotkeys without X11', () => {
+  // No daemon and no X server: these commands answer without either (a private environment
+  // all the same, removed after).
+  let plain: DaemonEnv;
+  beforeAll(() => {
+    plain = new DaemonEnv();
+    env = { ...envWithout(plain.env, DESKTOP_VARS), TERM: 'xterm-256color' };
+  });
+  afterAll(async () => {
+    await plain.dispose();
+  });
+
   it('refuses keys without a modifier, and says what to do without a display', async () => {
-    const bad = await runClippy(['hotkeys', '--capture', 'c'], env);
+    // Each a CLI process, side by side: neither changes anything.
+    const [bad, wayland] = await Promise.all([
+      runClippy(['hotkeys', '--capture', 'c'], env),
+      runClippy(['hotkeys'], { ...env, WAYLAND_DISPLAY: 'wayland-0' }),
+    ]);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toMatch(/capture key: hotkey 'c' needs a modifier/);
-    const wayland = await runClippy(['hotkeys'], { ...env, WAYLAND_DISPLAY: 'wayland-0' });
     expect(wayland.code).toBe(1);
     expect(wayland.stderr).toMatch(/no X display \(Wayland has no global key grabs\)/);
     expect(wayland.stderr).toMatch(/clippy hotkeys install --desktop/);
   });
 
   it('prints bindings for the desktop shortcut settings', async () => {
-    const sway = await runClippy(['hotkeys', 'install', '--desktop', 'sway'], env);
+    // Each a CLI process, side by side: none writes anything.
+    const [sway, all, bad] = await Promise.all([
+      runClippy(['hotkeys', 'install', '--desktop', 'sway'], env),
+      runClippy(['hotkeys', 'install'], env),
+      runClippy(['hotkeys', 'install', '--write'], env),
+    ]);
     expect(sway.code).toBe(0);
     expect(sway.stdout).toMatch(/^bindsym Mod4\+Shift\+c exec .*capture --focused --notify$/m);
     expect(sway.stdout).toMatch(/^bindsym Mod4\+Shift\+v exec .*paste --focused --notify$/m);
-    const all = await runClippy(['hotkeys', 'install'], env);
     for (const part of [
       'bind-key -n M-C',
       'gsettings set',
@@ -198,7 +262,6 @@ describe('clippy hotkeys without X11', () => {
     ]) {
       expect(all.stdout).toContain(part);
     }
-    const bad = await runClippy(['hotkeys', 'install', '--write'], env);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toMatch(/--write goes with --tmux/);
   });
