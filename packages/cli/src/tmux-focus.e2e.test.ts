@@ -4,16 +4,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { askTurn } from '@clippy/testkit/agents/harness';
+import { newBashSession } from '@clippy/testkit/bash-session';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import type { TestDaemon } from '@clippy/testkit/daemon';
+import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
 import { installed } from '@clippy/testkit/installed';
 import { bins } from '@clippy/testkit/paths';
-import { until } from '@clippy/testkit/until';
+import { eventually, until } from '@clippy/testkit/until';
 
 const run = promisify(execFile);
 
-/** Per test: a daemon, a tmux server with two windows, a tmux client in a PTY. */
+/** Per test: a tmux server with two windows, a tmux client in a PTY (the daemon is the file's). */
 const E2E_TIMEOUT_MS = 90_000;
 /** Waits for a file written by a tmux `run-shell` job. */
 const JOB_TIMEOUT_MS = 15_000;
@@ -32,13 +35,8 @@ const clippy = `${process.execPath} ${bins.clippy}`;
 
 const tmux = (...args: string[]) => run('tmux', args, { env });
 
-async function newBash(name: string): Promise<void> {
-  const r = await runClippy(
-    ['new', '-d', '--name', name, '--', 'bash', '--norc', '--noprofile'],
-    env,
-  );
-  expect(r.code).toBe(0);
-}
+/** What `clippy new -d --name NAME -- bash --norc --noprofile` makes (not the subject here). */
+const newBash = (name: string) => newBashSession(daemon, name, env);
 
 /** Runs a shell line as a tmux key binding would (`run-shell`) and returns what it printed. */
 async function fromTmuxBinding(line: string): Promise<string> {
@@ -52,9 +50,12 @@ async function fromTmuxBinding(line: string): Promise<string> {
   return fs.readFileSync(out, 'utf8');
 }
 
+// One daemon for the file, emptied after each test (its sessions killed and removed, its
+// clients gone): each test makes its own two sessions and tmux server.
+emptyDaemonPerTest((d) => (daemon = d));
+
 beforeEach(async () => {
   if (!hasTmux) return;
-  daemon = await TestDaemon.start();
   tmpdir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-tmux-'));
   env = {
     ...envWithout(daemon.env.env, DESKTOP_VARS),
@@ -84,6 +85,8 @@ beforeEach(async () => {
   await client.waitFor(PROMPT);
 }, E2E_TIMEOUT_MS);
 
+// Registered after the daemon's emptying, so it runs before it: the tmux server (and the
+// clippy attach in its panes) ends first.
 afterEach(async () => {
   if (!hasTmux) return;
   for (const p of ptys.splice(0)) await p.dispose();
@@ -95,20 +98,23 @@ afterEach(async () => {
     }
   }
   serverPid = 0;
-  await daemon.stop();
   fs.rmSync(tmpdir, { recursive: true, force: true });
 }, E2E_TIMEOUT_MS);
 
 describe('the focused session from tmux', { timeout: E2E_TIMEOUT_MS }, () => {
   it.skipIf(!hasTmux)('names the session shown in the active pane of the tmux client', async () => {
     // Outside tmux ($TMUX unset) the tmux resolver has no answer: a tmux client elsewhere says
-    // nothing about the window the user looks at.
-    const outside = await runClippy(['focused', '--via', 'tmux'], env);
+    // nothing about the window the user looks at. Asked side by side with the first binding
+    // (each a CLI process; neither changes anything).
+    await tmux('select-window', '-t', 'w:0');
+    const [outside, first] = await Promise.all([
+      runClippy(['focused', '--via', 'tmux'], env),
+      fromTmuxBinding(`${clippy} focused --json --via tmux`),
+    ]);
     expect(outside.code).toBe(1);
     expect(outside.stderr).toMatch(/tmux: not inside tmux/);
 
-    await tmux('select-window', '-t', 'w:0');
-    let out = await fromTmuxBinding(`${clippy} focused --json --via tmux`);
+    let out = first;
     expect(out).toContain('exit=0');
     expect(JSON.parse(out.split('\n')[0]!)).toMatchObject({ name: 'one', via: 'tmux' });
 
@@ -135,10 +141,20 @@ describe('the focused session from tmux', { timeout: E2E_TIMEOUT_MS }, () => {
       await tmux('set-option', '-g', 'focus-events', 'on');
       await tmux('select-window', '-t', 'w:0');
       await tmux('select-window', '-t', 'w:1');
-      const deadline = Date.now() + JOB_TIMEOUT_MS;
-      while ((await runClippy(['focused', '--via', 'focus-report'], env)).stdout !== 'two\n') {
-        if (Date.now() > deadline) throw new Error('two never reported focus');
+      // Polled through a client (what the focus-report resolver asks the daemon); then what
+      // the user runs says the same.
+      const c = await daemon.connect();
+      try {
+        await eventually(
+          async () => (await c.request('focused', {})).name === 'two',
+          'two reported focus',
+          JOB_TIMEOUT_MS,
+        );
+      } finally {
+        await c.close();
       }
+      const reported = await runClippy(['focused', '--via', 'focus-report'], env);
+      expect(reported.stdout).toBe('two\n');
       // From a key binding, tmux answers first: it knows the pane it shows.
       let out = await fromTmuxBinding(`${clippy} focused --json`);
       expect(JSON.parse(out.split('\n')[0]!)).toMatchObject({ name: 'two', via: 'tmux' });
@@ -150,12 +166,16 @@ describe('the focused session from tmux', { timeout: E2E_TIMEOUT_MS }, () => {
       expect(out).toContain('exit=0');
       expect(JSON.parse(out.split('\n')[0]!)).toMatchObject({ name: 'one', via: 'tmux' });
       // The focus-report resolver says it cannot know, from a binding and from outside tmux.
-      out = await fromTmuxBinding(`${clippy} focused --via focus-report`);
+      // From a binding and from outside, side by side (each a CLI process).
+      const [fromBinding, outside] = await Promise.all([
+        fromTmuxBinding(`${clippy} focused --via focus-report`),
+        runClippy(['focused', '--via', 'focus-report'], env),
+      ]);
+      out = fromBinding;
       expect(out).toMatch(
         /focus-report: the report is from two's attach in a tmux pane, .*focus-events is off/,
       );
       expect(out).toContain('exit=1');
-      const outside = await runClippy(['focused', '--via', 'focus-report'], env);
       expect(outside.code).toBe(1);
       expect(outside.stderr).toMatch(/focus-events is off/);
       // In a pane without clippy attach, the stale report does not answer for tmux either.
@@ -171,8 +191,16 @@ describe('the focused session from tmux', { timeout: E2E_TIMEOUT_MS }, () => {
   it.skipIf(!hasTmux)(
     'hotkeys install --tmux --write adds bindings once; Alt+Shift+C / Alt+Shift+V in tmux capture and paste',
     async () => {
-      const ask = await runClippy(['ask', 'one', 'echo echo relayed-$((4*5))'], env, 30_000);
-      expect(ask.stdout).toContain('echo relayed-20');
+      // one's latest turn, what the capture takes: a command line for two to run.
+      const c = await daemon.connect();
+      try {
+        const id = await askTurn(c, 'one', 'echo echo relayed-$((4*5))');
+        expect((await c.request('get_turn', { turn_id: id })).turn.text).toContain(
+          'echo relayed-20',
+        );
+      } finally {
+        await c.close();
+      }
       const home = path.join(tmpdir, 'home');
       fs.mkdirSync(home);
       const installEnv = { ...env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
