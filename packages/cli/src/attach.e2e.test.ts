@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { newBashSession } from '@clippy/testkit/bash-session';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
@@ -21,7 +22,6 @@ function attach(session: string, extra: string[] = [], size = { cols: 100, rows:
   return p;
 }
 
-/** A bash without rc files and with a fixed prompt, created detached. */
 /** `clippy attach SESSION` in a shell that prints its exit code and `stty -a` after it. */
 function attachInShell(session: string): CliPty {
   const p = CliPty.shell(`$CLIPPY attach ${session}; echo "rc=$?"; stty -a; echo END-OF-STTY`, {
@@ -31,7 +31,8 @@ function attachInShell(session: string): CliPty {
   return p;
 }
 
-async function newBash(name: string): Promise<string> {
+/** A bash without rc files and with a fixed prompt, created detached by the real `clippy new -d`. */
+async function newBashByCli(name: string): Promise<string> {
   const r = await runClippy(
     ['new', '-d', '--name', name, '--', 'bash', '--norc', '--noprofile'],
     env,
@@ -42,6 +43,38 @@ async function newBash(name: string): Promise<string> {
   expect(shown).toBe(name);
   expect(id).toMatch(/^\S+$/);
   return id!;
+}
+
+/**
+ * The same through a client of the daemon, for the tests whose subject is not `new` (a CLI
+ * process costs about a second of CPU on a loaded 2-core machine, a request nothing).
+ */
+const newBash = (name: string) => newBashSession(daemon, name, env);
+
+/** A detached session running `sh -c line` (as `clippy new -d -- sh -c line`), through a client. */
+async function newShell(name: string, line: string): Promise<void> {
+  const c = await daemon.connect();
+  try {
+    await c.request('spawn', {
+      command: 'sh',
+      args: ['-c', line],
+      name,
+      cwd: process.cwd(),
+      env: env as Record<string, string>,
+    });
+  } finally {
+    await c.close();
+  }
+}
+
+/** The daemon's session list, through a client (for set-up checks and polling). */
+async function sessions() {
+  const c = await daemon.connect();
+  try {
+    return (await c.request('list_sessions', {})).sessions;
+  } finally {
+    await c.close();
+  }
 }
 
 // One daemon for the file, emptied after each test (one test kills it: the next gets a new one).
@@ -56,7 +89,7 @@ afterEach(async () => {
 
 describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
   it('types into the session, detaches with Ctrl-], and replays the same screen on re-attach', async () => {
-    await newBash('t1');
+    await newBashByCli('t1');
     const a = attach('t1');
     await a.waitFor(PROMPT);
     a.write('echo abc$((6*7))xyz\r');
@@ -123,26 +156,20 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
     await newBash('sig');
     const a = attach('sig');
     await a.waitFor(PROMPT);
-    const r = await runClippy(['kill', 'sig', '--signal', 'KILL'], env);
-    expect(r.code).toBe(0);
+    const c = await daemon.connect();
+    try {
+      await c.request('kill', { session: 'sig', signal: 'SIGKILL' });
+    } finally {
+      await c.close();
+    }
     expect(await a.waitExit()).toBe(137);
   });
 
   it('restores the terminal: cooked mode, main screen, cursor shown', async () => {
-    const made = await runClippy(
-      [
-        'new',
-        '-d',
-        '--name',
-        'alt',
-        '--',
-        'sh',
-        '-c',
-        'echo READY; read x; printf "\\033[?1049h\\033[?25l\\033[?1000hIN-ALT-SCREEN"; sleep 60',
-      ],
-      env,
+    await newShell(
+      'alt',
+      'echo READY; read x; printf "\\033[?1049h\\033[?25l\\033[?1000hIN-ALT-SCREEN"; sleep 60',
     );
-    expect(made.code).toBe(0);
     const p = attachInShell('alt');
     await p.waitFor('READY');
     p.write('\r');
@@ -162,22 +189,12 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
   });
 
   it('gives the terminal the program’s bytes as they are (a bare line feed stays one), and output processing back after', async () => {
-    const made = await runClippy(
-      [
-        'new',
-        '-d',
-        '--name',
-        'stairs',
-        '--',
-        'sh',
-        '-c',
-        // Without onlcr the PTY passes the program's line feed on as it is: the cursor goes
-        // down a row and stays in its column, as it does on a terminal running it directly.
-        'echo READY; read x; stty -onlcr; printf "STAIR-ab\\nSTAIR-cd"; sleep 60',
-      ],
-      env,
+    await newShell(
+      'stairs',
+      // Without onlcr the PTY passes the program's line feed on as it is: the cursor goes
+      // down a row and stays in its column, as it does on a terminal running it directly.
+      'echo READY; read x; stty -onlcr; printf "STAIR-ab\\nSTAIR-cd"; sleep 60',
     );
-    expect(made.code).toBe(0);
     const p = attachInShell('stairs');
     await p.waitFor('READY');
     p.write('\r');
@@ -230,29 +247,38 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
   it('without a terminal: attach and new (attaching) are refused at once; an observer streams until the session ends', async () => {
     await newBash('piped');
     // stdin is /dev/null, as in `clippy attach piped </dev/null` from a script.
-    const refused = await runClippy(['attach', 'piped'], env);
+    // Two refusals that change nothing, side by side (each a CLI process).
+    const [refused, started] = await Promise.all([
+      runClippy(['attach', 'piped'], env),
+      runClippy(['new', '--name', 'never', '--', 'sleep', '60'], env),
+    ]);
     expect(refused.stderr).toBe(
       'clippy: attach needs a terminal, and stdin is not one (to watch without one: clippy attach --observer piped; to type into it: clippy send)\n',
     );
     expect(refused.code).toBe(1);
-    const started = await runClippy(['new', '--name', 'never', '--', 'sleep', '60'], env);
     expect(started.stderr).toBe(
       'clippy: new (it attaches) needs a terminal, and stdin is not one (start it detached: clippy new -d)\n',
     );
     expect(started.code).toBe(1);
-    const names = JSON.parse((await runClippy(['ls', '--json'], env)).stdout).sessions.map(
-      (s: { name: string }) => s.name,
-    );
-    expect(names).toEqual(['piped']);
+    expect((await sessions()).map((s) => s.name)).toEqual(['piped']);
 
     // An observer needs no terminal: it writes the session's output until the session ends.
     const watching = runClippy(['attach', '--observer', 'piped'], env, E2E_TIMEOUT_MS);
-    const deadline = Date.now() + E2E_TIMEOUT_MS / 2;
-    while (JSON.parse((await runClippy(['ls', '--json'], env)).stdout).sessions[0].clients < 1) {
-      if (Date.now() > deadline) throw new Error('the observer never attached');
+    await eventually(
+      async () => (await sessions())[0]!.clients >= 1,
+      'the observer attached',
+      E2E_TIMEOUT_MS / 2,
+    );
+    const c = await daemon.connect();
+    try {
+      await c.request('send', {
+        session: 'piped',
+        text: 'echo seen-$((6*7)); exit 4',
+        enter: true,
+      });
+    } finally {
+      await c.close();
     }
-    const sent = await runClippy(['send', 'piped', 'echo seen-$((6*7)); exit 4', '--enter'], env);
-    expect(sent.code).toBe(0);
     const watched = await watching;
     expect(watched.stdout).toContain('seen-42');
     expect(watched.code).toBe(4);
