@@ -43,6 +43,20 @@ async function entries(route: string): Promise<RouteLogEntry[]> {
   return (await c.request('route_log', { route })).entries;
 }
 
+/**
+ * What `clippy route add FROM TO --name NAME` sets up, through the test's client: for tests
+ * whose subject is what the route does (`route add` itself, and what it prints, is checked in
+ * the tests that add their routes with the CLI).
+ */
+async function addRoute(from: string, to: string, name: string, hopLimit?: number): Promise<void> {
+  await c.request('add_route', {
+    from: [from],
+    to,
+    name,
+    ...(hopLimit !== undefined ? { hop_limit: hopLimit } : {}),
+  });
+}
+
 const texts = (file: string) => submissions(file).map((s) => s.text);
 
 /** Waits until the agent has received `n` submissions. */
@@ -82,7 +96,9 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     await waitState(c, 'reviewer', 'idle', FLOW_TIMEOUT_MS);
     // The ending turn is checked before it would be forwarded.
     await until2(async () => (await entries('loop1')).some((e) => e.event === 'ended'));
-    const loopLog = await log('loop1');
+    // What the user reads once the loop ended: its log and `route ls`, side by side (each a
+    // CLI process, neither changes anything).
+    const [loopLog, lsRun] = await Promise.all([log('loop1'), clippy(['route', 'ls', '--json'])]);
     const ended = loopLog.find((e) => e.event === 'ended')!;
     expect(ended.reason).toMatch(/^turn \w+:3 of 'reviewer' matched --until$/u);
     // The reviewer's answers without the mark its TUI draws before them (the claude preset's).
@@ -103,7 +119,7 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       'loop1.a fired',
       'loop1 ended',
     ]);
-    const ls = JSON.parse((await clippy(['route', 'ls', '--json'])).stdout) as {
+    const ls = JSON.parse(lsRun.stdout) as {
       routes: { route: string; state: string; fired: number; loop: { round: number } }[];
     };
     expect(ls.routes.map((x) => [x.route, x.state, x.fired, x.loop.round])).toEqual([
@@ -131,13 +147,13 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     expect(await received(target, 1)).toEqual([
       `From w1:\n\n${answerText('URGENT: the build broke')}`,
     ]);
-    const entries = await log('r1');
+    // Both read only: side by side (each a CLI process).
+    const [entries, ls] = await Promise.all([log('r1'), clippy(['ls'])]);
     expect(entries.map((e) => [e.event, e.reason])).toEqual([
       ['added', null],
       ['skipped', 'the turn does not match --when /URGENT/'],
       ['fired', null],
     ]);
-    const ls = await clippy(['ls']);
     expect(ls.stdout).toMatch(/^w1\s.*\s→t1\s*$/mu);
   });
 
@@ -172,12 +188,8 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     await spawnAgent(d, c, 'h1', 'aider', 'aider');
     const slow = await spawnAgent(d, c, 'h2', 'claude', 'claude', ['--pieces', '2', '--hold']);
     const last = await spawnAgent(d, c, 'h3', 'claude', 'claude');
-    expect(
-      (await clippy(['route', 'add', 'h1', 'h2', '--name', 'first', '--hop-limit', '1'])).code,
-    ).toBe(0);
-    expect(
-      (await clippy(['route', 'add', 'h2', 'h3', '--name', 'second', '--hop-limit', '1'])).code,
-    ).toBe(0);
+    await addRoute('h1', 'h2', 'first', 1);
+    await addRoute('h2', 'h3', 'second', 1);
     // A cycle of routes is refused: only a loop may go round.
     const cycle = await clippy(['route', 'add', 'h3', 'h1']);
     expect(cycle.code).toBe(64);
@@ -230,7 +242,7 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       rows: 50,
     });
     try {
-      await clippy(['route', 'add', 'q1', 'q2', '--name', 'q']);
+      await addRoute('q1', 'q2', 'q');
       await follow.waitFor(' q added → q2');
       // An interrupted turn of the source is not forwarded.
       await c.request('send', { session: 'q1', text: 'stop me', enter: false });
@@ -251,11 +263,13 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       // The route takes the 17th turn as the daemon reports it complete: its drop may come
       // just after the answer to the ask.
       await until2(async () => (await entries('q')).some((e) => e.event === 'dropped'));
-      const dropped = (await log('q')).filter((e) => e.event === 'dropped');
+      // Both read only: side by side (each a CLI process).
+      const [qLog, lsRun] = await Promise.all([log('q'), clippy(['route', 'ls', '--json'])]);
+      const dropped = qLog.filter((e) => e.event === 'dropped');
       expect(dropped.map((e) => e.reason)).toEqual([
         "16 messages already waited for 'q2' (oldest dropped)",
       ]);
-      const ls = JSON.parse((await clippy(['route', 'ls', '--json'])).stdout) as {
+      const ls = JSON.parse(lsRun.stdout) as {
         routes: { route: string; queued: number }[];
       };
       expect(ls.routes.find((r) => r.route === 'q')?.queued).toBe(16);
@@ -265,7 +279,7 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       expect(submissions(sink)).toHaveLength(1);
     } finally {
       await follow.dispose();
-      await clippy(['route', 'rm', 'q']);
+      await c.request('remove_route', { route: 'q' });
     }
   });
 
@@ -276,15 +290,10 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
       await askTurn(c, 'old', 'first finding'),
       await askTurn(c, 'old', 'second finding'),
     ];
-    const r = await clippy([
-      'replay',
-      'old',
-      '--last',
-      '2',
-      '--into',
-      'fresh',
-      '--template',
-      'synthesize',
+    // The refusal changes nothing: side by side with the replay (each a CLI process).
+    const [r, bad] = await Promise.all([
+      clippy(['replay', 'old', '--last', '2', '--into', 'fresh', '--template', 'synthesize']),
+      clippy(['replay', 'old', '--last', '1', '--into', 'fresh', '--template', 'nope']),
     ]);
     expect(r.stderr).toBe('');
     const [got] = await received(fresh, 1);
@@ -293,16 +302,6 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
         `## old (${ids[0]})\n\n${answerText('first finding')}\n\n` +
         `## old (${ids[1]})\n\n${answerText('second finding')}\n\n`,
     );
-    const bad = await clippy([
-      'replay',
-      'old',
-      '--last',
-      '1',
-      '--into',
-      'fresh',
-      '--template',
-      'nope',
-    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/no template 'nope'/u);
   });
@@ -311,8 +310,8 @@ describe('clippy route and clippy loop', { timeout: 120_000 }, () => {
     await spawnAgent(d, c, 'x1', 'aider', 'aider');
     await spawnAgent(d, c, 'x2', 'aider', 'aider');
     await spawnAgent(d, c, 'x3', 'aider', 'aider');
-    await clippy(['route', 'add', 'x1', 'x2', '--name', 'to-x2']);
-    await clippy(['route', 'add', 'x3', 'x1', '--name', 'from-x3']);
+    await addRoute('x1', 'x2', 'to-x2');
+    await addRoute('x3', 'x1', 'from-x3');
     await c.request('kill', { session: 'x2' });
     await waitState(c, 'x2', 'exited');
     await c.request('kill', { session: 'x3' });
