@@ -2,13 +2,16 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askTurn } from '@clippy/testkit/agents/harness';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv } from '@clippy/testkit/daemon';
 import { TestSshd, sshdUnavailable } from '@clippy/testkit/sshd';
 
 // Remote hosts through SSH (issue 22), with a real OpenSSH server on 127.0.0.1: the "remote"
 // side is a second XDG_RUNTIME_DIR whose daemon the CLI starts over SSH and reaches through a
-// forwarded Unix socket. Everything runs through the real CLI.
+// forwarded Unix socket. What is checked runs through the real CLI; a turn a test only needs
+// in the remote session is asked for through a client of the remote daemon (`--host build ask`
+// itself is checked in the first test).
 
 /** Bounds one remote command (an SSH login, then a command on a loaded machine). */
 const REMOTE_TIMEOUT_MS = 30_000;
@@ -24,6 +27,21 @@ let env: NodeJS.ProcessEnv;
 
 const clippy = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
   runClippy(args, { ...env, ...extra }, REMOTE_TIMEOUT_MS);
+
+/**
+ * What `clippy --host build ask SESSION TEXT` does, through a client of the remote daemon: for
+ * a test that needs a remote turn, not the remote `ask` (an SSH login and a CLI process cost
+ * seconds of CPU on a loaded 2-core machine). Returns the turn's text.
+ */
+async function askRemote(session: string, text: string): Promise<string> {
+  const rc = await remote.connect();
+  try {
+    const id = await askTurn(rc, session, text, REMOTE_TIMEOUT_MS);
+    return (await rc.request('get_turn', { turn_id: id })).turn.text;
+  } finally {
+    await rc.close();
+  }
+}
 
 beforeAll(async () => {
   if (why) return;
@@ -104,8 +122,9 @@ describe.skipIf(why !== null)('clippy --host through SSH', { timeout: E2E_TIMEOU
   it('relays a turn from one machine into a session on another, and lists both in one table', async () => {
     const loc = await clippy(['new', '-d', '--name', 'loc', '--', 'bash', '--norc', '--noprofile']);
     expect(loc.code).toBe(0);
-    local.track(Number(JSON.parse((await clippy(['daemon', 'status', '--json'])).stdout).pid));
-    await clippy(['--host', 'build', 'ask', 'rsh', "printf 'echo relayed-%s\\n' $((7*6))"]);
+    // The daemon the CLI started here, stopped with the environment.
+    expect(await local.discoverPid()).not.toBeNull();
+    expect(await askRemote('rsh', "printf 'echo relayed-%s\\n' $((7*6))")).toBe('echo relayed-42');
 
     const r = await clippy(['relay', 'build:rsh', 'local:loc']);
     expect(r.stderr).toBe('');
@@ -126,12 +145,16 @@ describe.skipIf(why !== null)('clippy --host through SSH', { timeout: E2E_TIMEOU
       await lc.close();
     }
 
-    const all = await clippy(['ls', '--all-hosts']);
+    // Both read only: side by side (each a CLI process).
+    const [all, hostsRun] = await Promise.all([
+      clippy(['ls', '--all-hosts']),
+      clippy(['hosts', '--json']),
+    ]);
     expect(all.code).toBe(0);
     expect(all.stdout).toMatch(/^HOST\s+NAME/u);
     expect(all.stdout).toMatch(/^local\s+loc\s/mu);
     expect(all.stdout).toMatch(/^build\s+rsh\s/mu);
-    const hosts = JSON.parse((await clippy(['hosts', '--json'])).stdout) as {
+    const hosts = JSON.parse(hostsRun.stdout) as {
       hosts: { host: string; reachable: boolean; sessions?: number }[];
     };
     expect(hosts.hosts.map((h) => [h.host, h.reachable, h.sessions])).toEqual([
@@ -147,7 +170,7 @@ describe.skipIf(why !== null)('clippy --host through SSH', { timeout: E2E_TIMEOU
     const lc = await local.connect();
     try {
       const before = (await lc.request('list_turns', { session: 'loc' })).turns.length;
-      await clippy(['--host', 'build', 'ask', 'rsh', "printf 'echo routed-%s\\n' $((9*11))"]);
+      expect(await askRemote('rsh', "printf 'echo routed-%s\\n' $((9*11))")).toBe('echo routed-99');
       // loc (bash) ran the remote turn's text: its next turn is that command's answer.
       const deadline = Date.now() + REMOTE_TIMEOUT_MS;
       let text = '';
@@ -168,8 +191,12 @@ describe.skipIf(why !== null)('clippy --host through SSH', { timeout: E2E_TIMEOU
       ['added', 'loc'],
       ['fired', 'loc'],
     ]);
-    expect((await clippy(['route', 'rm', 'across'])).stdout).toBe('removed across\n');
-    const bad = await clippy(['route', 'add', 'build:nosuch', 'loc']);
+    // The removal and a refused add (another name), side by side.
+    const [rm, bad] = await Promise.all([
+      clippy(['route', 'rm', 'across']),
+      clippy(['route', 'add', 'build:nosuch', 'loc']),
+    ]);
+    expect(rm.stdout).toBe('removed across\n');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/cannot follow 'nosuch' on build: no session 'nosuch' there/u);
   });
@@ -192,19 +219,20 @@ describe.skipIf(why !== null)('clippy --host through SSH', { timeout: E2E_TIMEOU
         .readFileSync(path.join(sshd.dir, 'ssh_config'), 'utf8')
         .replace(/IdentityFile .*/u, `IdentityFile ${path.join(sshd.dir, 'stranger')}`),
     );
-    const auth = await clippy(['--host', 'build', 'ls'], { CLIPPY_SSH_COMMAND: `ssh -F ${cfg}` });
+    // Three failures that change nothing, each its own SSH login (or none): side by side.
+    const [auth, noClippy, unknown] = await Promise.all([
+      clippy(['--host', 'build', 'ls'], { CLIPPY_SSH_COMMAND: `ssh -F ${cfg}` }),
+      clippy(['--host', 'build', 'daemon', 'status'], {
+        CLIPPY_REMOTE_CLIPPY: 'clippy-not-installed',
+        // A fresh forwarding directory, so the remote side is asked again.
+        XDG_RUNTIME_DIR: remote.runtimeDir,
+      }),
+      clippy(['--host', 'nosuchhost.invalid', 'ls']),
+    ]);
     expect(auth.code).toBe(69);
     expect(auth.stderr).toMatch(/SSH authentication failed: .*Permission denied/u);
-
-    const noClippy = await clippy(['--host', 'build', 'daemon', 'status'], {
-      CLIPPY_REMOTE_CLIPPY: 'clippy-not-installed',
-      // A fresh forwarding directory, so the remote side is asked again.
-      XDG_RUNTIME_DIR: remote.runtimeDir,
-    });
     expect(noClippy.code).toBe(69);
     expect(noClippy.stderr).toMatch(/no 'clippy-not-installed' on the remote PATH/u);
-
-    const unknown = await clippy(['--host', 'nosuchhost.invalid', 'ls']);
     expect(unknown.code).toBe(69);
     expect(unknown.stderr).toMatch(/nosuchhost\.invalid: cannot reach the host/u);
   });
