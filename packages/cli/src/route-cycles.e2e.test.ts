@@ -127,8 +127,7 @@ describe('a cycle of routes across daemons', { timeout: E2E_TIMEOUT_MS }, () => 
   let laptop: { d: TestDaemon; c: ClippyClient };
   let build: { d: TestDaemon; c: ClippyClient };
   beforeAll(async () => {
-    laptop = await startDaemon();
-    build = await startDaemon();
+    [laptop, build] = await Promise.all([startDaemon(), startDaemon()]);
   }, E2E_TIMEOUT_MS);
 
   it('two daemons with mirrored routes: the cycle ends at the hop limit, saying why', async () => {
@@ -236,8 +235,8 @@ describe.skipIf(why !== null)(
     let laptop: Machine;
     let build: Machine;
     beforeAll(async () => {
-      laptop = await machine();
-      build = await machine();
+      // Each machine's keys, sshd and daemon: side by side.
+      [laptop, build] = await Promise.all([machine(), machine()]);
       // `build` and `laptop` name each other's sshd, `me` the laptop's own.
       hosts(laptop, { build: build.sshd.alias, me: laptop.sshd.alias });
       hosts(build, { laptop: laptop.sshd.alias });
@@ -287,8 +286,11 @@ describe.skipIf(why !== null)(
     it('clippy route add on each machine naming the other: the cycle ends at the hop limit', async () => {
       await spawnAgent(laptop.d, laptop.c, 'claude', 'claude', 'claude');
       await spawnAgent(build.d, build.c, 'codex', 'claude', 'claude');
-      await addRoute(laptop, build, ['build:codex', 'claude', '--name', 'in']);
-      await addRoute(build, laptop, ['laptop:claude', 'codex', '--name', 'back']);
+      // One on each machine, neither waiting for the other: side by side.
+      await Promise.all([
+        addRoute(laptop, build, ['build:codex', 'claude', '--name', 'in']),
+        addRoute(build, laptop, ['laptop:claude', 'codex', '--name', 'back']),
+      ]);
       const watch = await CycleWatch.follow([laptop.c, build.c], ['in', 'back'], 4);
       await watch.run('through sshd', () =>
         build.c.request('send', { session: 'codex', text: 'start the cycle', enter: true }),
@@ -306,8 +308,12 @@ describe.skipIf(why !== null)(
     it('a daemon that reaches itself over SSH: the cycle ends at the hop limit', async () => {
       await spawnAgent(laptop.d, laptop.c, 'x', 'claude', 'claude');
       await spawnAgent(laptop.d, laptop.c, 'y', 'claude', 'claude');
-      await addRoute(laptop, laptop, ['me:x', 'y', '--name', 'via-ssh']);
-      await addRoute(laptop, laptop, ['y', 'x', '--name', 'home']);
+      // Independent of each other (the local cycle check cannot see that `me:x` is x): side
+      // by side.
+      await Promise.all([
+        addRoute(laptop, laptop, ['me:x', 'y', '--name', 'via-ssh']),
+        addRoute(laptop, laptop, ['y', 'x', '--name', 'home']),
+      ]);
       const watch = await CycleWatch.follow([laptop.c], ['via-ssh', 'home'], 4);
       await watch.run('own daemon over sshd', () =>
         laptop.c.request('send', { session: 'x', text: 'go round', enter: true }),
