@@ -44,12 +44,31 @@ export async function runCli(argv: string[]): Promise<number> {
       throw new CliError(`${text}\nRun 'clippy --help' for usage.`, EXIT.usage);
     })
     .wrap(Math.min(100, process.stdout.columns ?? 100));
+  skipHelpSnapshot(parser);
   try {
     await parser.parseAsync();
   } catch (err) {
     return reportError(err);
   }
   return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+}
+
+interface UsageInstance {
+  cacheHelpMessage?: () => void;
+}
+
+/**
+ * yargs renders the command's whole help text as it starts the command's handler (laying out
+ * every line: some 30 ms of each command), kept for a handler that would show help later. No
+ * handler here does, and the fail handler above prints no help: the snapshot is not taken.
+ * `--help` and usage errors render help as before, from the parser's state at that moment.
+ */
+function skipHelpSnapshot(parser: object): void {
+  const internal = (
+    parser as { getInternalMethods?: () => { getUsageInstance?: () => UsageInstance } }
+  ).getInternalMethods?.();
+  const usage = internal?.getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { Readable, Writable } from 'node:stream';
 import type { CommandModule } from 'yargs';
-import { serveAcp, stdioStream } from '@clippy/acp';
 import { cliVersion } from '../cli-version.js';
 import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { loadPackage } from '../load-module.js';
 import { resolveSessionTerm } from '../session-term.js';
 
 interface AcpArgs extends CommonArgs {
@@ -69,6 +69,10 @@ const command: CommandModule<object, AcpArgs> = {
         EXIT.usage,
       );
     }
+    // The ACP server (and its SDK) loads here, not with the command table: `clippy --help`
+    // and the bundled CLI (dist/cli.cjs) need only this module's description of the command.
+    const { serveAcp, stdioStream } =
+      await loadPackage<typeof import('@clippy/acp')>('@clippy/acp');
     const [cmd, ...args] = words.length > 0 ? words : [process.env.SHELL || '/bin/sh'];
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;

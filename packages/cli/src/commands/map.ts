@@ -5,6 +5,11 @@ import path from 'node:path';
 import type { FlightPlan, Level, MapResult } from '@clippy/repomap';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { copyToClipboard } from '../clipboard.js';
+import { loadPackage } from '../load-module.js';
+
+/** repomap (tree-sitter and its grammars) loads when the command runs, through loadPackage:
+ * the bundled CLI (dist/cli.cjs) keeps it out and may run from V8's code cache. */
+const loadRepomap = () => loadPackage<typeof import('@clippy/repomap')>('@clippy/repomap');
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -43,7 +48,7 @@ interface MapArgs {
 }
 
 async function readPlan(file: string): Promise<FlightPlan> {
-  const { FlightPlanError, parseFlightPlan } = await import('@clippy/repomap');
+  const { FlightPlanError, parseFlightPlan } = await loadRepomap();
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -124,7 +129,7 @@ async function run(argv: ArgumentsCamelCase<MapArgs>): Promise<void> {
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
     throw new CliError(`not a directory: ${argv.path}`, EXIT.failure);
   }
-  const { generateMap } = await import('@clippy/repomap');
+  const { generateMap } = await loadRepomap();
   const progress = new Progress(process.stderr);
   let result: MapResult;
   try {

@@ -7,6 +7,7 @@ import {
 } from '@clippy/navigator/defaults';
 import { withSocket, type CommonArgs } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
+import { loadModule } from '../load-module.js';
 import { withTipOptions, type TipArgs } from '../report-tip.js';
 
 /**
@@ -174,7 +175,8 @@ const navigateCommand: CommandModule<object, NavigateArgs> = {
       ) as unknown as Argv<NavigateArgs>,
   // The runner (navigator, Gemini SDK, repomap) loads only when navigate runs: every other
   // command starts without paying for it.
-  handler: async (argv) => (await import('../navigate-run.js')).runNavigate(argv),
+  handler: async (argv) =>
+    (await loadModule<typeof import('../navigate-run.js')>('navigate-run.js')).runNavigate(argv),
 };
 
 export default navigateCommand;
