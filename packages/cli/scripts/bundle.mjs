@@ -267,6 +267,45 @@ function yargsShimAtHome() {
   };
 }
 
+/**
+ * yargs lays out its help (and usage errors) word by word through string-width (cliui's,
+ * wrap-ansi's and its own copy), which segments every word into graphemes and tests each
+ * against emoji and Unicode-property expressions: most of a `clippy ask --help`. A string of
+ * printable ASCII is as wide as it is long in each of them (no control, combining, ignorable,
+ * emoji or wide character can be in it): those are answered at once; any other goes to
+ * string-width as before.
+ */
+function asciiStringWidth() {
+  return {
+    name: 'ascii-string-width',
+    setup(b) {
+      b.onResolve({ filter: /^string-width$/ }, async (args) => {
+        if (args.pluginData === 'again') return undefined;
+        const real = await b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: 'again',
+        });
+        if (real.errors.length > 0) return undefined;
+        return { path: real.path, namespace: 'ascii-string-width' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'ascii-string-width' }, (args) => ({
+        contents:
+          `import stringWidth from ${JSON.stringify(args.path)};\n` +
+          'const PRINTABLE_ASCII = /^[\\x20-\\x7e]*$/;\n' +
+          'export default function asciiStringWidth(string, options) {\n' +
+          "  return typeof string === 'string' && PRINTABLE_ASCII.test(string)\n" +
+          '    ? string.length\n' +
+          '    : stringWidth(string, options);\n' +
+          '}\n',
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      }));
+    },
+  };
+}
+
 /** The build's one output: its inputs that put code in it, and what it imports at run time. */
 function outputOf(result) {
   const [output] = Object.values(result.metafile.outputs);
@@ -342,6 +381,7 @@ const fullResult = await build({
     loadedApart(),
     narrowBarrels(),
     yargsShimAtHome(),
+    asciiStringWidth(),
   ],
 });
 checkImportCalls(full.outfile);
