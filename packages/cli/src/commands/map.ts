@@ -5,13 +5,13 @@ import path from 'node:path';
 import type { FlightPlan, Level, MapResult } from '@clippy/repomap';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { copyToClipboard } from '../clipboard.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import { loadPackage } from '../load-module.js';
 
 /** repomap (tree-sitter and its grammars) loads when the command runs, through loadPackage:
  * the bundled CLI (dist/cli.cjs) keeps it out and may run from V8's code cache. */
 const loadRepomap = () => loadPackage<typeof import('@clippy/repomap')>('@clippy/repomap');
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
 
 /** Exit codes of `clippy map` (documented in docs/repomap.md and docs/cli.md). */
 export const MAP_EXIT = {
