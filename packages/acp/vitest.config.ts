@@ -10,5 +10,7 @@ export default defineProject({
     ...PROCESS_BOUND,
     include: ['src/**/*.test.ts'],
     testTimeout: 60_000,
+    // Hooks start and stop daemons and editors' processes: past vitest's 10 s under load.
+    hookTimeout: 60_000,
   },
 });

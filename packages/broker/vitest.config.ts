@@ -9,7 +9,8 @@ export default defineProject({
     name: 'broker',
     ...PROCESS_BOUND,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 30_000,
+    // A hang guard, not a window: twice the raw client's waits (test-support/raw-client.ts).
+    testTimeout: 60_000,
     // A file's beforeAll starts a daemon and connects: on a loaded 2-core box that took more
     // than vitest's 10 s default; it ends as soon as the daemon answers.
     hookTimeout: 30_000,

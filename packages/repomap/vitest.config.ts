@@ -10,6 +10,8 @@ export default defineProject({
     ...CPU_BOUND,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
+    // budget.test's beforeAll builds a repository and its map: past 10 s at a load of 18.
+    hookTimeout: 30_000,
     // Map building: no module state a test changes (cache.test restores XDG_CACHE_HOME);
     // files share a worker's modules.
     isolate: false,

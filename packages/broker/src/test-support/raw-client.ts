@@ -1,6 +1,13 @@
 import { connect, type Socket } from 'node:net';
 import { FrameDecoder, PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
 
+/**
+ * How long a wait for a message gives up after: a hang guard, not a timing window (a passing
+ * test never reaches it). 10 s ran out for a PTY's first output with the full suite at a load
+ * average of 18 on two cores.
+ */
+const WAIT_MS = 25_000;
+
 export type Message = Record<string, unknown> & { type: string; id: number };
 
 /**
@@ -81,7 +88,7 @@ export class RawClient {
   }
 
   /** The first collected message (from `from`) matching, waiting for it if needed. */
-  waitFor(match: (m: Message) => boolean, timeoutMs = 10_000, from = 0): Promise<Message> {
+  waitFor(match: (m: Message) => boolean, timeoutMs = WAIT_MS, from = 0): Promise<Message> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const found = this.messages.slice(from).find(match);
@@ -110,7 +117,7 @@ export class RawClient {
   }
 
   /** Resolves once `predicate` holds (re-checked on every message). */
-  until(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
+  until(predicate: () => boolean, timeoutMs = WAIT_MS): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (predicate()) {

@@ -83,14 +83,14 @@ export async function spawnProgram(
     cwd: d.env.root,
     env: { ...(d.env.env as Record<string, string>), HOME: d.env.root, TERM: 'xterm-256color' },
   });
-  await waitState(c, name, 'idle', 15_000);
+  await waitState(c, name, 'idle');
 }
 
 export function waitState(
   c: ClippyClient,
   name: string,
   state: string,
-  timeoutMs = 10_000,
+  timeoutMs = STATE_WAIT_MS,
 ): Promise<void> {
   return waitListed(
     c,
@@ -121,6 +121,10 @@ async function waitListed(
 
 /** Pause between two looks at the session list. */
 const LIST_POLL_MS = 20;
+
+/** How long waitState waits by default: a hang guard (a fake agent starting at a load of 18
+ * took more than 10 s). */
+const STATE_WAIT_MS = 30_000;
 
 /** How long `askTurn` waits for the answer's turn: a few fake-agent turns on a loaded machine. */
 const ASK_TURN_TIMEOUT_MS = 20_000;
