@@ -88,8 +88,31 @@ export const FATAL_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'too_many_connections',
 ]);
 
+/**
+ * Marks a BrokerError made by any copy of this module. The CLI's bundle holds a copy of protocol
+ * beside node_modules' one, and errors cross between them: `clippy acp` hands the bundle's client
+ * to the ACP server, which is loaded from node_modules when the command runs.
+ */
+const BROKER_ERROR = Symbol.for('clippy.BrokerError');
+
 /** An error answer from the broker, as a value a client can throw or inspect. */
 export class BrokerError extends Error {
+  /**
+   * `err instanceof BrokerError` holds for another copy's BrokerError too (see BROKER_ERROR);
+   * a subclass (VersionMismatchError) keeps the usual test.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    return (
+      this === BrokerError &&
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[BROKER_ERROR] === true
+    );
+  }
+
+  readonly [BROKER_ERROR] = true;
+
   constructor(
     readonly code: ErrorCode | string,
     message?: string,
