@@ -6,6 +6,7 @@ import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { bins } from '@clippy/testkit/paths';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
+import { spawnDetached } from '@clippy/testkit/detached-session';
 import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
 import { eventually as untilEventually } from '@clippy/testkit/until';
 
@@ -43,24 +44,9 @@ function attachInShell(session: string): CliPty {
   );
 }
 
-/**
- * A detached session running `command args`, as `clippy new -d` makes it (through a client:
- * `new` is not the subject here, and a CLI process costs a second of CPU on a loaded machine).
- */
-async function newSession(name: string, command: string, args: string[]): Promise<void> {
-  const c = await daemon.connect();
-  try {
-    await c.request('spawn', {
-      command,
-      args,
-      name,
-      cwd: process.cwd(),
-      env: env as Record<string, string>,
-    });
-  } finally {
-    await c.close();
-  }
-}
+/** A detached session running `command args`, as `clippy new -d` makes it (see spawnDetached). */
+const newSession = (name: string, command: string, args: string[]) =>
+  spawnDetached(daemon, name, command, args, env);
 
 const newBash = (name: string) => newSession(name, 'bash', ['--norc', '--noprofile']);
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, type TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
+import { spawnDetached } from '@clippy/testkit/detached-session';
 
 /** Per test: several real processes start and stop; a loaded 2-core CI box needs the room. */
 const E2E_TIMEOUT_MS = 60_000;
@@ -24,31 +25,8 @@ function startDaemon(): { daemon: TestDaemon; env: NodeJS.ProcessEnv } {
   return { daemon: shared, env: { ...shared.env.env, PS1: 'PROMPT$ ' } };
 }
 
-/**
- * What `clippy new -d --name NAME -- COMMAND ARGS…` asks of the daemon, through a client: for
- * sessions a test sets up, not the ones whose `new` it checks (a CLI process costs about a
- * second of CPU on a loaded machine). TERM as `new` sets it.
- */
-async function spawnSession(
-  daemon: TestDaemon,
-  env: NodeJS.ProcessEnv,
-  name: string,
-  command: string,
-  args: string[],
-): Promise<void> {
-  const c = await daemon.connect();
-  try {
-    await c.request('spawn', {
-      command,
-      args,
-      name,
-      cwd: process.cwd(),
-      env: { ...(env as Record<string, string>), TERM: 'xterm-256color' },
-    });
-  } finally {
-    await c.close();
-  }
-}
+/** The environment of a session `clippy new` makes (TERM as it sets it), for spawnDetached. */
+const asNew = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...env, TERM: 'xterm-256color' });
 
 async function waitUntil<T>(
   fn: () => Promise<T | undefined>,
@@ -117,8 +95,8 @@ describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
 
   it('kill removes the session once it exited; --keep leaves it as exited(…) for ls -a; rm removes it', async () => {
     const { daemon, env } = startDaemon();
-    await spawnSession(daemon, env, 'gone', 'sleep', ['30']);
-    await spawnSession(daemon, env, 'kept', 'sleep', ['30']);
+    await spawnDetached(daemon, 'gone', 'sleep', ['30'], asNew(env));
+    await spawnDetached(daemon, 'kept', 'sleep', ['30'], asNew(env));
     expect((await runClippy(['kill', 'gone'], env)).code).toBe(0);
     expect((await runClippy(['kill', 'kept', '--keep', '--signal', 'TERM'], env)).code).toBe(0);
     // Polled through a client (a CLI process per look costs a second of CPU under load); what
@@ -162,7 +140,7 @@ describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
 
   it('send --enter types a line into the session; an observer’s keys are not sent', async () => {
     const { daemon, env } = startDaemon();
-    await spawnSession(daemon, env, 'recv', 'bash', ['--norc', '--noprofile']);
+    await spawnDetached(daemon, 'recv', 'bash', ['--norc', '--noprofile'], asNew(env));
     const a = CliPty.clippy(['attach', 'recv', '--observer'], { env });
     cleanups.push(() => a.dispose());
     await a.waitFor('PROMPT$');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { askTurn } from '@clippy/testkit/agents/harness';
-import { newBashSession } from '@clippy/testkit/bash-session';
+import { newBashSession } from '@clippy/testkit/detached-session';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
