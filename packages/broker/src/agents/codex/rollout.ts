@@ -92,6 +92,14 @@ export async function rolloutMeta(path: string): Promise<{ id?: string; cwd?: st
 }
 
 /**
+ * How much earlier than `since` a file's modification time may be and still count as written
+ * since: the kernel stamps files from a clock it updates once per tick (up to 10 ms), so a file
+ * written just after `Date.now()` was read can carry a time before it (seen in a test that
+ * wrote the rollout right after the channel started). Ten ticks.
+ */
+const FILE_CLOCK_SLACK_MS = 100;
+
+/**
  * The rollouts of conversations in `cwd` written to since `since` (epoch ms): where a session's
  * own rollout is looked for before Codex named its thread (its first `notify`).
  */
@@ -113,7 +121,7 @@ export async function recentRollouts(
       if (!f.startsWith('rollout-') || !f.endsWith('.jsonl')) continue;
       const path = join(dir, f);
       try {
-        if ((await stat(path)).mtimeMs < since) continue;
+        if ((await stat(path)).mtimeMs < since - FILE_CLOCK_SLACK_MS) continue;
       } catch {
         continue;
       }
