@@ -303,14 +303,25 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
   it('redraws the route lines on coming back to the grid', async () => {
     await page.click('#session button.back');
     await page.waitForSelector('.card[data-name="alpha"]');
-    const box = await page
-      .locator('svg.routes g.route[data-route="review"] path')
-      .evaluate((path: SVGPathElement) => {
+    // Drawn while the grid was hidden, a line would have collapsed to the corner; the redraw
+    // comes with the grid's next frame, so it is waited for, not read at once.
+    const size = () =>
+      page
+        .locator('svg.routes g.route[data-route="review"] path')
+        .evaluate((path: SVGPathElement) => path.getBBox().width + path.getBBox().height);
+    await page.waitForFunction(
+      () => {
+        const path = document.querySelector<SVGPathElement>(
+          'svg.routes g.route[data-route="review"] path',
+        );
+        if (!path) return false;
         const { width, height } = path.getBBox();
-        return { width, height };
-      });
-    // Drawn while the grid was hidden, a line would have collapsed to the corner.
-    expect(box.width + box.height).toBeGreaterThan(50);
+        return width + height > 50;
+      },
+      undefined,
+      { timeout: PAGE_TIMEOUT_MS },
+    );
+    expect(await size()).toBeGreaterThan(50);
   });
 
   it('starts a session from the page, kills it from its view, and says so when it is gone', async () => {
