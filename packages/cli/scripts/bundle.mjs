@@ -17,6 +17,19 @@ const IMPORT_CALLS = 2;
 /** Packages whose loading is what the fast path exists to avoid; the build fails if one creeps in. */
 const KEPT_OUT = ['zod', 'yargs', 'jsonc-parser', '@clippy/turns'];
 
+/** Marks a resolve a plugin asks for itself, so that the plugin lets it through. */
+const AGAIN = 'again';
+
+/** Where esbuild itself puts an import a plugin's onResolve sees (the plugin steps aside). */
+function resolveAsEsbuildWould(b, args) {
+  return b.resolve(args.path, {
+    kind: args.kind,
+    resolveDir: args.resolveDir,
+    importer: args.importer,
+    pluginData: AGAIN,
+  });
+}
+
 /**
  * zod declares one of its files as having side effects, which keeps all of zod in a bundle
  * that reaches it only through modules tree-shaking drops (protocol's schema files, re-exported
@@ -27,13 +40,8 @@ function keptOutIsSideEffectFree() {
     name: 'kept-out-side-effect-free',
     setup(b) {
       b.onResolve({ filter: /^zod(\/|$)/ }, async (args) => {
-        if (args.pluginData === 'again') return undefined;
-        const r = await b.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: args.resolveDir,
-          importer: args.importer,
-          pluginData: 'again',
-        });
+        if (args.pluginData === AGAIN) return undefined;
+        const r = await resolveAsEsbuildWould(b, args);
         return { ...r, sideEffects: false };
       });
     },
@@ -190,13 +198,8 @@ function narrowBarrels() {
     name: 'narrow-barrels',
     setup(b) {
       b.onResolve({ filter }, async (args) => {
-        if (args.pluginData === 'again' || !args.importer.endsWith('.js')) return undefined;
-        const real = await b.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: args.resolveDir,
-          importer: args.importer,
-          pluginData: 'again',
-        });
+        if (args.pluginData === AGAIN || !args.importer.endsWith('.js')) return undefined;
+        const real = await resolveAsEsbuildWould(b, args);
         if (real.errors.length > 0) return undefined;
         if (!maps.has(real.path)) maps.set(real.path, await barrelMap(real.path));
         const map = maps.get(real.path);
@@ -280,13 +283,8 @@ function asciiStringWidth() {
     name: 'ascii-string-width',
     setup(b) {
       b.onResolve({ filter: /^string-width$/ }, async (args) => {
-        if (args.pluginData === 'again') return undefined;
-        const real = await b.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: args.resolveDir,
-          importer: args.importer,
-          pluginData: 'again',
-        });
+        if (args.pluginData === AGAIN) return undefined;
+        const real = await resolveAsEsbuildWould(b, args);
         if (real.errors.length > 0) return undefined;
         return { path: real.path, namespace: 'ascii-string-width' };
       });
