@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import type { ClippyClient } from '@clippy/client';
+import { waitState } from '@clippy/testkit/agents/harness';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import {
   startFakeModel,
@@ -114,6 +115,9 @@ for (const agent of REAL_AGENTS)
       if (acp && sessionId)
         await acp.agent.request(methods.agent.session.close, { sessionId }).catch(() => undefined);
       await acp?.stop();
+      // Its HOME goes only once the agent has ended: an agent still exiting writes its state
+      // there, and removing the tree under it failed once (ENOTEMPTY).
+      if (sessionId) await waitState(clippy, sessionId, 'exited');
       setup?.dispose();
     }, SCENARIO_MS);
 

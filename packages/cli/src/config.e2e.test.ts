@@ -57,6 +57,7 @@ describe('clippy config', () => {
         'agentChannels',
         'historyMaxBytes',
         'historyMaxAgeDays',
+        'historyLockWaitSeconds',
         'detachKey',
         'term',
         'hotkeys.capture',

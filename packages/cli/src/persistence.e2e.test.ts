@@ -52,6 +52,10 @@ const ask = (c: ClippyClient, name: string, text: string) => askTurn(c, name, te
 
 /** How many of the newest restored turns `show --raw` prints in the crash test. */
 const SHOWN_RAW = 3;
+/** The lock test's wait for the history lock: longer than any delay of its log line. */
+const LOCK_WAIT_S = 40;
+/** A hang guard for a daemon's socket: one start took over 10 s at a load of 18. */
+const SOCKET_WAIT_MS = 30_000;
 
 function historyDir(d: TestDaemon): string {
   return join(d.env.env.XDG_STATE_HOME!, 'clippy', 'history');
@@ -212,6 +216,13 @@ describe('the history lock', () => {
     process.kill(a.pid, 'SIGSTOP');
     const envB = new DaemonEnv({ XDG_STATE_HOME: a.env.env.XDG_STATE_HOME });
     cleanups.push(() => envB.dispose());
+    // The test lets the holder die once it reads that the next daemon waits: a loaded machine
+    // can take longer to carry that line here than the default wait (5 s) lasts.
+    mkdirSync(join(envB.env.XDG_CONFIG_HOME!, 'clippy'), { recursive: true });
+    writeFileSync(
+      join(envB.env.XDG_CONFIG_HOME!, 'clippy', 'config.json'),
+      JSON.stringify({ historyLockWaitSeconds: LOCK_WAIT_S }),
+    );
     const b = spawn(process.execPath, [bins.clippyd, '--foreground', '--log-level', 'warn'], {
       env: envB.env,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -225,7 +236,7 @@ describe('the history lock', () => {
       });
       b.once('exit', () => reject(new Error(`the second daemon exited:\n${log}`)));
       // It answers only once it has settled its history: answering first means it never waited.
-      void until(() => existsSync(envB.socket), 'the second socket', 10_000)
+      void until(() => existsSync(envB.socket), 'the second socket', SOCKET_WAIT_MS)
         .then(() => runClippy(['daemon', 'status', '--json'], envB.env, 30_000))
         .then((r) => {
           if (!log.includes('waiting for the history lock'))

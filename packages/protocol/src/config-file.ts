@@ -40,6 +40,13 @@ export const DEFAULT_MAX_TURN_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_HISTORY_MAX_BYTES = 512 * 1024 * 1024;
 /** The turn history's age limit by default, in days: a month of looking back. */
 export const DEFAULT_HISTORY_MAX_AGE_DAYS = 30;
+/**
+ * How long a starting daemon waits for the history lock of a predecessor by default, in
+ * seconds: one killed with SIGKILL still held it for 1.4 s on a loaded machine.
+ */
+export const DEFAULT_HISTORY_LOCK_WAIT_SECONDS = 5;
+/** The longest wait for the history lock a user can set: clients wait that long for a start. */
+const MAX_HISTORY_LOCK_WAIT_SECONDS = 600;
 
 /** `config.json`: every key any part of clippy reads; keys of newer versions are let through. */
 export const ConfigFileSchema = z
@@ -83,6 +90,14 @@ export const ConfigFileSchema = z
       .positive()
       .optional()
       .describe('turn history age limit in days (broker)'),
+    historyLockWaitSeconds: z
+      .number()
+      .positive()
+      .max(MAX_HISTORY_LOCK_WAIT_SECONDS)
+      .optional()
+      .describe(
+        'how long a starting daemon waits for the history of one still exiting before it runs without history (broker)',
+      ),
     detachKey: z
       .string({ error: 'must be a string like "ctrl-]"' })
       .optional()

@@ -64,6 +64,17 @@ describe('loadTurnConfig', () => {
     expect(err.message).toMatch(/presets\.json:3: not valid JSON/);
   });
 
+  it('historyLockWaitSeconds: the wait for a history lock still held, 5 s unless set, at most 600', () => {
+    expect(loadTurnConfig({ XDG_CONFIG_HOME: dir }).historyLockWaitMs).toBe(5_000);
+    writeFileSync(
+      join(dir, 'clippy', 'config.json'),
+      JSON.stringify({ historyLockWaitSeconds: 0.5 }),
+    );
+    expect(loadTurnConfig({ XDG_CONFIG_HOME: dir }).historyLockWaitMs).toBe(500);
+    writeFileSync(join(dir, 'clippy', 'config.json'), '{\n  "historyLockWaitSeconds": 601\n}');
+    expect(failure().message).toMatch(/config\.json:2: historyLockWaitSeconds: /);
+  });
+
   it('rejects a preset with unknown fields', () => {
     writeFileSync(join(dir, 'clippy', 'presets.json'), JSON.stringify({ x: { patern: '> $' } }));
     const err = failure();

@@ -4,6 +4,7 @@ import {
   CONFIG_FILE_NAME,
   ConfigFileError,
   ConfigFileSchema,
+  DEFAULT_HISTORY_LOCK_WAIT_SECONDS,
   DEFAULT_HISTORY_MAX_AGE_DAYS,
   DEFAULT_HISTORY_MAX_BYTES,
   DEFAULT_MAX_TURN_BYTES,
@@ -30,6 +31,8 @@ export interface TurnConfig {
   /** Retention of the history (config.json, else the defaults). */
   historyMaxBytes: number;
   historyMaxAgeMs: number;
+  /** How long a start waits for the history lock (config.json, else HISTORY_LOCK_WAIT_MS). */
+  historyLockWaitMs: number;
   /** config.json `worktreeDir`: where `spawn` with a worktree puts it (null: the default). */
   worktreeDir: string | null;
   /** config.json `web.port`: the web view starts with the daemon on it (undefined: not). */
@@ -48,7 +51,8 @@ export function agentChannelByDefault(config: TurnConfig, preset: string): boole
     : config.agentChannels;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+const SECOND_MS = 1000;
+const DAY_MS = 24 * 60 * 60 * SECOND_MS;
 
 /** The broker's side of protocol's settings loader: only the file read is ours. */
 function io(): ConfigIo {
@@ -74,6 +78,8 @@ export function loadTurnConfig(env: Record<string, string | undefined>): TurnCon
       agentChannels: file.agentChannels ?? true,
       historyMaxBytes: file.historyMaxBytes ?? DEFAULT_HISTORY_MAX_BYTES,
       historyMaxAgeMs: (file.historyMaxAgeDays ?? DEFAULT_HISTORY_MAX_AGE_DAYS) * DAY_MS,
+      historyLockWaitMs:
+        (file.historyLockWaitSeconds ?? DEFAULT_HISTORY_LOCK_WAIT_SECONDS) * SECOND_MS,
       worktreeDir: file.worktreeDir ?? null,
     };
   } catch (err) {

@@ -38,10 +38,11 @@ export function openHistory(
 ): OpenedHistory {
   const maxBytes = settings.historyMaxBytes;
   const maxAgeMs = settings.historyMaxAgeMs;
+  const lockWaitMs = settings.historyLockWaitMs;
   const dir = historyDir(env);
   const started = performance.now();
   try {
-    const store = TurnStore.open({ dir, log, maxBytes, maxAgeMs });
+    const store = TurnStore.open({ dir, log, maxBytes, maxAgeMs, lockWaitMs });
     const status = store.status();
     if (status.sessions > 0)
       log.info(

@@ -8,15 +8,16 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { DEFAULT_HISTORY_LOCK_WAIT_SECONDS } from '@clippy/protocol';
 import { tryLock } from 'fs-native-extensions';
 
 /**
- * How long a daemon waits for the history lock before it runs without history: long enough
- * for a predecessor killed with SIGKILL to finish dying (its descriptors close last; 1.4 s was
- * seen on a loaded machine), short enough that a second daemon on the same state directory
- * does not keep its clients waiting long.
+ * How long a daemon waits for the history lock before it runs without history (config.json
+ * `historyLockWaitSeconds` sets another): long enough for a predecessor killed with SIGKILL to
+ * finish dying (its descriptors close last), short enough that a second daemon on the same
+ * state directory does not keep its clients waiting long.
  */
-export const HISTORY_LOCK_WAIT_MS = 5_000;
+export const HISTORY_LOCK_WAIT_MS = DEFAULT_HISTORY_LOCK_WAIT_SECONDS * 1000;
 /** Pause between tries while waiting: the kernel does not say when a lock is freed. */
 const LOCK_RETRY_MS = 20;
 

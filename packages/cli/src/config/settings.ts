@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import {
   ConfigFileSchema,
   configSettings,
+  DEFAULT_HISTORY_LOCK_WAIT_SECONDS,
   DEFAULT_HISTORY_MAX_AGE_DAYS,
   DEFAULT_HISTORY_MAX_BYTES,
   DEFAULT_MAX_TURN_BYTES,
@@ -36,6 +37,7 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   agentChannels: true,
   historyMaxBytes: DEFAULT_HISTORY_MAX_BYTES,
   historyMaxAgeDays: DEFAULT_HISTORY_MAX_AGE_DAYS,
+  historyLockWaitSeconds: DEFAULT_HISTORY_LOCK_WAIT_SECONDS,
   detachKey: DEFAULT_DETACH_KEY,
   term: DEFAULT_SESSION_TERM,
   'hotkeys.capture': DEFAULT_CAPTURE_KEY,
