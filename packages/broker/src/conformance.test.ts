@@ -30,17 +30,17 @@ describe('conformance', () => {
       results.push([type, r]);
       return r;
     };
-    // Lives long enough to take the input below while the broker, run from sources, starts its
-    // screen and detector workers (tsx compiles them) on a busy machine.
+    // Lives until the input below ends its line, however long a busy machine takes to get
+    // there (a 2 s sleep ran out once under load: the input then found it exited).
     const s = await call('spawn', {
       command: 'sh',
-      args: ['-c', 'sleep 0.2; echo hi; sleep 2'],
+      args: ['-c', 'read line; echo "hi $line"'],
       env: childEnv(),
       cwd: tmpdir(),
     });
     await call('attach', { session: s.session, cols: 90, rows: 20 });
     await call('resize', { session: s.session, cols: 91, rows: 21 });
-    await call('input', { session: s.session, data: Buffer.from('x') });
+    await call('input', { session: s.session, data: Buffer.from('x\r') });
     await call('daemon_status');
     await c.waitFor((m) => m.type === 'exit');
     await call('list_sessions');

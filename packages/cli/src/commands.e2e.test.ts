@@ -226,7 +226,8 @@ describe('client over the WebSocket transport', { timeout: E2E_TIMEOUT_MS }, () 
     cleanups.push(async () => void (await client.close()));
     const { session } = await client.request('spawn', {
       command: 'sh',
-      args: ['-c', 'read x; echo "got:$x"; sleep 5'],
+      // Stays until the daemon ends it: the listing below must find it still attached.
+      args: ['-c', 'read x; echo "got:$x"; exec sleep 300'],
       cwd: process.cwd(),
     });
     const chunks: Buffer[] = [];
