@@ -12,9 +12,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TurnStore } from './turn-store.js';
 import { segmentFileName } from './segment-file.js';
+import { STORE_RESUME_RETRY_MS } from './segment-writer.js';
 import { captureLogger, testSessionMeta, testTurn, turnContent } from '../test-support/history.js';
 
 // The turn store on a real directory: what survives a reopen, what damage costs, what a full
@@ -220,6 +221,10 @@ describe('turn store', () => {
 });
 
 describe('a full disk', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('pauses persistence with a warning, drops nothing already written, keeps the file sound', async (ctx) => {
     const tiny = join(root, 'tiny');
     mkdirSync(tiny);
@@ -231,6 +236,8 @@ describe('a full disk', () => {
     dir = join(tiny, 'history');
     const s = openStore();
     await session(s, 'aaaaaa');
+    // The pause ends on a timer: faked, so the test says when writing is tried again.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     let written = 0;
     for (let i = 1; i <= 40; i++) {
       if (await s.persistTurn(turn('aaaaaa', i, `t${i}`, 4000))) written = i;
@@ -243,6 +250,16 @@ describe('a full disk', () => {
     expect(lines.join('')).toMatch(/persistence paused/);
     // While paused, turns are dropped at once (no wait, no throw).
     expect(await s.persistTurn(turn('aaaaaa', 99, 'dropped'))).toBe(false);
+    // The one that failed and the one dropped: both kept in memory only, and counted.
+    const pause = s.status().last_pause!;
+    expect(pause).toMatchObject({ until: null, turns_not_written: 2 });
+    expect(pause.reason).toMatch(/ENOSPC/);
+    vi.advanceTimersByTime(STORE_RESUME_RETRY_MS);
+    vi.useRealTimers();
+    // Writing resumed: the pause stays in the status, ended, with what it cost.
+    expect(s.paused).toBe(false);
+    expect(s.status().last_pause).toMatchObject({ turns_not_written: 2, since: pause.since });
+    expect(s.status().last_pause!.until).toBeGreaterThanOrEqual(pause.since);
     await s.close();
     const again = openStore();
     expect(again.warning).toBeNull();

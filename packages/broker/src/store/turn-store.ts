@@ -9,6 +9,7 @@ import { HistoryIndex, type PersistedSession, type TurnRef } from './history-ind
 import { HistoryLock, type LockOptions } from './history-lock.js';
 import { blobsOffset, encodeRecord } from './record-format.js';
 import type { ExitMeta, RecordMeta, SessionMeta, TurnRecordMeta } from './record-meta.js';
+import { PauseRecord } from './pause-record.js';
 import { readHistory } from './recovery.js';
 import { DEFAULT_HISTORY_MAX_AGE_MS, Retention } from './retention.js';
 import { keyFileName, segmentFileName } from './segment-file.js';
@@ -52,6 +53,7 @@ export class TurnStore {
   private readonly finder: TurnSearch;
   private readonly retention: Retention;
   private writer: SegmentWriter | null = null;
+  private readonly pauses = new PauseRecord();
   private _warning: string | null = null;
   private closed = false;
 
@@ -153,6 +155,7 @@ export class TurnStore {
       bytes: this.index.bytes,
       max_bytes: this.maxBytes,
       max_age_ms: this.maxAgeMs,
+      last_pause: this.pauses.last,
     };
   }
 
@@ -204,6 +207,7 @@ export class TurnStore {
     };
     const blobs = [turn.content, textBytes, ...(screenBytes ? [screenBytes] : [])];
     const at = await this.append(meta, blobs, turn.text);
+    if (at === null) this.pauses.turnNotWritten();
     return at !== null;
   }
 
@@ -305,12 +309,17 @@ export class TurnStore {
       reuse ? info.size : 0,
       reuse ? info.key : null,
       {
-        paused: (err) =>
+        paused: (err) => {
+          this.pauses.began(err);
           this.log.warn(
             { err, dir: this.dir },
             'history: a write failed (disk full?): persistence paused, sessions go on',
-          ),
-        resumed: () => this.log.info('history: trying to write again'),
+          );
+        },
+        resumed: () => {
+          this.pauses.ended();
+          this.log.info('history: trying to write again');
+        },
         keyed: (segment, key) =>
           this.index.addSegment(segment, { size: 0, newest: 0, format: 2, key }),
       },

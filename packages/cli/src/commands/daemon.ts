@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
-import type { Result } from '@clippy/protocol';
+import type { Result, StorePause } from '@clippy/protocol';
 import { resolveSocketPaths } from '@clippy/client';
 import {
   DaemonVersionError,
@@ -14,7 +14,7 @@ import {
 import { install, uninstall, type InstallArgs } from '../daemon/install.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { formatAge } from '../table.js';
+import { clockTime, formatAge } from '../table.js';
 import { cliVersion } from '../cli-version.js';
 import { upgradeNotice } from '../upgrade-notice.js';
 
@@ -128,6 +128,19 @@ function historyLine(s: DaemonStatus): string {
   return `${state}${h.turns} turns of ${h.sessions} persisted sessions, ${mib(h.bytes)} of ${mib(h.max_bytes)} (${h.dir})`;
 }
 
+/**
+ * The latest pause of persistence and what it cost: shown also once writing resumed, since the
+ * turns completed meanwhile are never written.
+ */
+function pauseLine(p: StorePause): [string, string] {
+  const turns = `${p.turns_not_written} turn${p.turns_not_written === 1 ? '' : 's'}`;
+  if (p.until === null) return ['unsaved', `${turns} since ${clockTime(p.since)}, in memory only`];
+  return [
+    'WARNING',
+    `persistence was paused ${clockTime(p.since)}–${clockTime(p.until)} (${p.reason}): ${turns} not written, in memory only`,
+  ];
+}
+
 async function status(args: DaemonArgs): Promise<void> {
   const client = await tryConnect(args);
   if (!client) {
@@ -156,6 +169,7 @@ async function status(args: DaemonArgs): Promise<void> {
       ...(s.log.dropped_lines > 0 ? [['log', droppedLine(s.log)]] : []),
       ['history', historyLine(s)],
       ...(s.store?.warning ? [['WARNING', s.store.warning]] : []),
+      ...(s.store?.last_pause ? [pauseLine(s.store.last_pause)] : []),
       ['memory', `${(s.rss_bytes / 1024 / 1024).toFixed(1)} MiB RSS`],
       ['version', `${s.package_version} (protocol ${s.version})`],
       ...(upgrade ? [['UPGRADE', upgrade]] : []),

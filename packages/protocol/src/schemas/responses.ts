@@ -13,6 +13,16 @@ import {
 } from './common.js';
 import { DiffFileSchema, DiffTotalsSchema, WorktreeInfoSchema } from './worktrees.js';
 
+/** The latest pause of persistence: turns completed during it were never written. */
+export const StorePauseSchema = z.object({
+  since: z.number().describe('epoch ms: the write that failed'),
+  until: z.number().nullable().describe('epoch ms: writing was tried again (null: still paused)'),
+  reason: z.string().describe('the write error (e.g. ENOSPC: no space left on device, write)'),
+  turns_not_written: z.number().int().describe('turns completed meanwhile, kept in memory only'),
+});
+
+export type StorePause = z.infer<typeof StorePauseSchema>;
+
 /** The turn history as `daemon_status` reports it. */
 export const StoreStatusSchema = z.object({
   dir: z.string().describe('where it lives ($XDG_STATE_HOME/clippy/history)'),
@@ -23,6 +33,9 @@ export const StoreStatusSchema = z.object({
   bytes: z.number().int().describe('size on disk'),
   max_bytes: z.number().int().describe('retention: oldest segments go above this size'),
   max_age_ms: z.number().describe('retention: segments older than this go'),
+  last_pause: StorePauseSchema.nullable().describe(
+    'the latest pause since the daemon started, also once it ended (null: none)',
+  ),
 });
 
 /** `clippy snapshot`'s document (format version 1; see docs/persistence.md). */
