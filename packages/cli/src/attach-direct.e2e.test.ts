@@ -279,7 +279,16 @@ describe(
       const p = attachInShell('last');
       await eventually(async () => (await clients()).length === 1, 'attached');
       p.write('\r');
-      await p.waitFor('END-OF-STTY', { in: 'output' });
+      try {
+        await p.waitFor('END-OF-STTY', { in: 'output' });
+      } catch (err) {
+        // Once under a loaded full run the output stopped mid-flood and the attach never ended:
+        // whether the daemon saw the session exit, and what it logged, tell where it stuck.
+        const ls = await runClippy(['ls', '-a', '--json'], env);
+        throw new Error(
+          `${String(err)}\n--- ls: ${ls.stdout}\n--- daemon log:\n${daemon.log.slice(-3000)}`,
+        );
+      }
       const text = p.text;
       expect(text).toContain('rc=4');
       expect(text.indexOf('LAST-WORDS')).toBeGreaterThan(text.indexOf('59999'));

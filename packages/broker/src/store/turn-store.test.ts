@@ -233,6 +233,9 @@ describe('a full disk', () => {
     } catch {
       ctx.skip('the full-disk test mounts a tiny tmpfs: it needs root (CAP_SYS_ADMIN)');
     }
+    // Room the test frees later, as a user deleting a file on a full disk does.
+    const filler = join(tiny, 'filler');
+    writeFileSync(filler, Buffer.alloc(16 * 1024));
     dir = join(tiny, 'history');
     const s = openStore();
     await session(s, 'aaaaaa');
@@ -255,16 +258,32 @@ describe('a full disk', () => {
     expect(pause).toMatchObject({ until: null, turns_not_written: 2 });
     expect(pause.reason).toMatch(/ENOSPC/);
     vi.advanceTimersByTime(STORE_RESUME_RETRY_MS);
-    vi.useRealTimers();
     // Writing resumed: the pause stays in the status, ended, with what it cost.
     expect(s.paused).toBe(false);
     expect(s.status().last_pause).toMatchObject({ turns_not_written: 2, since: pause.since });
     expect(s.status().last_pause!.until).toBeGreaterThanOrEqual(pause.since);
+    // The disk is still full: the retry fails, and it is the same pause going on.
+    expect(await s.persistTurn(turn('aaaaaa', 100, 'still full', 4000))).toBe(false);
+    expect(s.status().last_pause).toMatchObject({
+      since: pause.since,
+      until: null,
+      turns_not_written: 3,
+    });
+    // Room again: the next retry writes, and a later failure is a pause of its own.
+    rmSync(filler);
+    vi.advanceTimersByTime(STORE_RESUME_RETRY_MS);
+    vi.useRealTimers();
+    expect(await s.persistTurn(turn('aaaaaa', 101, 'written again'))).toBe(true);
+    let more = 101;
+    while (await s.persistTurn(turn('aaaaaa', ++more, `m${more}`, 4000)))
+      if (more > 200) throw new Error('16 KiB freed took 100 turns of 4 KB');
+    expect(s.status().last_pause).toMatchObject({ until: null, turns_not_written: 1 });
     await s.close();
     const again = openStore();
     expect(again.warning).toBeNull();
-    expect(again.session('aaaaaa')!.turns.map((t) => t.meta.seq)).toEqual(
-      Array.from({ length: written }, (_, i) => i + 1),
-    );
+    expect(again.session('aaaaaa')!.turns.map((t) => t.meta.seq)).toEqual([
+      ...Array.from({ length: written }, (_, i) => i + 1),
+      ...Array.from({ length: more - 101 }, (_, i) => 101 + i),
+    ]);
   });
 });

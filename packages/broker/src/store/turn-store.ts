@@ -208,6 +208,7 @@ export class TurnStore {
     const blobs = [turn.content, textBytes, ...(screenBytes ? [screenBytes] : [])];
     const at = await this.append(meta, blobs, turn.text);
     if (at === null) this.pauses.turnNotWritten();
+    else this.pauses.turnWritten();
     return at !== null;
   }
 
