@@ -64,11 +64,13 @@ describe('flow control', () => {
     c.autoAck = true;
     const r = await c.ok('spawn', {
       command: 'sh',
-      args: ['-c', 'sleep 0.2; i=0; while [ $i -lt 20000 ]; do i=$((i+1)); echo "line $i"; done'],
+      // Starts on the Enter sent once attached (a 0.2 s sleep was once too short under load).
+      args: ['-c', 'read x; i=0; while [ $i -lt 20000 ]; do i=$((i+1)); echo "line $i"; done'],
       env: childEnv(),
       cwd: tmpdir(),
     });
     await c.ok('attach', { session: r.session, mode: 'interactive' });
+    await c.ok('input', { session: r.session, data: Buffer.from('\r') });
     await c.waitFor((m) => m.type === 'exit', 20_000);
     const text = c.output(r.session as string).toString();
     expect(text).toContain('line 1\r\n');
@@ -83,13 +85,16 @@ describe('flow control', () => {
       command: 'sh',
       // ~6 KB more than the high watermark: the rest fits in the kernel's PTY buffer, so the
       // child exits while the broker is not reading.
-      args: ['-c', 'sleep 0.2; head -c 106000 /dev/zero | tr "\\0" b; printf END'],
+      // Starts on the Enter sent once attached, so every byte reaches the client.
+      args: ['-c', 'read x; head -c 106000 /dev/zero | tr "\\0" b; printf END'],
       env: childEnv(),
       cwd: tmpdir(),
     });
     await c.ok('attach', { session: r.session, mode: 'interactive' });
+    await c.ok('input', { session: r.session, data: Buffer.from('\r') });
     await c.waitFor((m) => m.type === 'exit', 20_000);
-    expect(c.received.get(r.session as string)).toBe(106_003);
+    // The Enter's echo (CR LF), the flood, END.
+    expect(c.received.get(r.session as string)).toBe(2 + 106_003);
     expect(
       c
         .output(r.session as string)
