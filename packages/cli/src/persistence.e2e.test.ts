@@ -213,6 +213,12 @@ describe('the history lock', () => {
     const c = await a.connect();
     await spawnPersisted(a, c, 'kept', true);
     await ask(c, 'kept', 'before the crash');
+    // A turn is announced first and written just after: stopped in between, it is not on disk.
+    await eventually(
+      async () => (await c.request('daemon_status', {})).store?.turns === 1,
+      'the turn written',
+      30_000,
+    );
     await c.close();
     // Stopped, it is alive and holds its lock, as one still dying after kill -9 does. The
     // next daemon uses the same history (another socket: the stopped one still has its own).
