@@ -14,7 +14,5 @@ export default defineProject({
     // A file's beforeAll starts a daemon and connects: on a loaded 2-core box that took more
     // than vitest's 10 s default; it ends as soon as the daemon answers.
     hookTimeout: 30_000,
-    // Files run side by side (the root's maxWorkers), each in its own module graph (isolate,
-    // the default): they start daemons and agents and set process-wide state.
   },
 });

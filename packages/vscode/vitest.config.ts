@@ -13,6 +13,11 @@ export default defineProject({
   test: {
     name: 'vscode',
     ...PROCESS_BOUND,
+    // Each file in a process of its own, unlike the other process-bound projects: the VS Code
+    // double keeps what an extension registered (status bar items, commands, views) in module
+    // state, and with files sharing it a later file read the status bar item an earlier
+    // file's extension had left.
+    isolate: true,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // A real daemon, real agents in PTYs, the real CLI: seconds, not milliseconds.
     testTimeout: 30_000,

@@ -1,6 +1,6 @@
 import pty from 'node-pty';
 import xterm from '@xterm/headless';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 import { bins } from './paths.js';
@@ -32,6 +32,9 @@ export class CliPty {
   private readonly term: InstanceType<typeof Terminal>;
   private readonly proc: pty.IPty;
   private pending = 0;
+  /** When output last came, and how much in all: what a wait that timed out says. */
+  private lastDataAt = Date.now();
+  private bytes = 0;
   private exitInfo: { exitCode: number; signal?: number } | null = null;
   readonly exited: Promise<{ exitCode: number; signal?: number }>;
 
@@ -47,6 +50,8 @@ export class CliPty {
       env: opts.env as Record<string, string>,
     });
     this.proc.onData((d) => {
+      this.lastDataAt = Date.now();
+      this.bytes += d.length;
       this.raw += d;
       this.pending++;
       this.term.write(d, () => this.pending--);
@@ -156,11 +161,41 @@ export class CliPty {
       if (hay !== null && (typeof what === 'string' ? hay.includes(what) : what.test(hay))) return;
       if (Date.now() > deadline) {
         throw new Error(
-          `timed out waiting for ${String(what)} on the ${where}; screen:\n${this.screenText()}\n--- output tail:\n${JSON.stringify(this.raw.slice(-600))}`,
+          `timed out waiting for ${String(what)} on the ${where}; screen:\n${this.screenText()}\n--- output tail:\n${JSON.stringify(this.raw.slice(-600))}\n--- ${this.readerState()}`,
         );
       }
       await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
     }
+  }
+
+  /**
+   * Where output stopped, for a wait that timed out: when this end last read any, whether its
+   * reader still reads, and what each process on the terminal is doing (a writer blocked in
+   * the kernel — `wchan` n_tty_write — means this end stopped reading; a stopped one, `T`).
+   */
+  private readerState(): string {
+    const internals = this.proc as unknown as {
+      ptsName?: string;
+      _socket?: { destroyed: boolean; readableFlowing: boolean | null };
+    };
+    const socket = internals._socket;
+    const reader = socket
+      ? `reader destroyed=${socket.destroyed} flowing=${String(socket.readableFlowing)}`
+      : 'reader unknown';
+    let procs = '';
+    try {
+      const tty = (internals.ptsName ?? '').replace(/^\/dev\//u, '');
+      procs = tty
+        ? execFileSync('ps', ['-o', 'pid=,stat=,wchan:24=,args=', '-t', tty], {
+            encoding: 'utf8',
+            timeout: 5_000,
+          })
+        : '';
+    } catch (err) {
+      // ps exits 1 when no process is left on the terminal.
+      procs = (err as { status?: number }).status === 1 ? 'none' : `(ps: ${String(err)})`;
+    }
+    return `last output ${Date.now() - this.lastDataAt} ms ago, ${this.bytes} chars in all; ${reader}; processes on ${internals.ptsName ?? '?'}:\n${procs}`;
   }
 
   /** Waits for the program to exit and returns its exit code. */
