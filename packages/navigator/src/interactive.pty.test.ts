@@ -3,14 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from '@clippy/testkit/env';
-import { sources } from '@clippy/testkit/paths';
+import { bins } from '@clippy/testkit/paths';
 import pty from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseInteractiveInput } from './interactive.js';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
-const entry = sources.navigateEntry;
-/** Output must show up within this long (a cold tsx start on 2 cores takes a few seconds). */
+/** Output must show up within this long: a deadline for a loaded 2-core machine, not a wait. */
 const WAIT_MS = 20_000;
 
 interface Session {
@@ -33,7 +32,7 @@ afterEach(() => {
   }
 });
 
-/** Runs the real navigate command module (offline planner, interactive) in a PTY. */
+/** Runs the built `clippy navigate` (offline planner, interactive) in a PTY, as a user does. */
 function start(extra: string[] | ((dir: string) => string[]) = []): Session {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-'));
   const more = typeof extra === 'function' ? extra(dir) : extra;
@@ -49,10 +48,7 @@ function start(extra: string[] | ((dir: string) => string[]) = []): Session {
   const proc = pty.spawn(
     process.execPath,
     [
-      '--conditions=source',
-      '--import',
-      'tsx',
-      entry,
+      bins.clippy,
       'navigate',
       appRoot,
       '--goal',

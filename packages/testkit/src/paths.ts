@@ -16,9 +16,3 @@ export const bins = {
   clippy: resolve(repoRoot, 'packages', 'cli', 'bin', 'clippy.js'),
   clippyd: resolve(repoRoot, 'packages', 'broker', 'bin', 'clippyd.js'),
 };
-
-/** Entry points that tests run from source with tsx (`--conditions=source --import tsx`). */
-export const sources = {
-  /** `clippy navigate` alone under yargs: navigator's tests run the real command without the rest of the CLI. */
-  navigateEntry: resolve(repoRoot, 'packages', 'cli', 'test', 'navigate-entry.ts'),
-};
