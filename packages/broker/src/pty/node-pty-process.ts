@@ -1,5 +1,6 @@
 // The only file that imports node-pty (DESIGN: the PTY library is confined to one file).
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import * as nodePty from 'node-pty';
 import type { PtyExit, PtyProcess, PtySpawnOptions } from './pty-process.js';
 import { signalName } from './signals.js';
@@ -10,6 +11,51 @@ import { signalName } from './signals.js';
  * still in the kernel buffer, so it resumes as soon as the child is gone.
  */
 const PAUSED_EXIT_PROBE_MS = 20;
+
+/** Longest an exited program's output is read for before the PTY is closed anyway. */
+const EXIT_DRAIN_CAP_MS = 5_000;
+
+/** Whether `pid` still runs (or is not yet reaped). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * node-pty closes its reader 200 ms after the child's exit whether or not the output still in
+ * the kernel's buffer was read, and a daemon that reads late (a loaded machine, a flood on
+ * another session) lost the exiting program's last lines. Once the child is gone, that close
+ * waits until a turn of the event loop reads nothing more: `setImmediate` runs after the loop's
+ * poll, so a check that sees no new chunk means the buffer was empty.
+ */
+function closeOnlyWhenDrained(pty: nodePty.IPty, pid: number): void {
+  const socket = (pty as unknown as { _socket?: Socket })._socket;
+  if (!socket) return;
+  let chunks = 0;
+  socket.on('data', () => chunks++);
+  const destroy = socket.destroy.bind(socket);
+  socket.destroy = (err?: Error): Socket => {
+    // A read error, or a close asked for while the program runs (dispose): at once.
+    if (err !== undefined || alive(pid)) return destroy(err);
+    const deadline = Date.now() + EXIT_DRAIN_CAP_MS;
+    let seen = chunks;
+    const check = (): void => {
+      if (socket.destroyed) return;
+      if (chunks === seen || Date.now() > deadline) {
+        destroy();
+        return;
+      }
+      seen = chunks;
+      setImmediate(check);
+    };
+    setImmediate(check);
+    return socket;
+  };
+}
 
 class NodePtyProcess implements PtyProcess {
   readonly pid: number;
@@ -33,6 +79,7 @@ class NodePtyProcess implements PtyProcess {
       encoding: null,
     });
     this.pid = this.pty.pid;
+    closeOnlyWhenDrained(this.pty, this.pid);
     // Hold the slave side open: when the child exits and the last slave fd closes, Linux may
     // drop output still queued for the master (measured: up to ~15 KB of a fast writer's last
     // output). With our fd open the master drains normally; it is closed on exit.

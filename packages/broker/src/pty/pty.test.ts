@@ -102,3 +102,32 @@ describe('PTY writes', () => {
     }
   });
 });
+
+describe('PTY exit', () => {
+  it("reads an exiting program's last output whole, however late the reader", async () => {
+    // A daemon busy elsewhere reads late: each chunk here holds the event loop 40 ms (a sleep,
+    // not a spin). The program exits while much of its output still sits in the kernel's
+    // buffer; node-pty closes the PTY 200 ms after an exit, read or not, unless told to wait.
+    const pty = spawnPty({
+      file: '/bin/sh',
+      args: ['-c', 'seq 1 5000; echo LAST-LINE'],
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm' },
+      cols: 80,
+      rows: 24,
+    });
+    const slow = new Int32Array(new SharedArrayBuffer(4));
+    try {
+      let out = '';
+      pty.onData((d) => {
+        out += d.toString('latin1');
+        Atomics.wait(slow, 0, 0, 150);
+      });
+      const exit = await new Promise((resolve) => pty.onExit(resolve));
+      expect(exit).toEqual({ exitCode: 0, signal: null });
+      expect(out).toContain('4999\r\n5000\r\nLAST-LINE');
+    } finally {
+      pty.dispose();
+    }
+  }, 60_000);
+});
