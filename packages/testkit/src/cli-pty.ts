@@ -1,6 +1,8 @@
 import pty from 'node-pty';
 import xterm from '@xterm/headless';
 import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { Socket } from 'node:net';
 import os from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 import { bins } from './paths.js';
@@ -11,6 +13,49 @@ const { Terminal } = xterm;
 export const WAIT_TIMEOUT_MS = 20_000;
 /** Pause between checks while waiting. */
 const WAIT_POLL_MS = 15;
+
+/** Longest an exited program's output is read for before the PTY is closed anyway. */
+const EXIT_DRAIN_CAP_MS = 5_000;
+
+/**
+ * node-pty closes its reader 200 ms after the child's exit, read or not: a test process busy
+ * parsing a flood lost the last lines a program wrote before exiting (the exit code an attach
+ * printed, once). As the daemon does for its sessions (broker/src/pty/node-pty-process.ts),
+ * the close waits until a turn of the event loop reads nothing more (`setImmediate` runs after
+ * the loop's poll: a check that sees no new chunk means the buffer was empty).
+ */
+function closeOnlyWhenDrained(proc: pty.IPty): void {
+  const socket = (proc as unknown as { _socket?: Socket })._socket;
+  if (!socket) return;
+  let chunks = 0;
+  socket.on('data', () => chunks++);
+  const destroy = socket.destroy.bind(socket);
+  socket.destroy = (err?: Error): Socket => {
+    if (err !== undefined || alive(proc.pid)) return destroy(err);
+    const deadline = Date.now() + EXIT_DRAIN_CAP_MS;
+    let seen = chunks;
+    const check = (): void => {
+      if (socket.destroyed) return;
+      if (chunks === seen || Date.now() > deadline) {
+        destroy();
+        return;
+      }
+      seen = chunks;
+      setImmediate(check);
+    };
+    setImmediate(check);
+    return socket;
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 export interface PtyRunOptions {
   env: NodeJS.ProcessEnv;
@@ -31,6 +76,11 @@ export class CliPty {
   private strippedUpTo = 0;
   private readonly term: InstanceType<typeof Terminal>;
   private readonly proc: pty.IPty;
+  /**
+   * The terminal's slave side, held open until the program's exit is reported: when the last
+   * slave fd closes Linux may drop output still queued for the reader (the daemon does the same).
+   */
+  private slaveFd: number | null = null;
   private pending = 0;
   /** When output last came, and how much in all: what a wait that timed out says. */
   private lastDataAt = Date.now();
@@ -49,6 +99,9 @@ export class CliPty {
       cwd: opts.cwd ?? process.cwd(),
       env: opts.env as Record<string, string>,
     });
+    closeOnlyWhenDrained(this.proc);
+    const pts = (this.proc as unknown as { ptsName?: string }).ptsName;
+    if (pts) this.slaveFd = fs.openSync(pts, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
     this.proc.onData((d) => {
       this.lastDataAt = Date.now();
       this.bytes += d.length;
@@ -58,6 +111,7 @@ export class CliPty {
     });
     this.exited = new Promise((resolve) =>
       this.proc.onExit((e) => {
+        this.closeSlave();
         this.exitInfo = e;
         resolve(e);
       }),
@@ -219,6 +273,12 @@ export class CliPty {
     }
   }
 
+  private closeSlave(): void {
+    if (this.slaveFd === null) return;
+    fs.closeSync(this.slaveFd);
+    this.slaveFd = null;
+  }
+
   /** Kills the program by PID if it still runs, and frees the headless terminal. */
   async dispose(): Promise<void> {
     if (!this.exitInfo) {
@@ -230,6 +290,7 @@ export class CliPty {
       this.proc.resume();
       await Promise.race([this.exited, new Promise((r) => setTimeout(r, 2_000))]);
     }
+    this.closeSlave();
     this.term.dispose();
   }
 }
