@@ -334,7 +334,13 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     await page.fill('#new-session input[name="command"]', 'sh -i');
     await page.fill('#new-session input[name="name"]', 'fresh');
     await page.fill('#new-session input[name="preset"]', 'no-such-preset');
-    await page.click('#new-session button[type="submit"]');
+    // The last attempt's failure is gone the moment this one is submitted: read in the same
+    // task as the click, before any answer can come.
+    const onSubmit = await page.evaluate(() => {
+      document.querySelector<HTMLButtonElement>('#new-session button[type="submit"]')!.click();
+      return document.querySelector('#new-session .status')!.textContent;
+    });
+    expect(onSubmit).toBe('starting sh…');
     await page.waitForSelector('#new-session .status:text("failed:")');
     expect(await page.locator('#new-session .status').textContent()).toMatch(
       /unknown preset "no-such-preset"; known presets: .*claude/,

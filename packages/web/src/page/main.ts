@@ -166,6 +166,9 @@ async function main(): Promise<void> {
       if (value) optional[field] = value;
     }
     if (!command) return formStatus.say('type a command to start, e.g. bash', true);
+    // At once, in place of the last answer: an earlier "failed: …" left up while this one is
+    // on its way read as this attempt's.
+    formStatus.say(`starting ${command}…`);
     rpc
       .request<{ name: string }>('spawn', { command, args, ...optional })
       .then((r) => {
