@@ -279,19 +279,8 @@ describe(
       const p = attachInShell('last');
       await eventually(async () => (await clients()).length === 1, 'attached');
       p.write('\r');
-      // The exit code the shell prints is the end of what this test reads (not the `stty -a`
-      // after it): in a loaded full run the test's own terminal once stopped taking `stty`'s
-      // output half-way, long after clippy had exited with everything shown.
-      try {
-        await p.waitFor(/rc=\d+/, { in: 'output' });
-      } catch (err) {
-        // Once under a loaded full run the output stopped mid-flood and the attach never ended:
-        // whether the daemon saw the session exit, and what it logged, tell where it stuck.
-        const ls = await runClippy(['ls', '-a', '--json'], env);
-        throw new Error(
-          `${String(err)}\n--- ls: ${ls.stdout}\n--- daemon log:\n${daemon.log.slice(-3000)}`,
-        );
-      }
+      // The exit code the shell prints is all this test reads of what follows the attach.
+      await p.waitFor(/rc=\d+/, { in: 'output' });
       const text = p.text;
       expect(text).toContain('rc=4');
       expect(text.indexOf('LAST-WORDS')).toBeGreaterThan(text.indexOf('59999'));
