@@ -122,6 +122,83 @@ describe('fake model server', () => {
     expect(second!.userText).toBeNull();
   });
 
+  it('speaks OpenAI Chat Completions: a stream with usage, a tool call, then the tool result is logged', async () => {
+    fake = await startFakeModel({
+      script: [
+        { kind: 'text', text: 'Four, as **asked**.', pieces: 3 },
+        { kind: 'tool', name: 'run_shell_command', input: { command: 'ls' } },
+        { kind: 'text', text: 'Done.' },
+      ],
+    });
+    const post = (messages: unknown[], stream: boolean) =>
+      fetch(`${fake!.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'fake-chat',
+          stream,
+          ...(stream ? { stream_options: { include_usage: true } } : {}),
+          tools: [{ type: 'function', function: { name: 'run_shell_command' } }],
+          messages,
+        }),
+      });
+    const res = await post(
+      [
+        { role: 'system', content: 'be brief' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<system-reminder>ctx</system-reminder>' },
+            { type: 'text', text: 'What is 2+2?' },
+          ],
+        },
+      ],
+      true,
+    );
+    const lines = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: '));
+    expect(lines.at(-1)).toBe('data: [DONE]');
+    const chunks = lines.slice(0, -1).map(
+      (e) =>
+        JSON.parse(e.slice(6)) as {
+          choices: { delta: { content?: string }; finish_reason: string | null }[];
+          usage?: unknown;
+        },
+    );
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(
+      'Four, as **asked**.',
+    );
+    expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.finish_reason).toBe('stop');
+    expect(chunks.at(-1)!.usage).toEqual({
+      prompt_tokens: 12,
+      completion_tokens: 10,
+      total_tokens: 22,
+    });
+
+    const tool = (await (await post([{ role: 'user', content: 'list files' }], false)).json()) as {
+      choices: {
+        message: { tool_calls: { function: { name: string; arguments: string } }[] };
+        finish_reason: string;
+      }[];
+    };
+    expect(tool.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(tool.choices[0]!.message.tool_calls[0]!.function.name).toBe('run_shell_command');
+    expect(JSON.parse(tool.choices[0]!.message.tool_calls[0]!.function.arguments)).toEqual({
+      command: 'ls',
+    });
+    await post(
+      [
+        { role: 'user', content: 'list files' },
+        { role: 'tool', tool_call_id: 'c', content: 'a.txt' },
+      ],
+      false,
+    );
+    const [first, second, third] = fake.conversation('openai-chat');
+    expect(first!.userText).toBe('What is 2+2?');
+    expect(second!.userText).toBe('list files');
+    expect(third!.toolResult).toBe('a.txt');
+    expect(third!.userText).toBeNull();
+  });
+
   it('speaks the Gemini API to the real SDK: a stream, and a JSON side question answered from its schema', async () => {
     fake = await startFakeModel({ script: [{ kind: 'text', text: 'Hello from the fake.' }] });
     const ai = new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: fake.url } });

@@ -6,14 +6,16 @@ import { answerAnthropic, parseAnthropic } from './anthropic.js';
 import type { ParsedRequest } from './api.js';
 import { answerGemini, parseGemini } from './gemini.js';
 import { answerOpenAI, parseOpenAI } from './openai.js';
+import { answerOpenAIChat, parseOpenAIChat } from './openai-chat.js';
 import type { Answer, ModelApi, ModelRequest, Responder } from './types.js';
 
 export type { Answer, ModelApi, ModelRequest, Responder, ToolCallAnswer } from './types.js';
 
 /**
  * One fake model server for the real agent CLIs under test: a real HTTP server on 127.0.0.1
- * that speaks the Anthropic Messages API (Claude Code), the OpenAI Responses API (Codex) and
- * the Gemini API (Gemini CLI), streaming and not. A conversation request is answered from the
+ * that speaks the Anthropic Messages API (Claude Code), the OpenAI Responses API (Codex), the
+ * OpenAI Chat Completions API (Qwen Code, OpenCode, Copilot CLI) and the Gemini API (Gemini CLI),
+ * streaming and not. A conversation request is answered from the
  * responder, else the script, else the default answer; the agents' side requests (titles,
  * token counts, a quota probe, "who speaks next") get neutral answers. Every request is logged
  * with the exact text of the user's latest message, for tests to assert on.
@@ -28,7 +30,7 @@ export interface FakeModelOptions {
   defaultAnswer?: Answer;
 }
 
-/** A request that matched none of the three APIs (answered 404), kept to explain a failure. */
+/** A request that matched none of the APIs (answered 404), kept to explain a failure. */
 export interface UnknownRequest {
   method: string;
   path: string;
@@ -39,7 +41,7 @@ export interface FakeModel {
   /** Base URL, no trailing slash: `ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL`; Codex's provider takes `${url}/v1`. */
   readonly url: string;
   readonly port: number;
-  /** Every request of the three APIs, in order of arrival. */
+  /** Every request of the APIs, in order of arrival. */
   readonly requests: ModelRequest[];
   readonly unknown: UnknownRequest[];
   /** Conversation requests only (`api` narrows to one agent's). */
@@ -84,7 +86,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function parse(path: string, body: unknown): ParsedRequest | null {
-  return parseGemini(path, body) ?? parseOpenAI(path, body) ?? parseAnthropic(path, body);
+  return (
+    parseGemini(path, body) ??
+    parseOpenAIChat(path, body) ??
+    parseOpenAI(path, body) ??
+    parseAnthropic(path, body)
+  );
 }
 
 /** Starts the fake model on 127.0.0.1 (a free port). */
@@ -159,6 +166,12 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       record.answeredAt = performance.now();
       events.emit('answered', record);
     });
+    if (parsed.api === 'openai-chat') {
+      const usage = (body as { stream_options?: { include_usage?: boolean } } | undefined)
+        ?.stream_options?.include_usage;
+      await answerOpenAIChat(record, parsed, answer, res, hang, usage === true);
+      return;
+    }
     const answerWith =
       parsed.api === 'anthropic'
         ? answerAnthropic

@@ -1,5 +1,5 @@
-/** The three model APIs the real agent CLIs talk to. */
-export type ModelApi = 'anthropic' | 'openai' | 'gemini';
+/** The model APIs the real agent CLIs talk to (`openai` is the Responses API, `openai-chat` Chat Completions). */
+export type ModelApi = 'anthropic' | 'openai' | 'openai-chat' | 'gemini';
 
 /** A tool call as the model sends it: the agent's own tool name and its arguments. */
 export interface ToolCallAnswer {
