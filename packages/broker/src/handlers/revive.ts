@@ -8,7 +8,7 @@ import { currentTurnConfig, resolveSessionPreset } from '../detection/session-pr
 import type { Session } from '../sessions/session.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../constants.js';
 import { HandlerError, findSession, type Handler } from './context.js';
-import { ownEnvironment } from './spawn.js';
+import { ownEnvironment, withSessionId } from './spawn.js';
 
 /** The agent conversation an exited session can resume: its agent's own session ID. */
 function resumableSession(session: Session): string | undefined {
@@ -44,6 +44,8 @@ export const revive: Handler<'revive'> = (request, context) => {
       `its agent (${agent}) reported no conversation to resume (no turn came through its channel)`,
     );
   const env = request.env ? { ...request.env } : ownEnvironment();
+  // The same session again: the same ID in its environment, as when it started.
+  withSessionId(env, old.id);
   const { lead, own } = splitInterpreter(old.command, old.args);
   const args = [...lead, ...AGENT_DEFINITIONS[agent].resumeArgs(own, agentSession)];
   const resolved = resolveCommand(old.command, old.cwd, env.PATH);

@@ -11,6 +11,21 @@ import { wireSession } from '../agents/wire-session.js';
 /** Characters a session name may not hold: `:` separates session and seq in turn IDs. */
 const BAD_NAME = /[:\s\p{Cc}]/u;
 
+/**
+ * The variable that tells a session's programs which session they run in: what an agent's MCP
+ * server (`clippy mcp`) knows its own session by, and scripts by for `clippy send` and friends.
+ */
+export const SESSION_ID_VAR = 'CLIPPY_SESSION_ID';
+
+/**
+ * Sets the session's ID in its environment (`spawn.session_env`, default on); off, the variable
+ * is dropped, as one the caller inherited from another session would name that one.
+ */
+export function withSessionId(env: Record<string, string>, id: string, wanted = true): void {
+  if (wanted) env[SESSION_ID_VAR] = id;
+  else delete env[SESSION_ID_VAR];
+}
+
 /** The broker's own environment with unset entries dropped (the default child environment). */
 export function ownEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
@@ -110,7 +125,7 @@ export const spawn: Handler<'spawn'> = async (
   }
 
   const id = sessions.newId();
-  if (request.session_env) env.CLIPPY_SESSION_ID = id;
+  withSessionId(env, id, request.session_env);
   const cols = request.cols ?? DEFAULT_COLS;
   const rows = request.rows ?? DEFAULT_ROWS;
   const presetName = request.pattern !== undefined ? 'custom' : (request.preset ?? DEFAULT_PRESET);

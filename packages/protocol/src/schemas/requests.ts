@@ -64,7 +64,9 @@ export const SpawnSchema = message(
     session_env: z
       .boolean()
       .optional()
-      .describe('opt in to CLIPPY_SESSION_ID in the child environment'),
+      .describe(
+        'set CLIPPY_SESSION_ID to the session’s ID in the child environment (default true); false leaves it out (and drops one the environment inherited)',
+      ),
     persist: z
       .boolean()
       .optional()
