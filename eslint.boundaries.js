@@ -38,7 +38,7 @@ const ALLOWED = {
   // protocol and turns are not arrows from cli in DESIGN.md's diagram, but cli uses protocol's
   // types and error codes and runs the turn engine for `clippy classify` and `clippy report`
   // (issue 13 reports this; the design or the code is to follow).
-  cli: ['client', 'navigator', 'reports', 'repomap', 'protocol', 'turns', 'acp'],
+  cli: ['client', 'navigator', 'reports', 'repomap', 'protocol', 'turns', 'acp', 'mcp'],
   // Test helpers: start daemons and speak the protocol like a client.
   testkit: ['client', 'protocol'],
   // The page speaks the protocol over a WebSocket (its tests drive a daemon through testkit).
@@ -46,6 +46,9 @@ const ALLOWED = {
   // The ACP adapter is a client (DESIGN.md "Homes"): the daemon through client, the protocol's
   // types and error codes.
   acp: ['client', 'protocol'],
+  // The MCP server is a client too (DESIGN.md "Homes"): the daemon through client, the
+  // protocol's types, error codes and turn IDs.
+  mcp: ['client', 'protocol'],
   // The VS Code extension is a client (DESIGN.md "Homes"): the daemon through client, the
   // protocol's types and constants.
   vscode: ['client', 'protocol'],
