@@ -3,7 +3,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModel, type FakeModel } from './fake-model/server.js';
-import { AGENT_PINS, REAL_AGENTS, findAgent, prepareAgent } from './real-agents.js';
+import { AGENT_PINS, REAL_AGENTS, agentsMissing, findAgent, prepareAgent } from './real-agents.js';
 
 describe('real agent environments', () => {
   it('names the install command when an agent is not installed', () => {
@@ -28,7 +28,7 @@ describe('real agent environments', () => {
     afterAll(() => model.close());
 
     for (const agent of REAL_AGENTS) {
-      it.skipIf('missing' in findAgent(agent))(
+      it.skipIf(agentsMissing(agent) !== null)(
         `${agent}: a temp HOME with its first-run state, pointed at the fake model, never the user's`,
         () => {
           const s = prepareAgent(

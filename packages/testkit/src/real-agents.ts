@@ -3,6 +3,7 @@ import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from './env.js';
+import { unavailable } from './requirements.js';
 import type { FakeModel, ModelApi, ModelRequest, ToolCallAnswer } from './fake-model/server.js';
 
 /**
@@ -71,11 +72,11 @@ export function findAgent(
   return { bin };
 }
 
-/** The skip message for a test of `agents`, or null when all are installed. */
+/** Why a test of `agents` skips here, or null when all are installed (in CI: throws). */
 export function agentsMissing(...agents: RealAgentName[]): string | null {
   for (const a of agents) {
     const found = findAgent(a);
-    if ('missing' in found) return `skipped: ${found.missing}`;
+    if ('missing' in found) return unavailable(found.missing);
   }
   return null;
 }

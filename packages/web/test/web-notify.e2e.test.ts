@@ -17,7 +17,6 @@ const ARTIFACTS = join(import.meta.dirname, '..', 'test-results');
 const PAGE_TIMEOUT_MS = 15_000;
 
 const missing = chromiumMissing();
-if (missing) console.warn(`skipping the web view notification tests: ${missing}`);
 
 interface Note {
   title: string;

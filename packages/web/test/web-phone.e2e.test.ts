@@ -26,7 +26,6 @@ const PHONE = { width: 390, height: 844 };
 const TAP_PX = 44;
 
 const missing = chromiumMissing();
-if (missing) console.warn(`skipping the web view phone tests: ${missing}`);
 
 async function freePort(): Promise<number> {
   const server = createServer();

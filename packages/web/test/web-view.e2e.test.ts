@@ -29,7 +29,6 @@ const ARTIFACTS = join(import.meta.dirname, '..', 'test-results');
 const PAGE_TIMEOUT_MS = 15_000;
 
 const missing = chromiumMissing();
-if (missing) console.warn(`skipping the web view browser tests: ${missing}`);
 
 /** An HTTP request to the endpoint: its status, headers and body. */
 async function http(
