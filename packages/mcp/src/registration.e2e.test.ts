@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { agentsDir } from '@clippy/testkit/real-agents';
 import { bins } from '@clippy/testkit/paths';
 import { describe, expect, it } from 'vitest';
+import { unavailable } from '@clippy/testkit/requirements';
 
 /** A CLI's start (Copilot CLI unpacks itself first) on a loaded 2-core machine. */
 const AGENT_CLI_MS = 120_000;
@@ -43,12 +44,10 @@ const bin = (agent: string) => join(agentsDir(), 'node_modules', '.bin', agent);
 
 describe('clippy mcp config AGENT', () => {
   for (const agent of Object.keys(READ_BACK)) {
-    const installed = existsSync(bin(agent));
-    if (!installed)
-      console.warn(
-        `clippy mcp config ${agent}: skipped: ${agent} is not installed in ${agentsDir()}`,
-      );
-    it.skipIf(!installed)(
+    const missing = unavailable(
+      existsSync(bin(agent)) ? null : `${agent} is not installed in ${agentsDir()}`,
+    );
+    it.skipIf(missing !== null)(
       `prints the one command with which ${agent} registers clippy mcp`,
       () => {
         const home = mkdtempSync(join(os.tmpdir(), `clippy-mcp-${agent}-`));
