@@ -101,6 +101,7 @@ export class Broker {
       focus: this.focus,
       attachedClients: () => this.attachedClients(),
       unreadChanged: (session) => this.unreadChanged(session),
+      webUrl: (session) => this.webHost?.link(session?.name ?? null) ?? null,
     });
     this.sessionObserver = {
       stateChanged: (session, previous) => {

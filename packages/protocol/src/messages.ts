@@ -57,6 +57,7 @@ export const REQUEST_SCHEMAS = {
   get_worktree: Q.GetWorktreeSchema,
   notify_client: Q.NotifyClientSchema,
   notify_settings: Q.NotifySettingsSchema,
+  notify_test: Q.NotifyTestSchema,
 } as const;
 
 /** Every message the broker may push unasked (`id` 0), keyed by `type`. */

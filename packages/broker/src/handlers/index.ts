@@ -50,6 +50,7 @@ import { interrupt } from './interrupt.js';
 import { diff } from './diff.js';
 import { notifyClient } from './notify-client.js';
 import { notifySettings } from './notify-settings.js';
+import { notifyTest } from './notify-test.js';
 
 /** One handler per request type (tmux's cmd-*.c table); `hello` is handled by the connection. */
 export const HANDLERS: HandlerTable = {
@@ -104,4 +105,5 @@ export const HANDLERS: HandlerTable = {
   get_worktree: getWorktree,
   notify_client: notifyClient,
   notify_settings: notifySettings,
+  notify_test: notifyTest,
 };

@@ -1,4 +1,4 @@
-import { WebEndpoint, type WebEndpointOptions } from './web-endpoint.js';
+import { WEB_HOST, WebEndpoint, type WebEndpointOptions } from './web-endpoint.js';
 import { webAssetsDir } from './web-assets.js';
 import { HandlerError } from '../errors.js';
 import type { WebTokenFile } from './web-token.js';
@@ -84,6 +84,17 @@ export class WebHost implements WebPort {
       this.endpoint = endpoint;
       return { url: endpoint.url, port: endpoint.port, token: endpoint.token, started: true };
     });
+  }
+
+  /**
+   * The page's link to a session (null: the grid) while the web view runs, without the token:
+   * a tab or an installed page that signed in before opens it (what a notification links to).
+   */
+  link(session: string | null): string | null {
+    const running = this.endpoint;
+    if (!running) return null;
+    const at = `http://${WEB_HOST}:${running.port}/`;
+    return session === null ? at : `${at}#s=${encodeURIComponent(session)}`;
   }
 
   stop(): Promise<boolean> {

@@ -115,27 +115,96 @@ function notifyShape<T extends z.ZodType>(value: (key: NotifyKey) => T): Record<
   return Object.fromEntries(NOTIFY_KEYS.map((k) => [k, value(k)])) as Record<NotifyKey, T>;
 }
 
+/** How a webhook's POST is written (docs/notify.md, "Webhooks"). */
+export const WEBHOOK_FORMATS = ['json', 'ntfy', 'slack'] as const;
+export const WebhookFormatSchema = z
+  .enum(WEBHOOK_FORMATS, { error: `must be one of ${WEBHOOK_FORMATS.join(', ')}` })
+  .describe(
+    '`json`: clippy’s own object; `ntfy`: the text as the body, with Title, Priority and Click headers; `slack`: {"text": …} (Slack, Discord and compatible incoming webhooks)',
+  );
+export type WebhookFormat = z.infer<typeof WebhookFormatSchema>;
+/** The webhook's format when none is set. */
+export const DEFAULT_WEBHOOK_FORMAT: WebhookFormat = 'json';
+
+/** Whether a text is a URL a webhook can be POSTed to (http or https). */
+export function isWebhookUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A webhook's URL as it may be shown or logged: its scheme and host only. The rest (path,
+ * query, user) is where services put the secret that lets anyone post (a Slack or Discord
+ * webhook's token, an ntfy topic).
+ */
+export function maskWebhookUrl(text: string): string {
+  try {
+    const u = new URL(text);
+    const rest = `${u.pathname}${u.search}${u.hash}`.replace(/^\/$/u, '');
+    return `${u.protocol}//${u.host}${rest || u.username ? '/…' : '/'}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/** A webhook: an http(s) URL, or false for none at this level (over one set below it). */
+export const WebhookSchema = z
+  .union([
+    z
+      .string()
+      .refine(isWebhookUrl, { error: 'must be an http:// or https:// URL' })
+      .describe('an http(s) URL'),
+    z.literal(false),
+  ])
+  .describe(
+    'POST each notified event to this URL (false: none here); it may hold a secret: never logged in full',
+  );
+
+/** The webhook settings of a level, each optional. */
+const webhookPartial = {
+  webhook: WebhookSchema.optional(),
+  webhookFormat: WebhookFormatSchema.optional(),
+};
+
 /** A set of notification settings, each optional (absent: the level below decides). */
 export const NotifyPartialSchema = z
-  .object(
-    notifyShape((k) =>
+  .object({
+    ...notifyShape((k) =>
       z
         .boolean({ error: 'must be true or false' })
         .optional()
         .describe(NOTIFY_SETTING_DESCRIPTIONS[k]),
     ),
-  )
+    ...webhookPartial,
+  })
   .strict();
 export type NotifyPartial = z.infer<typeof NotifyPartialSchema>;
 
 /** A session's own settings as `notify_settings` sets them: null drops one. */
 export const NotifyOverridesSchema = z
-  .object(notifyShape(() => z.boolean().nullable().optional()))
+  .object({
+    ...notifyShape(() => z.boolean().nullable().optional()),
+    webhook: WebhookSchema.nullable().optional(),
+    webhookFormat: WebhookFormatSchema.nullable().optional(),
+  })
   .strict();
 export type NotifyOverrides = z.infer<typeof NotifyOverridesSchema>;
 
 /** Every setting with its value: what is in force for a session, or globally. */
-export const NotifyEffectiveSchema = z.object(notifyShape(() => z.boolean()));
+export const NotifyEffectiveSchema = z.object({
+  ...notifyShape(() => z.boolean()),
+  webhook: z
+    .string()
+    .nullable()
+    .describe(
+      'the webhook in force, shown as its scheme and host (`https://ntfy.sh/…`: the rest may be a secret), or null',
+    ),
+  webhookFormat: WebhookFormatSchema,
+});
 export type NotifyEffective = z.infer<typeof NotifyEffectiveSchema>;
 
 /**

@@ -667,6 +667,12 @@ export const NotifySettingsSchema = message(
   },
 );
 
+export const NotifyTestSchema = message(
+  'notify_test',
+  'Send one test notification to every place that is on (desktop or page, editor, bell, webhook), whatever the quiet rules say; the webhook is tried once and its answer awaited.',
+  {},
+);
+
 // --- web view (packages/web, served by an HTTP + WebSocket endpoint on 127.0.0.1) ---
 export const WebStartSchema = message(
   'web_start',
@@ -686,6 +692,12 @@ export const WebStartSchema = message(
       .optional()
       .describe(
         'make a new token first (kept in the state directory): every open page and tab session is let go',
+      ),
+    code: z
+      .boolean()
+      .optional()
+      .describe(
+        'also make a one-time code (`code_url`): a browser opened on it gets a tab session, and no token enters its history (`clippy web --open`)',
       ),
   },
 );

@@ -108,6 +108,31 @@ export const ResponseSchema = z
   .describe('Answer to every request but `hello`; result fields sit beside `status`.');
 
 /** Result fields of an ok response, per request type. */
+/** The webhook's deliveries: the last one that went through, the last that did not. */
+const WebhookStatusSchema = z
+  .object({
+    last_delivery: z
+      .object({
+        at: z.number().describe('epoch ms'),
+        event: z.string().describe('`turn`, `blocked` or `test`'),
+        session: z.string().describe('the session’s name ("" for a test)'),
+        url: z.string().describe('where it went, as its scheme and host'),
+        status: z.number().int().describe('the HTTP status it got'),
+      })
+      .nullable(),
+    last_error: z
+      .object({
+        at: z.number().describe('epoch ms'),
+        event: z.string(),
+        session: z.string(),
+        url: z.string(),
+        error: z.string().describe('what went wrong, after the retries'),
+      })
+      .nullable(),
+    pending: z.number().int().describe('events waiting to be sent (or to be tried again)'),
+  })
+  .describe('webhook deliveries since the daemon started (`clippy notify` shows them)');
+
 export const RESULT_SCHEMAS = {
   spawn: z.object({
     session: z.string(),
@@ -327,6 +352,18 @@ export const RESULT_SCHEMAS = {
         'random; the page exchanges it for a tab session (POST /session); other clients give it as /ws?token=…',
       ),
     started: z.boolean().describe('false: the endpoint was already running and is reused'),
+    code_url: z
+      .string()
+      .optional()
+      .describe(
+        'with `code`: http://127.0.0.1:PORT/#code=…, good for one sign-in within a few minutes (the token is not in it)',
+      ),
+    moved: z
+      .string()
+      .optional()
+      .describe(
+        'why the web view is not on the port it had before (that port is taken by another program): pages open on the old URL must open this one',
+      ),
   }),
   web_stop: z.object({ stopped: z.boolean().describe('false: no endpoint was running') }),
   interrupt: z.object({
@@ -390,5 +427,19 @@ export const RESULT_SCHEMAS = {
       .string()
       .nullable()
       .describe('why the daemon cannot show desktop notifications, or null when it can'),
+    webhook: WebhookStatusSchema,
+  }),
+  notify_test: z.object({
+    sinks: z
+      .array(z.string())
+      .describe(
+        'the places that took the test event: `page`, `desktop`, `editor`, `bell`, `webhook`',
+      ),
+    webhook: z
+      .string()
+      .nullable()
+      .describe(
+        'with a webhook on: what its endpoint answered (`HTTP 200`) or why it failed; else null',
+      ),
   }),
 } as const;
