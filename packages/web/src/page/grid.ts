@@ -150,7 +150,7 @@ export class Grid {
         const label = document.createElementNS(SVG_NS, 'text');
         label.setAttribute('x', String(c.labelX));
         label.setAttribute('y', String(c.labelY));
-        label.setAttribute('text-anchor', 'middle');
+        label.setAttribute('text-anchor', c.labelAnchor);
         label.textContent = `${route.route} (${route.fired})`;
         g.append(path, head, label);
         this.svg.append(g);
