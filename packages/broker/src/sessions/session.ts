@@ -108,6 +108,8 @@ export class Session {
   private sizedBy: SessionClient | null = null;
   /** Counts size takes, to find the latest active driving client (tmux's `latest`). */
   private sizeClock = 0;
+  /** The size before a viewer's fit (`resize` with `fit`), given back when it leaves. */
+  private sizeBeforeFit: { cols: number; rows: number } | null = null;
   exitedAt: number | null = null;
   exitCode: number | null = null;
   exitSignal: string | null = null;
@@ -465,6 +467,7 @@ export class Session {
     const attachment = from ? this.attachments.get(from) : undefined;
     if (!from || !attachment) {
       this.sizedBy = null;
+      this.sizeBeforeFit = null;
       this.applySize(cols, rows);
       return;
     }
@@ -476,6 +479,10 @@ export class Session {
   /** The client is now the one whose size the session has. */
   private takeSize(client: SessionClient, attachment: Attachment): void {
     if (attachment.cols === undefined || attachment.rows === undefined) return;
+    // A viewer's fit is a loan: the size it replaced comes back when it leaves (a driver's size
+    // is the session's own).
+    if (attachment.drivesSize) this.sizeBeforeFit = null;
+    else this.sizeBeforeFit ??= { cols: this.cols, rows: this.rows };
     attachment.sizedAt = ++this.sizeClock;
     this.sizedBy = client;
     this.applySize(attachment.cols, attachment.rows);
@@ -483,7 +490,8 @@ export class Session {
 
   /**
    * The client whose size the session has is gone: the size returns to the remaining driving
-   * client active most recently (tmux's rule); with none, the session keeps its size.
+   * client active most recently (tmux's rule); with none, to the size a viewer's fit replaced
+   * (a quick look from a phone must not leave an agent 46 columns wide), else it stays.
    */
   private sizeLeft(client: SessionClient): void {
     if (this.sizedBy !== client) return;
@@ -494,7 +502,10 @@ export class Session {
       if (!a.drivesSize || a.cols === undefined || a.rows === undefined) continue;
       if (!next || a.sizedAt > next[1].sizedAt) next = entry;
     }
+    const before = this.sizeBeforeFit;
+    this.sizeBeforeFit = null;
     if (next) this.takeSize(next[0], next[1]);
+    else if (before) this.applySize(before.cols, before.rows);
   }
 
   /** Sets the size of the PTY and the screen, and says so (`session_resized`). */
