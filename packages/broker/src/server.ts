@@ -26,6 +26,7 @@ import { PendingConnections } from './transports/pending-connections.js';
 import { UnixTransport } from './transports/unix.js';
 import { WsTransport } from './transports/ws.js';
 import { WebHost } from './web/web-host.js';
+import { WebPortFile } from './web/web-port.js';
 import { WebTokenFile } from './web/web-token.js';
 import { CLOSE_FLUSH_MS } from './constants.js';
 import {
@@ -233,10 +234,11 @@ export class Broker {
         logFile: this.config.logFile,
         web: {
           // No port asked: config.json's, read now (as a spawn reads its settings), else any.
-          start: (port, rotate) =>
+          start: (port, rotate, code) =>
             this.requireWebHost().start(
               port ?? loadTurnConfig(this.options.env ?? process.env).webPort,
               rotate,
+              code,
             ),
           stop: () => this.requireWebHost().stop(),
         },
@@ -337,6 +339,7 @@ export class Broker {
       'clippyd listening',
     );
     if (settings.webPort !== undefined) await broker.startConfiguredWeb(settings.webPort);
+    else await broker.resumeWeb();
     return broker;
   }
 
@@ -354,6 +357,20 @@ export class Broker {
       );
     } catch (err) {
       this.log.warn({ port, err: (err as Error).message }, 'web view not started');
+    }
+  }
+
+  /** The web view ran when the last daemon ended (restart, crash, `kill -9`): it comes back. */
+  private async resumeWeb(): Promise<void> {
+    try {
+      const status = await this.requireWebHost().resume();
+      if (status)
+        this.log.info(
+          { port: status.port, ...(status.moved ? { moved: status.moved } : {}) },
+          'web view started again (it ran when the daemon last stopped)',
+        );
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'web view not started again');
     }
   }
 
@@ -384,6 +401,8 @@ export class Broker {
     );
     this.webHost = new WebHost({
       tokenFile: new WebTokenFile(this.config.webTokenFile),
+      portFile: new WebPortFile(this.config.webPortFile),
+      onNote: (message, fields) => this.log.warn(fields, message),
       limits: inputLimits,
       pendingLimit: limits.webPendingLimit,
       pendingTimeoutMs: limits.webPendingTimeoutMs,

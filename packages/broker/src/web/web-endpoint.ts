@@ -18,6 +18,7 @@ import {
   sameSecret,
 } from './web-guard.js';
 import { WebSessions } from './web-sessions.js';
+import { WEB_CHECK_PATH, WEB_CODE_PATH, serveSessionExtras, type WebCodes } from './web-codes.js';
 
 /** The address the endpoint binds: loopback only, never a public interface. */
 export const WEB_HOST = '127.0.0.1';
@@ -31,6 +32,8 @@ export interface WebEndpointOptions {
   assetsDir: string;
   /** The token (kept by WebTokenFile: the same across restarts until rotated). */
   token: string;
+  /** The one-time codes `clippy web --open` hands the browser instead of the token. */
+  codes: WebCodes;
   limits: InputLimits;
   /** Connections that have not shown the token (or a tab's session): how many, how long. */
   pendingLimit: number;
@@ -71,7 +74,8 @@ export class WebEndpoint {
     const http = createServer(
       // A half-sent request holds nothing long (as on the WebSocket transport).
       { headersTimeout: HELLO_TIMEOUT_MS, requestTimeout: HELLO_TIMEOUT_MS },
-      (req, res) => serve(req, res, port, token, sessions, assets, options.onRefused),
+      (req, res) =>
+        serve(req, res, port, token, sessions, assets, options.onRefused, options.codes),
     );
     const wss = new WebSocketServer({
       noServer: true,
@@ -172,12 +176,17 @@ function serve(
   sessions: WebSessions,
   assets: Map<string, Asset>,
   onRefused: (reason: string) => void,
+  codes: WebCodes,
 ): void {
   const path = pathOf(req);
   const foreign = refuseForeign(req, port);
   if (foreign) {
     onRefused(foreign);
     refuse(res, 403, refusalText(foreign, port));
+    return;
+  }
+  if (path === WEB_CODE_PATH || path === WEB_CHECK_PATH) {
+    serveSessionExtras(req, res, path, port, codes, sessions, onRefused);
     return;
   }
   if (path === WEB_SESSION_PATH) {

@@ -1,5 +1,6 @@
 import { PROTOCOL_VERSION, PUSH_ID, RpcCore, type RpcMessage } from '@clippy/protocol';
 import { PageSocket, RpcError } from './page-socket.js';
+import { SIGNED_OUT, sessionKnown } from './sign-in.js';
 
 export { RpcError } from './page-socket.js';
 
@@ -10,8 +11,16 @@ const RECONNECT_FIRST_MS = 250;
 /** …up to this: a daemon back after a restart is found within seconds, an absent one costs little. */
 const RECONNECT_MAX_MS = 5_000;
 
-/** Connection events: `down` (with why and when the next try is), `up` (connected again). */
-export type LinkListener = (event: { up: boolean; why: string; retryInMs: number }) => void;
+/**
+ * Connection events: `down` (with why and when the next try is; `signedOut`: the endpoint no
+ * longer knows this tab, and no try will help), `up` (connected again).
+ */
+export type LinkListener = (event: {
+  up: boolean;
+  why: string;
+  retryInMs: number;
+  signedOut?: boolean;
+}) => void;
 
 /**
  * The page's protocol client: requests answered by id and pushes handed to listeners by type
@@ -63,6 +72,13 @@ export class Rpc {
     try {
       socket = await PageSocket.open(this.session);
     } catch (err) {
+      // A browser says nothing of why an upgrade was refused: ask whether this tab's session is
+      // still good. After `clippy web --rotate` it is not, and trying again cannot help.
+      if ((await sessionKnown(this.session)) === false) {
+        for (const listener of this.linkListeners)
+          listener({ up: false, why: SIGNED_OUT, retryInMs: 0, signedOut: true });
+        return;
+      }
       this.scheduleReconnect((err as Error).message);
       return;
     }
