@@ -93,7 +93,7 @@ export const NOTIFY_SETTING_DESCRIPTIONS = {
   turn: 'notify when a turn finishes',
   blocked: 'notify when a session waits for you (a question, a prompt for input)',
   desktop: 'a desktop notification (notify-send, osascript) when a desktop session is there',
-  page: 'the web view’s notification (Notification API), when a page is open',
+  page: 'the web view’s notification (through its service worker), when a page is open',
   sound: 'the web view plays a short sound with its notification',
   bell: 'the bell (BEL) in the terminal of an attached `clippy attach`',
   editor: 'a notification in VS Code or Neovim, when one is connected',

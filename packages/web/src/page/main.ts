@@ -3,10 +3,10 @@ import { BlockedAlert } from './blocked-alert.js';
 import { el } from './format.js';
 import { Grid } from './grid.js';
 import { LinkBanner } from './link-banner.js';
-import { PageNotifications } from './notifications.js';
+import { PageNotifications, type Pick } from './notifications.js';
 import { Rpc } from './rpc.js';
 import { SessionView } from './session-view.js';
-import { SignInError, connectFailure, signIn } from './sign-in.js';
+import { SignInError, connectFailure, keepOnDevice, keptOnDevice, signIn } from './sign-in.js';
 import { StatusLine } from './status-line.js';
 import { Store, type SessionRow } from './store.js';
 
@@ -38,8 +38,23 @@ function splitCommand(line: string): string[] {
   return words;
 }
 
+/**
+ * A choice picked on a notification whose click opened this page (`#s=NAME&pick=N&label=L`):
+ * taken out of the address, to be answered once the sessions are listed.
+ */
+function takePick(): Pick | null {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const name = params.get('s');
+  const index = Number(params.get('pick'));
+  const label = params.get('label');
+  if (name === null || label === null || !Number.isInteger(index)) return null;
+  history.replaceState(null, '', `${location.pathname}#s=${encodeURIComponent(name)}`);
+  return { name, index, label };
+}
+
 async function main(): Promise<void> {
   const banner = document.getElementById('banner')!;
+  const pendingPick = takePick();
   let rpc: Rpc;
   try {
     const session = await signIn();
@@ -134,7 +149,7 @@ async function main(): Promise<void> {
   let notifications: PageNotifications | null = null;
   rpc.onLink((event) => {
     if (!event.up) {
-      link.down(event.why, event.retryInMs);
+      link.down(event.why, event.retryInMs, event.signedOut);
       return;
     }
     void store
@@ -149,7 +164,8 @@ async function main(): Promise<void> {
 
   // On a phone the form folds under its summary, so it never takes the header.
   const details = document.getElementById('new-details') as HTMLDetailsElement;
-  details.open = !matchMedia(PHONE_QUERY).matches;
+  const phone = () => matchMedia(PHONE_QUERY).matches;
+  details.open = !phone();
   const form = document.getElementById('new-session') as HTMLFormElement;
   const formStatus = new StatusLine();
   form.append(formStatus.root);
@@ -174,15 +190,69 @@ async function main(): Promise<void> {
       .then((r) => {
         formStatus.say(`started ${r.name}`);
         form.reset();
+        // On a phone the open form covers the grid: folded again, the new card shows.
+        if (phone()) details.open = false;
       })
       .catch((err: Error) => formStatus.say(`failed: ${err.message}`, true));
   });
 
+  /** Answers a question with a choice picked on its notification, if that question still waits. */
+  const answer = (pick: Pick) => {
+    const row = store.find(pick.name);
+    const option = row?.state === 'blocked' ? row.menu?.options[pick.index] : undefined;
+    if (!row || option?.label !== pick.label) {
+      say(`Not answered: ${pick.name} no longer asks the question of that notification.`);
+      return;
+    }
+    rpc
+      .request('send', { session: row.session, keys: option.keys })
+      .then(() => say(`Answered ${pick.name}: ${pick.label}`))
+      .catch((err: Error) => say(`Not answered: ${err.message}`));
+  };
+  const openFromNotification = (name: string, pick: Pick | null) => {
+    const hash = `#s=${encodeURIComponent(name)}`;
+    if (location.hash !== hash) location.hash = hash;
+    if (!pick) return;
+    // The daemon learns first that the session is in front of the user: the answer's turn is
+    // then read here, not notified.
+    void (notifications?.report() ?? Promise.resolve()).then(() => answer(pick));
+  };
+
+  const header = document.querySelector<HTMLElement>('header.top');
+  stayButton(header);
   await store.load();
   document.body.dataset.ready = 'true';
-  notifications = new PageNotifications(rpc, document.querySelector('header.top'));
+  notifications = new PageNotifications(rpc, header, openFromNotification);
   await route();
+  await notifications.start();
   await notifications.report();
+  if (pendingPick) answer(pendingPick);
+}
+
+/**
+ * "Stay signed in on this device": keeps the tab's session in the origin's localStorage, so the
+ * page installed on a home screen, a bookmark and a notification's click open signed in; asked
+ * for, since any page later served on this port of this machine could read it (docs/web.md).
+ */
+function stayButton(header: HTMLElement | null): void {
+  if (!header) return;
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'stay-signed-in';
+  const show = () => {
+    const kept = keptOnDevice() !== null;
+    button.textContent = kept ? 'Signed in on this device ✓' : 'Stay signed in';
+    button.title = kept
+      ? 'This device keeps the sign-in (a home-screen app and notifications open signed in). Click to forget it.'
+      : 'Keep the sign-in on this device, so a home-screen app, a bookmark and a notification’s click open signed in';
+    button.setAttribute('aria-pressed', String(kept));
+  };
+  button.addEventListener('click', () => {
+    keepOnDevice(keptOnDevice() === null);
+    show();
+  });
+  show();
+  header.append(button);
 }
 
 void main();

@@ -95,12 +95,15 @@ export class SessionView {
     });
     const zoom = this.zoomButton;
     zoom.title = 'Show the terminal at 100 % and pan it, or scaled to fit';
+    const showZoom = (z: 'fit' | 'actual') => {
+      zoom.textContent = z === 'fit' ? '100 %' : 'Scale to fit';
+      zoom.setAttribute('aria-pressed', String(z === 'actual'));
+    };
     zoom.addEventListener('click', () => {
       const pane = this.pane;
       if (!pane) return;
       pane.setZoom(pane.zoom === 'fit' ? 'actual' : 'fit');
-      zoom.textContent = pane.zoom === 'fit' ? '100 %' : 'Scale to fit';
-      zoom.setAttribute('aria-pressed', String(pane.zoom === 'actual'));
+      showZoom(pane.zoom);
     });
     const head = el('header', 'session-head');
     const title = el('div', 'title');
@@ -188,6 +191,7 @@ export class SessionView {
     );
     this.refreshHeader();
     this.pane = new TerminalPane(this.rpc, row.session, termBox, () => this.refreshHeader());
+    this.pane.onZoom = showZoom;
     const { exited } = await this.pane.attach();
     if (this.disposed) return;
     const { turns } = await this.rpc.request<{ turns: TurnMeta[] }>('list_turns', {
