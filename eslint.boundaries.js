@@ -32,7 +32,9 @@ const ALLOWED = {
   reports: [],
   repomap: [],
   client: ['protocol'],
-  broker: ['protocol', 'turns'],
+  // The daemon reaches other machines' daemons as a client does (DESIGN.md: broker ──► client):
+  // the web view's hosts through the SSH forwarding `clippy --host` uses.
+  broker: ['protocol', 'turns', 'client'],
   // Reaches protocol through client, as the diagram says.
   navigator: ['client', 'repomap', 'reports'],
   // protocol and turns are not arrows from cli in DESIGN.md's diagram, but cli uses protocol's

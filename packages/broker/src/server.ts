@@ -27,6 +27,7 @@ import { UnixTransport } from './transports/unix.js';
 import { WsTransport } from './transports/ws.js';
 import { WebHost } from './web/web-host.js';
 import { WebPortFile } from './web/web-port.js';
+import { WebRemotes } from './web/web-remotes.js';
 import { WebTokenFile } from './web/web-token.js';
 import { CLOSE_FLUSH_MS } from './constants.js';
 import {
@@ -70,6 +71,8 @@ export class Broker {
   private transports: Transport[] = [];
   /** The web view's endpoint; created with the transports (it shares their input limits). */
   private webHost: WebHost | null = null;
+  /** The other machines (config.json `hosts`) whose sessions the web view shows. */
+  private readonly webRemotes: WebRemotes;
   private closing: Promise<void> | null = null;
   private readonly sessionObserver: SessionObserver;
   private readonly connectionHost: ConnectionHost;
@@ -96,6 +99,7 @@ export class Broker {
     readonly log: Logger,
     private readonly options: BrokerOptions,
   ) {
+    this.webRemotes = new WebRemotes(options.env ?? process.env, log);
     this.notifier = new Notifier({
       env: options.env ?? process.env,
       log,
@@ -241,6 +245,7 @@ export class Broker {
               code,
             ),
           stop: () => this.requireWebHost().stop(),
+          hosts: () => this.webRemotes.hosts(),
         },
         get clientCount() {
           return clients.size;
@@ -402,6 +407,7 @@ export class Broker {
     this.webHost = new WebHost({
       tokenFile: new WebTokenFile(this.config.webTokenFile),
       portFile: new WebPortFile(this.config.webPortFile),
+      remotes: this.webRemotes,
       onNote: (message, fields) => this.log.warn(fields, message),
       limits: inputLimits,
       pendingLimit: limits.webPendingLimit,

@@ -1,15 +1,28 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { resolveSocketPaths } from '@clippy/client';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { resolveSocketPaths } from '@clippy/protocol';
 
-// `clippy --host HOST`: clippy rides on OpenSSH instead of opening a port of its own. One SSH
-// master connection per host (a control socket) carries a forwarding of the remote broker's
-// Unix socket to a private local one; every command, attach included, talks to that local
-// socket as it would to a local daemon. The master lingers while idle so the next command
-// reuses it, then ends by itself, closing the forwarding.
+// `clippy --host HOST` and the web view's hosts: clippy rides on OpenSSH instead of opening a
+// port of its own. One SSH master connection per host (a control socket) carries a forwarding
+// of the remote broker's Unix socket to a private local one; every command, attach included,
+// and the daemon's bridge for the web view talk to that local socket as to a local daemon. The
+// master lingers while idle so the next use reuses it (the CLI's and the daemon's alike: same
+// control socket), then ends by itself, closing the forwarding.
+
+/**
+ * Reaching a host failed, said in the user's terms (the host first). `usage`: the destination
+ * itself is wrong (a command-line mistake), not the host or the link.
+ */
+export class RemoteHostError extends Error {
+  constructor(
+    message: string,
+    readonly usage = false,
+  ) {
+    super(message);
+    this.name = 'RemoteHostError';
+  }
+}
 
 /** How long the SSH master (and its forwarding) stays after its last use: commands in a row reuse it. */
 export const SSH_IDLE_PERSIST_S = 300;
@@ -61,9 +74,8 @@ function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = fs.statSync(dir);
   if (st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0) {
-    throw new CliError(
+    throw new RemoteHostError(
       `${dir} must be a directory only you can use (mode 0700): fix it with 'chmod 700 ${dir}'`,
-      EXIT.noBroker,
     );
   }
 }
@@ -106,7 +118,7 @@ function runSsh(args: string[], env: NodeJS.ProcessEnv): Promise<SshResult> {
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.once('error', (err) =>
-      reject(new CliError(`cannot run ${program}: ${err.message}`, EXIT.noBroker)),
+      reject(new RemoteHostError(`cannot run ${program}: ${err.message}`)),
     );
     child.once('exit', (code, signal) => {
       // The master (ControlPersist) forks away holding our pipes: don't wait for their end.
@@ -127,14 +139,14 @@ function lastLine(text: string): string {
 }
 
 /** ssh's own failure, said in the user's terms. */
-function sshFailure(destination: string, r: SshResult): CliError {
+function sshFailure(destination: string, r: SshResult): RemoteHostError {
   const why = lastLine(r.stderr) || `ssh exited with ${r.code}`;
   const kind = /Permission denied|Authentication failed|publickey/u.test(why)
     ? 'SSH authentication failed'
     : /Could not resolve|Name or service not known|Connection refused|timed out|No route/u.test(why)
       ? 'cannot reach the host'
       : 'ssh failed';
-  return new CliError(`${destination}: ${kind}: ${why}`, EXIT.noBroker);
+  return new RemoteHostError(`${destination}: ${kind}: ${why}`);
 }
 
 /** Starts the remote daemon when needed and returns its socket path. */
@@ -148,31 +160,25 @@ async function remoteSocket(
   const r = await runSsh([...masterOptions(f), destination, script], env);
   if (r.code === SSH_FAILED) throw sshFailure(destination, r);
   if (r.code === COMMAND_NOT_FOUND || /command not found|not found/u.test(lastLine(r.stderr))) {
-    throw new CliError(
+    throw new RemoteHostError(
       `${destination}: no '${clippy}' on the remote PATH (install clippy there, or set CLIPPY_REMOTE_CLIPPY to its path)`,
-      EXIT.noBroker,
     );
   }
   if (r.code !== 0) {
-    throw new CliError(
+    throw new RemoteHostError(
       `${destination}: the remote clippy could not start its daemon: ${lastLine(r.stderr) || `exit ${r.code}`}`,
-      EXIT.noBroker,
     );
   }
   let status: { socket?: unknown };
   try {
     status = JSON.parse(r.stdout) as { socket?: unknown };
   } catch {
-    throw new CliError(
+    throw new RemoteHostError(
       `${destination}: the remote clippy printed no daemon status (is it clippy? got: ${lastLine(r.stdout) || 'nothing'})`,
-      EXIT.noBroker,
     );
   }
   if (typeof status.socket !== 'string' || status.socket === '') {
-    throw new CliError(
-      `${destination}: the remote daemon did not say where its socket is`,
-      EXIT.noBroker,
-    );
+    throw new RemoteHostError(`${destination}: the remote daemon did not say where its socket is`);
   }
   return status.socket;
 }
@@ -190,7 +196,7 @@ export async function openForward(
   fresh = false,
 ): Promise<Forward> {
   if (destination.startsWith('-')) {
-    throw new CliError(`host '${destination}' cannot start with '-'`, EXIT.usage);
+    throw new RemoteHostError(`host '${destination}' cannot start with '-'`, true);
   }
   const f = paths(destination, env);
   ensurePrivateDir(forwardDir(env));

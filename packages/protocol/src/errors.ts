@@ -55,6 +55,8 @@ export const ERROR_CODES = {
   handshake_timeout: 'No `hello` arrived in time after connecting. The connection is closed.',
   web_unavailable:
     'The web view endpoint could not start: the port is taken or the page assets are missing.',
+  host_unreachable:
+    'The web view could not reach that host’s daemon (config.json `hosts`): not a host there, SSH failed, or no daemon answers; `message` says why. The connection is closed.',
   frame_timeout: 'A frame was started and not finished in time. The connection is closed.',
   partial_frame_limit:
     'Unfinished frames of all connections together would pass the broker’s memory bound; the connection that would pass it is closed.',

@@ -52,6 +52,7 @@ export const REQUEST_SCHEMAS = {
   route_log: Q.RouteLogSchema,
   web_start: Q.WebStartSchema,
   web_stop: Q.WebStopSchema,
+  list_hosts: Q.ListHostsSchema,
   interrupt: Q.InterruptSchema,
   diff: Q.DiffSchema,
   get_worktree: Q.GetWorktreeSchema,

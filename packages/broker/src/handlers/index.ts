@@ -46,6 +46,7 @@ import { resumeRoute } from './resume-route.js';
 import { routeLog } from './route-log.js';
 import { webStart } from './web-start.js';
 import { webStop } from './web-stop.js';
+import { listHosts } from './list-hosts.js';
 import { interrupt } from './interrupt.js';
 import { diff } from './diff.js';
 import { notifyClient } from './notify-client.js';
@@ -100,6 +101,7 @@ export const HANDLERS: HandlerTable = {
   route_log: routeLog,
   web_start: webStart,
   web_stop: webStop,
+  list_hosts: listHosts,
   interrupt,
   diff,
   get_worktree: getWorktree,

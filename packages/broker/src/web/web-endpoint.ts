@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { FRAME_HEADER_SIZE, MAX_PAYLOAD_SIZE } from '@clippy/protocol';
 import type { Connection, InputLimits } from '../transports/transport.js';
 import { WsConnection } from '../transports/ws.js';
@@ -26,6 +26,8 @@ export const WEB_HOST = '127.0.0.1';
 export const WEB_SOCKET_PATH = '/ws';
 /** Where the page exchanges the token for its tab's session (POST, `Authorization: Bearer`). */
 export const WEB_SESSION_PATH = '/session';
+/** The query parameter of /ws naming another machine whose daemon the page speaks to. */
+export const WEB_HOST_PARAM = 'host';
 
 export interface WebEndpointOptions {
   port: number;
@@ -34,6 +36,8 @@ export interface WebEndpointOptions {
   token: string;
   /** The one-time codes `clippy web --open` hands the browser instead of the token. */
   codes: WebCodes;
+  /** Joins a page's WebSocket to another machine's daemon (`/ws?…&host=NAME`: web-remotes.ts). */
+  bridge: (ws: WebSocket, host: string) => void;
   limits: InputLimits;
   /** Connections that have not shown the token (or a tab's session): how many, how long. */
   pendingLimit: number;
@@ -105,8 +109,11 @@ export class WebEndpoint {
       }
       // It showed a credential: from here it is a client like any other (hello's timer runs).
       tickets.get(socket)?.settle();
+      const host = queryParam(req, WEB_HOST_PARAM);
       wss.handleUpgrade(req, socket, head, (ws) =>
-        options.accept(new WsConnection(ws, socket, options.limits)),
+        host === null
+          ? options.accept(new WsConnection(ws, socket, options.limits))
+          : options.bridge(ws, host),
       );
     });
     await new Promise<void>((resolve, reject) => {

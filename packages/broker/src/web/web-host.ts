@@ -3,6 +3,7 @@ import { webAssetsDir } from './web-assets.js';
 import { HandlerError } from '../errors.js';
 import { WebCodes } from './web-codes.js';
 import type { WebPortFile } from './web-port.js';
+import type { WebRemoteHost, WebRemotes } from './web-remotes.js';
 import type { WebTokenFile } from './web-token.js';
 
 export interface WebStatus {
@@ -17,7 +18,12 @@ export interface WebStatus {
 }
 
 /** What every endpoint the host starts gets: the broker's limits and callbacks. */
-export type WebHostOptions = Omit<WebEndpointOptions, 'port' | 'assetsDir' | 'token' | 'codes'> & {
+export type WebHostOptions = Omit<
+  WebEndpointOptions,
+  'port' | 'assetsDir' | 'token' | 'codes' | 'bridge'
+> & {
+  /** The other machines whose daemons the page reaches through this one. */
+  remotes: WebRemotes;
   /** Where the token is kept across restarts (0600, under the state directory). */
   tokenFile: WebTokenFile;
   /** Where its port is remembered (state directory), with whether it runs. */
@@ -34,13 +40,15 @@ export interface WebPort {
    */
   start(port: number | undefined, rotate?: boolean, code?: boolean): Promise<WebStatus>;
   stop(): Promise<boolean>;
+  /** The machines of config.json's `hosts` the page shows beside this one. */
+  hosts(): WebRemoteHost[];
 }
 
 /**
  * Owns the web view's endpoint while the daemon runs: at most one, started and stopped on
  * request (`clippy web`), ended with the daemon. Starts and stops are serialized.
  */
-export class WebHost implements WebPort {
+export class WebHost implements Omit<WebPort, 'hosts'> {
   private endpoint: WebEndpoint | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly codes = new WebCodes();
@@ -133,6 +141,7 @@ export class WebHost implements WebPort {
       assetsDir: this.assetsDir!,
       token,
       codes: this.codes,
+      bridge: (ws, host) => this.options.remotes.bridge(ws, host),
     });
   }
 
@@ -176,6 +185,7 @@ export class WebHost implements WebPort {
       if (remembered?.running) this.remember(remembered.port, false);
       if (!running) return false;
       this.endpoint = null;
+      this.options.remotes.dispose();
       await running.dispose();
       return true;
     });
@@ -186,6 +196,7 @@ export class WebHost implements WebPort {
     return this.serialized(async () => {
       const running = this.endpoint;
       this.endpoint = null;
+      this.options.remotes.dispose();
       await running?.dispose();
     });
   }

@@ -701,6 +701,11 @@ export const WebStartSchema = message(
       ),
   },
 );
+export const ListHostsSchema = message(
+  'list_hosts',
+  'The machines of config.json’s `hosts` other than this one: the web view shows their sessions beside these, through this daemon (`/ws?…&host=NAME`, docs/web.md).',
+  {},
+);
 export const WebStopSchema = message(
   'web_stop',
   'Stop the web view’s endpoint; its pages are disconnected and its token is forgotten.',

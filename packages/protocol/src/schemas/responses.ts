@@ -366,6 +366,16 @@ export const RESULT_SCHEMAS = {
       ),
   }),
   web_stop: z.object({ stopped: z.boolean().describe('false: no endpoint was running') }),
+  list_hosts: z.object({
+    hosts: z
+      .array(
+        z.object({
+          name: z.string().describe('its name in config.json’s `hosts` (`NAME:session`)'),
+          destination: z.string().describe('the ssh destination it names'),
+        }),
+      )
+      .describe('in config.json’s order; `local` entries are this machine and not listed'),
+  }),
   interrupt: z.object({
     keys: z.array(z.string()).describe('the keys pressed (`Esc` or `C-c`)'),
   }),

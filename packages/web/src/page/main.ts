@@ -8,7 +8,8 @@ import { Rpc } from './rpc.js';
 import { SessionView } from './session-view.js';
 import { SignInError, connectFailure, keepOnDevice, keptOnDevice, signIn } from './sign-in.js';
 import { StatusLine } from './status-line.js';
-import { Store, type SessionRow } from './store.js';
+import { Store, sessionRef, type SessionRow } from './store.js';
+import { HostLinks } from './host-links.js';
 
 /** At or below this width the page is laid out for a phone (one column; style.css agrees). */
 const PHONE_QUERY = '(max-width: 480px)';
@@ -56,8 +57,9 @@ async function main(): Promise<void> {
   const banner = document.getElementById('banner')!;
   const pendingPick = takePick();
   let rpc: Rpc;
+  let session: string;
   try {
-    const session = await signIn();
+    session = await signIn();
     try {
       rpc = await Rpc.connect(session);
     } catch (err) {
@@ -76,11 +78,11 @@ async function main(): Promise<void> {
   let view: SessionView | null = null;
 
   const openSession = (row: SessionRow) => {
-    location.hash = `s=${encodeURIComponent(row.name)}`;
+    location.hash = `s=${encodeURIComponent(sessionRef(row))}`;
   };
   const removeSession = (row: SessionRow) => {
-    if (!confirm(`Remove session ${row.name} and its turns?`)) return;
-    rpc.request('remove', { session: row.session }).catch((err: Error) => say(err.message));
+    if (!confirm(`Remove session ${sessionRef(row)} and its turns?`)) return;
+    row.rpc.request('remove', { session: row.session }).catch((err: Error) => say(err.message));
   };
   const grid = new Grid(gridRoot, store, openSession, removeSession);
   const alert = new BlockedAlert(document.getElementById('blocked')!);
@@ -128,7 +130,7 @@ async function main(): Promise<void> {
         : '',
     );
     if (!row) return;
-    const opened = new SessionView(rpc, store, row, viewRoot, () => {
+    const opened = new SessionView(row.rpc, store, row, viewRoot, () => {
       location.hash = '';
     });
     view = opened;
@@ -204,7 +206,7 @@ async function main(): Promise<void> {
       say(`Not answered: ${pick.name} no longer asks the question of that notification.`);
       return;
     }
-    rpc
+    row.rpc
       .request('send', { session: row.session, keys: option.keys })
       .then(() => say(`Answered ${pick.name}: ${pick.label}`))
       .catch((err: Error) => say(`Not answered: ${err.message}`));
@@ -221,6 +223,12 @@ async function main(): Promise<void> {
   const header = document.querySelector<HTMLElement>('header.top');
   stayButton(header);
   await store.load();
+  // The other machines of config.json's `hosts`: their sessions join the grid as they come.
+  const hosts = new HostLinks(rpc, session, store, document.getElementById('hosts')!, () => {
+    // An address naming a session of a host that was not listed yet: shown now.
+    if (!view && /^#s=./u.test(location.hash)) void route();
+  });
+  void hosts.start();
   document.body.dataset.ready = 'true';
   notifications = new PageNotifications(rpc, header, openFromNotification);
   await route();
