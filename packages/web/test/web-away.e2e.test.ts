@@ -195,14 +195,24 @@ describe.skipIf(missing)('away from the desk: the page on a phone', { timeout: 1
       actions: ['Yes', 'No'],
       data: { name: 'asker' },
     });
-    // What the worker tells the page when a choice is tapped: the page answers with it.
-    await page.evaluate(() =>
-      navigator.serviceWorker.dispatchEvent(
-        new MessageEvent('message', {
-          data: { type: 'clippy-open', name: 'asker', pick: { index: 0, label: 'Yes' } },
-        }),
-      ),
-    );
+    // Its first action tapped: the platform's click, played in the worker (headless Chromium
+    // keeps what it was shown). The worker tells the open page, which answers with it.
+    const [worker] = phone.serviceWorkers();
+    expect(worker).toBeDefined();
+    const clicked = await worker!.evaluate(async () => {
+      const scope = self as unknown as {
+        registration: { getNotifications(): Promise<Notification[]> };
+        dispatchEvent(e: Event): boolean;
+      };
+      const shown = await scope.registration.getNotifications();
+      const note = shown.find((n) => n.title === 'asker needs you');
+      if (!note) return `shown: ${shown.map((n) => n.title).join(', ') || 'none'}`;
+      const Ev = (self as unknown as { NotificationEvent: new (t: string, i: object) => Event })
+        .NotificationEvent;
+      scope.dispatchEvent(new Ev('notificationclick', { notification: note, action: 'choice-0' }));
+      return 'clicked';
+    });
+    expect(clicked).toBe('clicked');
     await waitState(c, 'asker', 'idle', PAGE_TIMEOUT_MS);
     expect(choices(askerLog)).toEqual(['Yes']);
     // It opened the session: quiet for it now; back to the grid to hear of its turns.

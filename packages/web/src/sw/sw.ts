@@ -69,8 +69,10 @@ sw.addEventListener('notificationclick', (e: SwNotificationEvent) => {
       const windows = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
       const here = windows.find((w) => w.url.startsWith(sw.registration.scope));
       if (here) {
-        await here.focus();
+        // Told first: a browser that will not focus it (no user gesture it counts) still opens
+        // the session there.
         here.postMessage(open);
+        await here.focus().catch(() => undefined);
         return;
       }
       const params = new URLSearchParams({ s: data.name });
