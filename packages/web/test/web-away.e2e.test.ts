@@ -23,7 +23,6 @@ const PHONE = { width: 390, height: 844 };
 const TAP_PX = 44;
 
 const missing = chromiumMissing();
-if (missing) console.warn(`skipping the away-from-the-desk web tests: ${missing}`);
 
 interface SwNote {
   title: string;

@@ -23,7 +23,6 @@ const PAGE_TIMEOUT_MS = 30_000;
 const E2E_TIMEOUT_MS = 150_000;
 
 const why = chromiumMissing() ?? sshdUnavailable();
-if (why) console.warn(`skipping the web view's hosts tests: ${why}`);
 
 describe.skipIf(why !== null)('the web view over every host', { timeout: E2E_TIMEOUT_MS }, () => {
   let sshd: TestSshd;
