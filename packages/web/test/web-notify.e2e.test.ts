@@ -199,9 +199,15 @@ describe.skipIf(missing)('web view notifications in a real Chromium', { timeout:
       await lone.waitForSelector('body[data-ready="true"]');
       // The other page leaves: this one is the page the daemon tells.
       await page.close();
-      await pageReported((p) => p.can_notify);
-      const { clients } = await c.request('notify_settings', {});
-      expect(clients.filter((p) => p.kind === 'page')).toHaveLength(1);
+      await expect
+        .poll(
+          async () =>
+            (await c.request('notify_settings', {})).clients
+              .filter((p) => p.kind === 'page')
+              .map((p) => p.can_notify),
+          { timeout: PAGE_TIMEOUT_MS },
+        )
+        .toEqual([true]);
       // Its first notification is refused: it says it cannot notify, and the desktop shows the next.
       await turn('beta', 'refused here');
       await pageReported((p) => !p.can_notify);
