@@ -6,7 +6,7 @@ import { resolveConfig, type BrokerConfig, type BrokerOptions } from './config.j
 import { createLogger, type Logger } from './log.js';
 import { ClientConnection, type ConnectionHost } from './connection.js';
 import type { BrokerPorts, NewSessionParams } from './handlers/context.js';
-import { SessionTable } from './sessions/session-table.js';
+import { SessionTable, type RemovedBy } from './sessions/session-table.js';
 import {
   Session,
   type SessionClient,
@@ -198,7 +198,8 @@ export class Broker {
         uniqueName: (base) => sessions.uniqueName(base),
         newId: () => sessions.newId(),
         create: (params) => this.createSession(params),
-        remove: (session) => this.removeSession(session),
+        remove: (session, by) => this.removeSession(session, by),
+        removed: (ref) => sessions.removed(ref),
         revive: (old, params) => this.reviveSession(old, params),
         endWrapper: (session) => session.markExited(),
         wrapperOf: (session) => [...this.clients].find((c) => c.registered.has(session)),
@@ -541,11 +542,13 @@ export class Broker {
     old.dispose();
     const session = this.createSession({ ...params, id: old.id });
     session.turns?.ring.restore(kept, count, usage);
+    // Turns read before (by `ask`, attach, a page) stay read.
+    session.inheritRead(old);
     return session;
   }
 
   /** Removes an exited session: its attached clients are told, its screen is freed. */
-  private removeSession(session: Session): void {
+  private removeSession(session: Session, by: RemovedBy): void {
     if (session.persisted) void this.history?.persistRemove(session.id);
     const frame = encodeFrame({
       type: 'detached',
@@ -555,7 +558,7 @@ export class Broker {
       message: `session '${session.name}' was removed`,
     } satisfies Push<'detached'>);
     void session.detachAll(frame);
-    this.sessions.delete(session);
+    this.sessions.remove(session, by);
     this.notifier.sessionRemoved(session);
     session.dispose();
     this.log.info({ session: session.id, name: session.name }, 'session removed');
