@@ -442,6 +442,57 @@ describe('Gemini CLI', () => {
     ).toBeNull();
   });
 
+  it('a resumed session’s turn is read from the file Gemini writes it to, not the newest one', async () => {
+    // Issue 44: `gemini --resume ID` writes a new chat file holding only its context, and the
+    // conversation goes on in the file it resumed (0.61.0).
+    const chats = join(dir, '.gemini', 'tmp', 'project', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const id = '11111111-2222-3333-4444-555555555555';
+    const head = { sessionId: id, projectHash: 'h', kind: 'main' };
+    const context = {
+      $set: {
+        messages: [{ id: 'ctx', type: 'user', content: [{ text: '<session_context>\nx' }] }],
+      },
+    };
+    const asked = (n: number, at: string, answerAt: string) => [
+      { id: `u${n}`, timestamp: at, type: 'user', content: [{ text: `Question ${n}` }] },
+      {
+        id: `g${n}`,
+        timestamp: answerAt,
+        type: 'gemini',
+        content: `Answer ${n}.`,
+        tokens: { input: 3, output: n },
+        model: 'gemini-x',
+      },
+    ];
+    const resumed = join(chats, 'session-2026-01-01T00-00-11111111.jsonl');
+    writeFileSync(
+      resumed,
+      jsonl([head, context, ...asked(1, '2026-01-01T00:00:10.000Z', '2026-01-01T00:00:11.000Z')]),
+    );
+    // The resume's own file: newer by name, context only.
+    writeFileSync(join(chats, 'session-2026-01-01T00-05-11111111.jsonl'), jsonl([head, context]));
+    // Another session's file with the same short ID is not this session's.
+    writeFileSync(
+      join(chats, 'session-2026-01-01T00-06-11111111.jsonl'),
+      jsonl([{ ...head, sessionId: '11111111-0000-0000-0000-000000000000' }]),
+    );
+    appendFileSync(
+      resumed,
+      jsonl(asked(2, '2026-01-01T00:05:10.000Z', '2026-01-01T00:05:11.000Z')),
+    );
+    const ch = new GeminiChannel({ session: 'c', env: { HOME: dir }, cwd: dir, agentSession: id });
+    const started = Date.parse('2026-01-01T00:05:09.900Z');
+    const t = await ch.readTurn({
+      prompt: 'Question 2',
+      startedAt: started,
+      endedAt: started + 2_000,
+      interrupted: false,
+    });
+    expect(t?.answer).toBe('Answer 2.');
+    expect(t?.record).toMatchObject({ turn_id: 'g2', output_tokens: 2, model: 'gemini-x' });
+  });
+
   it('a turn the screen completed before Gemini recorded it is read once Gemini writes it', async () => {
     const chats = join(dir, '.gemini', 'tmp', 'project', 'chats');
     mkdirSync(chats, { recursive: true });
