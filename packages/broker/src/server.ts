@@ -36,6 +36,7 @@ import {
 } from './store/broker-history.js';
 import type { TurnStore } from './store/turn-store.js';
 import { Worktrees } from './worktrees/worktrees.js';
+import { SessionReaper } from './pty/session-reaper.js';
 
 function readPackageVersion(): string {
   try {
@@ -89,12 +90,15 @@ export class Broker {
   });
   /** Sessions' git worktrees: made, diffed, counted and removed (git runs as its own process). */
   private readonly worktrees: Worktrees;
+  /** Ends the sessions' processes if this daemon ends without doing so (killed, crashed). */
+  private readonly reaper: SessionReaper;
 
   private constructor(
     readonly config: BrokerConfig,
     readonly log: Logger,
     private readonly options: BrokerOptions,
   ) {
+    this.reaper = new SessionReaper(log);
     this.notifier = new Notifier({
       env: options.env ?? process.env,
       log,
@@ -116,6 +120,7 @@ export class Broker {
         this.notifier.stateChanged(session);
       },
       exited: (session) => {
+        if (session.kind === 'pty') this.reaper.remove(session.pid);
         if (session.persisted && this.history) {
           const written = persistExit(this.history, session, this.log);
           this.pendingExits.add(written);
@@ -457,6 +462,7 @@ export class Broker {
       observer: this.sessionObserver,
     });
     this.sessions.add(session);
+    if (session.kind === 'pty' && session.live) this.reaper.add(session.pid);
     // A revived session's record is in the history already (with its turns).
     if (session.persisted && !this.history?.session(session.id)) {
       void this.history?.persistSession({
@@ -723,6 +729,8 @@ export class Broker {
     // Exit records of the sessions just ended, then everything queued, reach the disk.
     await waitAll([...this.pendingExits], EXIT_RECORD_WAIT_MS);
     for (const s of this.sessions.all()) s.dispose();
+    // Any session that outlived the shutdown's SIGKILL is the reaper's now.
+    this.reaper.dispose();
     await this.history?.close();
     this.log.info('stopped');
     this.log.flush?.();

@@ -76,6 +76,8 @@ export interface SessionParams {
     exitedAt: number;
     exitCode: number | null;
     exitSignal: string | null;
+    /** It was running when the daemon ended (no exit record), and ended with the daemon. */
+    endedWithDaemon?: boolean;
   };
   /**
    * Builds the session's turns (detector and ring) while the session is built, before any
@@ -104,6 +106,8 @@ export class Session {
   readonly persisted: boolean;
   /** Read back from the history after a daemon restart (its process is not re-attached). */
   readonly restored: boolean;
+  /** Restored, and it was running when the daemon ended: it ended with the daemon. */
+  private readonly endedWithDaemon: boolean;
   /** The git worktree it runs in, and its counted changes; null: none of its own. */
   readonly worktree: SessionWorktree | null;
   /** Its agent's channel was wanted and not wired: which agent, and why. */
@@ -161,6 +165,7 @@ export class Session {
     this.observer = params.observer;
     this.persisted = params.persisted ?? false;
     this.restored = params.restored !== undefined;
+    this.endedWithDaemon = params.restored?.endedWithDaemon ?? false;
     this.worktree = params.worktree ? new SessionWorktree(params.worktree) : null;
     this.agentOff = params.agentOff;
     this.createdAt = params.restored?.createdAt ?? params.createdAt ?? Date.now();
@@ -224,6 +229,7 @@ export class Session {
       ...(this.turns?.detectionStopped ? { detection_stopped: this.turns.detectionStopped } : {}),
       ...(this.persisted ? { persisted: true } : {}),
       ...(this.restored ? { restored: true } : {}),
+      ...(this.endedWithDaemon ? { ended_with_daemon: true } : {}),
       ...(this.menu ? { menu: this.menu } : {}),
       ...(this.worktree ? { worktree: this.worktree.info() } : {}),
       unread: this.unread,

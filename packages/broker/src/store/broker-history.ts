@@ -101,6 +101,8 @@ export function restoreSessions(
           exitedAt: p.exit?.exited_at ?? lastSeen(p),
           exitCode: p.exit?.exit_code ?? null,
           exitSignal: p.exit?.exit_signal ?? null,
+          // No exit record: it ran when the daemon ended, and ended with it (the reaper).
+          endedWithDaemon: !p.exit,
         },
         turns: { preset: null, config },
       });

@@ -241,6 +241,12 @@ export const SessionInfoSchema = z.object({
     .describe(
       'read back from the history after a daemon restart: exited, its process is not re-attached',
     ),
+  ended_with_daemon: z
+    .boolean()
+    .optional()
+    .describe(
+      'restored, and it was running when its daemon ended (killed, crashed): the daemon’s reaper ended it then, and no exit status was recorded; absent otherwise',
+    ),
   menu: MenuSchema.optional().describe(
     'while `blocked`: the question and choices on its screen, as they are now (the cursor may have moved); absent otherwise, or when the screen shows no choices',
   ),
