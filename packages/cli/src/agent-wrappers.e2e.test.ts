@@ -6,7 +6,7 @@ import type { SessionInfo } from '@clippy/protocol';
 import { agentCommand } from '@clippy/testkit/agents/index';
 import { answerText, waitChannelLive, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
-import { TestDaemon } from '@clippy/testkit/daemon';
+import { DAEMON_READY_TIMEOUT_MS, TestDaemon } from '@clippy/testkit/daemon';
 
 // Issue 44 item 2: a preset never breaks the user's command line. With the fake Claude Code
 // (it runs the hooks clippy wires): started through `bash -lc`, its channel is wired inside the
@@ -19,7 +19,7 @@ let c: ClippyClient;
 beforeAll(async () => {
   d = await TestDaemon.start();
   c = await d.connect();
-});
+}, 2 * DAEMON_READY_TIMEOUT_MS);
 afterAll(async () => {
   await c?.close();
   await d?.stop();
@@ -34,7 +34,10 @@ async function listed(name: string): Promise<SessionInfo> {
   return sessions.find((x) => x.name === name)!;
 }
 
-describe('a preset and the command line it runs', () => {
+/** A fake agent started and asked, with a few CLI runs, on a loaded machine: a deadline only. */
+const SCENARIO_MS = 120_000;
+
+describe('a preset and the command line it runs', { timeout: SCENARIO_MS }, () => {
   it('through `bash -lc`, the channel is wired inside the script: the agent’s own answer', async () => {
     const { command, args } = agentCommand('claude', ['--hooks']);
     const script = [command, ...args].map(quoted).join(' ');

@@ -5,7 +5,7 @@ import type { SessionInfo } from '@clippy/protocol';
 import { agentCommand } from '@clippy/testkit/agents/index';
 import { waitChannelLive, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
-import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+import { DAEMON_READY_TIMEOUT_MS, DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { GIT_TEST_ENV, makeRepo } from '@clippy/testkit/git';
 import { eventually } from '@clippy/testkit/until';
 
@@ -19,7 +19,7 @@ let c: ClippyClient;
 beforeAll(async () => {
   d = await TestDaemon.start({ env: new DaemonEnv({ ...GIT_TEST_ENV }) });
   c = await d.connect();
-});
+}, 2 * DAEMON_READY_TIMEOUT_MS);
 afterAll(async () => {
   await c?.close();
   await d?.stop();
@@ -63,7 +63,10 @@ async function start(name: string): Promise<string[]> {
   return [command, ...args];
 }
 
-describe('after a revive', () => {
+/** Fake agents started, asked, killed and revived, many CLI runs: a deadline only. */
+const SCENARIO_MS = 240_000;
+
+describe('after a revive', { timeout: SCENARIO_MS }, () => {
   it('earlier turns stay read; report keeps the first start and the session’s own command', async () => {
     const argv = await start('rv');
     for (const q of ['first question', 'second question']) {

@@ -55,13 +55,40 @@ while [ "$n" -gt 0 ] && alive; do sleep 0.1; n=$((n - 1)); done
 signal KILL
 `;
 
-/** The reaper as the daemon holds it: told of each session's group as it starts and ends. */
+/**
+ * The reaper as the daemon holds it: told of each session's group as it starts and ends. Its
+ * process starts with the first session (a daemon without sessions has nothing to reap, and
+ * its start is not delayed by the fork).
+ */
 export class SessionReaper {
-  private readonly child: ChildProcess | null;
+  private child: ChildProcess | null = null;
+  private started = false;
   private disposed = false;
 
-  constructor(private readonly log: Logger) {
-    let child: ChildProcess | null = null;
+  constructor(private readonly log: Logger) {}
+
+  /** A session's process started: its group (its PID: node-pty makes it a session leader). */
+  add(pgid: number): void {
+    if (!this.started) this.start();
+    this.write(`+${pgid}\n`);
+  }
+
+  /** A session's process ended: its group is never signalled by the reaper. */
+  remove(pgid: number): void {
+    this.write(`-${pgid}\n`);
+  }
+
+  /** The daemon stops (its sessions ended): the reaper ends what is still listed, then exits. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.child?.stdin?.end();
+  }
+
+  private start(): void {
+    this.started = true;
+    const { log } = this;
+    let child: ChildProcess;
     try {
       child = spawn('/bin/sh', ['-c', REAPER_SCRIPT, 'clippyd-reaper', String(REAPER_GRACE_S)], {
         // Its own session: a terminal's hang-up or Ctrl-C that ends a foreground daemon does
@@ -73,9 +100,9 @@ export class SessionReaper {
       });
     } catch (err) {
       log.warn({ err }, 'session reaper not started: sessions may outlive a crashed daemon');
+      return;
     }
     this.child = child;
-    if (!child) return;
     child.on('error', (err) =>
       log.warn({ err }, 'session reaper failed: sessions may outlive a crashed daemon'),
     );
@@ -90,23 +117,6 @@ export class SessionReaper {
     // Neither the process nor its pipe keeps the daemon running.
     child.unref();
     (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-  }
-
-  /** A session's process started: its group (its PID: node-pty makes it a session leader). */
-  add(pgid: number): void {
-    this.write(`+${pgid}\n`);
-  }
-
-  /** A session's process ended: its group is never signalled by the reaper. */
-  remove(pgid: number): void {
-    this.write(`-${pgid}\n`);
-  }
-
-  /** The daemon stops (its sessions ended): the reaper ends what is still listed, then exits. */
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.child?.stdin?.end();
   }
 
   private write(line: string): void {
