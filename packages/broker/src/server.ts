@@ -6,7 +6,7 @@ import { resolveConfig, type BrokerConfig, type BrokerOptions } from './config.j
 import { createLogger, type Logger } from './log.js';
 import { ClientConnection, type ConnectionHost } from './connection.js';
 import type { BrokerPorts, NewSessionParams } from './handlers/context.js';
-import { SessionTable } from './sessions/session-table.js';
+import { SessionTable, type RemovedBy } from './sessions/session-table.js';
 import {
   Session,
   type SessionClient,
@@ -38,6 +38,7 @@ import {
 } from './store/broker-history.js';
 import type { TurnStore } from './store/turn-store.js';
 import { Worktrees } from './worktrees/worktrees.js';
+import { SessionReaper } from './pty/session-reaper.js';
 
 function readPackageVersion(): string {
   try {
@@ -93,6 +94,8 @@ export class Broker {
   });
   /** Sessions' git worktrees: made, diffed, counted and removed (git runs as its own process). */
   private readonly worktrees: Worktrees;
+  /** Ends the sessions' processes if this daemon ends without doing so (killed, crashed). */
+  private readonly reaper: SessionReaper;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -100,6 +103,7 @@ export class Broker {
     private readonly options: BrokerOptions,
   ) {
     this.webRemotes = new WebRemotes(options.env ?? process.env, log);
+    this.reaper = new SessionReaper(log);
     this.notifier = new Notifier({
       env: options.env ?? process.env,
       log,
@@ -122,6 +126,7 @@ export class Broker {
         this.notifier.stateChanged(session);
       },
       exited: (session) => {
+        if (session.kind === 'pty') this.reaper.remove(session.pid);
         if (session.persisted && this.history) {
           const written = persistExit(this.history, session, this.log);
           this.pendingExits.add(written);
@@ -204,7 +209,8 @@ export class Broker {
         uniqueName: (base) => sessions.uniqueName(base),
         newId: () => sessions.newId(),
         create: (params) => this.createSession(params),
-        remove: (session) => this.removeSession(session),
+        remove: (session, by) => this.removeSession(session, by),
+        removed: (ref) => sessions.removed(ref),
         revive: (old, params) => this.reviveSession(old, params),
         endWrapper: (session) => session.markExited(),
         wrapperOf: (session) => [...this.clients].find((c) => c.registered.has(session)),
@@ -482,6 +488,7 @@ export class Broker {
       observer: this.sessionObserver,
     });
     this.sessions.add(session);
+    if (session.kind === 'pty' && session.live) this.reaper.add(session.pid);
     // A revived session's record is in the history already (with its turns).
     if (session.persisted && !this.history?.session(session.id)) {
       void this.history?.persistSession({
@@ -567,11 +574,13 @@ export class Broker {
     old.dispose();
     const session = this.createSession({ ...params, id: old.id });
     session.turns?.ring.restore(kept, count, usage);
+    // Turns read before (by `ask`, attach, a page) stay read.
+    session.inheritRead(old);
     return session;
   }
 
   /** Removes an exited session: its attached clients are told, its screen is freed. */
-  private removeSession(session: Session): void {
+  private removeSession(session: Session, by: RemovedBy): void {
     if (session.persisted) void this.history?.persistRemove(session.id);
     const frame = encodeFrame({
       type: 'detached',
@@ -581,7 +590,7 @@ export class Broker {
       message: `session '${session.name}' was removed`,
     } satisfies Push<'detached'>);
     void session.detachAll(frame);
-    this.sessions.delete(session);
+    this.sessions.remove(session, by);
     this.notifier.sessionRemoved(session);
     session.dispose();
     this.log.info({ session: session.id, name: session.name }, 'session removed');
@@ -746,6 +755,8 @@ export class Broker {
     // Exit records of the sessions just ended, then everything queued, reach the disk.
     await waitAll([...this.pendingExits], EXIT_RECORD_WAIT_MS);
     for (const s of this.sessions.all()) s.dispose();
+    // Any session that outlived the shutdown's SIGKILL is the reaper's now.
+    this.reaper.dispose();
     await this.history?.close();
     this.log.info('stopped');
     this.log.flush?.();

@@ -22,6 +22,8 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const jsonl = (rows: unknown[]) => rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+/** How late Claude Code writes its transcript after its Stop hook started (the scenario, not a wait). */
+const CLAUDE_LATE_MS = 200;
 /** How late Gemini writes a record in the test of a screen that completed early (the scenario, not a wait). */
 const GEMINI_LATE_MS = 200;
 const ANSWER = 'Here:\n\n```js\nconsole.log(1);\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
@@ -91,6 +93,49 @@ describe('Claude Code', () => {
       input_tokens: 19,
       output_tokens: 13,
       completed_at: Date.parse('2026-01-01T00:00:01.000Z'),
+    });
+  });
+
+  it('a Stop hook that comes before the transcript holds the answer waits for it: model and tokens counted', async () => {
+    // Issue 44: Claude Code starts its Stop hooks before it writes the turn's answer to the
+    // transcript (seen on 2.1.197: the prompt alone, or no file yet on the first turn).
+    const path = join(dir, 'later', 't.jsonl');
+    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+    await ch.onEvent('UserPromptSubmit', JSON.stringify({ prompt: 'Show me', prompt_id: 'P1' }));
+    const stop = ch.onEvent(
+      'Stop',
+      JSON.stringify({ prompt_id: 'P1', transcript_path: path, last_assistant_message: 'Here.' }),
+    );
+    // The transcript comes after the hook started: its folder, the prompt, then the answer.
+    await new Promise((r) => setTimeout(r, CLAUDE_LATE_MS));
+    mkdirSync(join(dir, 'later'));
+    writeFileSync(
+      path,
+      jsonl([{ type: 'user', promptId: 'P1', message: { role: 'user', content: 'Show me' } }]),
+    );
+    await new Promise((r) => setTimeout(r, CLAUDE_LATE_MS));
+    appendFileSync(
+      path,
+      jsonl([
+        {
+          type: 'assistant',
+          message: {
+            id: 'm1',
+            model: 'claude-x',
+            content: [{ type: 'text', text: 'Here.\n' }],
+            usage: { input_tokens: 12, output_tokens: 10 },
+          },
+        },
+      ]),
+    );
+    const u = await stop;
+    expect(u.kind === 'turn' && u.turn.answer).toBe('Here.\n');
+    expect(u.kind === 'turn' && u.turn.record).toMatchObject({
+      via: 'claude-transcript',
+      model: 'claude-x',
+      input_tokens: 12,
+      output_tokens: 10,
     });
   });
 
@@ -440,6 +485,57 @@ describe('Gemini CLI', () => {
         interrupted: false,
       }),
     ).toBeNull();
+  });
+
+  it('a resumed session’s turn is read from the file Gemini writes it to, not the newest one', async () => {
+    // Issue 44: `gemini --resume ID` writes a new chat file holding only its context, and the
+    // conversation goes on in the file it resumed (0.61.0).
+    const chats = join(dir, '.gemini', 'tmp', 'project', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const id = '11111111-2222-3333-4444-555555555555';
+    const head = { sessionId: id, projectHash: 'h', kind: 'main' };
+    const context = {
+      $set: {
+        messages: [{ id: 'ctx', type: 'user', content: [{ text: '<session_context>\nx' }] }],
+      },
+    };
+    const asked = (n: number, at: string, answerAt: string) => [
+      { id: `u${n}`, timestamp: at, type: 'user', content: [{ text: `Question ${n}` }] },
+      {
+        id: `g${n}`,
+        timestamp: answerAt,
+        type: 'gemini',
+        content: `Answer ${n}.`,
+        tokens: { input: 3, output: n },
+        model: 'gemini-x',
+      },
+    ];
+    const resumed = join(chats, 'session-2026-01-01T00-00-11111111.jsonl');
+    writeFileSync(
+      resumed,
+      jsonl([head, context, ...asked(1, '2026-01-01T00:00:10.000Z', '2026-01-01T00:00:11.000Z')]),
+    );
+    // The resume's own file: newer by name, context only.
+    writeFileSync(join(chats, 'session-2026-01-01T00-05-11111111.jsonl'), jsonl([head, context]));
+    // Another session's file with the same short ID is not this session's.
+    writeFileSync(
+      join(chats, 'session-2026-01-01T00-06-11111111.jsonl'),
+      jsonl([{ ...head, sessionId: '11111111-0000-0000-0000-000000000000' }]),
+    );
+    appendFileSync(
+      resumed,
+      jsonl(asked(2, '2026-01-01T00:05:10.000Z', '2026-01-01T00:05:11.000Z')),
+    );
+    const ch = new GeminiChannel({ session: 'c', env: { HOME: dir }, cwd: dir, agentSession: id });
+    const started = Date.parse('2026-01-01T00:05:09.900Z');
+    const t = await ch.readTurn({
+      prompt: 'Question 2',
+      startedAt: started,
+      endedAt: started + 2_000,
+      interrupted: false,
+    });
+    expect(t?.answer).toBe('Answer 2.');
+    expect(t?.record).toMatchObject({ turn_id: 'g2', output_tokens: 2, model: 'gemini-x' });
   });
 
   it('a turn the screen completed before Gemini recorded it is read once Gemini writes it', async () => {

@@ -1,4 +1,5 @@
 import type { AgentName, AgentTurn } from '@clippy/protocol';
+import type { AgentIdentity } from './command-line.js';
 
 /** A turn as the agent itself recorded it, ready to be joined to the turn the screen saw. */
 export interface ChannelTurn {
@@ -95,9 +96,18 @@ export interface ChannelContext {
 /** One agent's channel: how it is wired per session, read, and resumed. */
 export interface AgentDefinition {
   agent: AgentName;
-  /** Adds this session's wiring to the command line and environment (never the user's files). */
+  /**
+   * How its command is recognised on a session's command line (its executables, its npm
+   * packages): only there is the channel wired, through the wrappers clippy sees through.
+   */
+  identity: AgentIdentity;
+  /**
+   * Adds this session's wiring to the agent's own arguments and environment (never the user's
+   * files): `ctx.args` are the agent's own (what follows its executable or script, wherever it
+   * sits on the session's command line).
+   */
   wire(ctx: WireContext): Wiring;
   channel(ctx: ChannelContext): AgentChannel;
-  /** The arguments that resume the agent's conversation `agentSession` (from the original ones). */
+  /** The agent's own arguments that resume its conversation `agentSession` (from the original ones). */
   resumeArgs(args: string[], agentSession: string): string[];
 }

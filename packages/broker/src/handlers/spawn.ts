@@ -136,6 +136,7 @@ export const spawn: Handler<'spawn'> = async (
     config: turnConfig,
     session: id,
     command: request.command,
+    resolved: resolved.path,
     args: request.args,
     env,
     cwd,
@@ -168,6 +169,7 @@ export const spawn: Handler<'spawn'> = async (
     pty,
     pid: pty.pid,
     turns: { preset, config: turnConfig, channel: wired.channel },
+    ...(wired.off ? { agentOff: wired.off } : {}),
     ...(created ? { worktree: created.record } : {}),
   });
   if (!created) return { session: session.id, name: session.name, pid: session.pid };

@@ -30,6 +30,8 @@ export function stateLabel(s: SessionInfo): string {
   }
   // Restored from the history after a daemon restart: its process was not re-attached.
   const restored = s.restored ? ' restored' : '';
+  // It ran when its daemon ended, and ended with it: no exit status was recorded.
+  if (s.ended_with_daemon) return `exited(with daemon)${restored}`;
   return `exited(${s.exit_code ?? s.exit_signal ?? '?'})${restored}`;
 }
 

@@ -50,8 +50,11 @@ const command: CommandModule<object, RmArgs> = {
           (s) => s.state !== 'exited' && (s.session === argv.session || s.name === argv.session),
         );
         if (!live) throw err;
+        // `kill` removes what it ends, but keeps a session that has a worktree (its work).
         throw new CliError(
-          `session '${live.name}' is still running: end it with \`clippy kill ${live.name}\` (which also removes it)`,
+          live.worktree
+            ? `session '${live.name}' is still running: end it with \`clippy kill ${live.name}\` (it stays listed with its worktree), then \`clippy rm ${live.name}\``
+            : `session '${live.name}' is still running: end it with \`clippy kill ${live.name}\` (which also removes it)`,
         );
       }
     });

@@ -310,6 +310,12 @@ export const SessionInfoSchema = z.object({
     .describe(
       'read back from the history after a daemon restart: exited, its process is not re-attached',
     ),
+  ended_with_daemon: z
+    .boolean()
+    .optional()
+    .describe(
+      'restored, and it was running when its daemon ended (killed, crashed): the daemon’s reaper ended it then, and no exit status was recorded; absent otherwise',
+    ),
   menu: MenuSchema.optional().describe(
     'while `blocked`: the question and choices on its screen, as they are now (the cursor may have moved); absent otherwise, or when the screen shows no choices',
   ),
@@ -325,13 +331,13 @@ export const SessionInfoSchema = z.object({
       'completed turns nobody has looked at yet (0: none, or never asked); cleared when shown: attach, `get_turn` with `read`, a page or editor showing the session (docs/notify.md)',
     ),
   agent: AgentNameSchema.optional().describe(
-    'the agent whose channel is wired for this session (its preset declares one); absent when none is',
+    'the agent whose channel is wired for this session (its preset declares one), or could not be (`agent_channel: off`); absent when none is',
   ),
   agent_channel: z
-    .enum(['waiting', 'live', 'silent'])
+    .enum(['waiting', 'live', 'silent', 'off'])
     .optional()
     .describe(
-      'with `agent`: `waiting` until the channel first delivers, `live` once it has, `silent` when a turn completed on screen and the agent never reported it (its text is then the screen’s)',
+      'with `agent`: `waiting` until the channel first delivers, `live` once it has, `silent` when a turn completed on screen and the agent never reported it (its text is then the screen’s), `off` when it could not be wired (the command line is not the agent itself nor a wrapper clippy sees through: `channel_note` says why; turns come from the screen)',
     ),
   agent_session: z
     .string()
@@ -349,7 +355,7 @@ export const SessionInfoSchema = z.object({
     .string()
     .optional()
     .describe(
-      'the latest disagreement between the agent’s channel and the screen about a turn’s boundaries (also in the log)',
+      'the latest disagreement between the agent’s channel and the screen about a turn’s boundaries (also in the log); with `agent_channel: off`, why the channel was not wired',
     ),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;

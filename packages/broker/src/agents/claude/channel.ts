@@ -9,6 +9,7 @@ import type {
   ChannelUpdate,
   ScreenTurnInfo,
 } from '../types.js';
+import { FileChanges } from '../file-changes.js';
 import { ClaudeTranscript, type TranscriptTurn } from './transcript.js';
 
 /**
@@ -16,6 +17,23 @@ import { ClaudeTranscript, type TranscriptTurn } from './transcript.js';
  * the prompt after clippy saw its Enter, on the same clock; this only absorbs rounding.
  */
 const PROMPT_SLACK_MS = 50;
+
+/**
+ * Longest the Stop hook's report waits for the transcript to hold its turn's answer (with its
+ * model and tokens): Claude Code writes it shortly after it started the hook; past this the
+ * hook's own copy of the answer is taken, without them.
+ */
+export const CLAUDE_RECORD_WAIT_MS = 3_000;
+/** How often a transcript that cannot be watched yet (no folder yet) is looked at meanwhile. */
+const CLAUDE_RECORD_POLL_MS = 100;
+
+/** Whether the transcript's turn holds the answer the Stop hook reported (its copy is trimmed). */
+function holds(
+  t: TranscriptTurn,
+  hookAnswer: string | undefined,
+): t is TranscriptTurn & { answer: string } {
+  return t.answer !== null && (hookAnswer === undefined || t.answer.trim() === hookAnswer.trim());
+}
 
 /**
  * Claude Code's channel (checked on 2.1.197). Its hooks' stdin JSON names the session and its
@@ -106,14 +124,17 @@ export class ClaudeChannel implements AgentChannel {
     this.promptAt = null;
     if (promptId !== undefined && promptId === this.delivered)
       return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
-    this.delivered = promptId;
     const transcript = this.transcript;
     const t =
-      promptId && transcript ? await this.reads.run(() => transcript.turn(promptId)) : undefined;
-    // The transcript keeps the answer exactly; the hook's copy is trimmed. They must agree.
-    const exact =
-      t?.answer != null && (hookAnswer === undefined || t.answer.trim() === hookAnswer.trim());
-    if (exact) return { kind: 'turn', turn: this.transcriptTurn(t, 'claude-transcript') };
+      promptId && transcript
+        ? await this.recordedTurn(transcript, promptId, hookAnswer)
+        : undefined;
+    // Read from the transcript meanwhile (its end was written while this one waited).
+    if (promptId !== undefined && promptId === this.delivered)
+      return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
+    this.delivered = promptId;
+    if (t && holds(t, hookAnswer))
+      return { kind: 'turn', turn: this.transcriptTurn(t, 'claude-transcript') };
     return {
       kind: 'turn',
       turn: this.transcriptTurn(
@@ -121,6 +142,44 @@ export class ClaudeChannel implements AgentChannel {
         'claude-stop-hook',
       ),
     };
+  }
+
+  /**
+   * The transcript's record of the turn of `promptId`, waited for: Claude Code runs its Stop
+   * hooks before it has written the turn's answer to the transcript (2.1.197: at the hook's
+   * start the transcript held only the prompt, or did not exist yet on the first turn), and the
+   * answer's model and tokens are only there. Waits on the file's changes, at most
+   * CLAUDE_RECORD_WAIT_MS; whatever the transcript holds by then is returned.
+   */
+  private async recordedTurn(
+    transcript: ClaudeTranscript,
+    promptId: string,
+    hookAnswer: string | undefined,
+  ): Promise<TranscriptTurn | undefined> {
+    const read = () => this.reads.run(() => transcript.turn(promptId));
+    let t = await read();
+    if (t && holds(t, hookAnswer)) return t;
+    const deadline = Date.now() + CLAUDE_RECORD_WAIT_MS;
+    let wake: (() => void) | null = null;
+    const files = new FileChanges(transcript.path, () => wake?.());
+    try {
+      while (!(t && holds(t, hookAnswer)) && Date.now() < deadline) {
+        await new Promise<void>((resolve) => {
+          // Not watchable yet (its folder is made with the first write): looked at again soon.
+          const ms = files.watching ? deadline - Date.now() : CLAUDE_RECORD_POLL_MS;
+          const timer = setTimeout(resolve, Math.max(0, ms));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+        t = await read();
+      }
+    } finally {
+      files.dispose();
+    }
+    return t;
   }
 
   /** A turn as the transcript (or the Stop hook's copy of its answer) gives it. */

@@ -19,6 +19,7 @@ function wireCodex(ctx: WireContext): Wiring {
 /** Codex: `notify`, the rollout it names, `codex resume ID`. */
 export const codex: AgentDefinition = {
   agent: 'codex',
+  identity: { bins: ['codex'], packages: ['@openai/codex'] },
   wire: wireCodex,
   channel: (ctx) => new CodexChannel(ctx),
   // A session revived before starts with `resume ID` already: that part is replaced.
