@@ -75,6 +75,8 @@ describe('clippy config', () => {
         'notify.sound',
         'notify.bell',
         'notify.editor',
+        'notify.webhook',
+        'notify.webhookFormat',
         'notify.presets',
       ]);
       expect(json.settings.every((s: Setting) => s.source === 'default')).toBe(true);
