@@ -254,6 +254,52 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     answerBullet: ['✦ '],
     agent: 'gemini',
   },
+  qwen: {
+    name: 'qwen',
+    kind: 'screen',
+    description:
+      'Qwen Code: ">   Type your message or @path/to/file" between ─ rules (it stays while busy); "⠼ Phrase… (12s · esc to cancel)" above it while busy; numbered dialogs ("Allow execution of: …?", "Apply this change?" with "› 1. Yes, allow once"), the folder-trust and provider dialogs when asking. Answers start with ◆.',
+    checkedOn: [
+      'Qwen Code 0.24.4 (provider, trust, shell and edit approval dialogs, input screens empty, with text and with a suggestion, busy screen: test/screens)',
+    ],
+    // The input line: the hint, typed text, or a dimmed suggestion of what to type next. Its
+    // answers' and echoes' lines are indented; the input line is not.
+    idle: [r`^>\s`, r`Type your message or @path/to/file`],
+    // The spinner line: "(3s · esc to cancel)", "(1m 2s · ↓ 1.2k tokens · esc to cancel)"; the
+    // input box below it looks as when idle.
+    busy: [r`· esc to cancel\)`, r`^\s*Enter to steer · Ctrl\+Q to queue`],
+    blocked: [
+      r`Allow execution of`,
+      r`Apply this change\?`,
+      r`Yes, allow once`,
+      r`No, suggest changes \(esc\)`,
+      r`Waiting for user confirmation`,
+      r`Do you want to proceed\?`,
+      r`Do you trust this folder\?`,
+      r`Connect a Provider`,
+      r`Enter to select, ↑↓ to navigate`,
+      r`^\s*│?\s*› \d+\. `,
+    ],
+    chrome: [
+      r`· esc to cancel\)`,
+      r`^─{20,}$`,
+      r`^\s*Enter to steer · Ctrl\+Q to queue`,
+      r`^\s*Tips: `,
+    ],
+    inputLine: [r`^>\s`],
+    inputTop: [r`^─{10,}$`],
+    // The window title (0.24, ui.showStatusInTitle): "◐︎ Qwen - <folder>" while it works, "✳︎ …"
+    // while it waits for a confirmation, the title alone when idle.
+    busySignal: [r`^[02];◐`],
+    blockedSignal: [r`^[02];✳`],
+    idleSignal: [r`^[02];(?![◐✳])`],
+    // The provider dialog stands 17 lines tall, its title at its top.
+    bottomLines: 20,
+    model: 'unknown',
+    provider: 'unknown',
+    // "  ◆︎ " (with a text-presentation selector) before each answer, two columns in.
+    answerBullet: ['  ◆︎ ', '  ◆ '],
+  },
   copilot: {
     name: 'copilot',
     kind: 'screen',

@@ -11,6 +11,7 @@ import { BUILTIN_PRESETS } from './builtin-presets.js';
 import { classifyScreen } from './classify.js';
 import { TurnDetector, type ScreenSnapshot } from './detector.js';
 import { extractAnswer } from './extract.js';
+import { readMenu } from './menu.js';
 import { isRight, labelledSamples } from './test-support/confusion.js';
 import { isPublic, SCREENS_DIR, screenCases } from './test-support/screen-cases.js';
 
@@ -106,6 +107,40 @@ describe('labelled agent screens (test/screens)', () => {
     expect(answer).toContain('make: *** No targets specified and no makefile found.  Stop.');
     expect(answer.endsWith('\nDone. The build finished.')).toBe(true);
     expect(answer).not.toContain('> rebuild the project');
+  });
+
+  it("cuts Qwen Code's answer between its echo and its input box, without its ◆ mark", () => {
+    const lines = read('qwen-idle-after-answer.txt').split('\n');
+    expect(extractAnswer(lines, 'Show me a TABLE', BUILTIN_PRESETS.qwen!)).toBe(
+      [
+        '┌─────┬─────┐',
+        '│ a   │   b │',
+        '├─────┼─────┤',
+        '│ 1   │   2 │',
+        '└─────┴─────┘',
+        '',
+        ' 1 const x = 1;',
+      ].join('\n'),
+    );
+  });
+
+  it("reads Qwen Code's approval dialogs as menus: the question, its choices, Esc to cancel", () => {
+    const shell = readMenu(read('qwen-approve-shell.txt').split('\n'))!;
+    expect(shell.question).toBe("Allow execution of: 'touch'?");
+    expect(shell.options.map((o) => o.label)).toEqual([
+      'Yes, allow once',
+      "Always allow run 'touch *' commands in this project",
+      "Always allow run 'touch *' commands for this user",
+      'No, suggest changes (esc)',
+    ]);
+    expect(shell.options[0]!.keys).toEqual(['Enter']);
+    const edit = readMenu(read('qwen-approve-edit.txt').split('\n'))!;
+    expect(edit.question).toBe('Apply this change?');
+    expect(edit.options.map((o) => o.keys)).toEqual([
+      ['Enter'],
+      ['Down', 'Enter'],
+      ['Down', 'Down', 'Enter'],
+    ]);
   });
 
   it("cuts an answer above Gemini 0.61's borderless input band, without the rule and mode line", () => {
