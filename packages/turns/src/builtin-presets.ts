@@ -4,6 +4,13 @@ import type { Preset } from './preset-types.js';
 // (see docs/presets.md for what each was checked on); they are data, not code.
 const r = String.raw;
 
+/**
+ * Qwen Code's Ctrl-U: empties the input line left of the cursor, or at its start joins it to the
+ * line above; nothing in an empty box. Typed this many times it empties a message of up to 32
+ * lines put back in the box (2n − 1 presses for n lines; the cursor is at its end).
+ */
+const QWEN_CLEAR_INPUT = '\u0015'.repeat(63);
+
 /** Claude Code's spinner line above the input box: a glyph, a verb, an ellipsis. */
 const CLAUDE_SPINNER = r`^[·✢✳✶✻✽*] \S.*…`;
 /** The same line while Claude waits to retry a failed request (2.1.2xx): "✻ 529 Overloaded ·
@@ -299,6 +306,8 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     provider: 'unknown',
     // "  ◆︎ " (with a text-presentation selector) before each answer, two columns in.
     answerBullet: ['  ◆︎ ', '  ◆ '],
+    // A message Esc cancelled is put back in its box: emptied before the next text is typed.
+    clearInput: QWEN_CLEAR_INPUT,
   },
   copilot: {
     name: 'copilot',

@@ -52,6 +52,16 @@ describe('inject into a blocked target: one rule for send, paste, relay and deli
     expect(t.written).toHaveLength(0);
   });
 
+  it("an agent's input box is emptied first where its preset says how (Qwen Code's cancelled message put back); not a dialog's", async () => {
+    const clear = Buffer.from('\x15\x15');
+    const idle = { ...target('idle', false), clearInput: () => clear };
+    await inject(idle, Buffer.from('next'), { enter: false, force: false, idleWaitMs: 50 });
+    expect(Buffer.concat(idle.written).toString()).toBe('\x15\x15\x1b[200~next\x1b[201~');
+    const dialog = { ...target('blocked', false), clearInput: () => clear };
+    await inject(dialog, Buffer.from('x'), { enter: false, force: true, idleWaitMs: 50 });
+    expect(Buffer.concat(dialog.written).toString()).toBe('\x1b[200~x\x1b[201~');
+  });
+
   it('--force goes in whatever the state', async () => {
     const t = target('blocked', false);
     const r = await inject(t, Buffer.from('x'), { enter: false, force: true, idleWaitMs: 50 });
