@@ -206,6 +206,10 @@ export async function inject(
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!target.isLive())
       throw new HandlerError('session_exited', `session '${target.name}' exited before Enter`);
+    // The first Enter was taken after all: the agent now asks a question (a tool's approval,
+    // drawn later than the wait on a loaded machine), which a second Enter would answer.
+    if (attempt > 0 && target.state() === 'blocked' && !target.readsLines())
+      return { submitted: true, bracketed };
     const before = target.outputBytes();
     const sentBefore = target.submits?.()?.sent ?? 0;
     await target.write(ENTER);
