@@ -274,7 +274,13 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     idle: [r`^>\s`, r`Type your message or @path/to/file`],
     // The spinner line: "(3s · esc to cancel)", "(1m 2s · ↓ 1.2k tokens · esc to cancel)"; the
     // input box below it looks as when idle.
-    busy: [r`· esc to cancel\)`, r`^\s*Enter to steer · Ctrl\+Q to queue`],
+    // A message sent while it still finishes something (its start, the turn before) waits in its
+    // queue, drawn above the input line with a hint (the first three times): it will work on it.
+    busy: [
+      r`· esc to cancel\)`,
+      r`^\s*Enter to steer · Ctrl\+Q to queue`,
+      r`^\s*Ctrl\+Q to queue · ↑ to edit queued messages`,
+    ],
     blocked: [
       r`Allow execution of`,
       r`Apply this change\?`,
@@ -291,6 +297,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       r`· esc to cancel\)`,
       r`^─{20,}$`,
       r`^\s*Enter to steer · Ctrl\+Q to queue`,
+      r`^\s*Ctrl\+Q to queue · ↑ to edit queued messages`,
       r`^\s*Tips: `,
     ],
     inputLine: [r`^>\s`],
