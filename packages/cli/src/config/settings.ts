@@ -51,6 +51,8 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   worktreeDir: '$XDG_STATE_HOME/clippy/worktrees',
   ...Object.fromEntries(NOTIFY_KEYS.map((k) => [`notify.${k}`, NOTIFY_DEFAULTS[k]])),
   'notify.presets': {},
+  // Prices over the shipped table (protocol's DEFAULT_PRICES): none.
+  'pricing.models': {},
 };
 
 /** Environment variables that win over the file (and lose to the command line). */
