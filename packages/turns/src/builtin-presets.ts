@@ -315,6 +315,7 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     answerBullet: ['  ◆︎ ', '  ◆ '],
     // A message Esc cancelled is put back in its box: emptied before the next text is typed.
     clearInput: QWEN_CLEAR_INPUT,
+    agent: 'qwen',
   },
   copilot: {
     name: 'copilot',

@@ -103,7 +103,7 @@ export type MultilineSetting =
 export type MultilineMode = 'lines' | 'join' | 'continuation';
 
 /** Agents with a channel the broker can wire (broker/src/agents/<agent>/). */
-export const PRESET_AGENTS = ['claude', 'codex', 'gemini'] as const;
+export const PRESET_AGENTS = ['claude', 'codex', 'gemini', 'qwen'] as const;
 export type PresetAgent = (typeof PRESET_AGENTS)[number];
 
 const regexList = z.array(z.string()).max(64);

@@ -1,9 +1,14 @@
+import { dirname, join } from 'node:path';
 import type { Preset } from '@clippy/turns';
 import type { Logger } from '../log.js';
 import { agentChannelByDefault, type TurnConfig } from '../detection/turn-config.js';
 import { splitInterpreter } from './args.js';
 import { AGENT_DEFINITIONS, hookCommand } from './registry.js';
 import type { AgentChannel } from './types.js';
+import { WiredChannel } from './wired-channel.js';
+
+/** The daemon's folder for wiring files (agents' settings files), beside its socket (0700). */
+const WIRING_DIR = 'agents';
 
 /** A session's command line and environment with its agent's channel wired (or as they were). */
 export interface WiredSession {
@@ -51,6 +56,7 @@ export function wireSession(o: WireOptions): WiredSession {
     env: o.env,
     cwd: o.cwd,
     hook: (event) => hookCommand(o.socket, o.session, agent, event),
+    dir: join(dirname(o.socket), WIRING_DIR),
   });
   if ('skipped' in wired) {
     o.log.info(
@@ -63,11 +69,14 @@ export function wireSession(o: WireOptions): WiredSession {
   return {
     args: [...lead, ...wired.args],
     env: wired.env,
-    channel: def.channel({
-      session: o.session,
-      env: wired.env,
-      cwd: o.cwd,
-      ...(agentSession ? { agentSession } : {}),
-    }),
+    channel: new WiredChannel(
+      def.channel({
+        session: o.session,
+        env: wired.env,
+        cwd: o.cwd,
+        ...(agentSession ? { agentSession } : {}),
+      }),
+      wired.files,
+    ),
   };
 }
