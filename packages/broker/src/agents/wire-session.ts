@@ -76,6 +76,7 @@ export function wireSession(o: WireOptions): WiredSession {
         cwd: o.cwd,
         ...(agentSession ? { agentSession } : {}),
       }),
+      o.config.prices,
       wired.files,
     ),
   };

@@ -161,7 +161,19 @@ const Usage = {
     .min(0)
     .optional()
     .describe('output tokens, as the agent counts them'),
-  cost_usd: z.number().min(0).optional().describe('cost in US dollars, as the agent reports it'),
+  cost_usd: z
+    .number()
+    .min(0)
+    .optional()
+    .describe(
+      "cost in US dollars: the agent's own figure, else its tokens at its model's price (clippy's pricing table, config.json `pricing`); for a session, the sum of its turns that have one",
+    ),
+  cost_unknown: z
+    .string()
+    .optional()
+    .describe(
+      'why the cost is not known (or, beside `cost_usd`, why part of it is not): the model that has no price in the pricing table, or that the agent named none',
+    ),
 };
 
 /** A turn as the agent itself recorded it (its channel: hooks, notify, transcript, chat file). */
