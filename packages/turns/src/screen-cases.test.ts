@@ -176,6 +176,32 @@ describe('labelled agent screens (test/screens)', () => {
     );
   });
 
+  it('a Qwen Code dialog that Enter answered is not asked again when its redraw comes late, Qwen saying it works', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.qwen! });
+    const settle = BUILTIN_PRESETS.qwen!.settleMs ?? 200;
+    const snap = (name: string): ScreenSnapshot => {
+      const lines = read(`${name}.txt`).replace(/\n$/u, '').split('\n');
+      return { lines, viewportTop: 0, rows: lines.length, cols: 120 };
+    };
+    const title = (t: string) => new TextEncoder().encode(`\x1b]0;${t}\x07`);
+    d.onOutput(title('Qwen - p2'), 100);
+    d.onScreen(snap('qwen-idle'), 100);
+    d.tick(100 + settle);
+    expect(d.state).toBe('idle');
+    d.onInput(new TextEncoder().encode('Please create a file. APPROVE-ME\r'), 1000);
+    d.onOutput(title('✳︎ Qwen - p2'), 1500);
+    d.onScreen(snap('qwen-approve-shell'), 1500);
+    expect(d.state).toBe('blocked');
+    d.onInput(new TextEncoder().encode('\r'), 2000);
+    expect(d.state).toBe('busy');
+    // Its title says it works before it has drawn the screen without the dialog (a loaded
+    // machine took more than a second): the same question, not asked again.
+    d.onOutput(title('◐︎ Qwen - p2'), 2100);
+    expect(d.onScreen(snap('qwen-approve-shell'), 2100)).toEqual([]);
+    expect(d.tick(3500)).toEqual([]);
+    expect(d.state).toBe('busy');
+  });
+
   it('a Gemini session is blocked at the trust and auth dialogs (their menus reported as they change), then ready at its input', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.gemini! });
     const settle = BUILTIN_PRESETS.gemini!.settleMs ?? 200;
