@@ -68,6 +68,7 @@ describe('clippy config', () => {
         'web.port',
         'hosts',
         'worktreeDir',
+        'pricing.models',
         'notify.turn',
         'notify.blocked',
         'notify.desktop',

@@ -75,6 +75,11 @@ export interface WireContext {
   cwd: string;
   /** The hook entry's command line for one event of this session's agent. */
   hook(event: string): string[];
+  /**
+   * A folder of this daemon's own (0700) where the wiring may write files for the session (a
+   * settings file the agent is pointed at); they are removed when the session goes (`files`).
+   */
+  dir?: string;
 }
 
 /**
@@ -82,7 +87,14 @@ export interface WireContext {
  * was not wired (the session runs on the screen alone).
  */
 export type Wiring =
-  { args: string[]; env: Record<string, string>; agentSession?: string } | { skipped: string };
+  | {
+      args: string[];
+      env: Record<string, string>;
+      agentSession?: string;
+      /** Files the wiring wrote (in `dir`): removed when the session's channel goes. */
+      files?: string[];
+    }
+  | { skipped: string };
 
 /** What the channel reads with: the session's environment (the agent's homes) and folder. */
 export interface ChannelContext {

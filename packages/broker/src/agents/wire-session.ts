@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import type { AgentName } from '@clippy/protocol';
 import type { Preset } from '@clippy/turns';
 import type { Logger } from '../log.js';
@@ -5,6 +6,10 @@ import { agentChannelByDefault, type TurnConfig } from '../detection/turn-config
 import { locateAgent } from './command-line.js';
 import { AGENT_DEFINITIONS, hookCommand } from './registry.js';
 import type { AgentChannel } from './types.js';
+import { WiredChannel } from './wired-channel.js';
+
+/** The daemon's folder for wiring files (agents' settings files), beside its socket (0700). */
+const WIRING_DIR = 'agents';
 
 /** A session's command line and environment with its agent's channel wired (or as they were). */
 export interface WiredSession {
@@ -78,6 +83,7 @@ export function wireSession(o: WireOptions): WiredSession {
     env: found.env,
     cwd: found.cwd,
     hook: (event) => hookCommand(o.socket, o.session, agent, event),
+    dir: join(dirname(o.socket), WIRING_DIR),
   });
   if ('skipped' in wired) return off(wired.skipped);
   // Variables the wiring set: given where the agent gets them, through its wrappers.
@@ -93,12 +99,16 @@ export function wireSession(o: WireOptions): WiredSession {
   return {
     args: built.args,
     env: built.env,
-    channel: def.channel({
-      session: o.session,
-      env: { ...found.env, ...added },
-      cwd: found.cwd,
-      ...(agentSession ? { agentSession } : {}),
-    }),
+    channel: new WiredChannel(
+      def.channel({
+        session: o.session,
+        env: { ...found.env, ...added },
+        cwd: found.cwd,
+        ...(agentSession ? { agentSession } : {}),
+      }),
+      o.config.prices,
+      wired.files,
+    ),
   };
 }
 
