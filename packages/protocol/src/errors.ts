@@ -70,6 +70,8 @@ export const ERROR_CODES = {
   worktree_has_changes:
     '`remove`: the session’s worktree holds uncommitted or unmerged work; `message` lists it (`force` removes it anyway).',
   worktree_locked: '`remove`: the session’s worktree is locked (`git worktree unlock` frees it).',
+  worktree_replaced:
+    '`remove`: the session’s worktree folder was replaced by a symbolic link, which clippy never follows; `force` removes the link (never what it points to) and the session.',
   git_failed:
     'git could not do what was asked (not installed, a bad ref, …); `message` has its words.',
 } as const;
