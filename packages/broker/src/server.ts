@@ -27,6 +27,7 @@ import { UnixTransport } from './transports/unix.js';
 import { WsTransport } from './transports/ws.js';
 import { WebHost } from './web/web-host.js';
 import { WebTokenFile } from './web/web-token.js';
+import { REFUSAL_REPORT_INTERVAL_MS, WebRefusals } from './web/refusals.js';
 import { CLOSE_FLUSH_MS } from './constants.js';
 import {
   openHistory,
@@ -69,6 +70,15 @@ export class Broker {
   private transports: Transport[] = [];
   /** The web view's endpoint; created with the transports (it shares their input limits). */
   private webHost: WebHost | null = null;
+  /** The web view's refused requests: counted, logged in summary, wrong tokens slowed. */
+  private readonly webRefusals = new WebRefusals((summary, first) =>
+    this.log.warn(
+      summary,
+      first
+        ? `web view request refused: ${Object.keys(summary.reasons)[0]} (later ones are counted and logged every ${REFUSAL_REPORT_INTERVAL_MS / 1000} s)`
+        : `web view requests refused: ${summary.refused} since the last report`,
+    ),
+  );
   private closing: Promise<void> | null = null;
   private readonly sessionObserver: SessionObserver;
   private readonly connectionHost: ConnectionHost;
@@ -387,7 +397,8 @@ export class Broker {
       pendingLimit: limits.webPendingLimit,
       pendingTimeoutMs: limits.webPendingTimeoutMs,
       accept,
-      onRefused: (reason) => this.log.warn({ reason }, 'web view request refused'),
+      onRefused: (reason, source, credential) =>
+        this.webRefusals.refused(reason, source, credential),
       onPushedOut: (closed) =>
         this.log.warn(
           { closed, limit: limits.webPendingLimit },
@@ -649,6 +660,7 @@ export class Broker {
     // Links to other machines' daemons (routes from there) end first: nothing more comes in.
     this.routes.dispose();
     this.worktrees.dispose();
+    this.webRefusals.dispose();
     const transportsClosed = Promise.all([
       ...this.transports.map((t) => t.close()),
       this.webHost?.dispose(),
