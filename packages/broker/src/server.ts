@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from 'node:
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeFrame, type EventName, type Push } from '@clippy/protocol';
-import { resolveConfig, type BrokerConfig, type BrokerOptions } from './config.js';
+import { resolveConfig, stateDir, type BrokerConfig, type BrokerOptions } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { ClientConnection, type ConnectionHost } from './connection.js';
 import type { BrokerPorts, NewSessionParams } from './handlers/context.js';
@@ -28,6 +28,7 @@ import { WsTransport } from './transports/ws.js';
 import { WebHost } from './web/web-host.js';
 import { WebTokenFile } from './web/web-token.js';
 import { REFUSAL_REPORT_INTERVAL_MS, WebRefusals } from './web/refusals.js';
+import { NotOwnError, ownFolder } from './own-files.js';
 import { CLOSE_FLUSH_MS } from './constants.js';
 import {
   openHistory,
@@ -323,6 +324,7 @@ export class Broker {
     // every spawn: the daemon never runs on settings the user did not write.
     const settings = loadStartSettings(env);
     prepareSocketDir(config);
+    prepareStateDir(env);
     const log = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
     const broker = new Broker(config, log, options);
     await broker.listen();
@@ -752,6 +754,19 @@ function prepareSocketDir(config: BrokerConfig): void {
       );
     }
     if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+  }
+}
+
+/**
+ * The state folder (log, history, the web view's token): refused when it is not the user's own
+ * (NotOwnError stops the start, as another user's runtime folder does). One that cannot be made
+ * (a read-only home) is left to the log and the history, which say so and run without.
+ */
+function prepareStateDir(env: Record<string, string | undefined>): void {
+  try {
+    ownFolder(stateDir(env), 'the state folder');
+  } catch (err) {
+    if (err instanceof NotOwnError) throw err;
   }
 }
 
