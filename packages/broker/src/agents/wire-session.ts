@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import { agentChannelByDefault, type TurnConfig } from '../detection/turn-config.js';
 import { splitInterpreter } from './args.js';
 import { AGENT_DEFINITIONS, hookCommand } from './registry.js';
+import { HOOK_SECRET_VAR, newHookSecret, rememberSecret, withoutSecret } from './hook-secret.js';
 import type { AgentChannel } from './types.js';
 
 /** A session's command line and environment with its agent's channel wired (or as they were). */
@@ -38,17 +39,21 @@ export interface WireOptions {
  * session reads its turns from the screen.
  */
 export function wireSession(o: WireOptions): WiredSession {
-  const plain = { args: o.args, env: o.env, channel: null };
+  // A secret inherited from the agent that started this session is not this session's.
+  const plain = { args: o.args, env: withoutSecret(o.env), channel: null };
   const agent = o.preset.agent;
   if (!agent) return plain;
   if (!(o.wanted ?? agentChannelByDefault(o.config, o.presetName))) return plain;
   const def = AGENT_DEFINITIONS[agent];
   const { lead, own } = splitInterpreter(o.command, o.args);
+  // The session's own secret, in its agent's environment (which its hooks inherit): a report
+  // counts only with it (handlers/agent-event.ts). Never on a command line.
+  const secret = newHookSecret();
   const wired = def.wire({
     session: o.session,
     command: o.command,
     args: own,
-    env: o.env,
+    env: { ...o.env, [HOOK_SECRET_VAR]: secret },
     cwd: o.cwd,
     hook: (event) => hookCommand(o.socket, o.session, agent, event),
   });
@@ -60,14 +65,13 @@ export function wireSession(o: WireOptions): WiredSession {
     return plain;
   }
   const agentSession = o.agentSession ?? wired.agentSession;
-  return {
-    args: [...lead, ...wired.args],
-    env: wired.env,
-    channel: def.channel({
-      session: o.session,
-      env: wired.env,
-      cwd: o.cwd,
-      ...(agentSession ? { agentSession } : {}),
-    }),
-  };
+  const env = { ...wired.env, [HOOK_SECRET_VAR]: secret };
+  const channel = def.channel({
+    session: o.session,
+    env,
+    cwd: o.cwd,
+    ...(agentSession ? { agentSession } : {}),
+  });
+  rememberSecret(channel, secret);
+  return { args: [...lead, ...wired.args], env, channel };
 }

@@ -1,3 +1,5 @@
+import { watch } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type { AgentTurn } from '@clippy/protocol';
 import { defined, parsePayload, str } from '../records.js';
 import { Serial } from '../serial.js';
@@ -16,6 +18,12 @@ import { ClaudeTranscript, type TranscriptTurn } from './transcript.js';
  * the prompt after clippy saw its Enter, on the same clock; this only absorbs rounding.
  */
 const PROMPT_SLACK_MS = 50;
+/**
+ * Longest a Stop report waits for the transcript to hold its turn's answer (Claude Code writes
+ * the answer's lines before it runs its Stop hooks; a loaded machine may flush them late).
+ * Only a report whose answer the transcript does not hold (yet) waits.
+ */
+export const STOP_RECORD_WAIT_MS = 3_000;
 
 /**
  * Claude Code's channel (checked on 2.1.197). Its hooks' stdin JSON names the session and its
@@ -99,6 +107,12 @@ export class ClaudeChannel implements AgentChannel {
     this.transcript = null;
   }
 
+  /**
+   * A Stop report: the turn as the transcript records it. The transcript is the record: the
+   * report only says which turn ended, and its copy of the answer is never the turn's text.
+   * Where they disagree (the transcript gives another answer, or none), the transcript wins and
+   * the turn says so (`note`): a report from anything but the agent cannot put words in it.
+   */
   private async stop(
     promptId: string | undefined,
     hookAnswer: string | undefined,
@@ -107,20 +121,46 @@ export class ClaudeChannel implements AgentChannel {
     if (promptId !== undefined && promptId === this.delivered)
       return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
     this.delivered = promptId;
+    const t = promptId ? await this.recordOf(promptId, hookAnswer) : undefined;
+    // The transcript keeps the answer exactly; the hook's copy is trimmed.
+    const same = (a: string) => hookAnswer === undefined || a.trim() === hookAnswer.trim();
+    if (t?.answer != null) {
+      const turn = this.transcriptTurn(t, 'claude-transcript');
+      if (!same(t.answer))
+        turn.note = `the agent's Stop report for its turn ${promptId} gave another answer than its transcript: the transcript's is kept`;
+      return { kind: 'turn', turn };
+    }
+    const turn = this.transcriptTurn(
+      { ...t, promptId: promptId ?? '', answer: null },
+      'claude-stop-hook',
+    );
+    turn.note = `the agent's transcript holds no answer for its turn ${promptId ?? '?'}: the Stop report's copy is not used, the text is the screen's`;
+    return { kind: 'turn', turn };
+  }
+
+  /**
+   * The transcript's record of `promptId`'s turn once it holds the answer the report gives, or
+   * once it ended (its answer written whole), waiting STOP_RECORD_WAIT_MS at most for it.
+   */
+  private async recordOf(
+    promptId: string,
+    hookAnswer: string | undefined,
+  ): Promise<TranscriptTurn | undefined> {
     const transcript = this.transcript;
-    const t =
-      promptId && transcript ? await this.reads.run(() => transcript.turn(promptId)) : undefined;
-    // The transcript keeps the answer exactly; the hook's copy is trimmed. They must agree.
-    const exact =
-      t?.answer != null && (hookAnswer === undefined || t.answer.trim() === hookAnswer.trim());
-    if (exact) return { kind: 'turn', turn: this.transcriptTurn(t, 'claude-transcript') };
-    return {
-      kind: 'turn',
-      turn: this.transcriptTurn(
-        { ...t, promptId: promptId ?? '', answer: hookAnswer ?? t?.answer ?? null },
-        'claude-stop-hook',
-      ),
-    };
+    if (!transcript) return undefined;
+    const deadline = Date.now() + STOP_RECORD_WAIT_MS;
+    for (;;) {
+      const changed = fileChanged(transcript.path, deadline - Date.now());
+      const t = await this.reads.run(() => transcript.turn(promptId));
+      const settled =
+        t?.ended ||
+        (t?.answer != null && (hookAnswer === undefined || t.answer.trim() === hookAnswer.trim()));
+      if (settled || Date.now() >= deadline) {
+        changed.cancel();
+        return t;
+      }
+      await changed.done;
+    }
   }
 
   /** A turn as the transcript (or the Stop hook's copy of its answer) gives it. */
@@ -150,4 +190,31 @@ export class ClaudeChannel implements AgentChannel {
       ...extra,
     }) as AgentTurn;
   }
+}
+
+/**
+ * Resolves (`done`) when the file at `path` changes (watched through its folder) or after `ms`;
+ * `cancel` stops watching at once.
+ */
+function fileChanged(path: string, ms: number): { done: Promise<void>; cancel: () => void } {
+  let cancel = () => {};
+  const done = new Promise<void>((resolve) => {
+    const name = basename(path);
+    let watcher: ReturnType<typeof watch> | null = null;
+    const timer = setTimeout(() => cancel(), Math.max(0, ms));
+    cancel = () => {
+      clearTimeout(timer);
+      watcher?.close();
+      resolve();
+    };
+    try {
+      watcher = watch(dirname(path), { persistent: false }, (_e, f) => {
+        if (f === null || f === name) cancel();
+      });
+      watcher.on('error', () => cancel());
+    } catch {
+      // Not watchable: the wait lasts until its deadline.
+    }
+  });
+  return { done, cancel };
 }
