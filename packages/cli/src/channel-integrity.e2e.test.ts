@@ -164,7 +164,6 @@ async function ask(session: string, question: string) {
 
 for (const name of ['codex', 'claude'] as const) {
   const missing = agentsMissing(name);
-  if (missing) console.warn(`channel integrity e2e for ${name} ${missing}`);
   describe.skipIf(missing !== null)(`${name}: no command line carries a turn`, () => {
     it(
       `while ${ASKS} questions are answered, no process's command line ever holds a question, an answer or the session's secret; answers stay exact`,
