@@ -8,6 +8,11 @@ export interface ChannelTurn {
   /** What the agent received as the user's prompt, when it says (the boundary cross-check). */
   prompt?: string;
   record: AgentTurn;
+  /**
+   * Where the agent's report and its own record (transcript, rollout, chat file) disagree: the
+   * record won (`answer` is the record's, or null when it has none); written on the turn.
+   */
+  note?: string;
 }
 
 /** What an event on the channel meant. */
