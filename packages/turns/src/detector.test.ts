@@ -8,7 +8,15 @@ import {
 } from './constants.js';
 import { TurnDetector, type DetectorEvent, type ScreenSnapshot } from './detector.js';
 import { BASH_SESSION, NODE_SESSION, PYTHON_SESSION } from './fixtures/sessions.js';
-import { CLAUDE_BUSY, CLAUDE_DIALOG, CLAUDE_IDLE_AFTER_ANSWER } from './fixtures/screens.js';
+import {
+  CLAUDE_BUSY,
+  CLAUDE_DIALOG,
+  CLAUDE_IDLE_AFTER_ANSWER,
+  CODEX_ANSWER,
+  CODEX_APPROVAL,
+  CODEX_APPROVAL_CLOSING,
+  CODEX_APPROVED_WORKING,
+} from './fixtures/screens.js';
 import type { Preset } from './preset-types.js';
 import { readMenu } from './menu.js';
 import { resolvePreset } from './presets.js';
@@ -775,6 +783,48 @@ describe('TurnDetector (screen presets)', () => {
     d.onOutput(bytes('dialog'), 3000);
     expect(d.onScreen(snap(CLAUDE_DIALOG), 3001).map((e) => e.type)).toEqual(['menu', 'state']);
     expect(d.state).toBe('blocked');
+  });
+
+  it("Codex's approval dialog read half-way while it closes after Enter is not asked again", () => {
+    const codex = new TurnDetector({ preset: BUILTIN_PRESETS.codex! });
+    codex.onOutput(bytes('banner'), 0);
+    codex.onScreen(snap(CODEX_ANSWER), 1);
+    codex.tick(1 + (BUILTIN_PRESETS.codex!.settleMs ?? 200));
+    expect(codex.state).toBe('idle');
+    codex.onInput(bytes('Please create a file. APPROVE-ME 1\r'), 1000);
+    codex.onOutput(bytes('dialog'), 1001);
+    codex.onScreen(snap(CODEX_APPROVAL), 1002);
+    expect(codex.state).toBe('blocked');
+    expect(codex.onInput(bytes('\r'), 2000)).toEqual([{ type: 'state', state: 'busy', at: 2000 }]);
+    // Codex redraws the whole screen line by line: a read between two writes shows part of the
+    // dialog (a choice gone, another line taken for its question, only its footer).
+    let at = 2010;
+    for (const screen of CODEX_APPROVAL_CLOSING) {
+      codex.onOutput(bytes('redraw'), at++);
+      expect(codex.onScreen(snap(screen), at++)).toEqual([]);
+      expect(codex.state).toBe('busy');
+    }
+    codex.onOutput(bytes('working'), at++);
+    expect(codex.onScreen(snap(CODEX_APPROVED_WORKING), at++)).toEqual([]);
+    expect(codex.tick(at + 5000)).toEqual([]);
+    expect(codex.state).toBe('busy');
+  });
+
+  it('a part of the answered dialog that stays a second after the screen last changed: blocked', () => {
+    const d = readyClaude();
+    d.onInput(bytes('Delete the build folder\r'), 1000);
+    d.onOutput(bytes('dialog'), 1001);
+    d.onScreen(snap(CLAUDE_DIALOG), 1002);
+    d.onInput(bytes('\r'), 2000);
+    // Its last choice gone, and nothing more drawn: the screen asks, with what it shows.
+    const part = CLAUDE_DIALOG.filter((l) => l !== '   2. No');
+    d.onOutput(bytes('redraw'), 2500);
+    expect(d.onScreen(snap(part), 2501)).toEqual([]);
+    expect(d.nextDeadline()).toBe(3501);
+    expect(d.tick(3501)).toEqual([
+      { type: 'menu', menu: readMenu(part), at: 3501 },
+      { type: 'state', state: 'blocked', at: 3501 },
+    ]);
   });
 
   it('a dialog that stays a second after Enter was not answered: blocked again', () => {

@@ -39,13 +39,37 @@ interface ScreenTurn extends OpenTurn {
  * How long after Enter answered a dialog the same dialog on the screen is taken for the agent's
  * last redraw of it rather than the question asked again: TUIs close a dialog within a frame or
  * two; a second is room for a loaded machine. Still there after that, the Enter did not answer it.
+ * A part of it (see `partOf`) is given as long after the screen last changed: a redraw stopped
+ * half-way for that long is what the agent shows.
  */
 const ANSWERED_DIALOG_MS = 1000;
 
-/** A dialog's question and choices, whatever its cursor's place: the same question asked. */
-function dialogOf(viewport: readonly string[]): string {
+/** A dialog's question and its choices' labels, whatever its cursor's place (null: none shows). */
+interface Dialog {
+  question: string;
+  labels: string[];
+}
+
+function dialogOf(viewport: readonly string[]): Dialog | null {
   const menu = readMenu(viewport);
-  return JSON.stringify(menu && [menu.question, menu.options.map((o) => o.label)]);
+  return menu && { question: menu.question, labels: menu.options.map((o) => o.label) };
+}
+
+/** The same question asked, with the same choices. */
+function sameDialog(a: Dialog | null, b: Dialog | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.question === b.question && a.labels.join('\n') === b.labels.join('\n');
+}
+
+/**
+ * A screen showing part of the answered dialog, read half-way while the agent erases or redraws
+ * it: Codex rewrites its whole screen line by line, so a read between two writes finds some of
+ * its choices and none other, another line taken for its question, or only the footer that
+ * says it asks (no choices). Never a new question: that one would have been asked again.
+ */
+function partOf(now: Dialog | null, answered: Dialog | null): boolean {
+  if (answered === null || sameDialog(now, answered)) return false;
+  return now === null || now.labels.every((l) => answered.labels.includes(l));
 }
 
 export class ScreenWatcher extends WatcherBase<ScreenTurn> {
@@ -63,7 +87,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
    * moment longer — the agent draws the cursor's last move before it closes the dialog — which
    * is not the question asked again.
    */
-  private answered: { dialog: string; at: number; working?: boolean } | null = null;
+  private answered: { dialog: Dialog | null; at: number; working?: boolean } | null = null;
   /** The latest time the screen was evaluated (a deadline up to it is spent). */
   private evaluatedAt = Number.NEGATIVE_INFINITY;
   /** The agent's own reports of its state (OSC sequences) and the latest one. */
@@ -210,7 +234,9 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     if (!this.waitingForIdle()) return null; // idle is latched until new input
     // A dialog still shown after Enter answered it is looked at again when it has stayed.
     if (this.answered && this.lastClass?.state === 'blocked')
-      return this.answered.at + ANSWERED_DIALOG_MS;
+      return partOf(dialogOf(this.lastViewport), this.answered.dialog)
+        ? this.lastChangeAt + ANSWERED_DIALOG_MS
+        : this.answered.at + ANSWERED_DIALOG_MS;
     if (
       this.lastClass?.state !== 'idle' ||
       !this.screenFresh() ||
@@ -324,12 +350,16 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     if (!cls || !this.waitingForIdle()) return events; // idle is latched until new input
     if (cls.state === 'blocked') {
       const answered = this.answered;
-      if (
-        answered &&
-        (now - answered.at < ANSWERED_DIALOG_MS || answered.working === true) &&
-        dialogOf(this.lastViewport) === answered.dialog
-      ) {
-        return events; // the answered dialog, drawn once more before it closes
+      if (answered) {
+        const shown = dialogOf(this.lastViewport);
+        const since = sameDialog(shown, answered.dialog)
+          ? answered.at
+          : partOf(shown, answered.dialog)
+            ? this.lastChangeAt
+            : null;
+        // The answered dialog, drawn once more (or in part) before it closes.
+        if (since !== null && (now - since < ANSWERED_DIALOG_MS || answered.working === true))
+          return events;
       }
       this.answered = null;
       this.reportMenu(readMenu(this.lastViewport), now, events);
