@@ -163,7 +163,7 @@ describe.skipIf(missing !== null)('qwen, the real CLI', () => {
           via: 'qwen-transcript',
           model: QWEN_MODEL,
         });
-        if (turn.disagreement) console.log(`qwen ${key}: ${turn.disagreement}`);
+        expect(turn.disagreement, `qwen ${key}`).toBeUndefined();
         expect(turn.screen_text).toBeDefined();
       }
       console.log(`qwen: exact ${exact.length}/${Object.keys(MARKDOWN_ANSWERS).length}`);
