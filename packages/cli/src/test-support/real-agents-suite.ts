@@ -178,28 +178,54 @@ export function realAgentSuite(agent: RealAgentName): void {
       SCENARIO_MS,
     );
 
+    /**
+     * Asks `s` for the long answer: `ask` prints every line (the agent's own record). The
+     * screen's text keeps every line where the agent wrote them all to the terminal; an agent on
+     * its alternate screen writes only what fits there, so its screen's text is the answer's
+     * last lines, as the screen showed them.
+     */
+    async function longAnswer(s: RealAgentSession, screen: 'every line' | 'the last lines') {
+      const r = await ask(env(), s.name, 'Answer at length. LONG-ANSWER');
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout.trimEnd().split('\n')).toEqual(LONG_ANSWER);
+      const { turn } = await c.request('get_turn', { session: s.name });
+      expect(turn.text_source).toBe('agent');
+      // Its bullet and indentation are chrome.
+      const shown = await runClippy(['show', s.name, '--screen'], env());
+      const lines = shown.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.trim());
+      if (screen === 'every line') expect(lines).toEqual(LONG_ANSWER);
+      else {
+        expect(lines.length).toBeGreaterThan(0);
+        expect(lines.length).toBeLessThan(LONG_ANSWER.length);
+        expect(lines).toEqual(LONG_ANSWER.slice(-lines.length));
+      }
+    }
+
+    // Codex draws on its alternate screen by default: the lines that scroll off it are never
+    // written to the terminal. With `--no-alt-screen` it writes them all inline.
     it(
-      "keeps every line of a long answer in the turn's text (scrollback included)",
+      "prints every line of a long answer on the agent's default screen; the screen's text keeps what it drew",
       async () => {
-        // Codex draws its alternate screen by default, and only what fits there: the lines that
-        // scroll away are never written to the terminal. Its inline mode keeps them all.
-        let s = a;
-        if (agent === 'codex') {
-          s = await startRealAgent(d, c, agent, model, {
-            name: 'codex-inline',
-            args: ['--no-alt-screen'],
-          });
-          started.push(s);
-          await untilListed(env(), s.name, ['idle']);
-        }
-        const r = await ask(env(), s.name, 'Answer at length. LONG-ANSWER');
-        expect(r.stderr).toBe('');
-        expect(r.code).toBe(0);
-        expect(r.stdout.trimEnd().split('\n')).toEqual(LONG_ANSWER);
-        // The screen's text keeps every line too (its bullet and indentation are chrome).
-        const screen = await runClippy(['show', s.name, '--screen'], env());
-        const lines = screen.stdout.trimEnd().split('\n');
-        expect(lines.map((l) => l.trim())).toEqual(LONG_ANSWER);
+        await untilListed(env(), a.name, ['idle']);
+        await longAnswer(a, agent === 'codex' ? 'the last lines' : 'every line');
+      },
+      SCENARIO_MS,
+    );
+
+    it.runIf(agent === 'codex')(
+      "keeps every line of a long answer in the screen's text with --no-alt-screen",
+      async () => {
+        const inline = await startRealAgent(d, c, agent, model, {
+          name: 'codex-inline',
+          args: ['--no-alt-screen'],
+        });
+        started.push(inline);
+        await untilListed(env(), inline.name, ['idle']);
+        await longAnswer(inline, 'every line');
       },
       SCENARIO_MS,
     );
