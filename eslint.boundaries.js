@@ -11,10 +11,10 @@
 // Shipped code and test code differ in three ways:
 // - only test code (`*.test.ts`, `test/`, `test-support/`, vitest configs, all of testkit) may
 //   import @clippy/testkit;
-// - node-pty belongs to broker/src/pty/ alone in shipped code (the session code sees PtyProcess).
-//   Test code may use node-pty directly: it plays the person at a terminal (testkit's cli-pty
-//   driver, navigator's interactive test, repomap's progress-bar test) or feeds a PTY to the turn
-//   machinery without a daemon (broker/src/detection/session-turns.test.ts);
+// - node-pty belongs to system/src/pty/ alone in shipped code (the daemon's sessions and testkit's
+//   terminal see PtyProcess). Test code may use node-pty directly: it plays the person at a
+//   terminal (navigator's interactive test, repomap's progress-bar test, attach-direct's) or
+//   feeds a PTY to the turn machinery without a daemon (broker's session-turns test);
 // - turns is pure ("no I/O, no timers of its own: time is passed in"): its shipped code may import
 //   no Node built-in but the ones in PURE_BUILTINS, use no timers and read no clock. Its tests
 //   read recorded screens from disk.
@@ -31,20 +31,24 @@ const ALLOWED = {
   turns: [],
   reports: [],
   repomap: [],
+  // The machine's programs and devices (PTYs, clipboard programs, git) for the packages that
+  // may not import one another: the daemon, the CLI and the test kit.
+  system: ['protocol'],
   client: ['protocol'],
-  // The daemon reaches other machines' daemons as a client does (DESIGN.md: broker ──► client):
-  // the web view's hosts through the SSH forwarding `clippy --host` uses.
-  broker: ['protocol', 'turns', 'client'],
+  // client: the daemon reaches other machines' daemons as a client does (a remote route's
+  // source, the web view's hosts through the SSH forwarding `clippy --host` uses).
+  broker: ['protocol', 'turns', 'client', 'system'],
   // Reaches protocol through client, as the diagram says.
   navigator: ['client', 'repomap', 'reports'],
   // protocol and turns are not arrows from cli in DESIGN.md's diagram, but cli uses protocol's
   // types and error codes and runs the turn engine for `clippy classify` and `clippy report`
   // (issue 13 reports this; the design or the code is to follow).
-  cli: ['client', 'navigator', 'reports', 'repomap', 'protocol', 'turns', 'acp', 'mcp'],
-  // Test helpers: start daemons and speak the protocol like a client.
-  testkit: ['client', 'protocol'],
-  // The page speaks the protocol over a WebSocket (its tests drive a daemon through testkit).
-  web: ['protocol'],
+  cli: ['client', 'navigator', 'reports', 'repomap', 'protocol', 'turns', 'acp', 'mcp', 'system'],
+  // Test helpers: start daemons and speak the protocol like a client; run programs on PTYs.
+  testkit: ['client', 'protocol', 'system'],
+  // The page speaks the protocol over a WebSocket (its tests drive a daemon through testkit),
+  // with the client core that loads no Node module: it is bundled for a browser.
+  web: ['protocol', 'client/core'],
   // The ACP adapter is a client (DESIGN.md "Homes"): the daemon through client, the protocol's
   // types and error codes.
   acp: ['client', 'protocol'],
@@ -75,7 +79,7 @@ const moduleRegex = (names) => `^(?:${names.map(escape).join('|')})(?:/|$)`;
 
 const nodePty = {
   regex: moduleRegex(['node-pty']),
-  message: 'node-pty is imported in broker/src/pty/ only; other code uses PtyProcess.',
+  message: 'node-pty is imported in system/src/pty/ only; other code uses PtyProcess.',
 };
 
 function ourPackages(pkg, extra) {
@@ -236,7 +240,8 @@ const packageDependencies = {
           if (!match) continue;
           const name = match[1];
           const may = [
-            ...ALLOWED[own.name],
+            // A subpath allowed (`client/core`) needs its package.
+            ...ALLOWED[own.name].map((allowed) => allowed.split('/')[0]),
             ...(RUNTIME[own.name] ?? []),
             ...(fieldName === 'devDependencies' ? ['testkit'] : []),
           ];
@@ -269,7 +274,7 @@ const plugin = {
   },
 };
 
-/** Flat-config blocks, in order: shipped code, broker's PTY folder, then test code (wins). */
+/** Flat-config blocks, in order: shipped code, system's PTY folder, then test code (wins). */
 export const packageBoundaries = Object.keys(ALLOWED).flatMap((pkg) => {
   const root = `packages/${pkg}`;
   const shipped = {
@@ -284,11 +289,11 @@ export const packageBoundaries = Object.keys(ALLOWED).flatMap((pkg) => {
     rules: importRules([ourPackages(pkg, pkg === 'testkit' ? [] : ['testkit'])]),
   };
   const pty = {
-    name: 'clippy/boundaries/broker/pty',
+    name: 'clippy/boundaries/system/pty',
     files: [`${root}/src/pty/${SOURCE_FILES}`],
     rules: importRules([ourPackages(pkg, [])]),
   };
-  return pkg === 'broker' ? [shipped, pty, tests] : [shipped, tests];
+  return pkg === 'system' ? [shipped, pty, tests] : [shipped, tests];
 });
 
 /** The plugin's rules: relative imports in every package's files, dependencies in package.json. */

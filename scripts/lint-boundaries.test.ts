@@ -104,15 +104,30 @@ describe('package boundaries in npm run lint', { timeout: LINT_TIMEOUT_MS }, () 
     expect(await boundaryErrors('packages/acp/src/boundary-check.ts', serve)).toHaveLength(1);
   });
 
+  it('gives the web page the client core only: the rest of client loads Node modules', async () => {
+    expect(
+      await boundaryErrors(
+        'packages/web/src/page/boundary-check.ts',
+        "import { RpcCore } from '@clippy/client/core';\n" +
+          "import { connect } from '@clippy/client';\n" +
+          "import { copyText } from '@clippy/system/clipboard';\n" +
+          'export const a = [RpcCore, connect, copyText];\n',
+      ),
+    ).toEqual([
+      `2: no-restricted-imports: '@clippy/client' import is restricted from being used by a pattern. web may import protocol, client/core (DESIGN.md "Packages").`,
+      `3: no-restricted-imports: '@clippy/system/clipboard' import is restricted from being used by a pattern. web may import protocol, client/core (DESIGN.md "Packages").`,
+    ]);
+  });
+
   it('keeps testkit out of shipped code', async () => {
     const code = "import { until } from '@clippy/testkit/until';\nexport const u = until;\n";
     expect(await boundaryErrors('packages/broker/src/boundary-check.ts', code)).toEqual([
-      `1: no-restricted-imports: '@clippy/testkit/until' import is restricted from being used by a pattern. broker may import protocol, turns (DESIGN.md "Packages").`,
+      `1: no-restricted-imports: '@clippy/testkit/until' import is restricted from being used by a pattern. broker may import protocol, turns, client, system (DESIGN.md "Packages").`,
     ]);
     expect(await boundaryErrors('packages/broker/src/boundary-check.test.ts', code)).toEqual([]);
   });
 
-  it('refuses node-pty outside broker/src/pty/', async () => {
+  it('refuses node-pty outside system/src/pty/', async () => {
     expect(
       await boundaryErrors(
         'packages/broker/src/sessions/boundary-check.ts',
@@ -121,8 +136,8 @@ describe('package boundaries in npm run lint', { timeout: LINT_TIMEOUT_MS }, () 
           "export const q = () => import('node-pty');\n",
       ),
     ).toEqual([
-      `1: no-restricted-imports: 'node-pty' import is restricted from being used by a pattern. node-pty is imported in broker/src/pty/ only; other code uses PtyProcess.`,
-      `3: no-restricted-syntax: node-pty is imported in broker/src/pty/ only; other code uses PtyProcess.`,
+      `1: no-restricted-imports: 'node-pty' import is restricted from being used by a pattern. node-pty is imported in system/src/pty/ only; other code uses PtyProcess.`,
+      `3: no-restricted-syntax: node-pty is imported in system/src/pty/ only; other code uses PtyProcess.`,
     ]);
     expect(
       await boundaryErrors(
@@ -132,7 +147,10 @@ describe('package boundaries in npm run lint', { timeout: LINT_TIMEOUT_MS }, () 
       ),
     ).toHaveLength(1);
     const allowed = "import * as pty from 'node-pty';\nexport const p = pty;\n";
-    expect(await boundaryErrors('packages/broker/src/pty/boundary-check.ts', allowed)).toEqual([]);
+    expect(await boundaryErrors('packages/system/src/pty/boundary-check.ts', allowed)).toEqual([]);
+    expect(await boundaryErrors('packages/broker/src/pty/boundary-check.ts', allowed)).toHaveLength(
+      1,
+    );
     expect(await boundaryErrors('packages/testkit/src/boundary-check.ts', allowed)).toEqual([]);
   });
 

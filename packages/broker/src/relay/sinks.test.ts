@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findExecutable } from '@clippy/protocol/clipboard';
+import { findExecutable } from '@clippy/system/clipboard';
 import { copyToClipboard } from './clipboard.js';
 import { HandlerError } from '../errors.js';
 import { writeFileSink } from './file-sink.js';

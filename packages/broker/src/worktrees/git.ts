@@ -15,7 +15,7 @@ export const GIT_OUTPUT_MAX_BYTES = 64 * 1024 * 1024;
 const GIT_STDERR_MAX_BYTES = 16 * 1024;
 
 // The environment git runs with: protocol's gitEnvironment (clippy diff runs git with it too).
-export { gitEnvironment } from '@clippy/protocol';
+export { gitEnvironment } from '@clippy/system/git';
 
 export interface GitResult {
   stdout: Buffer;
