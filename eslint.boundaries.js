@@ -1,5 +1,5 @@
-// The package boundaries of /work/shared/DESIGN.md ("Packages"), checked by `npm run lint`
-// rather than remembered. Each package lists the @clippy packages its code may import; anything
+// The package boundaries of docs/architecture.md ("Packages"), checked by `npm run lint` rather
+// than remembered (scripts/lint-boundaries.test.ts checks that page's table against ALLOWED). Each package lists the @clippy packages its code may import; anything
 // else of ours is refused, static (`import`, `export … from`) or dynamic (`import()`, `require()`).
 // Not covered: `require.resolve()` (a path, not an import: cli finds clippyd's bin that way).
 // Two more rules of the plugin below keep the same arrows where a module name is not used:
@@ -25,38 +25,26 @@
 import { builtinModules } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 
-/** What each package may import of ours (DESIGN.md "Packages": arrows point to what it may import). */
-const ALLOWED = {
+/**
+ * What each package may import of ours: the table of docs/architecture.md "Packages", which says
+ * why where it is not obvious (every client speaks protocol; cli runs turns offline and hosts
+ * `clippy acp` and `clippy mcp`; the daemon is a client of another daemon for remote routes).
+ */
+export const ALLOWED = {
   protocol: [],
   turns: [],
   reports: [],
   repomap: [],
-  // The machine's programs and devices (PTYs, clipboard programs, git) for the packages that
-  // may not import one another: the daemon, the CLI and the test kit.
   system: ['protocol'],
   client: ['protocol'],
-  // client: the daemon reaches other machines' daemons as a client does (a remote route's
-  // source, the web view's hosts through the SSH forwarding `clippy --host` uses).
   broker: ['protocol', 'turns', 'client', 'system'],
-  // Reaches protocol through client, as the diagram says.
   navigator: ['client', 'repomap', 'reports'],
-  // protocol and turns are not arrows from cli in DESIGN.md's diagram, but cli uses protocol's
-  // types and error codes and runs the turn engine for `clippy classify` and `clippy report`
-  // (issue 13 reports this; the design or the code is to follow).
   cli: ['client', 'navigator', 'reports', 'repomap', 'protocol', 'turns', 'acp', 'mcp', 'system'],
-  // Test helpers: start daemons and speak the protocol like a client; run programs on PTYs.
   testkit: ['client', 'protocol', 'system'],
-  // The page speaks the protocol over a WebSocket (its tests drive a daemon through testkit),
-  // with the client core that loads no Node module: it is bundled for a browser.
+  // A subpath alone: the page is bundled for a browser, and the rest of client loads Node.
   web: ['protocol', 'client/core'],
-  // The ACP adapter is a client (DESIGN.md "Homes"): the daemon through client, the protocol's
-  // types and error codes.
   acp: ['client', 'protocol'],
-  // The MCP server is a client too (DESIGN.md "Homes"): the daemon through client, the
-  // protocol's types, error codes and turn IDs.
   mcp: ['client', 'protocol'],
-  // The VS Code extension is a client (DESIGN.md "Homes"): the daemon through client, the
-  // protocol's types and constants.
   vscode: ['client', 'protocol'],
 };
 
@@ -88,7 +76,7 @@ function ourPackages(pkg, extra) {
   const may = allowed.length > 0 ? allowed.join(', ') : 'nothing of ours';
   return {
     regex: `^@clippy/${except}`,
-    message: `${pkg} may import ${may} (DESIGN.md "Packages").`,
+    message: `${pkg} may import ${may} (docs/architecture.md "Packages").`,
   };
 }
 
@@ -97,7 +85,7 @@ const ioBuiltins = {
   regex:
     `^(?:node:(?!${moduleRegex(PURE_BUILTINS).slice(1)})|` +
     `${moduleRegex([...new Set(builtinModules.map((m) => m.split('/')[0]))].filter((m) => !PURE_BUILTINS.includes(m))).slice(1)})`,
-  message: `turns is pure (DESIGN.md "Packages"): of Node's modules it may import ${PURE_BUILTINS.join(', ')} only (no I/O).`,
+  message: `turns is pure (docs/architecture.md "Packages"): of Node's modules it may import ${PURE_BUILTINS.join(', ')} only (no I/O).`,
 };
 
 /** The import restrictions as rules: static imports and re-exports, `import()` and `require()`. */
@@ -139,7 +127,8 @@ const TIMERS = [
   'clearImmediate',
   'queueMicrotask',
 ];
-const CLOCK_MESSAGE = 'turns is pure: time is passed in, never read (DESIGN.md "Packages").';
+const CLOCK_MESSAGE =
+  'turns is pure: time is passed in, never read (docs/architecture.md "Packages").';
 
 /** Shipped turns code: no timers, no clock, no I/O. */
 const pureTurnsRules = {
@@ -151,10 +140,13 @@ const pureTurnsRules = {
     'error',
     ...TIMERS.map((name) => ({
       name,
-      message: 'turns is pure: no timers of its own (DESIGN.md "Packages").',
+      message: 'turns is pure: no timers of its own (docs/architecture.md "Packages").',
     })),
-    { name: 'process', message: 'turns is pure: no process state or I/O (DESIGN.md "Packages").' },
-    { name: 'fetch', message: 'turns is pure: no I/O (DESIGN.md "Packages").' },
+    {
+      name: 'process',
+      message: 'turns is pure: no process state or I/O (docs/architecture.md "Packages").',
+    },
+    { name: 'fetch', message: 'turns is pure: no I/O (docs/architecture.md "Packages").' },
   ],
   'no-restricted-properties': [
     'error',
@@ -207,7 +199,7 @@ const noRelativeAcrossPackages = {
         node: source,
         message:
           `${own.name} imports packages/${into}'s files by a relative path: a package reaches ` +
-          `another only by its name (@clippy/${into}), where DESIGN.md "Packages" allows it.`,
+          `another only by its name (@clippy/${into}), where docs/architecture.md "Packages" allows it.`,
       });
     });
   },
@@ -250,7 +242,7 @@ const packageDependencies = {
             node: dep,
             message:
               `${own.name} lists @clippy/${name} in ${fieldName}, which points up or across its layer: ` +
-              `${own.name} may depend on ${may.join(', ') || 'nothing of ours'} (DESIGN.md "Packages").`,
+              `${own.name} may depend on ${may.join(', ') || 'nothing of ours'} (docs/architecture.md "Packages").`,
           });
         }
       },
