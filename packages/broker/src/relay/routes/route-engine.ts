@@ -10,18 +10,9 @@ import { fire } from './fire.js';
 import { HopCounts } from './hop-count.js';
 import { checkUntil, endLoop, makeLoop, type LoopOptions } from './loop.js';
 import { followRemote, type RemoteEnd } from './remote-route.js';
-import {
-  endLeg,
-  makeLeg,
-  oneTemplate,
-  pattern,
-  routeInfo,
-  type End,
-  type Leg,
-  type RouteOptions,
-  type RouteParts,
-  type RouteTurn,
-} from './route.js';
+import type { End, Leg, RouteTurn } from './records.js';
+import { endLeg, makeLeg, oneTemplate, pattern, routeInfo, type RouteOptions } from './route.js';
+import type { RouteParts } from './route-parts.js';
 import { RouteLog } from './route-log.js';
 import { RouteTable } from './route-table.js';
 import { requireDiffSources } from './diff-sources.js';
