@@ -76,7 +76,7 @@ export interface BrokerConfig {
 export const WS_TOKEN_FILE_NAME = 'ws-token';
 
 /** clippy's state directory: $XDG_STATE_HOME/clippy, else ~/.local/state/clippy. */
-function stateDir(env: Record<string, string | undefined>): string {
+export function stateDir(env: Record<string, string | undefined>): string {
   return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'clippy');
 }
 

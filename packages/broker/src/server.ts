@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from 'node:
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeFrame, type EventName, type Push } from '@clippy/protocol';
-import { resolveConfig, type BrokerConfig, type BrokerOptions } from './config.js';
+import { resolveConfig, stateDir, type BrokerConfig, type BrokerOptions } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { ClientConnection, type ConnectionHost } from './connection.js';
 import type { BrokerPorts, NewSessionParams } from './handlers/context.js';
@@ -29,6 +29,8 @@ import { WebHost } from './web/web-host.js';
 import { WebPortFile } from './web/web-port.js';
 import { WebRemotes } from './web/web-remotes.js';
 import { WebTokenFile } from './web/web-token.js';
+import { REFUSAL_REPORT_INTERVAL_MS, WebRefusals } from './web/refusals.js';
+import { NotOwnError, ownFolder } from './own-files.js';
 import { CLOSE_FLUSH_MS } from './constants.js';
 import {
   openHistory,
@@ -74,6 +76,15 @@ export class Broker {
   private webHost: WebHost | null = null;
   /** The other machines (config.json `hosts`) whose sessions the web view shows. */
   private readonly webRemotes: WebRemotes;
+  /** The web view's refused requests: counted, logged in summary, wrong tokens slowed. */
+  private readonly webRefusals = new WebRefusals((summary, first) =>
+    this.log.warn(
+      summary,
+      first
+        ? `web view request refused: ${Object.keys(summary.reasons)[0]} (later ones are counted and logged every ${REFUSAL_REPORT_INTERVAL_MS / 1000} s)`
+        : `web view requests refused: ${summary.refused} since the last report`,
+    ),
+  );
   private closing: Promise<void> | null = null;
   private readonly sessionObserver: SessionObserver;
   private readonly connectionHost: ConnectionHost;
@@ -327,6 +338,7 @@ export class Broker {
     // every spawn: the daemon never runs on settings the user did not write.
     const settings = loadStartSettings(env);
     prepareSocketDir(config);
+    prepareStateDir(env);
     const log = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
     const broker = new Broker(config, log, options);
     await broker.listen();
@@ -419,7 +431,8 @@ export class Broker {
       pendingLimit: limits.webPendingLimit,
       pendingTimeoutMs: limits.webPendingTimeoutMs,
       accept,
-      onRefused: (reason) => this.log.warn({ reason }, 'web view request refused'),
+      onRefused: (reason, source, credential) =>
+        this.webRefusals.refused(reason, source, credential),
       onPushedOut: (closed) =>
         this.log.warn(
           { closed, limit: limits.webPendingLimit },
@@ -684,6 +697,7 @@ export class Broker {
     // Links to other machines' daemons (routes from there) end first: nothing more comes in.
     this.routes.dispose();
     this.worktrees.dispose();
+    this.webRefusals.dispose();
     const transportsClosed = Promise.all([
       ...this.transports.map((t) => t.close()),
       this.webHost?.dispose(),
@@ -777,6 +791,19 @@ function prepareSocketDir(config: BrokerConfig): void {
       );
     }
     if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+  }
+}
+
+/**
+ * The state folder (log, history, the web view's token): refused when it is not the user's own
+ * (NotOwnError stops the start, as another user's runtime folder does). One that cannot be made
+ * (a read-only home) is left to the log and the history, which say so and run without.
+ */
+function prepareStateDir(env: Record<string, string | undefined>): void {
+  try {
+    ownFolder(stateDir(env), 'the state folder');
+  } catch (err) {
+    if (err instanceof NotOwnError) throw err;
   }
 }
 

@@ -9,6 +9,7 @@ import { startFakeModel, type FakeModel } from '@clippy/testkit/fake-model/serve
 import { MARKDOWN_ANSWERS, answerFor, askFor } from '@clippy/testkit/markdown-answers';
 import { screenOf } from '@clippy/testkit/real-agent-session';
 import {
+  AGENT_API,
   REAL_AGENTS,
   agentsMissing,
   prepareAgent,
@@ -79,9 +80,6 @@ async function listed(name: string): Promise<SessionInfo> {
   return s;
 }
 
-/** Which API each agent's model speaks (the request log is per API). */
-const API = { claude: 'anthropic', codex: 'openai', gemini: 'gemini' } as const;
-
 /**
  * `clippy ask NAME` with the question for `key`: its answer must be the model's Markdown exactly,
  * from the agent's own record, with the model and tokens the agent counted.
@@ -106,13 +104,13 @@ async function askExactly(agent: RealAgentName, name: string, key: string): Prom
     input_tokens: expect.any(Number),
     output_tokens: expect.any(Number),
   });
-  await model.waitFor((q) => q.api === API[agent] && q.userText === askFor(key), { since });
+  await model.waitFor((q) => q.api === AGENT_API[agent] && q.userText === askFor(key), { since });
 }
 
 /** The model's latest request from `agent` for `key`'s question carries `earlier`'s too. */
 function carries(agent: RealAgentName, key: string, earlier: string): void {
   const req = model.requests.findLast(
-    (q) => q.api === API[agent] && q.conversation && q.userText === askFor(key),
+    (q) => q.api === AGENT_API[agent] && q.conversation && q.userText === askFor(key),
   );
   expect(JSON.stringify(req?.body), `${agent}: the conversation before`).toContain(askFor(earlier));
 }

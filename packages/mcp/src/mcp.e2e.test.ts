@@ -177,6 +177,8 @@ describe('ask', () => {
     expect(note).toContain(`${turn.agent!.input_tokens} input tokens`);
     expect(note).toContain(`${turn.agent!.output_tokens} output tokens`);
     expect(turn.agent!.input_tokens).toBe(question.length);
+    // Its model has no price: said, never a cost of nothing.
+    expect(note).toContain('no price');
   });
 
   it('refuses an unknown session, and an exited one, naming it', async () => {

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Turn } from '@clippy/protocol';
+import { formatCost, type Turn } from '@clippy/protocol';
 
 /**
  * Most characters of a turn one result carries: agents refuse or cut longer tool results (Claude
@@ -33,7 +33,9 @@ function usageOf(turn: Turn): string {
     ...(a.model !== undefined ? [`model ${a.model}`] : []),
     ...(a.input_tokens !== undefined ? [`${a.input_tokens} input tokens`] : []),
     ...(a.output_tokens !== undefined ? [`${a.output_tokens} output tokens`] : []),
-    ...(a.cost_usd !== undefined ? [`$${a.cost_usd}`] : []),
+    ...(a.cost_usd !== undefined ? [formatCost(a.cost_usd)] : []),
+    // A model with no price is said, never a cost of nothing.
+    ...(a.cost_usd === undefined && a.cost_unknown ? ['no price'] : []),
   ];
   return parts.join(', ');
 }

@@ -72,6 +72,10 @@ export const ERROR_CODES = {
   worktree_has_changes:
     '`remove`: the session’s worktree holds uncommitted or unmerged work; `message` lists it (`force` removes it anyway).',
   worktree_locked: '`remove`: the session’s worktree is locked (`git worktree unlock` frees it).',
+  worktree_replaced:
+    '`remove`: the session’s worktree folder was replaced by a symbolic link, which clippy never follows; `force` removes the link (never what it points to) and the session.',
+  unauthorized:
+    'An agent report did not carry the secret its session’s agent was given: it is ignored (the session notes it).',
   git_failed:
     'git could not do what was asked (not installed, a bad ref, …); `message` has its words.',
 } as const;

@@ -16,4 +16,6 @@ export * from './paths.js';
 export * from './turn-id.js';
 export * from './turn-preview.js';
 export * from './config-file.js';
+export * from './pricing.js';
+export * from './pricing-schema.js';
 export * from './terminal/index.js';

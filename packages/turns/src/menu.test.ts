@@ -21,6 +21,8 @@ const NO_CHOICES: Record<string, string> = {
   'codex-api-key': 'an API-key field',
   'gemini-api-key': 'an API-key field (the numbered tips above its box are not choices)',
   'copilot-blocked-folder-trust': 'the pasted screen ends above the choices',
+  'qwen-connect-provider': 'a picker of unnumbered choices, each with a description line',
+  'qwen-custom-provider': 'a picker of unnumbered choices, each with a description line',
 };
 
 describe('readMenu on the labelled screens (test/screens)', () => {

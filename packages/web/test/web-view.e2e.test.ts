@@ -385,12 +385,13 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     const asked = await runClippy(['ask', 'gamma', question], d.env.env);
     expect(asked.code, asked.stderr).toBe(0);
     const answer = asked.stdout.replace(/\n$/u, '');
-    // Its tokens as the fake counts them (the prompt's and the answer's characters).
-    const used = `${question.length}/${answer.length} tokens · fake-claude-model`;
+    // Its tokens as the fake counts them (the prompt's and the answer's characters); its model
+    // has no price, which is said rather than a cost of nothing.
+    const used = `${question.length}/${answer.length} tokens · no price · fake-claude-model`;
     // Its card has the session's totals (one turn so far: the same counts).
     await expect
       .poll(() => page.locator('.card[data-name="gamma"] .usage').textContent())
-      .toBe(`${question.length}/${answer.length} tokens`);
+      .toBe(`${question.length}/${answer.length} tokens · no price`);
     await page.evaluate(() => (location.hash = '#s=gamma'));
     await expect.poll(() => page.locator('#session .turn-title').textContent()).toContain(used);
     expect(await page.locator('#session .timeline li.turn').first().getAttribute('title')).toBe(

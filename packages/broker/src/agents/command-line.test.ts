@@ -230,7 +230,12 @@ describe('wireSession', () => {
       expect(wired.channel, preset).not.toBeNull();
       expect(wired.args.slice(0, 2)).toEqual(['FOO=1', bin]);
       expect(wired.args.at(-1)).toBe('--x');
-      expect(wired.args.length).toBeGreaterThan(3);
+      // Codex is not wired (its rollout is read): its command line stays as given.
+      if (preset === 'codex') expect(wired.args).toEqual(['FOO=1', bin, '--x']);
+      else expect(wired.args.length).toBeGreaterThan(3);
+      // The report secret rides in the session's environment, never on env's command line.
+      expect(wired.env.CLIPPY_HOOK_SECRET, preset).toMatch(/^[\w-]{20,}$/);
+      expect(wired.args.join(' '), preset).not.toContain(wired.env.CLIPPY_HOOK_SECRET!);
       wired.channel?.dispose();
       const resumed = resumeArgs(
         preset,

@@ -8,6 +8,11 @@ export interface ChannelTurn {
   /** What the agent received as the user's prompt, when it says (the boundary cross-check). */
   prompt?: string;
   record: AgentTurn;
+  /**
+   * Where the agent's report and its own record (transcript, rollout, chat file) disagree: the
+   * record won (`answer` is the record's, or null when it has none); written on the turn.
+   */
+  note?: string;
 }
 
 /** What an event on the channel meant. */
@@ -75,6 +80,11 @@ export interface WireContext {
   cwd: string;
   /** The hook entry's command line for one event of this session's agent. */
   hook(event: string): string[];
+  /**
+   * A folder of this daemon's own (0700) where the wiring may write files for the session (a
+   * settings file the agent is pointed at); they are removed when the session goes (`files`).
+   */
+  dir?: string;
 }
 
 /**
@@ -82,7 +92,14 @@ export interface WireContext {
  * was not wired (the session runs on the screen alone).
  */
 export type Wiring =
-  { args: string[]; env: Record<string, string>; agentSession?: string } | { skipped: string };
+  | {
+      args: string[];
+      env: Record<string, string>;
+      agentSession?: string;
+      /** Files the wiring wrote (in `dir`): removed when the session's channel goes. */
+      files?: string[];
+    }
+  | { skipped: string };
 
 /** What the channel reads with: the session's environment (the agent's homes) and folder. */
 export interface ChannelContext {

@@ -1,10 +1,16 @@
+import { dirname, join } from 'node:path';
 import type { AgentName } from '@clippy/protocol';
 import type { Preset } from '@clippy/turns';
 import type { Logger } from '../log.js';
 import { agentChannelByDefault, type TurnConfig } from '../detection/turn-config.js';
 import { locateAgent } from './command-line.js';
 import { AGENT_DEFINITIONS, hookCommand } from './registry.js';
+import { HOOK_SECRET_VAR, newHookSecret, rememberSecret, withoutSecret } from './hook-secret.js';
 import type { AgentChannel } from './types.js';
+import { WiredChannel } from './wired-channel.js';
+
+/** The daemon's folder for wiring files (agents' settings files), beside its socket (0700). */
+const WIRING_DIR = 'agents';
 
 /** A session's command line and environment with its agent's channel wired (or as they were). */
 export interface WiredSession {
@@ -48,7 +54,8 @@ export interface WireOptions {
  * turns from the screen, saying why (the log, `ls`, `doctor`).
  */
 export function wireSession(o: WireOptions): WiredSession {
-  const plain = { args: o.args, env: o.env, channel: null };
+  // A secret inherited from the agent that started this session is not this session's.
+  const plain = { args: o.args, env: withoutSecret(o.env), channel: null };
   const agent = o.preset.agent;
   if (!agent) return plain;
   if (!(o.wanted ?? agentChannelByDefault(o.config, o.presetName))) return plain;
@@ -71,35 +78,45 @@ export function wireSession(o: WireOptions): WiredSession {
     def.identity,
   );
   if ('notAgent' in found) return off(`the command is not ${agent} itself: ${found.notAgent}`);
+  // The session's own secret, in its agent's environment (which its hooks inherit): a report
+  // counts only with it (handlers/agent-event.ts). Never on a command line.
+  const secret = newHookSecret();
   const wired = def.wire({
     session: o.session,
     command: o.command,
     args: found.own,
-    env: found.env,
+    env: { ...found.env, [HOOK_SECRET_VAR]: secret },
     cwd: found.cwd,
     hook: (event) => hookCommand(o.socket, o.session, agent, event),
+    dir: join(dirname(o.socket), WIRING_DIR),
   });
   if ('skipped' in wired) return off(wired.skipped);
   // Variables the wiring set: given where the agent gets them, through its wrappers.
   const added: Record<string, string> = {};
-  for (const [k, v] of Object.entries(wired.env)) if (found.env[k] !== v) added[k] = v;
-  const built = found.rebuild(wired.args, added);
+  for (const [k, v] of Object.entries(wired.env))
+    if (found.env[k] !== v && k !== HOOK_SECRET_VAR) added[k] = v;
+  const rebuilt = found.rebuild(wired.args, added);
+  // The secret goes in the session's own environment, which wrappers pass on: never on a
+  // wrapper's command line (`env VAR=… agent`), where any local user could read it.
+  const built = { args: rebuilt.args, env: { ...rebuilt.env, [HOOK_SECRET_VAR]: secret } };
   if (found.via.length > 0)
     o.log.info(
       { session: o.session, agent, via: found.via },
       `agent channel wired through ${found.via.join(', ')}`,
     );
   const agentSession = o.agentSession ?? wired.agentSession;
-  return {
-    args: built.args,
-    env: built.env,
-    channel: def.channel({
+  const channel = new WiredChannel(
+    def.channel({
       session: o.session,
-      env: { ...found.env, ...added },
+      env: { ...found.env, ...added, [HOOK_SECRET_VAR]: secret },
       cwd: found.cwd,
       ...(agentSession ? { agentSession } : {}),
     }),
-  };
+    o.config.prices,
+    wired.files,
+  );
+  rememberSecret(channel, secret);
+  return { args: built.args, env: built.env, channel };
 }
 
 /**

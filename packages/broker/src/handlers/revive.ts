@@ -104,6 +104,8 @@ export const revive: Handler<'revive'> = (request, context) => {
       rows,
     });
   } catch (err) {
+    // Its wiring's files (an agent's settings file) go with it.
+    wired.channel?.dispose();
     throw new HandlerError(
       'spawn_failed',
       `could not start '${old.command}': ${(err as Error).message}`,

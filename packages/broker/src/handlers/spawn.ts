@@ -147,6 +147,8 @@ export const spawn: Handler<'spawn'> = async (
   try {
     pty = spawnPty({ file: resolved.path, args: wired.args, cwd, env: wired.env, cols, rows });
   } catch (err) {
+    // Its wiring's files (an agent's settings file) go with it.
+    wired.channel?.dispose();
     if (created) await worktrees.discard(created.record);
     throw new HandlerError(
       'spawn_failed',

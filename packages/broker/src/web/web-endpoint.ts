@@ -43,7 +43,11 @@ export interface WebEndpointOptions {
   pendingLimit: number;
   pendingTimeoutMs: number;
   accept: (connection: Connection) => void;
-  onRefused: (reason: string) => void;
+  /**
+   * A request was refused (`source`: its remote address; `credential`: it showed a wrong token
+   * or tab session); answers how long to hold the refusal before it is sent (ms).
+   */
+  onRefused: (reason: string, source: string, credential: boolean) => number;
   /** How many connections were closed because more than `pendingLimit` waited. */
   onPushedOut: (count: number) => void;
 }
@@ -97,14 +101,15 @@ export class WebEndpoint {
     });
     http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       socket.on('error', () => {});
-      const refusal =
-        refuseForeign(req, port) ??
-        (pathOf(req) === WEB_SOCKET_PATH
+      const foreign = refuseForeign(req, port);
+      const refusal = foreign
+        ? { why: foreign, credential: false }
+        : pathOf(req) === WEB_SOCKET_PATH
           ? refuseCredential(req, token, sessions)
-          : `WebSocket upgrades are served on ${WEB_SOCKET_PATH} only`);
+          : { why: `WebSocket upgrades are served on ${WEB_SOCKET_PATH} only`, credential: false };
       if (refusal) {
-        options.onRefused(refusal);
-        sendUpgradeRefusal(socket, refusalText(refusal, port));
+        const wait = options.onRefused(refusal.why, sourceOf(req), refusal.credential);
+        later(wait, () => sendUpgradeRefusal(socket, refusalText(refusal.why, port)));
         return;
       }
       // It showed a credential: from here it is a client like any other (hello's timer runs).
@@ -147,23 +152,43 @@ function pathOf(req: IncomingMessage): string {
   }
 }
 
-/** Why an upgrade on /ws is refused for its credential (a tab's session, or the token), or null. */
+/**
+ * Why an upgrade on /ws is refused for its credential (a tab's session, or the token), and
+ * whether it showed a wrong one; null when it may upgrade.
+ */
 function refuseCredential(
   req: IncomingMessage,
   token: string,
   sessions: WebSessions,
-): string | null {
+): { why: string; credential: boolean } | null {
   const session = queryParam(req, WEB_SESSION_PARAM);
   if (session !== null) {
     return sessions.valid(session)
       ? null
-      : 'this tab’s session is not known to the web view (it was restarted or moved since)';
+      : {
+          why: 'this tab’s session is not known to the web view (it was restarted or moved since)',
+          credential: true,
+        };
   }
   const given = queryParam(req, WEB_TOKEN_PARAM);
   if (given === null) {
-    return `the web view's token or a tab's session is required (?${WEB_TOKEN_PARAM}=… or ?${WEB_SESSION_PARAM}=…)`;
+    return {
+      why: `the web view's token or a tab's session is required (?${WEB_TOKEN_PARAM}=… or ?${WEB_SESSION_PARAM}=…)`,
+      credential: false,
+    };
   }
-  return sameSecret(given, token) ? null : 'wrong web view token';
+  return sameSecret(given, token) ? null : { why: 'wrong web view token', credential: true };
+}
+
+/** Where a request came from, for counting refusals by source. */
+function sourceOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+/** Runs `fn` after `ms` (at once when 0): a refusal's answer held back (WebRefusals). */
+function later(ms: number, fn: () => void): void {
+  if (ms <= 0) fn();
+  else setTimeout(fn, ms).unref();
 }
 
 function refuse(res: ServerResponse, status: number, text: string): void {
@@ -182,18 +207,21 @@ function serve(
   token: string,
   sessions: WebSessions,
   assets: Map<string, Asset>,
-  onRefused: (reason: string) => void,
+  onRefused: WebEndpointOptions['onRefused'],
   codes: WebCodes,
 ): void {
   const path = pathOf(req);
   const foreign = refuseForeign(req, port);
   if (foreign) {
-    onRefused(foreign);
+    onRefused(foreign, sourceOf(req), false);
     refuse(res, 403, refusalText(foreign, port));
     return;
   }
   if (path === WEB_CODE_PATH || path === WEB_CHECK_PATH) {
-    serveSessionExtras(req, res, path, port, codes, sessions, onRefused);
+    // A wrong one-time code is counted like a wrong token (128 random bits: no need to slow it).
+    serveSessionExtras(req, res, path, port, codes, sessions, (why) => {
+      onRefused(why, sourceOf(req), true);
+    });
     return;
   }
   if (path === WEB_SESSION_PATH) {
@@ -211,8 +239,8 @@ function serve(
           ? null
           : 'wrong web view token';
     if (why) {
-      onRefused(why);
-      refuse(res, 403, refusalText(why, port));
+      const wait = onRefused(why, sourceOf(req), given !== null);
+      later(wait, () => refuse(res, 403, refusalText(why, port)));
       return;
     }
     const body = JSON.stringify({ session: sessions.issue() });

@@ -35,7 +35,11 @@ const command: CommandModule<object, RmArgs> = {
           { session: argv.session, ...(argv.force ? { force: true } : {}) },
           { timeoutMs: 0 },
         );
-        if (w) {
+        if (w?.link !== undefined) {
+          process.stderr.write(
+            `clippy: removed the symbolic link ${w.path} that had replaced its worktree (${w.link} left untouched); branch ${w.branch} kept\n`,
+          );
+        } else if (w) {
           const lost = w.lost ? `; lost: ${w.lost}` : '';
           process.stderr.write(
             `clippy: removed the worktree ${w.path}${lost}; branch ${w.branch} kept\n`,

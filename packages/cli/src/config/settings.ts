@@ -56,6 +56,8 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'notify.webhook': null,
   'notify.webhookFormat': DEFAULT_WEBHOOK_FORMAT,
   'notify.presets': {},
+  // Prices over the shipped table (protocol's DEFAULT_PRICES): none.
+  'pricing.models': {},
 };
 
 /** Environment variables that win over the file (and lose to the command line). */

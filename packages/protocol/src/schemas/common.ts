@@ -212,7 +212,7 @@ export type NotifyEffective = z.infer<typeof NotifyEffectiveSchema>;
  * preset names one with its `agent` field.
  */
 export const AgentNameSchema = z
-  .enum(['claude', 'codex', 'gemini'])
+  .enum(['claude', 'codex', 'gemini', 'qwen'])
   .describe('an agent whose own record of its turns clippy reads');
 export type AgentName = z.infer<typeof AgentNameSchema>;
 
@@ -230,7 +230,19 @@ const Usage = {
     .min(0)
     .optional()
     .describe('output tokens, as the agent counts them'),
-  cost_usd: z.number().min(0).optional().describe('cost in US dollars, as the agent reports it'),
+  cost_usd: z
+    .number()
+    .min(0)
+    .optional()
+    .describe(
+      "cost in US dollars: the agent's own figure, else its tokens at its model's price (clippy's pricing table, config.json `pricing`); for a session, the sum of its turns that have one",
+    ),
+  cost_unknown: z
+    .string()
+    .optional()
+    .describe(
+      'why the cost is not known (or, beside `cost_usd`, why part of it is not): the model that has no price in the pricing table, or that the agent named none',
+    ),
 };
 
 /** A turn as the agent itself recorded it (its channel: hooks, notify, transcript, chat file). */
@@ -240,7 +252,7 @@ export const AgentTurnSchema = z
     via: z
       .string()
       .describe(
-        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`',
+        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`, `qwen-transcript`, `qwen-stop-hook`',
       ),
     session_id: z.string().optional().describe('the agent’s own session (thread) ID'),
     turn_id: z

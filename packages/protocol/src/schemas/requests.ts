@@ -328,6 +328,13 @@ export const AgentEventSchema = message(
       .string()
       .max(MAX_AGENT_EVENT_CHARS)
       .describe('what the agent gave the hook (its JSON, as text)'),
+    secret: z
+      .string()
+      .max(256)
+      .optional()
+      .describe(
+        'the secret the session’s agent was given in its environment (`CLIPPY_HOOK_SECRET`); a report without it is refused with `unauthorized`',
+      ),
   },
 );
 export const SetStateSchema = message('set_state', 'A wrapper reports its session’s state.', {

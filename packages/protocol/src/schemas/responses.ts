@@ -188,6 +188,12 @@ export const RESULT_SCHEMAS = {
           .string()
           .nullable()
           .describe('with `force`: the uncommitted work that went with it; null: none'),
+        link: z
+          .string()
+          .optional()
+          .describe(
+            'the folder had been replaced by a symbolic link to this: the link was removed, what it points to was left alone',
+          ),
       })
       .optional()
       .describe('the session’s worktree, removed with it'),

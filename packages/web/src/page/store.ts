@@ -45,6 +45,7 @@ export interface SessionRow {
   input_tokens?: number;
   output_tokens?: number;
   cost_usd?: number;
+  cost_unknown?: string;
 }
 
 /** What the page reads of a turn's metadata (`turn_completed`, `list_turns`). */
@@ -302,4 +303,9 @@ function addUsage(row: SessionRow, used: TurnUsage | undefined): void {
   if (input !== undefined) row.input_tokens = input;
   if (output !== undefined) row.output_tokens = output;
   if (cost !== undefined) row.cost_usd = cost;
+  // The broker's list names each model without a price once; a turn adds its own if new.
+  if (used.cost_unknown && !row.cost_unknown?.split('; ').includes(used.cost_unknown))
+    row.cost_unknown = row.cost_unknown
+      ? `${row.cost_unknown}; ${used.cost_unknown}`
+      : used.cost_unknown;
 }

@@ -21,7 +21,8 @@ const PROMPT_SLACK_MS = 50;
 /**
  * Longest the Stop hook's report waits for the transcript to hold its turn's answer (with its
  * model and tokens): Claude Code writes it shortly after it started the hook; past this the
- * hook's own copy of the answer is taken, without them.
+ * report's copy of the answer is never taken: the screen's text is (issue 46: a report's words
+ * never become a turn's text).
  */
 export const CLAUDE_RECORD_WAIT_MS = 3_000;
 /** How often a transcript that cannot be watched yet (no folder yet) is looked at meanwhile. */
@@ -117,6 +118,12 @@ export class ClaudeChannel implements AgentChannel {
     this.transcript = null;
   }
 
+  /**
+   * A Stop report: the turn as the transcript records it. The transcript is the record: the
+   * report only says which turn ended, and its copy of the answer is never the turn's text.
+   * Where they disagree (the transcript gives another answer, or none), the transcript wins and
+   * the turn says so (`note`): a report from anything but the agent cannot put words in it.
+   */
   private async stop(
     promptId: string | undefined,
     hookAnswer: string | undefined,
@@ -133,15 +140,19 @@ export class ClaudeChannel implements AgentChannel {
     if (promptId !== undefined && promptId === this.delivered)
       return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
     this.delivered = promptId;
-    if (t && holds(t, hookAnswer))
-      return { kind: 'turn', turn: this.transcriptTurn(t, 'claude-transcript') };
-    return {
-      kind: 'turn',
-      turn: this.transcriptTurn(
-        { ...t, promptId: promptId ?? '', answer: hookAnswer ?? t?.answer ?? null },
-        'claude-stop-hook',
-      ),
-    };
+    // The report says which turn ended; its words never become the text: the transcript's are.
+    if (t?.answer != null) {
+      const turn = this.transcriptTurn(t, 'claude-transcript');
+      if (!holds(t, hookAnswer))
+        turn.note = `the agent's Stop report for its turn ${promptId} gave another answer than its transcript: the transcript's is kept`;
+      return { kind: 'turn', turn };
+    }
+    const turn = this.transcriptTurn(
+      { ...t, promptId: promptId ?? '', answer: null },
+      'claude-stop-hook',
+    );
+    turn.note = `the agent's transcript holds no answer for its turn ${promptId ?? '?'}: the Stop report's copy is not used, the text is the screen's`;
+    return { kind: 'turn', turn };
   }
 
   /**
@@ -157,13 +168,14 @@ export class ClaudeChannel implements AgentChannel {
     hookAnswer: string | undefined,
   ): Promise<TranscriptTurn | undefined> {
     const read = () => this.reads.run(() => transcript.turn(promptId));
+    const settled = (x: TranscriptTurn | undefined) => !!x && (x.ended || holds(x, hookAnswer));
     let t = await read();
-    if (t && holds(t, hookAnswer)) return t;
+    if (settled(t)) return t;
     const deadline = Date.now() + CLAUDE_RECORD_WAIT_MS;
     let wake: (() => void) | null = null;
     const files = new FileChanges(transcript.path, () => wake?.());
     try {
-      while (!(t && holds(t, hookAnswer)) && Date.now() < deadline) {
+      while (!settled(t) && Date.now() < deadline) {
         await new Promise<void>((resolve) => {
           // Not watchable yet (its folder is made with the first write): looked at again soon.
           const ms = files.watching ? deadline - Date.now() : CLAUDE_RECORD_POLL_MS;
