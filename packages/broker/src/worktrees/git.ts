@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { HandlerError } from '../errors.js';
 
-// git itself does the git work (DESIGN.md: worktrees and diffs, "git via `git` itself"): its
-// rules for refs, ignores, renames and locks are the user's, and nothing is re-implemented.
+// git itself does the git work: its rules for refs, ignores, renames and locks are the user's,
+// and nothing of them is re-implemented here.
 
 /** Longest a reading git command may take (a diff of a large repository on a loaded machine). */
 export const GIT_READ_TIMEOUT_MS = 60_000;
