@@ -1,11 +1,6 @@
 import type { CommandModule } from 'yargs';
-import {
-  MIN_READABLE_COLS,
-  changesSummary,
-  formatCost,
-  type RouteInfo,
-  type SessionInfo,
-} from '@clippy/protocol';
+import { MIN_READABLE_COLS, formatCost, type RouteInfo, type SessionInfo } from '@clippy/protocol';
+import { changesSummary } from '@clippy/system/git';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAge, renderTable } from '../table.js';

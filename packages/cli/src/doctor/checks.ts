@@ -37,22 +37,25 @@ export function checkNode(version = process.versions.node): Check {
       };
 }
 
-/** Loads node-pty the way the daemon does, in a child (a broken addon can crash a process). */
+/**
+ * Loads node-pty the way the daemon does (from @clippy/system, whose PTY wrapper its sessions
+ * run on), in a child (a broken addon can crash a process).
+ */
 export function checkNodePty(): Check {
-  let brokerPkg: string;
+  let systemPkg: string;
   try {
-    brokerPkg = createRequire(import.meta.url).resolve('@clippy/broker/package.json');
+    systemPkg = createRequire(import.meta.url).resolve('@clippy/system/package.json');
   } catch {
     return {
       name: 'node-pty',
       status: 'fail',
-      detail: 'the broker package is not installed next to the CLI',
+      detail: 'the system package is not installed next to the CLI',
       fix: 'run `npm ci` in the clippy checkout',
     };
   }
   const r = spawnSync(
     process.execPath,
-    ['-e', "require('node:module').createRequire(process.argv[1])('node-pty')", brokerPkg],
+    ['-e', "require('node:module').createRequire(process.argv[1])('node-pty')", systemPkg],
     { encoding: 'utf8', timeout: PTY_LOAD_TIMEOUT_MS },
   );
   if (r.status === 0) return { name: 'node-pty', status: 'ok', detail: 'loads' };

@@ -3,7 +3,7 @@ import { HandlerError } from '../../errors.js';
 import type { Session, SessionClient } from '../../sessions/session.js';
 import { injectInto } from '../inject-into-session.js';
 import type { HopCounts } from './hop-count.js';
-import type { Leg } from './route.js';
+import type { Leg } from './records.js';
 import type { RouteLog } from './route-log.js';
 
 // What routes send waits here, per target, until the target is idle ("never into a busy

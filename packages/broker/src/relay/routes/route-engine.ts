@@ -10,24 +10,15 @@ import { fire } from './fire.js';
 import { HopCounts } from './hop-count.js';
 import { checkUntil, endLoop, makeLoop, type LoopOptions } from './loop.js';
 import { followRemote, type RemoteEnd } from './remote-route.js';
-import {
-  endLeg,
-  makeLeg,
-  oneTemplate,
-  pattern,
-  routeInfo,
-  type End,
-  type Leg,
-  type RouteOptions,
-  type RouteParts,
-  type RouteTurn,
-} from './route.js';
+import type { End, Leg, RouteTurn } from './records.js';
+import { endLeg, makeLeg, oneTemplate, pattern, routeInfo, type RouteOptions } from './route.js';
+import type { RouteParts } from './route-parts.js';
 import { RouteLog } from './route-log.js';
 import { RouteTable } from './route-table.js';
 import { requireDiffSources } from './diff-sources.js';
 import { render, resolveTemplate, type TemplateDiff } from './templates.js';
 
-// Routes live in the daemon (broker/src/relay/ beside injection, DESIGN.md): fired by
+// Routes live in the daemon, beside injection (docs/architecture.md, "A relay"): fired by
 // `turn_completed`, they inject through the same path as `relay` (idle wait, bracketed paste,
 // a separate Enter, confirmation), so they keep running when every client has gone. They are
 // kept in memory: a daemon restart ends them (docs/routes.md). This is the engine's front: the

@@ -6,7 +6,7 @@ import { HandlerError } from '../errors.js';
  * The `file` sink: overwrites `path` with the data. Written to a temporary file beside it and
  * renamed, so a reader never sees half a turn and a failed write leaves the old file intact.
  */
-export async function writeFileSink(path: string, data: Uint8Array): Promise<void> {
+export async function deliverToFile(path: string, data: Uint8Array): Promise<void> {
   const tmp = join(dirname(path), `.${basename(path)}.clippy-${process.pid}-${Date.now()}`);
   try {
     await writeFile(tmp, data, { mode: 0o600 });

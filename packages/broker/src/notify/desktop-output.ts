@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../log.js';
-import type { NotifyEvent, NotifySink } from './notify-event.js';
+import type { NotifyEvent, NotifyOutput } from './notify-event.js';
 
 /** A notifier that has not ended by then is stopped: notify-send waits on D-Bus at worst. */
 const DESKTOP_NOTIFY_TIMEOUT_MS = 10_000;
@@ -49,7 +49,7 @@ export function noDesktop(
  * environment and no shell. Nothing is shown without a desktop session; a missing program is
  * logged once, not at every event.
  */
-export class DesktopSink implements NotifySink {
+export class DesktopOutput implements NotifyOutput {
   private readonly running = new Set<ChildProcess>();
   private missingLogged = false;
 

@@ -1,4 +1,5 @@
-// The only file that imports node-pty (DESIGN: the PTY library is confined to one file).
+// The only file that imports node-pty (the PTY library is confined to one file). In system,
+// not the broker: the test kit's terminal needs the same workarounds and may not import broker.
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import * as nodePty from 'node-pty';
@@ -103,6 +104,15 @@ class NodePtyProcess implements PtyProcess {
 
   get ptsName(): string | undefined {
     return (this.pty as unknown as { ptsName?: string }).ptsName;
+  }
+
+  get readerState(): string {
+    const socket = (
+      this.pty as unknown as { _socket?: { destroyed: boolean; readableFlowing: boolean | null } }
+    )._socket;
+    return socket
+      ? `reader destroyed=${socket.destroyed} flowing=${String(socket.readableFlowing)}`
+      : 'reader unknown';
   }
 
   get pendingWriteBytes(): number {

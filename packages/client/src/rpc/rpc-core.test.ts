@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_REQUEST_ID } from '../constants.js';
+import { MAX_REQUEST_ID } from '@clippy/protocol';
 import { RpcCore, type RpcMessage } from './rpc-core.js';
 
 function core(isPush?: (type: string) => boolean): { rpc: RpcCore; sent: RpcMessage[] } {

@@ -8,8 +8,8 @@ import type { ClipboardHost, ClipboardTool } from './clipboard-tools.js';
 /**
  * Running the clipboard programs of clipboard-tools.ts, for the daemon (`deliver --sink
  * clipboard`) and the CLI (reports, `map --copy`, `clippy doctor`): one way to find them and
- * one way to run them. Node only: its own subpath (`@clippy/protocol/clipboard`), never in the
- * index the web page bundles.
+ * one way to run them. Here, not in protocol: it runs programs, and the daemon and the CLI,
+ * which may not import each other, both copy.
  */
 
 /** How long a clipboard program may take before it counts as stuck (xclip waits on X errors; they otherwise return at once). */

@@ -1,9 +1,9 @@
-// The Node transport of the protocol: a Unix socket speaking `[u32 length][MessagePack]` frames
-// (a subpath of its own, `@clippy/protocol/unix-transport`: the main entry stays free of Node
-// modules for the web page's bundle).
+// The Node transport of the protocol: a Unix socket speaking `[u32 length][MessagePack]` frames.
+// In client, not protocol (which opens no socket): the CLI's client and the daemon's remote
+// route source connect with it.
 import net from 'node:net';
-import { FrameDecoder, encodeFrame } from '../codec.js';
-import type { Transport } from './transport.js';
+import { FrameDecoder, encodeFrame } from '@clippy/protocol';
+import type { Transport } from './rpc/transport.js';
 
 /** Opens a Unix socket speaking `[u32 length][MessagePack]` frames. Rejects with the socket error (ENOENT, ECONNREFUSED...). */
 export function openUnixTransport(path: string): Promise<Transport> {

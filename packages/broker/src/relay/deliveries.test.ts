@@ -2,10 +2,10 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findExecutable } from '@clippy/protocol/clipboard';
+import { findExecutable } from '@clippy/system/clipboard';
 import { copyToClipboard } from './clipboard.js';
 import { HandlerError } from '../errors.js';
-import { writeFileSink } from './file-sink.js';
+import { deliverToFile } from './file-delivery.js';
 import { longestLine } from './injector.js';
 
 let dir: string;
@@ -92,12 +92,12 @@ describe('file sink', () => {
     const path = join(dir, 'out.txt');
     writeFileSync(path, 'old content that is longer');
     const data = Buffer.from([0x1b, 0x5b, 0x31, 0x6d, 0xff, 0x0a]);
-    await writeFileSink(path, data);
+    await deliverToFile(path, data);
     expect(readFileSync(path).equals(data)).toBe(true);
   });
 
   it('fails with file_write_failed and leaves no temporary file', async () => {
-    const err = await writeFileSink(join(dir, 'missing', 'out.txt'), Buffer.from('x')).catch(
+    const err = await deliverToFile(join(dir, 'missing', 'out.txt'), Buffer.from('x')).catch(
       (e: unknown) => e,
     );
     expect((err as HandlerError).code).toBe('file_write_failed');

@@ -15,7 +15,7 @@ export interface PtySpawnOptions {
 }
 
 /**
- * The one view of a PTY child the broker has; node-pty stays behind it (see
+ * The one view of a PTY child the daemon and the test kit have; node-pty stays behind it (see
  * node-pty-process.ts), so the session code never imports the PTY library.
  */
 export interface PtyProcess {
@@ -33,6 +33,8 @@ export interface PtyProcess {
   /** Stop reading from the PTY: the child blocks once the kernel buffer is full. */
   pause(): void;
   resume(): void;
+  /** Whether node-pty's reader of the PTY still reads: what a wait that timed out reports. */
+  readonly readerState: string;
   /** Signals the child's whole process group. Returns false when it is already gone. */
   killGroup(signal: NodeJS.Signals): boolean;
   /** Releases the PTY file descriptor and listeners. */

@@ -1,8 +1,8 @@
-import type { DiffFile, DiffTotals, WorktreeChanges } from './schemas/worktrees.js';
+import type { DiffFile, DiffTotals, WorktreeChanges } from '@clippy/protocol';
 
 // A session's diff (the `diff` result) as text, written once for every reader: `clippy diff`
 // prints it, route templates carry it (`{{diff}}`, `{{diff_stat}}`). No zod here: the CLI's
-// fast path loads this module.
+// fast path loads this module. Here, not in protocol: git's formats, beside diff-git.ts.
 
 /** The unified diff, as `git diff` prints it (files without header, i.e. not asked with detail `patch`, are left out). */
 export function diffPatchLines(files: readonly DiffFile[]): string[] {

@@ -1,6 +1,6 @@
 import type { FocusState } from '../focus/focus-state.js';
 import type { Session, SessionClient } from '../sessions/session.js';
-import type { NotifyEvent, NotifySink } from './notify-event.js';
+import type { NotifyEvent, NotifyOutput } from './notify-event.js';
 
 /** What the bell needs of the broker: every attached client with its sessions, and focus. */
 export interface BellHost {
@@ -13,7 +13,7 @@ export interface BellHost {
  * is there, in another session), else one attached interactively to the session itself, else
  * the one attached interactively last to any session. tmux marks a window that rang.
  */
-export class BellSink implements NotifySink {
+export class BellOutput implements NotifyOutput {
   constructor(private readonly host: BellHost) {}
 
   deliver(e: NotifyEvent): boolean {

@@ -1,44 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnPty } from './node-pty-process.js';
-import { resolveCommand } from './resolve-command.js';
 import { parseSignal, signalName } from './signals.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-describe('resolveCommand', () => {
-  it('finds programs in PATH and explains failures', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'clippy-'));
-    dirs.push(dir);
-    mkdirSync(join(dir, 'bin'));
-    writeFileSync(join(dir, 'bin', 'tool'), '#!/bin/sh\n');
-    chmodSync(join(dir, 'bin', 'tool'), 0o755);
-    writeFileSync(join(dir, 'bin', 'noexec'), 'x');
-    expect(resolveCommand('tool', dir, join(dir, 'bin'))).toEqual({
-      ok: true,
-      path: join(dir, 'bin', 'tool'),
-    });
-    expect(resolveCommand('./bin/tool', dir, '')).toEqual({
-      ok: true,
-      path: join(dir, 'bin', 'tool'),
-    });
-    const missing = resolveCommand('nothere', dir, join(dir, 'bin'));
-    expect(missing.ok).toBe(false);
-    expect(!missing.ok && missing.message).toContain('not found in PATH');
-    const noexec = resolveCommand('noexec', dir, join(dir, 'bin'));
-    expect(!noexec.ok && noexec.message).toContain('not executable');
-    const noPath = resolveCommand('sh', dir, undefined);
-    expect(!noPath.ok && noPath.message).toContain('no PATH');
-    const isDir = resolveCommand('./bin', dir, '');
-    expect(!isDir.ok && isDir.message).toContain('directory');
-  });
 });
 
 describe('signals', () => {

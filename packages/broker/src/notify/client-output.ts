@@ -1,13 +1,13 @@
 import { encodeFrame, type Push } from '@clippy/protocol';
 import type { NotifyClient, NotifyClients } from './notify-clients.js';
-import type { NotifyEvent, NotifySink } from './notify-event.js';
+import type { NotifyEvent, NotifyOutput } from './notify-event.js';
 
 /**
- * A `notification` push to one connection of a kind (the page sink, the editor sink): the
+ * A `notification` push to one connection of a kind (the page output, the editor output): the
  * visible or focused one, else the one that reported last. One connection, so several pages or
  * editors show an event once.
  */
-export class ClientSink implements NotifySink {
+export class ClientOutput implements NotifyOutput {
   constructor(
     private readonly clients: NotifyClients,
     private readonly kind: NotifyClient['kind'],

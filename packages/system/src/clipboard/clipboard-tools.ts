@@ -1,3 +1,4 @@
+// Moved from protocol with clipboard.ts: the table belongs with the code that runs it.
 /**
  * The clipboard programs clippy copies with, in the order it tries them: the daemon for
  * `deliver --sink clipboard`, the CLI for reports and `map --copy`, and `clippy doctor` to say

@@ -49,7 +49,7 @@ export interface WebhookStatus {
  * not at every event, and once that they work again. The URL is logged and shown as its scheme
  * and host only: the rest is commonly the secret.
  */
-export class WebhookSink {
+export class WebhookOutput {
   private readonly queue: Delivery[] = [];
   private working = false;
   private retryTimer: NodeJS.Timeout | null = null;

@@ -1,9 +1,10 @@
-import type { DiffFile } from './schemas/worktrees.js';
+import type { DiffFile } from '@clippy/protocol';
 
 // What a session's diff adds to git's own patch, written as git writes it: the daemon's `diff`
 // and `clippy diff` (which runs git itself where the worktree is on its machine) both use
 // these, so that the two print the same bytes. Pure: no file system, no Node APIs (the caller
-// reads the files and hashes them), no zod (the CLI's fast path loads this module).
+// reads the files and hashes them), no zod (the CLI's fast path loads this module). Here, not
+// in protocol: it is git's format, not the wire's, and beside the code that reads the files.
 
 /** Context lines around a change when none is asked for (git's default). */
 const DEFAULT_CONTEXT = 3;

@@ -1,7 +1,8 @@
 /**
  * Named keys for `send` with `keys` (in tmux's spirit: `Down Down Enter`, `C-c`, `1`): what a
  * terminal sends for each. One table for every client (CLI, editors, web view). A name that is
- * not a key is typed as its characters, as `tmux send-keys` does.
+ * not a key is typed as its characters, as `tmux send-keys` does. In terminal/: pure terminal
+ * bytes, like the rest of this folder.
  */
 
 /** Cursor keys send `ESC [ x` normally, `ESC O x` once the program enabled application mode (DECCKM). */

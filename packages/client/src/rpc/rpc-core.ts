@@ -2,8 +2,9 @@
 // the web page, the daemon's remote route source): request ids, the requests waiting for their
 // answer, matching an answer to its request, timeouts, and pushes handed to listeners by type.
 // It runs in the browser as well as in Node (no Node module here): the transport that carries
-// the messages (a Unix socket, a WebSocket) is the caller's.
-import { MAX_REQUEST_ID, PUSH_ID } from '../constants.js';
+// the messages (a Unix socket, a WebSocket) is the caller's. In client, not protocol: it is the
+// one client core; the web page takes it from `@clippy/client/core`, which loads no Node module.
+import { MAX_REQUEST_ID, PUSH_ID } from '@clippy/protocol';
 
 /** A decoded protocol message. */
 export type RpcMessage = Record<string, unknown>;
