@@ -205,6 +205,8 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     busySignal: [r`^7501;state=working\b`],
     idleSignal: [r`^7501;state=(?:idle|done|clear)\b`],
     bottomLines: 12,
+    // Its alternate screen is rewritten line by line: a dialog closing is read in part.
+    redrawsWhole: true,
     model: 'unknown',
     provider: 'openai',
     answerBullet: ['• '],

@@ -785,7 +785,8 @@ describe('TurnDetector (screen presets)', () => {
     expect(d.state).toBe('blocked');
   });
 
-  it("Codex's approval dialog read half-way while it closes after Enter is not asked again", () => {
+  /** A Codex session at its prompt, asked to run a command: its approval dialog shows. */
+  function codexAsking(): TurnDetector {
     const codex = new TurnDetector({ preset: BUILTIN_PRESETS.codex! });
     codex.onOutput(bytes('banner'), 0);
     codex.onScreen(snap(CODEX_ANSWER), 1);
@@ -795,9 +796,14 @@ describe('TurnDetector (screen presets)', () => {
     codex.onOutput(bytes('dialog'), 1001);
     codex.onScreen(snap(CODEX_APPROVAL), 1002);
     expect(codex.state).toBe('blocked');
+    return codex;
+  }
+
+  it("Codex's approval dialog read half-way while it closes after Enter is not asked again", () => {
+    const codex = codexAsking();
     expect(codex.onInput(bytes('\r'), 2000)).toEqual([{ type: 'state', state: 'busy', at: 2000 }]);
     // Codex redraws the whole screen line by line: a read between two writes shows part of the
-    // dialog (a choice gone, another line taken for its question, only its footer).
+    // dialog (a choice gone, only its footer).
     let at = 2010;
     for (const screen of CODEX_APPROVAL_CLOSING) {
       codex.onOutput(bytes('redraw'), at++);
@@ -811,17 +817,13 @@ describe('TurnDetector (screen presets)', () => {
   });
 
   it('a part of the answered dialog that stays a second after the screen last changed: blocked', () => {
-    const d = readyClaude();
-    d.onInput(bytes('Delete the build folder\r'), 1000);
-    d.onOutput(bytes('dialog'), 1001);
-    d.onScreen(snap(CLAUDE_DIALOG), 1002);
-    d.onInput(bytes('\r'), 2000);
-    // Its last choice gone, and nothing more drawn: the screen asks, with what it shows.
-    const part = CLAUDE_DIALOG.filter((l) => l !== '   2. No');
-    d.onOutput(bytes('redraw'), 2500);
-    expect(d.onScreen(snap(part), 2501)).toEqual([]);
-    expect(d.nextDeadline()).toBe(3501);
-    expect(d.tick(3501)).toEqual([
+    const codex = codexAsking();
+    codex.onInput(bytes('\r'), 2000);
+    const part = CODEX_APPROVAL_CLOSING[0]!;
+    codex.onOutput(bytes('redraw'), 2500);
+    expect(codex.onScreen(snap(part), 2501)).toEqual([]);
+    expect(codex.nextDeadline()).toBe(3501);
+    expect(codex.tick(3501)).toEqual([
       { type: 'menu', menu: readMenu(part), at: 3501 },
       { type: 'state', state: 'blocked', at: 3501 },
     ]);

@@ -58,6 +58,12 @@ export interface Preset {
   bottomLines?: number;
   /** Screen presets: how long the screen must stay unchanged and idle before a turn completes. */
   settleMs?: number;
+  /**
+   * Screen presets: the agent rewrites its whole screen line by line (Codex's alternate
+   * screen), so a dialog it closes after Enter is read in part (some choices, only its footer)
+   * before it goes: not a new question.
+   */
+  redrawsWhole?: boolean;
   /** For run reports; 'unknown' when the preset cannot know. */
   model?: string;
   provider?: string;
@@ -155,6 +161,7 @@ export const UserPresetSchema = z
     blockedSignal: regexList.optional(),
     bottomLines: z.number().int().min(1).max(1000).optional(),
     settleMs: z.number().int().min(0).max(60_000).optional(),
+    redrawsWhole: z.boolean().optional(),
     model: z.string().optional(),
     provider: z.string().optional(),
     agent: z.enum(PRESET_AGENTS).optional(),

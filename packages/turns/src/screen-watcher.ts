@@ -234,7 +234,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     if (!this.waitingForIdle()) return null; // idle is latched until new input
     // A dialog still shown after Enter answered it is looked at again when it has stayed.
     if (this.answered && this.lastClass?.state === 'blocked')
-      return partOf(dialogOf(this.lastViewport), this.answered.dialog)
+      return this.partShown(this.answered.dialog)
         ? this.lastChangeAt + ANSWERED_DIALOG_MS
         : this.answered.at + ANSWERED_DIALOG_MS;
     if (
@@ -334,6 +334,11 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     this.takenCount = t.submitSeq;
   }
 
+  /** The screen shows part of the answered dialog, for an agent that redraws it whole. */
+  private partShown(answered: Dialog | null, shown = dialogOf(this.lastViewport)): boolean {
+    return this.c.preset.redrawsWhole === true && partOf(shown, answered);
+  }
+
   private screenFresh(): boolean {
     return this.screenSeq === this.outputSeq;
   }
@@ -354,7 +359,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
         const shown = dialogOf(this.lastViewport);
         const since = sameDialog(shown, answered.dialog)
           ? answered.at
-          : partOf(shown, answered.dialog)
+          : this.partShown(answered.dialog, shown)
             ? this.lastChangeAt
             : null;
         // The answered dialog, drawn once more (or in part) before it closes.
