@@ -118,7 +118,7 @@ export interface InjectOptions {
    * Enter to close it; still one after that fails with `needs_input` (`clippy ask`).
    */
   complete?: boolean;
-  /** Test seam: the wait for idle (default INJECT_IDLE_WAIT_MS). */
+  /** The wait for idle (default INJECT_IDLE_WAIT_MS; shorter for `ask --timeout`). */
   idleWaitMs?: number;
 }
 
