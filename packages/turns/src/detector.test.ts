@@ -170,6 +170,31 @@ describe('TurnDetector (line presets): the turn contract', () => {
     expect(turns(after).map((t) => decode(t.content))).toEqual(['hi\r\n']);
   });
 
+  it("excludes the echo of a paste longer than the output kept between turns (bash's 100 KB line)", () => {
+    // As bash 5.2 draws it at 80 columns: the pasted line echoed row by row (each full row
+    // followed by the next one's first character, to wrap, and a CR), more than
+    // MAX_IDLE_RAW_BYTES, so the echo's start is no longer kept at Enter; at Enter the screen's
+    // 24 rows drawn again, each after a bare CR — on the one row, as a terminal renders it (the
+    // last row ends up `avo10089082 delta10083 …`) — then a line feed and the command's output.
+    const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+    const words = Array.from({ length: 10_090 }, (_, i) => `${WORDS[i % 8]}${i}`).join(' ');
+    const line = `echo ${words}`;
+    const shown = `$ ${line}`;
+    const rows = Array.from({ length: Math.ceil(shown.length / 80) }, (_, i) =>
+      shown.slice(i * 80, i * 80 + 80),
+    );
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.bash!, cols: 80 });
+    const echo = rows.map((r, i) => (i + 1 < rows.length ? `${r}${rows[i + 1]![0]}\r` : r));
+    play(d, [[0, 'o', '\x1b[?2004h$ ']], 100);
+    const events = play(d, [
+      [200, 'i', `\x1b[200~${line}\x1b[201~`],
+      [201, 'o', echo.join('').slice(2)],
+      [300, 'i', '\r'],
+      [301, 'o', `\r${rows.slice(-24).join('\r')}\r\n\x1b[?2004l\r${words}\r\n\x1b[?2004h$ `],
+    ]);
+    expect(turns(events).map((t) => t.text)).toEqual([words]);
+  });
+
   it('follows backspaces in what was typed when removing the echo', () => {
     const events = play(readyBash(), [
       [200, 'i', 'echo hx\x7fi\r'],
