@@ -4,6 +4,7 @@ import { DaemonVersionError, connectForCommand, withSocket, type CommonArgs } fr
 import {
   checkClipboard,
   checkConfig,
+  checkDetachKey,
   checkHotkeys,
   checkNode,
   checkNodePty,
@@ -112,6 +113,7 @@ const command: CommandModule<object, DoctorArgs> = {
       checkClipboard(env, await daemonClipboard(argv), detectClipboard()?.name ?? null),
       checkHotkeys(env),
       ...checkConfig(env),
+      checkDetachKey(env),
     ];
     const ok = checks.every((c) => c.status !== 'fail');
     if (argv.json) {
