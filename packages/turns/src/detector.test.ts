@@ -856,6 +856,31 @@ describe('TurnDetector (screen presets)', () => {
     ]);
   });
 
+  it('Enter on a box still holding a submit the agent did not take submits that text (an injection tried again)', () => {
+    const d = readyClaude();
+    const held = [...CLAUDE_EMPTY];
+    held[3] = '❯ What is the capital of France?';
+    d.onInput(bytes('\x1b[200~What is the capital of France?\x1b[201~'), 1000);
+    d.onOutput(bytes('a'), 1001);
+    d.onScreen(snap(held), 1002);
+    // Enter, which the agent does not take: the text stays in its box.
+    d.onInput(bytes('\r'), 1100);
+    d.onOutput(bytes('b'), 1101);
+    d.onScreen(snap(held), 1102);
+    expect(turns(d.tick(1102 + settle))).toEqual([]);
+    expect(d.dropUntaken(2000)).toEqual([{ type: 'state', state: 'idle', at: 2000 }]);
+    // Enter once more (nothing typed since): the agent takes it and answers.
+    d.onInput(bytes('\r'), 3000);
+    d.onOutput(bytes('answer'), 3010);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 3020);
+    expect(turns(d.tick(3020 + settle))).toMatchObject([
+      {
+        input: 'What is the capital of France?',
+        text: 'The capital of France is Paris.\n\nIt sits on the Seine.',
+      },
+    ]);
+  });
+
   it('a second submit before any output replaces the first: the answer is matched to the last input', () => {
     const d = readyClaude();
     d.onInput(bytes('\r'), 1000);
