@@ -94,6 +94,8 @@ export interface InjectRequest {
   complete?: boolean | undefined;
   /** Wait at most this long for idle (never longer than INJECT_IDLE_WAIT_MS). */
   idleWaitMs?: number | undefined;
+  /** Try again after `not_submitted` (see InjectOptions.resubmit). */
+  resubmit?: boolean | undefined;
 }
 
 /**
@@ -145,6 +147,7 @@ export async function injectInto(
         enter,
         force: req.force ?? false,
         complete: req.complete ?? false,
+        ...(req.resubmit ? { resubmit: true } : {}),
         ...(req.idleWaitMs !== undefined
           ? { idleWaitMs: Math.min(req.idleWaitMs, INJECT_IDLE_WAIT_MS) }
           : {}),

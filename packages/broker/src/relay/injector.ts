@@ -120,6 +120,12 @@ export interface InjectOptions {
   complete?: boolean;
   /** The wait for idle (default INJECT_IDLE_WAIT_MS; shorter for `ask --timeout`). */
   idleWaitMs?: number;
+  /**
+   * Try a text again after `not_submitted` (a route's hop): where its input still holds it (a
+   * TUI's box shows it; a line program keeps its line) only Enter is pressed, confirmed as
+   * always; where it does not, the text is typed anew. Never typed twice into one input.
+   */
+  resubmit?: boolean;
 }
 
 export interface InjectResult {
@@ -185,16 +191,22 @@ export async function inject(
         `${longestLine(text)} bytes: the kernel would cut it at ${MAX_CANONICAL_LINE_BYTES}`,
     );
   }
-  const body = bracketed ? Buffer.concat([PASTE_START, text, PASTE_END]) : text;
-  const beforeText = target.outputBytes();
-  for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
-    if (!target.isLive())
-      throw new HandlerError('session_exited', `session '${target.name}' exited during the paste`);
-    await target.write(body.subarray(at, at + INJECT_CHUNK_BYTES));
+  const held = opts.resubmit === true && target.inputShows?.(text.toString('utf8')) !== false;
+  if (!held) {
+    const body = bracketed ? Buffer.concat([PASTE_START, text, PASTE_END]) : text;
+    const beforeText = target.outputBytes();
+    for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
+      if (!target.isLive())
+        throw new HandlerError(
+          'session_exited',
+          `session '${target.name}' exited during the paste`,
+        );
+      await target.write(body.subarray(at, at + INJECT_CHUNK_BYTES));
+    }
+    await target.drain();
+    if (opts.enter) await settle(target, beforeText, text.toString('utf8'));
   }
-  await target.drain();
   if (!opts.enter) return { submitted: false, bracketed };
-  await settle(target, beforeText, text.toString('utf8'));
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!target.isLive())
       throw new HandlerError('session_exited', `session '${target.name}' exited before Enter`);

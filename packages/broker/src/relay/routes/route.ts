@@ -1,7 +1,7 @@
 import type { RouteInfo } from '@clippy/protocol';
 import { compileUserRegex, type LineRegex } from '@clippy/turns';
 import { HandlerError } from '../../errors.js';
-import type { DeliveryQueue } from './delivery-queue.js';
+import type { DeliveryQueue, QueueItem } from './delivery-queue.js';
 import type { LoopState } from './loop.js';
 import type { RemoteSource } from './remote-source.js';
 import type { RouteLog } from './route-log.js';
@@ -57,6 +57,11 @@ export interface Leg {
   seen: string[];
   /** A source on another machine (`host:session`), followed through its forwarded socket. */
   remote: RemoteSource | null;
+  /**
+   * The message the leg stopped on (paused because its target did not take it): resuming the
+   * route tries it again. null when the leg did not stop so.
+   */
+  held: QueueItem | null;
 }
 
 /** What a leg's doings touch: the route log, and the messages waiting for targets. */
@@ -125,6 +130,7 @@ export function makeLeg(
     pending: new Map(),
     seen: [],
     remote: null,
+    held: null,
   };
 }
 
@@ -152,6 +158,7 @@ export function routeInfo(leg: Leg, queued: number): RouteInfo {
     fired: leg.fired,
     queued,
     created_at: leg.createdAt,
+    ...(leg.held ? { failed: true } : {}),
     loop: leg.loop
       ? {
           name: leg.loop.name,
