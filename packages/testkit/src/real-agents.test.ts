@@ -3,7 +3,13 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModel, type FakeModel } from './fake-model/server.js';
-import { AGENT_PINS, REAL_AGENTS, findAgent, prepareAgent } from './real-agents.js';
+import {
+  AGENT_PINS,
+  agentsMissing,
+  findAgent,
+  prepareAgent,
+  type RealAgentName,
+} from './real-agents.js';
 
 describe('real agent environments', () => {
   it('names the install command when an agent is not installed', () => {
@@ -27,8 +33,8 @@ describe('real agent environments', () => {
     });
     afterAll(() => model.close());
 
-    for (const agent of REAL_AGENTS) {
-      it.skipIf('missing' in findAgent(agent))(
+    for (const agent of Object.keys(AGENT_PINS) as RealAgentName[]) {
+      it.skipIf(agentsMissing(agent) !== null)(
         `${agent}: a temp HOME with its first-run state, pointed at the fake model, never the user's`,
         () => {
           const s = prepareAgent(
@@ -49,15 +55,14 @@ describe('real agent environments', () => {
             expect(s.home.startsWith(os.tmpdir())).toBe(true);
             expect(s.env.DISPLAY).toBeUndefined();
             expect(Object.values(s.env)).not.toContain('real');
-            const seeded =
-              agent === 'claude'
-                ? join(s.home, '.claude.json')
-                : agent === 'codex'
-                  ? join(s.env.CODEX_HOME!, 'config.toml')
-                  : join(s.home, '.gemini', 'settings.json');
-            expect(readFileSync(seeded, 'utf8')).toContain(
-              agent === 'claude' ? s.cwd : agent === 'codex' ? model.url : 'gemini-api-key',
-            );
+            const seeds: Record<RealAgentName, () => [string, string]> = {
+              claude: () => [join(s.home, '.claude.json'), s.cwd],
+              codex: () => [join(s.env.CODEX_HOME!, 'config.toml'), model.url],
+              gemini: () => [join(s.home, '.gemini', 'settings.json'), 'gemini-api-key'],
+              qwen: () => [join(s.home, '.qwen', 'settings.json'), '"selectedType": "openai"'],
+            };
+            const [seeded, holds] = seeds[agent]();
+            expect(readFileSync(seeded, 'utf8')).toContain(holds);
           } finally {
             s.dispose();
           }

@@ -23,6 +23,7 @@ const REQUIRED = [
   'generic',
   'node',
   'python',
+  'qwen',
   'zsh',
 ];
 

@@ -91,6 +91,8 @@ export class SessionTurns {
   readonly readsLines: boolean;
   /** How a multi-line text is typed into the program when it takes no bracketed paste. */
   readonly multiline: MultilineForm;
+  /** What an injection types first to empty the input box (the preset's `clearInput`), or null. */
+  readonly clearInput: Uint8Array | null;
   private detector: TurnDetector | null;
   private readonly screen: TurnsScreen | undefined;
   private readonly events: SessionTurnsEvents;
@@ -122,6 +124,7 @@ export class SessionTurns {
     this.presetKind = opts.preset?.kind ?? null;
     this.readsLines = opts.preset?.kind === 'line';
     this.multiline = multilineForm(opts.preset);
+    this.clearInput = opts.preset?.clearInput ? Buffer.from(opts.preset.clearInput, 'utf8') : null;
     this.detector = null;
     if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {
       this.worker = new WorkerDetector(
