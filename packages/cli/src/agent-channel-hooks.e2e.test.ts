@@ -77,6 +77,19 @@ describe('a Claude session whose hooks report its turns', { timeout: 60_000 }, (
     expect(shown.screen_text).toBe(screen.stdout.replace(/\n$/u, ''));
   });
 
+  it("show --meta prints the agent's record field by field (not `[object Object]`)", async () => {
+    const meta = await clippy(['show', 'hooked', '--meta']);
+    expect(meta.code, meta.stderr).toBe(0);
+    const lines = meta.stdout.split('\n');
+    expect(lines).toContain('text_source: "agent"');
+    expect(lines).toContain('agent.agent: "claude"');
+    expect(lines).toContain('agent.via: "claude-transcript"');
+    expect(lines).toContain('agent.model: "fake-claude-model"');
+    expect(lines).toContain(`agent.input_tokens: ${QUESTION.length}`);
+    expect(lines).toContain(`agent.output_tokens: ${ANSWER.length}`);
+    expect(meta.stdout).not.toContain('[object Object]');
+  });
+
   it('ls shows its tokens (ls --json its channel, agent session and model); report fills the usage', async () => {
     const ls = await clippy(['ls']);
     const [head, ...rows] = ls.stdout.trimEnd().split('\n');
