@@ -228,7 +228,7 @@ describe('clippy navigate (command module as a process)', () => {
     expect(fs.readFileSync(md('flag.md'), 'utf8')).toContain(tip);
     expect(fs.readFileSync(md('config.md'), 'utf8')).toContain(tip);
     expect(bad.code).toBe(64);
-    expect(bad.stderr).toContain('--tip-max-lines must be a whole number >= 0');
+    expect(bad.stderr).toContain("--tip-max-lines must be a whole number of 0 or more (got '-1')");
   }, 120_000);
 
   it('falls back to the offline planner without a key, and says so', async () => {
@@ -242,7 +242,11 @@ describe('clippy navigate (command module as a process)', () => {
   it('exits 64 on invalid options, naming the problem', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [[appRoot], {}, /needs --goal/],
-      [[appRoot, '--goal', 'x', '--budget', '0'], {}, /--budget must be a whole number > 0/],
+      [
+        [appRoot, '--goal', 'x', '--budget', '0'],
+        {},
+        /--budget must be a whole number of 1 or more \(got '0'\)/,
+      ],
       [[path.join(appRoot, 'nope'), '--goal', 'x'], {}, /not a directory/],
       [
         [appRoot, '--goal', 'x', '--model', 'gemini-9-ultra'],

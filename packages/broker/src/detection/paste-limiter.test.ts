@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PasteLimiter } from './paste-limiter.js';
+import { PASTE_TRACK_BYTES, PasteLimiter } from './paste-limiter.js';
 
 const feed = (l: PasteLimiter, chunks: string[]) =>
   chunks.map((c) => Buffer.from(l.filter(Buffer.from(c))).toString()).join('');
@@ -47,7 +47,7 @@ describe('PasteLimiter', () => {
     const t = performance.now();
     for (let at = 0; at < body.length; at += 4096)
       out += l.filter(body.subarray(at, at + 4096)).length;
-    expect(out).toBe(6 + 16 * 1024 + 7);
+    expect(out).toBe(6 + PASTE_TRACK_BYTES + 7);
     expect(performance.now() - t).toBeLessThan(2_000);
   });
 });

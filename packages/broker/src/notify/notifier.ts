@@ -116,6 +116,26 @@ export class Notifier {
     });
   }
 
+  /**
+   * Something about the session needs the user that is not a question on its screen (a route
+   * into it stopped because it did not take a message): told as a `blocked` event, where and
+   * when a question would be.
+   */
+  needsYou(session: Session, title: string, body: string): void {
+    this.tell(session, 'blocked', {
+      session,
+      sessionId: session.id,
+      name: session.name,
+      event: 'blocked',
+      title,
+      body,
+      text: body,
+      question: null,
+      choices: [],
+      sound: false,
+    });
+  }
+
   /** A page or editor says what it shows: a visible one reads the session's turns. */
   report(connection: SessionClient, client: NotifyClient): void {
     this.clients.set(connection, client);

@@ -1,5 +1,6 @@
 import type { RouteInfo } from '@clippy/protocol';
 import type { LineRegex } from '@clippy/turns';
+import type { QueueItem } from './delivery-queue.js';
 import type { Template } from './templates.js';
 
 // The records the route engine keeps: a leg (a plain route, a fan-in, or one leg of a loop),
@@ -43,6 +44,11 @@ export interface Leg {
   seen: string[];
   /** A source on another machine (`host:session`), followed through its forwarded socket. */
   remote: LegRemote | null;
+  /**
+   * The message the leg stopped on (paused because its target did not take it): resuming the
+   * route tries it again. null when the leg did not stop so.
+   */
+  held: QueueItem | null;
 }
 
 /** What a leg needs of its source on another machine (remote-source.ts's RemoteSource). */

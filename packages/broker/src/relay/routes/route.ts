@@ -71,6 +71,7 @@ export function makeLeg(
     pending: new Map(),
     seen: [],
     remote: null,
+    held: null,
   };
 }
 
@@ -98,6 +99,7 @@ export function routeInfo(leg: Leg, queued: number): RouteInfo {
     fired: leg.fired,
     queued,
     created_at: leg.createdAt,
+    ...(leg.held ? { failed: true } : {}),
     loop: leg.loop
       ? {
           name: leg.loop.name,
