@@ -7,7 +7,7 @@ import { parseFlightPlan } from '@clippy/repomap';
 import { RunReportSchema } from '@clippy/reports';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from '@clippy/testkit/env';
-import { startFakeGemini, type FakeGemini } from '@clippy/testkit/fake-gemini';
+import { startFakeModel, type FakeModel, type Usage } from '@clippy/testkit/fake-model/server';
 import { bins } from '@clippy/testkit/paths';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -18,7 +18,7 @@ const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
 const repoRoot = path.resolve(appRoot, '../../../../..');
 
 const dirs: string[] = [];
-let fake: FakeGemini | undefined;
+let fake: FakeModel | undefined;
 let daemon: TestDaemon | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -71,30 +71,30 @@ const validateRunReport = ajv.compile(
 const brokerBuilt =
   buildMissing(path.join(path.dirname(bins.clippyd), '..', 'dist', 'main.js')) === null;
 
-const usage = { promptTokenCount: 20_000, candidatesTokenCount: 1_000, thoughtsTokenCount: 0 };
+const usage: Usage = { input: 20_000, output: 1_000, thoughts: 0 };
 const goal = ['--goal', 'fix the token refresh bug in auth', '--budget', '3000'];
 
 describe('clippy navigate (command module as a process)', () => {
   it('runs the Gemini planner against GEMINI_BASE_URL and prints the whole result with --json', async () => {
-    fake = await startFakeGemini({
-      responses: [
+    fake = await startFakeModel({
+      script: [
         {
-          functionCalls: [
-            {
-              name: 'update_flight_plan',
-              args: {
-                reasoning: 'auth in full',
-                updates: { verbosity: [{ pattern: 'src/auth/**', level: 4 }] },
-              },
-            },
-          ],
+          kind: 'tool',
+          name: 'update_flight_plan',
+          input: {
+            reasoning: 'auth in full',
+            updates: { verbosity: [{ pattern: 'src/auth/**', level: 4 }] },
+          },
           usage,
         },
         {
-          functionCalls: [{ name: 'finalize_context', args: { summary: 'auth module in full' } }],
+          kind: 'tool',
+          name: 'finalize_context',
+          input: { summary: 'auth module in full' },
           usage,
         },
       ],
+      defaultAnswer: { kind: 'error', status: 400, message: 'no scripted answer left' },
     });
     const dir = tmp();
     const planFile = path.join(dir, 'plan.yaml');
@@ -139,7 +139,7 @@ describe('clippy navigate (command module as a process)', () => {
       'model_call',
       'tool_call',
     ]);
-    expect(fake.generateRequests().map((q) => q.model)).toEqual([
+    expect(fake.conversation('gemini').map((q) => q.model)).toEqual([
       'gemini-2.5-pro',
       'gemini-2.5-pro',
     ]);
@@ -228,7 +228,7 @@ describe('clippy navigate (command module as a process)', () => {
     expect(fs.readFileSync(md('flag.md'), 'utf8')).toContain(tip);
     expect(fs.readFileSync(md('config.md'), 'utf8')).toContain(tip);
     expect(bad.code).toBe(64);
-    expect(bad.stderr).toContain('--tip-max-lines must be a whole number >= 0');
+    expect(bad.stderr).toContain("--tip-max-lines must be a whole number of 0 or more (got '-1')");
   }, 120_000);
 
   it('falls back to the offline planner without a key, and says so', async () => {
@@ -242,7 +242,11 @@ describe('clippy navigate (command module as a process)', () => {
   it('exits 64 on invalid options, naming the problem', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [[appRoot], {}, /needs --goal/],
-      [[appRoot, '--goal', 'x', '--budget', '0'], {}, /--budget must be a whole number > 0/],
+      [
+        [appRoot, '--goal', 'x', '--budget', '0'],
+        {},
+        /--budget must be a whole number of 1 or more \(got '0'\)/,
+      ],
       [[path.join(appRoot, 'nope'), '--goal', 'x'], {}, /not a directory/],
       [
         [appRoot, '--goal', 'x', '--model', 'gemini-9-ultra'],

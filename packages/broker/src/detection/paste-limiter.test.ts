@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PasteLimiter } from './paste-limiter.js';
+import { PASTE_TRACK_BYTES, PasteLimiter } from './paste-limiter.js';
 
 const feed = (l: PasteLimiter, chunks: string[]) =>
   chunks.map((c) => Buffer.from(l.filter(Buffer.from(c))).toString()).join('');
@@ -39,8 +39,8 @@ describe('PasteLimiter', () => {
   it('streams a 4 MiB paste in 4 KiB chunks: each chunk is passed or dropped at once, none held', () => {
     // What keeps a long paste linear: every chunk's bytes leave with that chunk (up to the
     // limit) or are dropped; nothing accumulates to be scanned again with the next one.
-    const limit = 16 * 1024;
-    const l = new PasteLimiter(limit);
+    const limit = PASTE_TRACK_BYTES;
+    const l = new PasteLimiter();
     const chunk = 4096;
     const body = Buffer.concat([
       Buffer.from('\x1b[200~'),
