@@ -33,12 +33,10 @@ describe('ask never hangs forever', () => {
 
   it('python: input that still wants more after the closing Enter fails at once with exit 5', async () => {
     await spawnProgram(d, c, 'py2', 'python', 'python3', ['-i', '-q']);
-    const started = Date.now();
-    const r = await runClippy(['ask', 'py2', 'print((1,', '--timeout', '20'], d.env.env);
+    // No time limit at all: only the program saying it wants more can end this ask.
+    const r = await runClippy(['ask', 'py2', 'print((1,', '--timeout', '0'], d.env.env);
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(/continuation prompt.*wants more input.*\(needs_input\)/);
-    // Well before the timeout: the program said it wants more, so nothing is waited for.
-    expect(Date.now() - started).toBeLessThan(15_000);
     // ls says what the program does: it waits for input, not idle at its prompt.
     expect(await stateOf('py2')).toBe('blocked');
     // Closing the bracket completes the same turn, with the answer alone.

@@ -7,6 +7,7 @@ import { bins } from '@clippy/testkit/paths';
 import pty from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseInteractiveInput } from './interactive.js';
+import { eventually } from '@clippy/testkit/until';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
 /** Output must show up within this long: a deadline for a loaded 2-core machine, not a wait. */
@@ -73,16 +74,16 @@ function start(extra: string[] | ((dir: string) => string[]) = []): Session {
 }
 
 /** Waits until the output after `from` matches; returns the index just past the match. */
-async function waitFor(s: Session, re: RegExp, from = 0): Promise<number> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const text = s.output().slice(from);
-    const m = re.exec(text);
-    if (m) return from + m.index + m[0].length;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${re}; output:\n${s.output()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+function waitFor(s: Session, re: RegExp, from = 0): Promise<number> {
+  return eventually(
+    () => {
+      const m = re.exec(s.output().slice(from));
+      return m ? from + m.index + m[0].length : undefined;
+    },
+    () => `${re}; output:\n${s.output()}`,
+    WAIT_MS,
+    25,
+  );
 }
 
 const PROMPT = /Continue\? \[y\/N\/feedback\]: /;
