@@ -7,6 +7,7 @@ import { BellOutput } from './bell-output.js';
 import { ClientOutput } from './client-output.js';
 import { DesktopOutput } from './desktop-output.js';
 import { NotifyClients, type NotifyClient } from './notify-clients.js';
+import { blockedKey } from './blocked-key.js';
 import type { NotifyEvent } from './notify-event.js';
 import { NotifySettings, type NotifyInForce } from './notify-settings.js';
 import type { WebhookEvent } from './webhook-format.js';
@@ -98,7 +99,7 @@ export class Notifier {
     if (session.state !== 'blocked') return;
     const menu = session.menu;
     // The same question in the same turn, drawn again after a flap, is the same event.
-    const key = [session.turnCount, menu?.question ?? '', ...(menu?.detail ?? [])].join('\u0000');
+    const key = blockedKey(session.turnCount, menu);
     if (told.blocked === key) return;
     told.blocked = key;
     const body = menu?.question || 'it waits for your input';
