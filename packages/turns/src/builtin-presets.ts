@@ -281,4 +281,42 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     model: 'unknown',
     provider: 'github',
   },
+  opencode: {
+    name: 'opencode',
+    kind: 'screen',
+    description:
+      'OpenCode: a "┃" input box closed by "╹▀▀▀", over a footer ending "ctrl+p commands"; "⬝⬝■■ esc interrupt" in that footer while busy; "△ Permission required" with "Allow once  Allow always  Reject" and its "Select model … esc" dialogs when asking. Answers are indented 5 columns.',
+    checkedOn: [
+      'OpenCode 1.18.33 (home and session input screens, busy, permission and model dialogs: test/screens)',
+    ],
+    // The footer under the input box: it ends "ctrl+p commands" whenever the box takes input
+    // (a dialog over it cuts it), and is drawn only once the box is.
+    idle: [r`ctrl\+p commands\s*$`],
+    busy: [r`esc (?:again to )?interrupt`],
+    blocked: [
+      r`△ Permission required`,
+      r`Allow once\s+Allow always\s+Reject`,
+      r`enter confirm\s*$`,
+      // A dialog's title row: its name, then "esc" at its right edge.
+      r`^\s+\S.*\S {5,}esc\s*$`,
+    ],
+    chrome: [
+      // The line under each answer: "▣  Build · Fake Model · 26.5s".
+      r`^\s*▣ `,
+    ],
+    inputLine: [r`ctrl\+p commands\s*$`],
+    inputTop: [r`^\s*╹▀{10,}`],
+    // The box's rows above its bottom border, each with its bar: the text typed, the agent and
+    // model line.
+    inputAbove: [r`^\s*┃`],
+    // Its dialogs are centred: over the home screen's box (its footer cut) a dialog's title
+    // row is two thirds up a 30-row screen.
+    bottomLines: 30,
+    model: 'unknown',
+    provider: 'unknown',
+    // Not a mark: OpenCode indents every line of an answer by 5 columns (a list's own
+    // indentation comes on top of it).
+    answerBullet: ['     '],
+    agent: 'opencode',
+  },
 };

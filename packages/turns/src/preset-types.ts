@@ -46,6 +46,12 @@ export interface Preset {
   /** The top border of the input box above the input line (rule, box corner); the answer ends above it. */
   inputTop?: string[];
   /**
+   * Screen presets whose input box goes on above `inputTop` (OpenCode draws its text rows, each
+   * with a bar at the left, above the border under them): its rows there. The answer ends above
+   * them, and the text you typed is looked for in them as well as on the input line.
+   */
+  inputAbove?: string[];
+  /**
    * Screen presets: the agent's own reports of its state, matched against the payload of every
    * OSC sequence it writes as `<code>;<text>` (the window title `0;✳ Claude Code`, Codex's
    * `7501;state=working`). While the latest report is busy (or blocked) no turn completes, the
@@ -96,7 +102,7 @@ export type MultilineSetting =
 export type MultilineMode = 'lines' | 'join' | 'continuation';
 
 /** Agents with a channel the broker can wire (broker/src/agents/<agent>/). */
-export const PRESET_AGENTS = ['claude', 'codex', 'gemini'] as const;
+export const PRESET_AGENTS = ['claude', 'codex', 'gemini', 'opencode'] as const;
 export type PresetAgent = (typeof PRESET_AGENTS)[number];
 
 const regexList = z.array(z.string()).max(64);
@@ -143,6 +149,7 @@ export const UserPresetSchema = z
     live: regexList.optional(),
     inputLine: regexList.optional(),
     inputTop: regexList.optional(),
+    inputAbove: regexList.optional(),
     busySignal: regexList.optional(),
     idleSignal: regexList.optional(),
     blockedSignal: regexList.optional(),

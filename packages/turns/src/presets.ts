@@ -38,6 +38,7 @@ export interface CompiledPreset {
   readonly live: LineRegex[];
   readonly inputLine: LineRegex[];
   readonly inputTop: LineRegex[];
+  readonly inputAbove: LineRegex[];
   readonly busySignal: LineRegex[];
   readonly idleSignal: LineRegex[];
   readonly blockedSignal: LineRegex[];
@@ -53,6 +54,7 @@ const REGEX_LIST_FIELDS = [
   'live',
   'inputLine',
   'inputTop',
+  'inputAbove',
   'busySignal',
   'idleSignal',
   'blockedSignal',

@@ -116,6 +116,28 @@ describe('labelled agent screens (test/screens)', () => {
     expect(extractAnswer(lines, 'What is 2+2?', BUILTIN_PRESETS.gemini!)).toBe('4');
   });
 
+  it("cuts OpenCode's answer between its message's bar and the input box, without its indentation and status line", () => {
+    // The real screen, with an earlier exchange above (its first, blank row replaced).
+    const lines = read('opencode-answered.txt').split('\n');
+    lines.splice(
+      0,
+      1,
+      '  ┃',
+      '  ┃  An earlier question?',
+      '  ┃',
+      '',
+      '     An earlier answer.',
+      '',
+    );
+    const answer = extractAnswer(lines, 'What is 2+2? TABLE', BUILTIN_PRESETS.opencode!);
+    const rows = answer.split('\n');
+    // Its table is drawn as a box; the code block loses its fences: the screen keeps no Markdown.
+    expect(rows[0]).toMatch(/^┌─+┬─+┐$/u);
+    expect(rows[1]).toMatch(/^│a +│b +│$/u);
+    expect(rows.at(-1)).toBe('const x = 1;');
+    expect(answer).not.toMatch(/┃|▣|ctrl\+p|What is 2\+2/u);
+  });
+
   it("keeps a wrapped border of the input box out of the answer, and the answer's dashes in", () => {
     const table = [
       'Two files changed:',
@@ -139,6 +161,22 @@ describe('labelled agent screens (test/screens)', () => {
     expect(extractAnswer(copilot, 'fix the typo in README.md', BUILTIN_PRESETS.copilot!)).toBe(
       ' ● Fixed: "teh" → "the" in README.md.',
     );
+  });
+
+  it("sees the text typed in OpenCode's input box, which sits above the box's border and footer (the input line)", () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
+    const lines = read('opencode-idle.txt').replace(/\n$/u, '').split('\n');
+    const question = 'Explain this project in two lines?';
+    const typed = lines.map((l) =>
+      l.replace(/Ask anything… "Fix a TODO in the codebase"/u, question),
+    );
+    d.onOutput(new TextEncoder().encode('start'), 1000);
+    d.onScreen({ lines: typed, viewportTop: 0, rows: typed.length, cols: 100 }, 1000);
+    expect(d.inputShows(question)).toBe(true);
+    expect(d.inputShows('Something else')).toBe(false);
+    // The placeholder is no typed text.
+    d.onScreen({ lines, viewportTop: 0, rows: lines.length, cols: 100 }, 2000);
+    expect(d.inputShows(question)).toBe(false);
   });
 
   it('a Gemini session is blocked at the trust and auth dialogs (their menus reported as they change), then ready at its input', () => {

@@ -2,7 +2,14 @@
 // submit taken, busy and blocked screens, and the turn over once the idle screen has settled.
 import { classifyLines, type Classification } from './classify.js';
 import { NO_REACTION_MS, RECORDED_SETTLE_MS } from './constants.js';
-import { answerEnd, echoEnd, echoSightings, extractAnswer, type EchoSightings } from './extract.js';
+import {
+  answerEnd,
+  echoEnd,
+  echoSightings,
+  extractAnswer,
+  inputRows,
+  type EchoSightings,
+} from './extract.js';
 import { inputHolds } from './input-box.js';
 import { readMenu } from './menu.js';
 import { openTurnAt, storeOutput, type OpenTurn } from './open-turn.js';
@@ -254,10 +261,9 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
    */
   override inputShows(text: string): boolean {
     const cls = this.lastClass;
-    return (
-      cls !== null &&
-      cls.state === 'idle' &&
-      inputHolds(this.lastViewport[cls.inputIndex] ?? '', text)
+    if (cls === null || cls.state !== 'idle') return false;
+    return inputRows(this.lastViewport, cls.inputIndex, this.c).some((i) =>
+      inputHolds(this.lastViewport[i] ?? '', text),
     );
   }
 
