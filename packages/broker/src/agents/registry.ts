@@ -4,10 +4,16 @@ import type { AgentName } from '@clippy/protocol';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { gemini } from './gemini/index.js';
+import { opencode } from './opencode/index.js';
 import type { AgentDefinition } from './types.js';
 
 /** Every agent whose channel clippy can wire, by the name presets give in their `agent` field. */
-export const AGENT_DEFINITIONS: Record<AgentName, AgentDefinition> = { claude, codex, gemini };
+export const AGENT_DEFINITIONS: Record<AgentName, AgentDefinition> = {
+  claude,
+  codex,
+  gemini,
+  opencode,
+};
 
 /**
  * The hook entry's file: `bin/clippy-hook.js` of the broker package (it runs the built
