@@ -7,6 +7,7 @@ import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { startFakeModel, type FakeModel } from '@clippy/testkit/fake-model/server';
 import { MARKDOWN_ANSWERS, answerFor, askFor } from '@clippy/testkit/markdown-answers';
 import {
+  AGENT_API,
   REAL_AGENTS,
   agentsMissing,
   prepareAgent,
@@ -171,7 +172,7 @@ for (const agent of REAL_AGENTS) {
 }
 
 /** Which API each agent's model speaks (the request log is per API). */
-const API = { claude: 'anthropic', codex: 'openai', gemini: 'gemini' } as const;
+const API = AGENT_API;
 
 /** Resolves with the conversation request of `agent`'s model whose user text is `text`. */
 function received(agent: RealAgentName, text: string, since: number) {

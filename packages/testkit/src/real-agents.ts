@@ -6,14 +6,18 @@ import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from './env.js';
 import type { FakeModel, ModelApi, ModelRequest, ToolCallAnswer } from './fake-model/server.js';
 
 /**
- * The real agent CLIs under test (Claude Code, Codex, Gemini CLI), installed at pinned versions
+ * The real agent CLIs under test (Claude Code, Codex, Gemini CLI, OpenCode), installed at pinned versions
  * outside node_modules (a user's `npm ci` never pulls them; `.ci/run` installs them), and the
  * environment each needs to start offline and quiet against the fake model server: a temp HOME
  * (CODEX_HOME) per agent with its first-run state, trust and API-key answers pre-seeded, no
  * update checks, no telemetry. Never the user's own HOME.
  */
 
-export type RealAgentName = 'claude' | 'codex' | 'gemini';
+export type RealAgentName = 'claude' | 'codex' | 'gemini' | 'opencode';
+/**
+ * The agents the shared suites run (real-agents-AGENT, agent-channels, acp-real-agents); the
+ * newer ones have files of their own (real-agents-opencode…), one agent session for all checks.
+ */
 export const REAL_AGENTS: readonly RealAgentName[] = ['claude', 'codex', 'gemini'];
 
 interface Pin {
@@ -42,6 +46,7 @@ export const AGENT_API: Record<RealAgentName, ModelApi> = {
   claude: 'anthropic',
   codex: 'openai',
   gemini: 'gemini',
+  opencode: 'openai-chat',
 };
 
 /** The clippy preset of each agent. */
@@ -49,6 +54,7 @@ export const AGENT_PRESET: Record<RealAgentName, string> = {
   claude: 'claude',
   codex: 'codex',
   gemini: 'gemini',
+  opencode: 'opencode',
 };
 
 /** The agent's installed executable, or why it cannot be used (tests skip with this message). */
@@ -132,6 +138,9 @@ const AGENT_VARS = [
   'GOOGLE_APPLICATION_CREDENTIALS',
   'GOOGLE_GENAI_USE_VERTEXAI',
   'GEMINI_MODEL',
+  'OPENCODE_CONFIG',
+  'OPENCODE_CONFIG_DIR',
+  'OPENCODE_CONFIG_CONTENT',
   'XDG_CONFIG_HOME',
   'XDG_DATA_HOME',
   'XDG_CACHE_HOME',
@@ -276,12 +285,55 @@ const SEED: Record<RealAgentName, (c: SeedContext) => { args: string[] }> = {
     json(join(home, '.gemini', 'trustedFolders.json'), { [cwd]: 'TRUST_FOLDER' });
     return { args: [] };
   },
+  opencode: ({ home, model, env }) => {
+    // OpenCode keeps its config, sessions, caches and state in the XDG folders: the temp HOME's.
+    const config = join(home, '.config', 'opencode');
+    Object.assign(env, {
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local', 'share'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local', 'state'),
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+      OPENCODE_DISABLE_SHARE: '1',
+      OPENCODE_DISABLE_CLAUDE_CODE: '1',
+    });
+    json(join(config, 'opencode.json'), {
+      $schema: 'https://opencode.ai/config.json',
+      autoupdate: false,
+      share: 'disabled',
+      model: 'fake/fake-model',
+      small_model: 'fake/fake-model',
+      provider: {
+        fake: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'Fake',
+          options: { baseURL: `${model.url}/v1`, apiKey: FAKE_KEYS.openai },
+          models: { 'fake-model': { name: 'Fake Model' } },
+        },
+      },
+      // Its shell tool asks first (by default it runs commands without asking).
+      permission: { bash: 'ask' },
+    });
+    // OpenCode installs its plugin package into each config folder at every start, from the
+    // registry, unless the folder's package.json, lock and node_modules say it is there.
+    const dependencies = { '@opencode-ai/plugin': AGENT_PINS.opencode.version };
+    json(join(config, 'package.json'), { dependencies });
+    json(join(config, 'package-lock.json'), {
+      lockfileVersion: 3,
+      requires: true,
+      packages: { '': { dependencies } },
+    });
+    mkdirSync(join(config, 'node_modules'));
+    return { args: [] };
+  },
 };
 
 /**
  * The tool call that makes `agent` ask the user before running `command` (its approval
  * dialog): Claude Code's Bash tool, Codex's exec_command asking to run outside its sandbox,
- * Gemini CLI's run_shell_command.
+ * Gemini CLI's run_shell_command, OpenCode's bash (its seeded config makes it ask).
  */
 export function approvalToolCall(agent: RealAgentName, command: string): ToolCallAnswer {
   switch (agent) {
@@ -303,5 +355,7 @@ export function approvalToolCall(agent: RealAgentName, command: string): ToolCal
         name: 'run_shell_command',
         input: { command, description: 'Run a command' },
       };
+    case 'opencode':
+      return { kind: 'tool', name: 'bash', input: { command, description: 'Run a command' } };
   }
 }
