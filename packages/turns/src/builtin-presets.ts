@@ -314,6 +314,8 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     bottomLines: 30,
     model: 'unknown',
     provider: 'unknown',
+    // Its first Esc only asks for a second ("esc again to interrupt").
+    interruptKeys: ['Esc', 'Esc'],
     // Not a mark: OpenCode indents every line of an answer by 5 columns (a list's own
     // indentation comes on top of it).
     answerBullet: ['     '],

@@ -60,6 +60,12 @@ export interface Preset {
   busySignal?: string[];
   idleSignal?: string[];
   blockedSignal?: string[];
+  /**
+   * Screen presets: the keys that stop the agent's work, pressed one after the other (default
+   * `Esc`; OpenCode stops on a second Esc). A turn is flagged interrupted once its Esc presses
+   * while busy reach the number of Escs here.
+   */
+  interruptKeys?: string[];
   /** How many bottom screen lines the classifier looks at. */
   bottomLines?: number;
   /** Screen presets: how long the screen must stay unchanged and idle before a turn completes. */
@@ -153,6 +159,7 @@ export const UserPresetSchema = z
     busySignal: regexList.optional(),
     idleSignal: regexList.optional(),
     blockedSignal: regexList.optional(),
+    interruptKeys: z.array(z.string().min(1).max(16)).min(1).max(4).optional(),
     bottomLines: z.number().int().min(1).max(1000).optional(),
     settleMs: z.number().int().min(0).max(60_000).optional(),
     model: z.string().optional(),

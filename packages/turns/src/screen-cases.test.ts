@@ -179,6 +179,32 @@ describe('labelled agent screens (test/screens)', () => {
     expect(d.inputShows(question)).toBe(false);
   });
 
+  it('OpenCode: one Esc while it works is not an interrupt, a second is (its interruptKeys)', () => {
+    for (const presses of [1, 2]) {
+      const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
+      const snap = (name: string): ScreenSnapshot => {
+        const lines = read(`${name}.txt`).replace(/\n$/u, '').split('\n');
+        return { lines, viewportTop: 0, rows: lines.length, cols: 100 };
+      };
+      const settle = 200;
+      const bytes = (s: string) => new TextEncoder().encode(s);
+      let t = 1000;
+      const events = (name: string) => {
+        t += 1000;
+        return [...d.onOutput(bytes(name), t), ...d.onScreen(snap(name), t), ...d.tick(t + settle)];
+      };
+      events('opencode-idle');
+      d.onInput(bytes('What is 2+2? TABLE\r'), (t += 10));
+      events('opencode-busy');
+      for (let i = 0; i < presses; i++) d.onInput(bytes('\x1b'), (t += 10));
+      const done = events('opencode-answered').find((e) => e.type === 'turn');
+      expect([presses, done?.type === 'turn' && done.interrupted]).toEqual([
+        presses,
+        presses === 2,
+      ]);
+    }
+  });
+
   it('a Gemini session is blocked at the trust and auth dialogs (their menus reported as they change), then ready at its input', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.gemini! });
     const settle = BUILTIN_PRESETS.gemini!.settleMs ?? 200;

@@ -40,6 +40,8 @@ interface ScreenTurn extends OpenTurn {
   echoesAtSubmit: EchoSightings;
   /** The agent's own record says the turn ended (see recordedEnd): a shorter settle. */
   recorded: boolean;
+  /** Esc presses while it was busy (the preset's `interruptKeys` may want more than one). */
+  escapes: number;
 }
 
 /**
@@ -80,8 +82,15 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   private submitCount = 0;
   private takenCount = 0;
 
+  /** How many Esc presses stop the agent (its preset's `interruptKeys`, default one). */
+  private readonly escapesToInterrupt: number;
+
   constructor(c: CompiledPreset, opts: Omit<TurnDetectorOptions, 'preset'>) {
     super(c, opts);
+    this.escapesToInterrupt = Math.max(
+      1,
+      (c.preset.interruptKeys ?? ['Esc']).filter((k) => /^esc(?:ape)?$/iu.test(k)).length,
+    );
     const signals = c.busySignal.length + c.idleSignal.length + c.blockedSignal.length;
     this.osc = signals > 0 ? new OscScanner() : null;
   }
@@ -118,8 +127,11 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   }
 
   protected escape(): void {
-    // TUIs (Claude Code, Codex, Gemini, Copilot) stop working on Esc; a dialog's Esc is an answer.
-    if (this.turn && this._state === 'busy') this.turn.interrupted = true;
+    // TUIs (Claude Code, Codex, Gemini, Copilot) stop working on Esc, OpenCode on a second one;
+    // a dialog's Esc is an answer.
+    if (!this.turn || this._state !== 'busy') return;
+    this.turn.escapes++;
+    if (this.turn.escapes >= this.escapesToInterrupt) this.turn.interrupted = true;
   }
 
   protected submit(ev: Submit, now: number, events: DetectorEvent[]): void {
@@ -148,12 +160,11 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       accepted: false,
       worked: false,
       // The text may be in the box already (drawn before Enter), which counts as seen there.
-      seenHeld:
-        this.lastClass?.state === 'idle' &&
-        inputHolds(this.lastViewport[this.lastClass.inputIndex] ?? '', typed),
+      seenHeld: this.inputShows(typed),
       viewportTopAtSubmit: this.lastViewportTop,
       echoesAtSubmit: echoSightings(this.lastLines, answerEnd(this.lastLines, this.c), typed),
       recorded: false,
+      escapes: 0,
     };
   }
 

@@ -91,6 +91,8 @@ export class SessionTurns {
   readonly readsLines: boolean;
   /** How a multi-line text is typed into the program when it takes no bracketed paste. */
   readonly multiline: MultilineForm;
+  /** The keys that stop the program's work, pressed one after the other (`interrupt`). */
+  readonly interruptKeys: readonly string[];
   private detector: TurnDetector | null;
   private readonly screen: TurnsScreen | undefined;
   private readonly events: SessionTurnsEvents;
@@ -122,6 +124,8 @@ export class SessionTurns {
     this.presetKind = opts.preset?.kind ?? null;
     this.readsLines = opts.preset?.kind === 'line';
     this.multiline = multilineForm(opts.preset);
+    this.interruptKeys =
+      opts.preset?.interruptKeys ?? (opts.preset?.kind === 'screen' ? ['Esc'] : ['C-c']);
     this.detector = null;
     if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {
       this.worker = new WorkerDetector(
