@@ -27,8 +27,9 @@ export class OpenCodeChannel implements AgentChannel {
     return this.session;
   }
 
-  onEvent(event: string, payload: string): Promise<ChannelUpdate> {
-    return Promise.resolve(this.update(event, payload));
+  // async: a payload it cannot read rejects (the hook entry is told), it does not throw.
+  async onEvent(event: string, payload: string): Promise<ChannelUpdate> {
+    return this.update(event, payload);
   }
 
   expectsReport(turn: ScreenTurnInfo): boolean {

@@ -26,6 +26,11 @@ interface Message {
   info: Json;
   parts: Json[];
 }
+/** The hooks of an OpenCode plugin that it uses. */
+interface Hooks {
+  'chat.message'?: (input: Json, output: { message?: Json }) => Promise<void>;
+  event?: (input: { event: { type: string; properties?: Json } }) => Promise<void>;
+}
 interface PluginInput {
   client: {
     session: {
@@ -116,7 +121,7 @@ function lastTurn(messages: Message[], prompted: ReadonlySet<string>): Json | nu
   };
 }
 
-export const ClippyChannel = async ({ client }: PluginInput) => {
+export const ClippyChannel = async ({ client }: PluginInput): Promise<Hooks> => {
   const kept = globalThis as { [KEPT]?: string };
   const raw = process.env[HOOKS_VAR] ?? kept[KEPT];
   if (!raw) return {};
