@@ -149,7 +149,8 @@ export function freezePreset(preset: Preset): Readonly<Preset> {
     if (list) copy[field] = Object.freeze([...list]) as string[];
   }
   if (typeof preset.multiline === 'object') copy.multiline = Object.freeze({ ...preset.multiline });
-  if (preset.interruptKeys) copy.interruptKeys = Object.freeze([...preset.interruptKeys]) as string[];
+  if (preset.interruptKeys)
+    copy.interruptKeys = Object.freeze([...preset.interruptKeys]) as string[];
   Object.freeze(copy.checkedOn);
   return Object.freeze(copy);
 }
