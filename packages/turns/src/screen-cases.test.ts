@@ -138,6 +138,19 @@ describe('labelled agent screens (test/screens)', () => {
     expect(answer).not.toMatch(/┃|▣|ctrl\+p|What is 2\+2/u);
   });
 
+  it("cuts Copilot CLI 1.0's answer below its echo (the time at its right), without its bullet or the folder line", () => {
+    const lines = read('copilot-answered-after-approval.txt').split('\n');
+    const answer = extractAnswer(
+      lines,
+      'Please create a file. APPROVE-ME',
+      BUILTIN_PRESETS.copilot!,
+    );
+    const rows = answer.split('\n');
+    expect(rows[0]).toMatch(/^ \$ Shell Create a file/u);
+    expect(rows.at(-1)).toBe('The command ran.');
+    expect(answer).not.toMatch(/APPROVE-ME|Answer to a question|cp1\/project|─{10}/u);
+  });
+
   it("keeps a wrapped border of the input box out of the answer, and the answer's dashes in", () => {
     const table = [
       'Two files changed:',
@@ -159,7 +172,7 @@ describe('labelled agent screens (test/screens)', () => {
     }
     const copilot = read('copilot-idle-box-one-wider.txt').split('\n');
     expect(extractAnswer(copilot, 'fix the typo in README.md', BUILTIN_PRESETS.copilot!)).toBe(
-      ' ● Fixed: "teh" → "the" in README.md.',
+      'Fixed: "teh" → "the" in README.md.',
     );
   });
 
@@ -177,6 +190,12 @@ describe('labelled agent screens (test/screens)', () => {
     // The placeholder is no typed text.
     d.onScreen({ lines, viewportTop: 0, rows: lines.length, cols: 100 }, 2000);
     expect(d.inputShows(question)).toBe(false);
+    // A paste of 3 lines or more shows as its summary.
+    const pasted = lines.map((l) =>
+      l.replace(/Ask anything… "Fix a TODO in the codebase"/u, '[Pasted ~9 lines]'),
+    );
+    d.onScreen({ lines: pasted, viewportTop: 0, rows: pasted.length, cols: 100 }, 3000);
+    expect(d.inputShows('one\ntwo\nthree')).toBe(true);
   });
 
   it('OpenCode: one Esc while it works is not an interrupt, a second is (its interruptKeys)', () => {

@@ -59,8 +59,9 @@ function truthy(v: string | undefined): boolean {
 /**
  * OpenCode's channel is wired through its environment, for this session only: clippy's plugin
  * is added to OPENCODE_CONFIG_CONTENT (the inline config OpenCode merges over the user's own
- * files: their plugins run too, their files are not touched), and the hook entry's command
- * lines go in CLIPPY_OPENCODE_HOOKS, which the plugin reads. A command line that runs without
+ * files: their plugins run too, their files are not touched), with its paste summary off (text
+ * typed into it arrives exactly), and the hook entry's command lines go in
+ * CLIPPY_OPENCODE_HOOKS, which the plugin reads. A command line that runs without
  * plugins (`--pure`), or is not OpenCode's terminal interface, is not wired.
  */
 function wireOpenCode(ctx: WireContext): Wiring {
@@ -85,6 +86,7 @@ function wireOpenCode(ctx: WireContext): Wiring {
     content = o;
   }
   const plugins = Array.isArray(content.plugin) ? (content.plugin as unknown[]) : [];
+  const experimental = obj(content.experimental) ?? {};
   const hooks = Object.fromEntries(OPENCODE_HOOK_EVENTS.map((e) => [e, ctx.hook(e)]));
   const session = optionValue(ctx.args, ['--session', '-s']);
   return {
@@ -94,6 +96,10 @@ function wireOpenCode(ctx: WireContext): Wiring {
       OPENCODE_CONFIG_CONTENT: JSON.stringify({
         ...content,
         plugin: [...plugins, pathToFileURL(OPENCODE_PLUGIN).href],
+        // A paste of 3 lines or more is otherwise kept as a "[Pasted ~N lines]" summary, which
+        // OpenCode sends trimmed and followed by a space: a relayed answer would not arrive
+        // exactly. (Its own toggle in the TUI still wins.)
+        experimental: { disable_paste_summary: true, ...experimental },
       }),
       [HOOKS_VAR]: JSON.stringify(hooks),
     },

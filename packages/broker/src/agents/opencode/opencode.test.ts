@@ -219,6 +219,15 @@ describe('the wiring', () => {
     expect(JSON.parse(w.env.OPENCODE_CONFIG_CONTENT!)).toEqual({
       plugin: ['theirs', `file://${OPENCODE_PLUGIN}`],
       model: 'x/y',
+      experimental: { disable_paste_summary: true },
+    });
+    // A paste summary the user asked for stays.
+    const theirs = wire([], {
+      OPENCODE_CONFIG_CONTENT: '{"experimental":{"disable_paste_summary":false,"x":1}}',
+    });
+    expect('skipped' in theirs ? null : JSON.parse(theirs.env.OPENCODE_CONFIG_CONTENT!)).toEqual({
+      plugin: [`file://${OPENCODE_PLUGIN}`],
+      experimental: { disable_paste_summary: false, x: 1 },
     });
     expect(JSON.parse(w.env[HOOKS_VAR]!)).toEqual({ session: hook('session'), turn: hook('turn') });
     expect(w.agentSession).toBeUndefined();
