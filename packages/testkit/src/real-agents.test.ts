@@ -3,7 +3,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModel, type FakeModel } from './fake-model/server.js';
-import { AGENT_PINS, REAL_AGENTS, findAgent, prepareAgent } from './real-agents.js';
+import { AGENT_PINS, findAgent, prepareAgent, type RealAgentName } from './real-agents.js';
 
 describe('real agent environments', () => {
   it('names the install command when an agent is not installed', () => {
@@ -27,7 +27,7 @@ describe('real agent environments', () => {
     });
     afterAll(() => model.close());
 
-    for (const agent of REAL_AGENTS) {
+    for (const agent of Object.keys(AGENT_PINS) as RealAgentName[]) {
       it.skipIf('missing' in findAgent(agent))(
         `${agent}: a temp HOME with its first-run state, pointed at the fake model, never the user's`,
         () => {
@@ -49,15 +49,21 @@ describe('real agent environments', () => {
             expect(s.home.startsWith(os.tmpdir())).toBe(true);
             expect(s.env.DISPLAY).toBeUndefined();
             expect(Object.values(s.env)).not.toContain('real');
-            const seeded =
-              agent === 'claude'
-                ? join(s.home, '.claude.json')
-                : agent === 'codex'
-                  ? join(s.env.CODEX_HOME!, 'config.toml')
-                  : join(s.home, '.gemini', 'settings.json');
-            expect(readFileSync(seeded, 'utf8')).toContain(
-              agent === 'claude' ? s.cwd : agent === 'codex' ? model.url : 'gemini-api-key',
-            );
+            // Each agent's first-run file, and what it must hold.
+            const [seeded, holds]: [string, string] = {
+              claude: () => [join(s.home, '.claude.json'), s.cwd],
+              codex: () => [join(s.env.CODEX_HOME!, 'config.toml'), model.url],
+              gemini: () => [join(s.home, '.gemini', 'settings.json'), 'gemini-api-key'],
+              opencode: () => [
+                join(s.env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'),
+                model.url,
+              ],
+              copilot: () => [join(s.home, '.copilot', 'config.json'), s.cwd],
+            }[agent]() as [string, string];
+            expect(readFileSync(seeded, 'utf8')).toContain(holds);
+            // Every folder of its own is the temp HOME's.
+            for (const v of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'CODEX_HOME', 'COPILOT_HOME'])
+              if (s.env[v] !== undefined) expect(s.env[v]!.startsWith(s.home)).toBe(true);
           } finally {
             s.dispose();
           }

@@ -6,14 +6,14 @@ import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from './env.js';
 import type { FakeModel, ModelApi, ModelRequest, ToolCallAnswer } from './fake-model/server.js';
 
 /**
- * The real agent CLIs under test (Claude Code, Codex, Gemini CLI, OpenCode), installed at pinned versions
+ * The real agent CLIs under test (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI), installed at pinned versions
  * outside node_modules (a user's `npm ci` never pulls them; `.ci/run` installs them), and the
  * environment each needs to start offline and quiet against the fake model server: a temp HOME
  * (CODEX_HOME) per agent with its first-run state, trust and API-key answers pre-seeded, no
  * update checks, no telemetry. Never the user's own HOME.
  */
 
-export type RealAgentName = 'claude' | 'codex' | 'gemini' | 'opencode';
+export type RealAgentName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot';
 /**
  * The agents the shared suites run (real-agents-AGENT, agent-channels, acp-real-agents); the
  * newer ones have files of their own (real-agents-opencode…), one agent session for all checks.
@@ -47,6 +47,7 @@ export const AGENT_API: Record<RealAgentName, ModelApi> = {
   codex: 'openai',
   gemini: 'gemini',
   opencode: 'openai-chat',
+  copilot: 'openai-chat',
 };
 
 /** The clippy preset of each agent. */
@@ -55,6 +56,7 @@ export const AGENT_PRESET: Record<RealAgentName, string> = {
   codex: 'codex',
   gemini: 'gemini',
   opencode: 'opencode',
+  copilot: 'copilot',
 };
 
 /** The agent's installed executable, or why it cannot be used (tests skip with this message). */
@@ -141,6 +143,13 @@ const AGENT_VARS = [
   'OPENCODE_CONFIG',
   'OPENCODE_CONFIG_DIR',
   'OPENCODE_CONFIG_CONTENT',
+  'COPILOT_HOME',
+  'COPILOT_GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GITHUB_TOKEN',
+  'COPILOT_PROVIDER_BASE_URL',
+  'COPILOT_PROVIDER_API_KEY',
+  'COPILOT_MODEL',
   'XDG_CONFIG_HOME',
   'XDG_DATA_HOME',
   'XDG_CACHE_HOME',
@@ -328,12 +337,38 @@ const SEED: Record<RealAgentName, (c: SeedContext) => { args: string[] }> = {
     mkdirSync(join(config, 'node_modules'));
     return { args: [] };
   },
+  copilot: ({ home, cwd, model, env }) => {
+    // Its own model provider (BYOK) and offline mode: no GitHub sign-in, no network but the model.
+    Object.assign(env, {
+      COPILOT_PROVIDER_BASE_URL: `${model.url}/v1`,
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_PROVIDER_API_KEY: FAKE_KEYS.openai,
+      COPILOT_MODEL: 'fake-model',
+      // Its limits for a model it does not know (else it says so on its screen at each start).
+      COPILOT_PROVIDER_MAX_PROMPT_TOKENS: '128000',
+      COPILOT_PROVIDER_MAX_OUTPUT_TOKENS: '8192',
+      COPILOT_OFFLINE: 'true',
+      COPILOT_AUTO_UPDATE: 'false',
+    });
+    // Its first-run state: the folder trusted (else its trust dialog), its tips seen.
+    writeFileSync(
+      join(mkdirp(join(home, '.copilot')), 'config.json'),
+      `${JSON.stringify({ firstLaunchAt: new Date().toISOString(), appTipShown: true, trustedFolders: [cwd] }, null, 2)}\n`,
+    );
+    return { args: [] };
+  },
 };
+
+function mkdirp(path: string): string {
+  mkdirSync(path, { recursive: true });
+  return path;
+}
 
 /**
  * The tool call that makes `agent` ask the user before running `command` (its approval
  * dialog): Claude Code's Bash tool, Codex's exec_command asking to run outside its sandbox,
- * Gemini CLI's run_shell_command, OpenCode's bash (its seeded config makes it ask).
+ * Gemini CLI's run_shell_command, OpenCode's bash (its seeded config makes it ask), Copilot
+ * CLI's bash.
  */
 export function approvalToolCall(agent: RealAgentName, command: string): ToolCallAnswer {
   switch (agent) {
@@ -356,6 +391,7 @@ export function approvalToolCall(agent: RealAgentName, command: string): ToolCal
         input: { command, description: 'Run a command' },
       };
     case 'opencode':
+    case 'copilot':
       return { kind: 'tool', name: 'bash', input: { command, description: 'Run a command' } };
   }
 }

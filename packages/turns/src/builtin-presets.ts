@@ -258,14 +258,22 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     name: 'copilot',
     kind: 'screen',
     description:
-      'GitHub Copilot CLI: "│ >  Enter @ to mention files or / for commands │" box with a "Ctrl+c Exit" footer; "◉ Thinking (Esc to cancel)" while busy; numbered confirmation boxes when asking.',
+      'GitHub Copilot CLI: "❯" input between ─ rules over a "… / commands · ? help" footer (before 1.0: a "│ >  Enter @ to mention files or / for commands │" box, "Ctrl+c Exit"); "◉ Working · 16 B esc esc interrupt" (before: "◉ Thinking (Esc to cancel)") while busy; numbered confirmation boxes when asking. Answers start with ●.',
     checkedOn: [
       'GitHub Copilot CLI 0.0.328 (agentapi format: 4 cases; initialization: ready, not_ready)',
       'GitHub Copilot CLI 0.0.328–1.0.19 screens pasted in public issue threads (test/screens/public: 6)',
+      'GitHub Copilot CLI 1.0.102 (folder trust and command approval dialogs, input screens empty and with text, busy, answered: test/screens)',
     ],
-    idle: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`],
+    // 1.0.102: "❯" at the left edge under a rule (an echoed message is " ❯ …", indented).
+    idle: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`, r`^❯(?:\s|$)`],
     // "● Cancelling" alone on its line: Copilot stops the operation and takes no input until done.
-    busy: [r`\(Esc to cancel\)`, r`◉ Thinking`, r`^\s*[●◉] Cancelling(?:…|\.\.\.)?$`],
+    busy: [
+      r`\(Esc to cancel\)`,
+      r`◉ Thinking`,
+      r`^\s*[●◉] Cancelling(?:…|\.\.\.)?$`,
+      r`esc esc interrupt`,
+      r`^\s*[◉◎○●] Working · `,
+    ],
     blocked: [
       r`Confirm with number keys`,
       r`Do you want to run this command\?`,
@@ -274,12 +282,22 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       r`\(y/n\):?$`,
       r`Do you trust the files in this folder\?`,
     ],
-    chrome: [r`\(Esc to cancel\)`, r`^\s*Ctrl\+c Exit`, r`^\s*~\S* \[⎇ .*\]$`],
-    inputLine: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`],
-    inputTop: [r`^\s*╭─`],
+    chrome: [
+      r`\(Esc to cancel\)`,
+      r`^\s*Ctrl\+c Exit`,
+      r`^\s*~\S* \[⎇ .*\]$`,
+      // 1.0.102: the folder above its input box's rule (and its branch in a repository).
+      r`^ [~/]\S*(?: \[⎇ [^\]]*\])?$`,
+    ],
+    inputLine: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`, r`^❯(?:\s|$)`],
+    inputTop: [r`^\s*╭─`, r`^─{10,}$`],
+    // 1.0.102 stops on a second Esc ("esc esc interrupt"); before, on one.
+    interruptKeys: ['Esc', 'Esc'],
     bottomLines: 12,
     model: 'unknown',
     provider: 'github',
+    answerBullet: [' ● ', '● '],
+    agent: 'copilot',
   },
   opencode: {
     name: 'opencode',

@@ -19,7 +19,9 @@ import {
  */
 const ECHO_DECORATION = /^\s*(?:(?:│\s*)?[>❯›](?:\s|$)|┃\s)/u;
 const LEADING_DECORATION = /^\s*(?:┃\s*)?[\s│]*(?:[>❯›](?:\s|$))?\s*/u;
-const TRAILING_BOX = /[\s│]+$/u;
+const TRAILING_BOX = /[\s│┃]+$/u;
+/** The time Copilot CLI 1.0 prints at the right of an echoed message (`❯ hello      10:43`). */
+const ECHO_TIME = /\s{2,}\d{1,2}:\d{2}(?:\s*[AP]M)?$/u;
 /** Bottom border of the box some agents draw around the echoed input (Gemini CLI 0.61 in true
  * colour: a band of half blocks; OpenCode: its bar's last, empty row). */
 const ECHO_BOX_BOTTOM = /^\s*(?:╰─|▀{10,}$|┃\s*$)/u;
@@ -30,7 +32,11 @@ const PASTED_ECHO = /^\s*[>❯›]\s.*\[Pasted text #\d+/u;
 
 /** An echoed line without its prompt or box decoration. */
 export function normEcho(line: string): string {
-  return line.replace(LEADING_DECORATION, '').replace(TRAILING_BOX, '');
+  return line
+    .replace(LEADING_DECORATION, '')
+    .replace(TRAILING_BOX, '')
+    .replace(ECHO_TIME, '')
+    .replace(TRAILING_BOX, '');
 }
 
 /**

@@ -108,7 +108,7 @@ export type MultilineSetting =
 export type MultilineMode = 'lines' | 'join' | 'continuation';
 
 /** Agents with a channel the broker can wire (broker/src/agents/<agent>/). */
-export const PRESET_AGENTS = ['claude', 'codex', 'gemini', 'opencode'] as const;
+export const PRESET_AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'copilot'] as const;
 export type PresetAgent = (typeof PRESET_AGENTS)[number];
 
 const regexList = z.array(z.string()).max(64);

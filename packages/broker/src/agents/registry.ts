@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { AgentName } from '@clippy/protocol';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
+import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
 import { opencode } from './opencode/index.js';
 import type { AgentDefinition } from './types.js';
@@ -13,6 +14,7 @@ export const AGENT_DEFINITIONS: Record<AgentName, AgentDefinition> = {
   codex,
   gemini,
   opencode,
+  copilot,
 };
 
 /**

@@ -143,7 +143,7 @@ export type NotifyEffective = z.infer<typeof NotifyEffectiveSchema>;
  * preset names one with its `agent` field.
  */
 export const AgentNameSchema = z
-  .enum(['claude', 'codex', 'gemini', 'opencode'])
+  .enum(['claude', 'codex', 'gemini', 'opencode', 'copilot'])
   .describe('an agent whose own record of its turns clippy reads');
 export type AgentName = z.infer<typeof AgentNameSchema>;
 
@@ -171,7 +171,7 @@ export const AgentTurnSchema = z
     via: z
       .string()
       .describe(
-        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`, `opencode-plugin`',
+        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`, `opencode-plugin`, `copilot-events`',
       ),
     session_id: z.string().optional().describe('the agent’s own session (thread) ID'),
     turn_id: z
