@@ -224,6 +224,44 @@ describe('labelled agent screens (test/screens)', () => {
     }
   });
 
+  it("OpenCode: a long answer whose busy frames were never seen and whose echo scrolled off completes once the agent's record says it ended", () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
+    const snap = (lines: string[]): ScreenSnapshot => ({
+      lines,
+      viewportTop: 0,
+      rows: lines.length,
+      cols: 100,
+    });
+    const idle = read('opencode-answered.txt').replace(/\n$/u, '').split('\n');
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    d.onOutput(bytes('a'), 1000);
+    d.onScreen(snap(idle), 1000);
+    d.tick(1300);
+    const typed = idle;
+    // The question in the box (above its border), Enter, then the answer at once: 30 rows of it.
+    const box = typed.findIndex((l) => l.startsWith('  ╹▀'));
+    const withText = [...typed];
+    withText[box - 3] = '  ┃  Please give the tall answer.';
+    d.onOutput(bytes('b'), 2000);
+    d.onScreen(snap(withText), 2000);
+    d.onInput(bytes('Please give the tall answer.\r'), 2100);
+    const answered = [
+      ...Array.from({ length: 20 }, (_, i) => `     line ${281 + i} of 300`),
+      '',
+      '     ▣  Build · Fake Model · 1.6s',
+      '',
+      ...typed.slice(box - 4),
+    ];
+    d.onOutput(bytes('c'), 3000);
+    const events = [...d.onScreen(snap(answered), 3000), ...d.tick(3300), ...d.tick(5000)];
+    expect(events.filter((e) => e.type === 'turn')).toEqual([]);
+    const startedAt = 2100;
+    const done = [...d.recordedEnd(startedAt, 5100), ...d.tick(5200)].find(
+      (e) => e.type === 'turn',
+    );
+    expect(done?.type === 'turn' && done.text.split('\n').at(-1)).toBe('line 300 of 300');
+  });
+
   it('a Gemini session is blocked at the trust and auth dialogs (their menus reported as they change), then ready at its input', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.gemini! });
     const settle = BUILTIN_PRESETS.gemini!.settleMs ?? 200;

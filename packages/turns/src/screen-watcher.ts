@@ -379,8 +379,11 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     });
     // Taken but not answered yet: an agent that queued the message (Gemini CLI still starting,
     // Codex still loading) or has not started on it shows its input box as when idle. Without
-    // having seen it work, only an answer below the echo of the message shows it is done.
-    if (!turn.worked && (text.trim() === '' || !this.echoShown(turn))) return events;
+    // having seen it work, only an answer below the echo of the message shows it is done — or
+    // the agent's own record of its end: a loaded machine may render a quick answer's busy
+    // frames in one go, and a long one scrolls the echo off a full-screen agent (OpenCode).
+    if (!turn.worked && !turn.recorded && (text.trim() === '' || !this.echoShown(turn)))
+      return events;
     const prompt = cls.inputIndex >= 0 ? (this.lastViewport[cls.inputIndex] ?? '') : '';
     this.closeTurn(turn, this.outAbs, prompt, now, events, () => text);
     return events;
