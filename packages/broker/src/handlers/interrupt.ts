@@ -1,12 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeKeys } from '@clippy/protocol';
+import { sessionTarget } from '../relay/inject-into-session.js';
 import { HandlerError, findLiveSession, type Handler } from './context.js';
 
 /**
- * Pause between two keys of an interrupt (OpenCode's Esc, Esc): written at once, a program
- * reads them in one read as one sequence (ESC ESC, Alt+Esc), not two presses.
+ * Least pause between two keys of an interrupt (OpenCode's and Copilot CLI's Esc, Esc): written
+ * at once, a program reads them in one read as one sequence (ESC ESC, Alt+Esc), not two presses.
  */
 export const INTERRUPT_KEY_GAP_MS = 100;
+/**
+ * Longest wait for the program to react to one key of an interrupt (OpenCode draws "esc again
+ * to interrupt") before the next: a loaded program that has not read the first key yet would
+ * read both in one go. A program that shows nothing gets the next key after this.
+ */
+export const INTERRUPT_KEY_REACT_MS = 1_500;
 
 /**
  * Interrupts what a session's program is doing with the keys a person would press: its preset's
@@ -24,9 +31,15 @@ export const interrupt: Handler<'interrupt'> = async (request, context) => {
     );
   }
   const keys = [...(session.turns?.interruptKeys ?? ['C-c'])];
+  const target = sessionTarget(session);
+  let before = session.outputBytes;
   for (const [i, key] of keys.entries()) {
-    if (i > 0) await sleep(INTERRUPT_KEY_GAP_MS);
+    if (i > 0) {
+      await sleep(INTERRUPT_KEY_GAP_MS);
+      await target.waitOutput(before, INTERRUPT_KEY_REACT_MS);
+    }
     if (!session.live) break;
+    before = session.outputBytes;
     session.input(encodeKeys([key], { applicationCursor: session.screen.applicationCursor }));
   }
   return { keys };

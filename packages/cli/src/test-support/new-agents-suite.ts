@@ -232,8 +232,13 @@ export function newAgentSuite(agent: NewAgent, traits: NewAgentTraits): void {
         const turn = JSON.parse(r.stdout) as { interrupted: boolean; text_source: string };
         expect(turn.interrupted).toBe(true);
         expect(turn.text_source).toBe('screen');
+        // It stopped: its screen says it no longer works, while the model's stream still hangs
+        // (one the fake model ended would read as a server error, which an agent still working
+        // retries).
+        const deadline = Date.now() + ASK_TIMEOUT_S * 1000;
+        while (/esc (?:esc |again to )?interrupt/u.test(await screenOf(env(), a.name)))
+          if (Date.now() > deadline) throw new Error(await screenOf(env(), a.name));
         model.releaseHanging();
-        await untilListed(env(), a.name, ['idle']);
       },
       SCENARIO_MS,
     );
