@@ -262,6 +262,52 @@ describe('labelled agent screens (test/screens)', () => {
     expect(done?.type === 'turn' && done.text.split('\n').at(-1)).toBe('line 300 of 300');
   });
 
+  it('OpenCode: Enter pressed again while its echo is drawn is the same submission; the turn completes', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
+    const snap = (lines: string[]): ScreenSnapshot => ({
+      lines,
+      viewportTop: 0,
+      rows: lines.length,
+      cols: 100,
+    });
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    const idle = read('opencode-answered.txt').replace(/\n$/u, '').split('\n');
+    const box = idle.findIndex((l) => l.startsWith('  ╹▀'));
+    const question = 'Please give the long answer.';
+    d.onOutput(bytes('a'), 1000);
+    d.onScreen(snap(idle), 1000);
+    d.tick(1300);
+    const typed = [...idle];
+    typed[box - 3] = `  ┃  ${question}`;
+    d.onOutput(bytes('b'), 2000);
+    d.onScreen(snap(typed), 2000);
+    d.onInput(bytes(`${question}\r`), 2100);
+    // Its box empty, its echo drawn above it, no answer yet; Enter once more.
+    const echoed = [
+      ...idle.slice(0, box - 5),
+      '  ┃',
+      `  ┃  ${question}`,
+      '  ┃',
+      '',
+      ...idle.slice(box - 4),
+    ].slice(-idle.length);
+    d.onOutput(bytes('c'), 2500);
+    d.onScreen(snap(echoed), 2500);
+    d.onInput(bytes('\r'), 2550);
+    const answered = [
+      ...echoed.slice(0, box - 4),
+      '     A long line follows.',
+      '',
+      '     ▣  Build · Fake Model · 1.1s',
+      '',
+      ...echoed.slice(box - 4),
+    ].slice(-idle.length);
+    d.onOutput(bytes('d'), 3000);
+    const events = [...d.onScreen(snap(answered), 3000), ...d.tick(3300), ...d.tick(3600)];
+    const done = events.find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.text).toBe('A long line follows.');
+  });
+
   it('a Gemini session is blocked at the trust and auth dialogs (their menus reported as they change), then ready at its input', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.gemini! });
     const settle = BUILTIN_PRESETS.gemini!.settleMs ?? 200;

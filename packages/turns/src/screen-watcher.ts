@@ -139,8 +139,14 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     if (!t) return this.startTurn(ev, now, events);
     if (!t.accepted) {
       // Enter again while the agent has not taken the last one (its text waits in the input
-      // box): this Enter submits that text, or the text typed since.
-      this.openTurn(ev.text.trim() === '' ? t.typed : ev.text, now);
+      // box): this Enter submits that text, or the text typed since. The same text is the same
+      // submission, pressed again (an injection's second Enter into an agent slow to show it
+      // took the first): its turn keeps what the screen showed at the first Enter — taken for
+      // a new turn, the echo drawn meanwhile counted as an older message's and the turn never
+      // completed.
+      const typed = ev.text.trim() === '' ? t.typed : ev.text;
+      if (typed === t.typed) t.submitSeq = ++this.submitCount;
+      else this.openTurn(typed, now);
     } else if (t.outputBytes === 0) {
       // Nothing answered the previous submit yet: Enter on an empty input box, this input
       // replaces it.
