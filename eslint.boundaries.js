@@ -32,13 +32,15 @@ const ALLOWED = {
   reports: [],
   repomap: [],
   client: ['protocol'],
-  broker: ['protocol', 'turns'],
+  // The daemon reaches other machines' daemons as a client does (DESIGN.md: broker ──► client):
+  // the web view's hosts through the SSH forwarding `clippy --host` uses.
+  broker: ['protocol', 'turns', 'client'],
   // Reaches protocol through client, as the diagram says.
   navigator: ['client', 'repomap', 'reports'],
   // protocol and turns are not arrows from cli in DESIGN.md's diagram, but cli uses protocol's
   // types and error codes and runs the turn engine for `clippy classify` and `clippy report`
   // (issue 13 reports this; the design or the code is to follow).
-  cli: ['client', 'navigator', 'reports', 'repomap', 'protocol', 'turns', 'acp'],
+  cli: ['client', 'navigator', 'reports', 'repomap', 'protocol', 'turns', 'acp', 'mcp'],
   // Test helpers: start daemons and speak the protocol like a client.
   testkit: ['client', 'protocol'],
   // The page speaks the protocol over a WebSocket (its tests drive a daemon through testkit).
@@ -46,6 +48,9 @@ const ALLOWED = {
   // The ACP adapter is a client (DESIGN.md "Homes"): the daemon through client, the protocol's
   // types and error codes.
   acp: ['client', 'protocol'],
+  // The MCP server is a client too (DESIGN.md "Homes"): the daemon through client, the
+  // protocol's types, error codes and turn IDs.
+  mcp: ['client', 'protocol'],
   // The VS Code extension is a client (DESIGN.md "Homes"): the daemon through client, the
   // protocol's types and constants.
   vscode: ['client', 'protocol'],

@@ -87,10 +87,27 @@ describe('package boundaries in npm run lint', { timeout: LINT_TIMEOUT_MS }, () 
     ).toHaveLength(1);
   });
 
+  it('keeps the MCP server a client of the daemon, and the CLI its only importer', async () => {
+    expect(
+      await boundaryErrors(
+        'packages/mcp/src/boundary-check.ts',
+        "import { connect } from '@clippy/client';\n" +
+          "import { parseTurnId } from '@clippy/protocol';\n" +
+          "import { startBroker } from '@clippy/broker';\n" +
+          'export const a = [connect, parseTurnId, startBroker];\n',
+      ),
+    ).toEqual([
+      `3: no-restricted-imports: '@clippy/broker' import is restricted from being used by a pattern. mcp may import client, protocol (DESIGN.md "Packages").`,
+    ]);
+    const serve = "import { serveMcp } from '@clippy/mcp';\nexport const s = serveMcp;\n";
+    expect(await boundaryErrors('packages/cli/src/boundary-check.ts', serve)).toEqual([]);
+    expect(await boundaryErrors('packages/acp/src/boundary-check.ts', serve)).toHaveLength(1);
+  });
+
   it('keeps testkit out of shipped code', async () => {
     const code = "import { until } from '@clippy/testkit/until';\nexport const u = until;\n";
     expect(await boundaryErrors('packages/broker/src/boundary-check.ts', code)).toEqual([
-      `1: no-restricted-imports: '@clippy/testkit/until' import is restricted from being used by a pattern. broker may import protocol, turns (DESIGN.md "Packages").`,
+      `1: no-restricted-imports: '@clippy/testkit/until' import is restricted from being used by a pattern. broker may import protocol, turns, client (DESIGN.md "Packages").`,
     ]);
     expect(await boundaryErrors('packages/broker/src/boundary-check.test.ts', code)).toEqual([]);
   });

@@ -1,7 +1,7 @@
 /**
  * Agent channels: the time from the fake model's last byte of an answer to `turn_completed` at
  * a subscriber, through each real agent CLI (Claude Code, Codex, Gemini CLI: the pinned
- * versions, skipped when not installed), with the agent's channel (its hooks, notify or chat
+ * versions, skipped when not installed), with the agent's channel (its hooks, rollout or chat
  * file joined to the screen's turn) and without it (the screen alone: the baseline, measured
  * in the same run). p50/p99 over BENCH_ASKS asks each (default 10; BENCH_AGENTS=gemini,codex
  * measures only those). A turn completed before the model's last byte is counted apart, and an

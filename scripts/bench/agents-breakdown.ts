@@ -8,7 +8,7 @@
  * - screen: that output → the screen's `idle` (the preset's settle window and classification;
  *   shorter once the agent's record says the turn ended);
  * - join: `idle` → `turn_completed` (the turn held for the agent's own report: its transcript,
- *   rollout or chat file, else its hook or notify);
+ *   rollout or chat file, else its hook);
  * - cli: `turn_completed` → `clippy ask` printing (the CLI's wait and print).
  *
  * The baseline is the sum of the parts beside the whole (agent's share vs clippy's). ASKS asks
@@ -41,7 +41,7 @@ interface Marks {
   turns: number[];
 }
 
-/** Where each turn's answer came from (the agent's record: transcript, rollout, notify…). */
+/** Where each turn's answer came from (the agent's record: transcript, rollout, chat file…). */
 const sources = new Map<string, number>();
 
 /** Runs `clippy ask` and resolves with when its stdout first carried text. */

@@ -6,9 +6,9 @@ import { agentCommand } from '@clippy/testkit/agents/index';
 import { waitState } from '@clippy/testkit/agents/harness';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { GIT_TEST_ENV, git, gitOwnDiff, makeRepo, writeFiles } from '@clippy/testkit/git';
-import { installed } from '@clippy/testkit/installed';
 import { Nvim } from '@clippy/testkit/nvim';
 import { bins } from '@clippy/testkit/paths';
+import { programMissing } from '@clippy/testkit/requirements';
 
 // :ClippyDiff (issue 37): a session's changes in its worktree in a diff buffer, in a real
 // headless Neovim against the real daemon, the worktree made and diffed by real git.
@@ -17,7 +17,7 @@ import { bins } from '@clippy/testkit/paths';
 const SHOWN_TIMEOUT_MS = 15_000;
 const ERROR = 4; // vim.log.levels.ERROR
 
-const hasNvim = installed('nvim');
+const hasNvim = programMissing('nvim', 'neovim') === null;
 const nvims: Nvim[] = [];
 
 let d: TestDaemon;

@@ -9,10 +9,10 @@ import { agentCommand } from '@clippy/testkit/agents/index';
 import { spawnAgent, submissions, tuiAnswerText, waitState } from '@clippy/testkit/agents/harness';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { otherRelease } from '@clippy/testkit/other-release';
-import { installed } from '@clippy/testkit/installed';
 import { Nvim, nvimPluginDir } from '@clippy/testkit/nvim';
 import { bins } from '@clippy/testkit/paths';
 import { until } from '@clippy/testkit/until';
+import { programMissing } from '@clippy/testkit/requirements';
 
 // The Neovim plugin (editors/nvim) in a real headless Neovim, against the real daemon and
 // fake agents in real PTYs: what a person sees in the editor (buffers, messages) and what the
@@ -23,7 +23,7 @@ const E2E_TIMEOUT_MS = 60_000;
 /** How long a result the plugin shows asynchronously (a buffer, a message) may take. */
 const SHOWN_TIMEOUT_MS = 15_000;
 
-const hasNvim = installed('nvim');
+const hasNvim = programMissing('nvim', 'neovim') === null;
 const nvims: Nvim[] = [];
 const ERROR = 4; // vim.log.levels.ERROR
 
@@ -140,11 +140,6 @@ describe.skipIf(!hasNvim)(':help clippy', () => {
     }
   });
 });
-
-it.skipIf(hasNvim)(
-  'nvim: not installed here (.ci/run installs it: apt-get install neovim)',
-  () => {},
-);
 
 describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOUT_MS }, () => {
   let d: TestDaemon;

@@ -65,8 +65,6 @@ const missing = Object.fromEntries(REAL_AGENTS.map((a) => [a, agentsMissing(a)])
   RealAgentName,
   string | null
 >;
-for (const why of Object.values(missing))
-  if (why) console.warn(`clippy acp with the real agents: ${why}`);
 
 beforeAll(async () => {
   if (REAL_AGENTS.every((a) => missing[a] !== null)) return;

@@ -362,6 +362,30 @@ describe('clippy acp: what it refuses, and its errors', () => {
     expect(turns.map((t) => t.prompt)).toEqual(['still there?']);
   });
 
+  it('answers a message of any size with a JSON-RPC error and goes on: 17 MB past the daemon’s frame, 40 MB past what it reads', async () => {
+    const { acp } = acpFor('aider');
+    const sessionId = await newSession(acp);
+    const exited = acp.exited.then((code) => `exited with ${code}: ${acp.log}`);
+    for (const [bytes, code, words] of [
+      [17_000_000, -32603, /exceeds the 16777216-byte frame limit/u],
+      [40_000_000, -32600, /over the 33554432 bytes clippy acp reads; it was dropped unread/u],
+    ] as const) {
+      const refused = acpErrorOf(
+        acp.agent.request(methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: 'text', text: 'x'.repeat(bytes) }],
+        }),
+      );
+      const error = await Promise.race([refused, exited]);
+      if (typeof error === 'string') throw new Error(`clippy acp ${error}`);
+      expect([error.code, error.message]).toEqual([code, expect.stringMatching(words)]);
+    }
+    // Still serving the editor: the next prompt is typed and answered.
+    expect((await acp.prompt(sessionId, 'still there?')).stopReason).toBe('end_turn');
+    const { turns } = await clippy.request('list_turns', { session: sessionId });
+    expect(turns.map((t) => t.prompt)).toEqual(['still there?']);
+  });
+
   it('a resource link is typed as the file path', async () => {
     const { acp } = acpFor('aider');
     const sessionId = await newSession(acp);

@@ -3,6 +3,7 @@ import type { ClippyClient } from '@clippy/client';
 import { AcpSessions } from './acp-sessions.js';
 import type { AcpContext, AcpOptions } from './context.js';
 import { DaemonLink } from './daemon-link.js';
+import { MAX_MESSAGE_BYTES, limitLines } from './line-limit.js';
 import { cancel } from './handlers/cancel.js';
 import { closeSession } from './handlers/close-session.js';
 import { initialize } from './handlers/initialize.js';
@@ -11,12 +12,30 @@ import { loadSession } from './handlers/load-session.js';
 import { newSession } from './handlers/new-session.js';
 import { prompt } from './handlers/prompt.js';
 
-/** How an editor and `clippy acp` talk: newline-delimited JSON-RPC on stdin and stdout. */
+/**
+ * How an editor and `clippy acp` talk: newline-delimited JSON-RPC on stdin and stdout. A message
+ * longer than MAX_MESSAGE_BYTES is answered with a JSON-RPC error (limitLines) and the
+ * connection goes on; the SDK's reader and that answer share stdout, one whole line at a time.
+ */
 export function stdioStream(
   input: ReadableStream<Uint8Array>,
   output: WritableStream<Uint8Array>,
 ): Stream {
-  return ndJsonStream(output, input);
+  const writer = output.getWriter();
+  let last: Promise<void> = Promise.resolve();
+  const write = (line: Uint8Array): Promise<void> => {
+    const done = last.then(() => writer.write(line));
+    last = done.catch(() => {});
+    return done;
+  };
+  const encoder = new TextEncoder();
+  const refuse = (response: object) =>
+    void write(encoder.encode(`${JSON.stringify(response)}\n`)).catch(() => {});
+  return ndJsonStream(
+    new WritableStream<Uint8Array>({ write }),
+    input.pipeThrough(limitLines(MAX_MESSAGE_BYTES, refuse)),
+    { maxMessageBytes: MAX_MESSAGE_BYTES },
+  );
 }
 
 /**

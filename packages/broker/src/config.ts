@@ -67,6 +67,8 @@ export interface BrokerConfig {
   wsTokenFile: string;
   /** Where the web view's token is kept across restarts (0600; `clippy web --rotate` renews it). */
   webTokenFile: string;
+  /** Where the web view's port is remembered, with whether it runs (state directory). */
+  webPortFile: string;
   limits: BrokerLimits;
 }
 
@@ -74,7 +76,7 @@ export interface BrokerConfig {
 export const WS_TOKEN_FILE_NAME = 'ws-token';
 
 /** clippy's state directory: $XDG_STATE_HOME/clippy, else ~/.local/state/clippy. */
-function stateDir(env: Record<string, string | undefined>): string {
+export function stateDir(env: Record<string, string | undefined>): string {
   return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'clippy');
 }
 
@@ -85,6 +87,8 @@ export function defaultLogFile(env: Record<string, string | undefined>): string 
 
 /** The web view's token file (beside the log, in the user's own state directory). */
 export const WEB_TOKEN_FILE_NAME = 'web-token';
+/** The web view's remembered port (beside its token). */
+export const WEB_PORT_FILE_NAME = 'web-port';
 
 /** Resolves options into a config. Throws NoRuntimeDirError when no socket path can be chosen. */
 export function resolveConfig(options: BrokerOptions): BrokerConfig {
@@ -101,6 +105,7 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     wsToken: options.wsToken ?? null,
     wsTokenFile: join(paths.dir, WS_TOKEN_FILE_NAME),
     webTokenFile: join(stateDir(env), WEB_TOKEN_FILE_NAME),
+    webPortFile: join(stateDir(env), WEB_PORT_FILE_NAME),
     limits: {
       ...DEFAULT_FLOW_LIMITS,
       killGraceMs: KILL_GRACE_MS,

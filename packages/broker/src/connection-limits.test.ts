@@ -99,6 +99,54 @@ describe('handshake and frame time bounds', () => {
   });
 });
 
+describe('a burst of costly requests on one connection (issue 46, item 4)', () => {
+  /** `count` spawn frames of `true` (padded to about `bytes` each), in one buffer. */
+  function spawns(count: number, bytes: number): Buffer {
+    return Buffer.concat(
+      Array.from({ length: count }, (_, i) =>
+        encodeFrame({
+          type: 'spawn',
+          id: i + 1,
+          command: 'true',
+          cwd: tmpdir(),
+          env: childEnv({ PAD: 'x'.repeat(bytes) }),
+        }),
+      ),
+    );
+  }
+
+  it('a frame cut at a read is not timed while the daemon works through what came before it', async () => {
+    // Frames of about 400 bytes: each read of the one write holds more than a turn's batch of
+    // them and ends inside one; working through a read's spawns takes far longer than the
+    // frame bound while the daemon reads nothing more.
+    await start({ frameTimeoutMs: 300 });
+    const burst = await tb!.client();
+    const COUNT = 200;
+    burst.writeBytes(spawns(COUNT, 300));
+    await burst.until(
+      () => burst.messages.filter((m) => m.type === 'response').length === COUNT,
+      120_000,
+    );
+    expect(burst.messages.filter((m) => m.status !== 'ok')).toEqual([]);
+    expect(burst.closed).toBe(false);
+  }, 180_000);
+
+  it('a connection closed for a stalled frame first answers the requests it read', async () => {
+    await start({ frameTimeoutMs: 300 });
+    const c = await tb!.client();
+    const { session } = await c.ok('spawn', { command: 'cat', env: childEnv(), cwd: tmpdir() });
+    // A wait that ends after the frame bound, then a frame that never ends.
+    const wait = encodeFrame({ type: 'wait_turn', id: 50, session, timeout_ms: 800 });
+    const [head] = bigFrame(51, 1000);
+    c.writeBytes(Buffer.concat([wait, head]));
+    const failed = await c.waitFor((m) => m.error === 'frame_timeout');
+    expect(failed).toMatchObject({ id: 0, status: 'error' });
+    const answered = await c.waitFor((m) => m.type === 'response' && m.id === 50);
+    expect(answered).toMatchObject({ status: 'error', error: 'timeout' });
+    await c.waitClosed();
+  });
+});
+
 describe('memory of unfinished frames across connections', () => {
   it('closes the connection whose partial frame would pass the total with partial_frame_limit; the others finish theirs', async () => {
     await start({ partialFramesLimit: 1024 * 1024 });

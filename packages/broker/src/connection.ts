@@ -10,7 +10,7 @@ import {
   type ResultType,
   type Role,
 } from '@clippy/protocol';
-import { CONNECTION_QUEUE_LIMIT } from './constants.js';
+import { ANSWERS_BEFORE_CLOSE_MS, CONNECTION_QUEUE_LIMIT } from './constants.js';
 import type { Connection, StreamFailure } from './transports/transport.js';
 import type { Logger } from './log.js';
 import type { Session } from './sessions/session.js';
@@ -67,6 +67,10 @@ export class ClientConnection implements Caller {
   private closed = false;
   /** Closes a connection that does not complete hello in time. */
   private helloTimer: NodeJS.Timeout | null;
+  /** Requests read and not answered yet (their handlers still work). */
+  private unanswered = 0;
+  /** Closing once the requests read are answered (a failed stream), null when not. */
+  private closeWhenAnswered: (() => void) | null = null;
 
   constructor(
     private readonly host: ConnectionHost,
@@ -263,8 +267,10 @@ export class ClientConnection implements Caller {
           this.host.log.error({ err, conn: this.number }, 'after-response step failed');
         }
       }
+      this.answered();
     };
     let pending: ReturnType<Handler<ResultType>>;
+    this.unanswered++;
     try {
       pending = handler(request as Request<ResultType>, context);
     } catch (error) {
@@ -317,7 +323,28 @@ export class ClientConnection implements Caller {
       `closing connection: ${error.message}`,
     );
     this.safeSendError(0, error.code, error.message);
-    this.close();
+    this.closeAfterAnswers();
+  }
+
+  /**
+   * Closes once every request read before the failure is answered (their handlers may still
+   * work: a spawn forks, a relay types), or after ANSWERS_BEFORE_CLOSE_MS: nothing more is read.
+   */
+  private closeAfterAnswers(): void {
+    this.closing = true;
+    if (this.unanswered === 0) return this.close();
+    const timer = setTimeout(() => this.closeWhenAnswered?.(), ANSWERS_BEFORE_CLOSE_MS);
+    timer.unref();
+    this.closeWhenAnswered = () => {
+      clearTimeout(timer);
+      this.closeWhenAnswered = null;
+      this.close();
+    };
+  }
+
+  private answered(): void {
+    this.unanswered--;
+    if (this.unanswered === 0) this.closeWhenAnswered?.();
   }
 
   private handleClose(): void {

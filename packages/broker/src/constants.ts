@@ -141,11 +141,26 @@ export const PARTIAL_FRAMES_LIMIT = 64 * 1024 * 1024;
  */
 export const REQUESTS_PER_TURN = 64;
 
+/**
+ * Time one connection's requests may take per turn of the event loop before the others get
+ * theirs: a request can cost far more than another (a spawn forks a process: 10–100 ms on a
+ * loaded machine), and 64 spawns in one turn held every other client's hello past its 5 s
+ * wait. A few milliseconds keep another client's request, and live output, waiting that long.
+ */
+export const INBOX_TURN_BUDGET_MS = 5;
+
 /** Grace between the polite signal (SIGHUP) and SIGKILL when a session is killed. */
 export const KILL_GRACE_MS = 3_000;
 
 /** Grace for sessions to exit on daemon shutdown before their groups get SIGKILL. */
 export const SHUTDOWN_GRACE_MS = 2_000;
+
+/**
+ * How long a connection whose stream failed (a frame too slow, bad bytes) stays open for the
+ * answers to the requests read before the failure: a spawn or a relay takes seconds on a loaded
+ * machine; a request that waits on an event (wait_turn) is not waited for past this.
+ */
+export const ANSWERS_BEFORE_CLOSE_MS = 10_000;
 
 /** How long a closing connection may take to flush its last messages before it is destroyed. */
 export const CLOSE_FLUSH_MS = 500;

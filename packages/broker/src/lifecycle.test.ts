@@ -7,10 +7,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childEnv, sleep } from './test-support/fixtures.js';
 import { RawClient } from './test-support/raw-client.js';
+import { buildMissing } from '@clippy/testkit/requirements';
 
 // The built entry point: these tests run clippyd as a real process (needs `npm run build`).
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'clippyd.js');
-const BUILT = existsSync(resolve(dirname(BIN), '..', 'dist', 'main.js'));
+const BUILT = buildMissing(resolve(dirname(BIN), '..', 'dist', 'main.js')) === null;
 
 interface Daemon {
   proc: ChildProcess;

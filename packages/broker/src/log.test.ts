@@ -42,21 +42,25 @@ function jsonLines(file: string): Array<Record<string, unknown>> {
 }
 
 describe('the log never throws', () => {
-  it('a full device (/dev/full): lines are dropped and counted with their error', () => {
+  it('a log that is a symbolic link is never written through: lines are dropped and counted, the error says why', () => {
     const dir = tempDir();
     const file = join(dir, 'clippyd.log');
-    symlinkSync('/dev/full', file);
+    // Another user's planted link would have the daemon append to a file of the user's choice.
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'untouched\n');
+    symlinkSync(victim, file);
     const log = logger(file);
     expect(() => {
       log.info('one');
       log.error({ err: new Error('boom') }, 'two');
     }).not.toThrow();
     expect(logHealth(log)).toMatchObject({
-      destination: 'file',
+      destination: 'none',
       droppedLines: 2,
-      lastError: expect.stringMatching(/ENOSPC/),
+      lastError: `${file} is a symbolic link (to ${victim}): clippy never opens its files through one`,
       maxBytes: LOG_MAX_BYTES,
     });
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
   });
 
   it('a file that cannot be opened: no throw, nothing written, tried again later', () => {

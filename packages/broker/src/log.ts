@@ -1,7 +1,12 @@
-import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { LOG_MAX_BYTES, LOG_PIPE_WAIT_MS, LOG_REOPEN_INTERVAL_MS } from './constants.js';
+import { openOwnSync } from './own-files.js';
+
+/** open(2) flags of the log file: appended to, or started afresh. */
+const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
+const TRUNCATE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC;
 
 export type Logger = PinoLogger;
 
@@ -178,8 +183,8 @@ export class LogSink {
     this.lastOpenAttempt = Date.now();
     try {
       mkdirSync(dirname(target.file), { recursive: true, mode: 0o700 });
-      // 0600: at `trace` the log holds terminal content.
-      const fd = openSync(target.file, flags, 0o600);
+      // 0600: at `trace` the log holds terminal content. Never through a link, never another's.
+      const fd = openOwnSync(target.file, flags === 'a' ? APPEND : TRUNCATE, 0o600);
       try {
         const st = fstatSync(fd);
         this.rotatable = st.isFile();

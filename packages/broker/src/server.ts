@@ -2,11 +2,11 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from 'node:
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeFrame, type EventName, type Push } from '@clippy/protocol';
-import { resolveConfig, type BrokerConfig, type BrokerOptions } from './config.js';
+import { resolveConfig, stateDir, type BrokerConfig, type BrokerOptions } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { ClientConnection, type ConnectionHost } from './connection.js';
 import type { BrokerPorts, NewSessionParams } from './handlers/context.js';
-import { SessionTable } from './sessions/session-table.js';
+import { SessionTable, type RemovedBy } from './sessions/session-table.js';
 import {
   Session,
   type SessionClient,
@@ -26,7 +26,11 @@ import { PendingConnections } from './transports/pending-connections.js';
 import { UnixTransport } from './transports/unix.js';
 import { WsTransport } from './transports/ws.js';
 import { WebHost } from './web/web-host.js';
+import { WebPortFile } from './web/web-port.js';
+import { WebRemotes } from './web/web-remotes.js';
 import { WebTokenFile } from './web/web-token.js';
+import { REFUSAL_REPORT_INTERVAL_MS, WebRefusals } from './web/refusals.js';
+import { NotOwnError, ownFolder } from './own-files.js';
 import { CLOSE_FLUSH_MS } from './constants.js';
 import {
   openHistory,
@@ -36,6 +40,7 @@ import {
 } from './store/broker-history.js';
 import type { TurnStore } from './store/turn-store.js';
 import { Worktrees } from './worktrees/worktrees.js';
+import { SessionReaper } from './pty/session-reaper.js';
 
 function readPackageVersion(): string {
   try {
@@ -69,6 +74,17 @@ export class Broker {
   private transports: Transport[] = [];
   /** The web view's endpoint; created with the transports (it shares their input limits). */
   private webHost: WebHost | null = null;
+  /** The other machines (config.json `hosts`) whose sessions the web view shows. */
+  private readonly webRemotes: WebRemotes;
+  /** The web view's refused requests: counted, logged in summary, wrong tokens slowed. */
+  private readonly webRefusals = new WebRefusals((summary, first) =>
+    this.log.warn(
+      summary,
+      first
+        ? `web view request refused: ${Object.keys(summary.reasons)[0]} (later ones are counted and logged every ${REFUSAL_REPORT_INTERVAL_MS / 1000} s)`
+        : `web view requests refused: ${summary.refused} since the last report`,
+    ),
+  );
   private closing: Promise<void> | null = null;
   private readonly sessionObserver: SessionObserver;
   private readonly connectionHost: ConnectionHost;
@@ -89,18 +105,23 @@ export class Broker {
   });
   /** Sessions' git worktrees: made, diffed, counted and removed (git runs as its own process). */
   private readonly worktrees: Worktrees;
+  /** Ends the sessions' processes if this daemon ends without doing so (killed, crashed). */
+  private readonly reaper: SessionReaper;
 
   private constructor(
     readonly config: BrokerConfig,
     readonly log: Logger,
     private readonly options: BrokerOptions,
   ) {
+    this.webRemotes = new WebRemotes(options.env ?? process.env, log);
+    this.reaper = new SessionReaper(log);
     this.notifier = new Notifier({
       env: options.env ?? process.env,
       log,
       focus: this.focus,
       attachedClients: () => this.attachedClients(),
       unreadChanged: (session) => this.unreadChanged(session),
+      webUrl: (session) => this.webHost?.link(session?.name ?? null) ?? null,
     });
     this.sessionObserver = {
       stateChanged: (session, previous) => {
@@ -116,6 +137,7 @@ export class Broker {
         this.notifier.stateChanged(session);
       },
       exited: (session) => {
+        if (session.kind === 'pty') this.reaper.remove(session.pid);
         if (session.persisted && this.history) {
           const written = persistExit(this.history, session, this.log);
           this.pendingExits.add(written);
@@ -198,7 +220,8 @@ export class Broker {
         uniqueName: (base) => sessions.uniqueName(base),
         newId: () => sessions.newId(),
         create: (params) => this.createSession(params),
-        remove: (session) => this.removeSession(session),
+        remove: (session, by) => this.removeSession(session, by),
+        removed: (ref) => sessions.removed(ref),
         revive: (old, params) => this.reviveSession(old, params),
         endWrapper: (session) => session.markExited(),
         wrapperOf: (session) => [...this.clients].find((c) => c.registered.has(session)),
@@ -232,12 +255,14 @@ export class Broker {
         logFile: this.config.logFile,
         web: {
           // No port asked: config.json's, read now (as a spawn reads its settings), else any.
-          start: (port, rotate) =>
+          start: (port, rotate, code) =>
             this.requireWebHost().start(
               port ?? loadTurnConfig(this.options.env ?? process.env).webPort,
               rotate,
+              code,
             ),
           stop: () => this.requireWebHost().stop(),
+          hosts: () => this.webRemotes.hosts(),
         },
         get clientCount() {
           return clients.size;
@@ -313,6 +338,7 @@ export class Broker {
     // every spawn: the daemon never runs on settings the user did not write.
     const settings = loadStartSettings(env);
     prepareSocketDir(config);
+    prepareStateDir(env);
     const log = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
     const broker = new Broker(config, log, options);
     await broker.listen();
@@ -336,6 +362,7 @@ export class Broker {
       'clippyd listening',
     );
     if (settings.webPort !== undefined) await broker.startConfiguredWeb(settings.webPort);
+    else await broker.resumeWeb();
     return broker;
   }
 
@@ -353,6 +380,20 @@ export class Broker {
       );
     } catch (err) {
       this.log.warn({ port, err: (err as Error).message }, 'web view not started');
+    }
+  }
+
+  /** The web view ran when the last daemon ended (restart, crash, `kill -9`): it comes back. */
+  private async resumeWeb(): Promise<void> {
+    try {
+      const status = await this.requireWebHost().resume();
+      if (status)
+        this.log.info(
+          { port: status.port, ...(status.moved ? { moved: status.moved } : {}) },
+          'web view started again (it ran when the daemon last stopped)',
+        );
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'web view not started again');
     }
   }
 
@@ -383,11 +424,15 @@ export class Broker {
     );
     this.webHost = new WebHost({
       tokenFile: new WebTokenFile(this.config.webTokenFile),
+      portFile: new WebPortFile(this.config.webPortFile),
+      remotes: this.webRemotes,
+      onNote: (message, fields) => this.log.warn(fields, message),
       limits: inputLimits,
       pendingLimit: limits.webPendingLimit,
       pendingTimeoutMs: limits.webPendingTimeoutMs,
       accept,
-      onRefused: (reason) => this.log.warn({ reason }, 'web view request refused'),
+      onRefused: (reason, source, credential) =>
+        this.webRefusals.refused(reason, source, credential),
       onPushedOut: (closed) =>
         this.log.warn(
           { closed, limit: limits.webPendingLimit },
@@ -456,6 +501,7 @@ export class Broker {
       observer: this.sessionObserver,
     });
     this.sessions.add(session);
+    if (session.kind === 'pty' && session.live) this.reaper.add(session.pid);
     // A revived session's record is in the history already (with its turns).
     if (session.persisted && !this.history?.session(session.id)) {
       void this.history?.persistSession({
@@ -541,11 +587,13 @@ export class Broker {
     old.dispose();
     const session = this.createSession({ ...params, id: old.id });
     session.turns?.ring.restore(kept, count, usage);
+    // Turns read before (by `ask`, attach, a page) stay read.
+    session.inheritRead(old);
     return session;
   }
 
   /** Removes an exited session: its attached clients are told, its screen is freed. */
-  private removeSession(session: Session): void {
+  private removeSession(session: Session, by: RemovedBy): void {
     if (session.persisted) void this.history?.persistRemove(session.id);
     const frame = encodeFrame({
       type: 'detached',
@@ -555,7 +603,7 @@ export class Broker {
       message: `session '${session.name}' was removed`,
     } satisfies Push<'detached'>);
     void session.detachAll(frame);
-    this.sessions.delete(session);
+    this.sessions.remove(session, by);
     this.notifier.sessionRemoved(session);
     session.dispose();
     this.log.info({ session: session.id, name: session.name }, 'session removed');
@@ -649,6 +697,7 @@ export class Broker {
     // Links to other machines' daemons (routes from there) end first: nothing more comes in.
     this.routes.dispose();
     this.worktrees.dispose();
+    this.webRefusals.dispose();
     const transportsClosed = Promise.all([
       ...this.transports.map((t) => t.close()),
       this.webHost?.dispose(),
@@ -720,6 +769,8 @@ export class Broker {
     // Exit records of the sessions just ended, then everything queued, reach the disk.
     await waitAll([...this.pendingExits], EXIT_RECORD_WAIT_MS);
     for (const s of this.sessions.all()) s.dispose();
+    // Any session that outlived the shutdown's SIGKILL is the reaper's now.
+    this.reaper.dispose();
     await this.history?.close();
     this.log.info('stopped');
     this.log.flush?.();
@@ -740,6 +791,19 @@ function prepareSocketDir(config: BrokerConfig): void {
       );
     }
     if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+  }
+}
+
+/**
+ * The state folder (log, history, the web view's token): refused when it is not the user's own
+ * (NotOwnError stops the start, as another user's runtime folder does). One that cannot be made
+ * (a read-only home) is left to the log and the history, which say so and run without.
+ */
+function prepareStateDir(env: Record<string, string | undefined>): void {
+  try {
+    ownFolder(stateDir(env), 'the state folder');
+  } catch (err) {
+    if (err instanceof NotOwnError) throw err;
   }
 }
 

@@ -28,7 +28,6 @@ const FLOOD_TIMEOUT_MS = 60_000;
 const SLACK_FDS = 32;
 
 const missing = localUserUnavailable();
-if (missing) console.warn(`skipping the web port flood by another user: ${missing}`);
 
 /**
  * Another user's flood (run with `node -e`): opens `count` TCP connections to the port, sends

@@ -107,7 +107,7 @@ const options = {
 
 /**
  * Packages the full CLI loads with loadPackage() (src/load-module.ts) when a command runs, each
- * in its own ES modules: the ACP server and its SDK, the navigator and repomap (tree-sitter),
+ * in its own ES modules: the ACP and MCP servers and their SDKs, the navigator and repomap (tree-sitter),
  * x11 (hotkeys, focus), ws. Bundled, `clippy --help` would have to initialise them; required
  * (they are ES modules), node 20 would refuse them. The broker is started, never imported.
  */
@@ -116,6 +116,7 @@ const LOADED_APART = [
   'x11',
   '@clippy/broker',
   '@clippy/acp',
+  '@clippy/mcp',
   '@clippy/navigator',
   '@clippy/repomap',
 ];

@@ -6,8 +6,8 @@ import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { spawnProgram } from '@clippy/testkit/agents/harness';
 import { BUILTIN_PRESETS } from '@clippy/turns';
-import { installed } from '@clippy/testkit/installed';
 import { bins } from '@clippy/testkit/paths';
+import { programMissing } from '@clippy/testkit/requirements';
 
 // End-to-end: the scripts `clippy completion SHELL` prints, loaded in the real shells, complete
 // against a real daemon through the built `clippy` on PATH. bash and zsh are driven in a PTY
@@ -78,8 +78,9 @@ async function exit(sh: CliPty): Promise<void> {
 describe('clippy completion', () => {
   it(
     'bash: the script loads without errors and TAB completes commands, options, a live session and its turn IDs',
-    async () => {
-      if (!installed('bash')) return void console.warn('skipped: bash is not installed');
+    async (ctx) => {
+      const missing = programMissing('bash');
+      if (missing) return ctx.skip(missing);
       const file = await script('bash', 'clippy.bash');
       const load = spawnSync('bash', ['--norc', '--noprofile', '-c', `source ${file}`], {
         env,
@@ -120,8 +121,9 @@ describe('clippy completion', () => {
 
   it(
     'zsh: the script, autoloaded from fpath, completes a live session and its turn IDs',
-    async () => {
-      if (!installed('zsh')) return void console.warn('skipped: zsh is not installed');
+    async (ctx) => {
+      const missing = programMissing('zsh');
+      if (missing) return ctx.skip(missing);
       const dir = path.join(scripts, 'zfunc');
       fs.mkdirSync(dir);
       fs.copyFileSync(await script('zsh', '_clippy'), path.join(dir, '_clippy'));
@@ -157,8 +159,9 @@ describe('clippy completion', () => {
 
   it(
     'fish: complete -C offers the live session and its turn IDs with descriptions',
-    async () => {
-      if (!installed('fish')) return void console.warn('skipped: fish is not installed');
+    async (ctx) => {
+      const missing = programMissing('fish');
+      if (missing) return ctx.skip(missing);
       const file = await script('fish', 'clippy.fish');
       const complete = (line: string) =>
         spawnSync('fish', ['--no-config', '-c', `source ${file}; complete -C '${line}'`], {

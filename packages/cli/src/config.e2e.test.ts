@@ -68,6 +68,7 @@ describe('clippy config', () => {
         'web.port',
         'hosts',
         'worktreeDir',
+        'pricing.models',
         'notify.turn',
         'notify.blocked',
         'notify.desktop',
@@ -75,6 +76,8 @@ describe('clippy config', () => {
         'notify.sound',
         'notify.bell',
         'notify.editor',
+        'notify.webhook',
+        'notify.webhookFormat',
         'notify.presets',
       ]);
       expect(json.settings.every((s: Setting) => s.source === 'default')).toBe(true);

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv } from '@clippy/testkit/daemon';
-import { installed } from '@clippy/testkit/installed';
 import { until } from '@clippy/testkit/until';
+import { programMissing } from '@clippy/testkit/requirements';
 
 // End-to-end: the built `clippy daemon install/uninstall` against a temporary XDG_CONFIG_HOME,
 // without touching the machine's systemd (--no-enable; systemctl kept off PATH otherwise).
@@ -58,7 +58,7 @@ describe('clippy daemon install / uninstall (systemd user unit)', () => {
     E2E_TIMEOUT_MS,
   );
 
-  it.skipIf(!installed('systemd-analyze'))(
+  it.skipIf(programMissing('systemd-analyze', 'systemd') !== null)(
     'the unit passes systemd-analyze verify without a warning',
     async () => {
       const e = freshEnv();

@@ -11,10 +11,10 @@ import { DaemonEnv, type TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
 import { isAlive } from '@clippy/testkit/env-processes';
-import { installed } from '@clippy/testkit/installed';
 import { bins } from '@clippy/testkit/paths';
 import { until } from '@clippy/testkit/until';
 import { XServer, x11Missing } from '@clippy/testkit/x-server';
+import { programMissing } from '@clippy/testkit/requirements';
 
 /** Per test: a few sessions, two terminal windows, the hotkey client (the X server is the file's). */
 const E2E_TIMEOUT_MS = 120_000;
@@ -163,7 +163,7 @@ describe('clippy hotkeys under X11', { timeout: E2E_TIMEOUT_MS }, () => {
     expect(hk.out()).not.toMatch(/ error /);
   });
 
-  it.skipIf(!installed('tmux'))(
+  it.skipIf(programMissing('tmux') !== null)(
     'follows the focused X window into the tmux client running in it, to its active pane',
     async (ctx) => {
       if (missing) return ctx.skip(missing);

@@ -23,6 +23,7 @@ import { flightPlanToYaml } from '@clippy/repomap';
 import { serializeRunReport } from '@clippy/reports';
 import type { ArgumentsCamelCase } from 'yargs';
 import { copyToClipboard } from './clipboard.js';
+import { readConfigFile } from './config-files.js';
 import { NAVIGATE_EXIT, type NavigateArgs } from './commands/navigate.js';
 import { CliError } from './errors.js';
 import { deliverReport, type DeliveryResult } from './report-delivery.js';
@@ -70,6 +71,7 @@ function choosePlanner(a: NavigateArgs): { planner: Planner; pricing: Pricing; n
       model: a.model,
       priceInput: a.priceInput,
       priceOutput: a.priceOutput,
+      configPrices: readConfigFile().pricing?.models,
     });
   } catch (err) {
     if (err instanceof PricingError) usage(err.message);

@@ -1,4 +1,6 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnAgent } from '@clippy/testkit/agents/harness';
@@ -124,6 +126,74 @@ describe('clippy notify, unread answers and the bell', { timeout: E2E_TIMEOUT_MS
     const noSession = await runClippy(['notify', 'bell=on', '--session', 'ghost'], env);
     expect(noSession.code).not.toBe(0);
     expect(noSession.stderr).toContain('ghost');
+  });
+
+  it('notify webhook=URL: written 0600, shown without its secret, --test sends to it, the last delivery and error shown', async () => {
+    const daemon = await start();
+    const env = daemon.env.env;
+    const got: { path: string; body: string }[] = [];
+    let status = 200;
+    const server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (d: string) => (body += d));
+      req.on('end', () => {
+        got.push({ path: req.url ?? '', body });
+        res.statusCode = status;
+        res.end(status === 200 ? 'ok' : 'topic not found');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const url = `${base}/my-secret-topic`;
+      const set = await runClippy(['notify', `webhook=${url}`, 'webhookFormat=ntfy'], env);
+      expect(set.code, set.stderr).toBe(0);
+      const file = join(env.XDG_CONFIG_HOME!, 'clippy', 'config.json');
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+        notify: { webhook: url, webhookFormat: 'ntfy' },
+      });
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const test = await runClippy(['notify', '--test'], env);
+      expect(test.code, test.stderr).toBe(0);
+      expect(test.stdout).toContain('test notification sent to: desktop, webhook');
+      expect(test.stdout).toContain('webhook: HTTP 200');
+      expect(got).toEqual([
+        {
+          path: '/my-secret-topic',
+          body: 'This is a test notification from clippy: notifications reach you here.',
+        },
+      ]);
+      status = 404;
+      const failed = await runClippy(['notify', '--test'], env);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain('webhook: HTTP 404 Not Found: topic not found');
+      const shown = await runClippy(['notify'], env);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain(`webhook: ${base}/… (ntfy)`);
+      expect(shown.stdout).toMatch(
+        /last delivered: .*, test to http:\/\/127\.0\.0\.1:\d+\/…: HTTP 200/u,
+      );
+      expect(shown.stdout).toMatch(
+        /last error: .*, test to .*: HTTP 404 Not Found: topic not found/u,
+      );
+      expect(shown.stdout).not.toContain('my-secret-topic');
+      const config = await runClippy(['config'], env);
+      expect(config.stdout).not.toContain('my-secret-topic');
+      const bad = await runClippy(['notify', 'webhook=ftp://x.example/secret'], env);
+      expect(bad.code).toBe(64);
+      expect(bad.stderr).toContain('webhook: not an http:// or https:// URL');
+      expect(bad.stderr).not.toContain('secret');
+      const badFormat = await runClippy(['notify', 'webhookFormat=telegram'], env);
+      expect(badFormat.code).toBe(64);
+      expect(badFormat.stderr).toContain("'telegram' is not one of json, ntfy, slack");
+      // default: off again.
+      expect((await runClippy(['notify', 'webhook=default'], env)).code).toBe(0);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ notify: { webhookFormat: 'ntfy' } });
+      expect((await runClippy(['notify'], env)).stdout).toContain('webhook: off');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('the bell rings in the terminal of a clippy attach when another session finishes', async () => {

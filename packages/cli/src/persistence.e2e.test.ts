@@ -137,7 +137,7 @@ describe('persistence across a daemon crash', () => {
     expect(status.store?.warning).toBeNull();
     expect(status.store?.turns).toBeGreaterThanOrEqual(reported.size);
     // `ls -a` says they were restored; turns, search and relay work on them.
-    expect(table.stdout).toMatch(/p1 .*exited\(\?\) restored/);
+    expect(table.stdout).toMatch(/p1 .*exited\(with daemon\) restored/);
     expect(turns.code).toBe(0);
     expect(turns.stdout).toMatch(/flood p1 number/);
     expect(found.code).toBe(0);
@@ -339,7 +339,7 @@ describe('a malformed history', () => {
     ]);
     expect(ls.stderr).toBe('');
     expect(ls.code).toBe(0);
-    expect(ls.stdout).toMatch(/^nonam1 +nonam1 +exited\(\?\) restored +1 /m);
+    expect(ls.stdout).toMatch(/^nonam1 +nonam1 +exited\(with daemon\) restored +1 /m);
     expect(ls.stdout).toMatch(/^numbr1 +numbr1 +exited/m);
     expect(one.stdout.equals(content)).toBe(true);
     // The turn whose lengths point into its metadata is not shown at all.

@@ -24,7 +24,6 @@ const ASK_TIMEOUT_S = 120;
 const SCENARIO_MS = 300_000;
 
 const missing = agentsMissing('claude', 'codex');
-if (missing) console.warn(`real agent relay e2e tests ${missing}`);
 
 /** What Codex's model answers to a text (the loop's test makes it end the loop). */
 let codexReply = (text: string) => `Codex read ${text.length} characters.`;

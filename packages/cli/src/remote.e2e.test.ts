@@ -18,7 +18,6 @@ const REMOTE_TIMEOUT_MS = 30_000;
 const E2E_TIMEOUT_MS = 120_000;
 
 const why = sshdUnavailable();
-if (why) console.warn(`remote tests skipped: ${why}`);
 
 let sshd: TestSshd;
 let local: DaemonEnv;

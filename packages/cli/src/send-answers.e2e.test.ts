@@ -4,13 +4,18 @@ import { waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { daemonForFile } from '@clippy/testkit/daemon-per-file';
+import { platformMissing } from '@clippy/testkit/requirements';
 
 // Talking to a program that asks (issue 12): a program reading input without a prompt is
 // `blocked` (it waits for you), and `send`, `paste` and `relay` answer a blocked session at
 // once, without --force. Linux only: the kernel tells whether the program waits in a terminal
 // read.
 
-const LINUX = process.platform === 'linux' && ['x64', 'arm64'].includes(process.arch);
+const LINUX =
+  platformMissing(
+    process.platform === 'linux' && ['x64', 'arm64'].includes(process.arch),
+    'the asking program (x64 or arm64)',
+  ) === null;
 
 let d: TestDaemon;
 let c: ClippyClient;

@@ -10,6 +10,7 @@ import { daemonForFile } from '@clippy/testkit/daemon-per-file';
 import { installed } from '@clippy/testkit/installed';
 import { seededRandom } from '@clippy/testkit/random';
 import { until } from '@clippy/testkit/until';
+import { programMissing } from '@clippy/testkit/requirements';
 
 // Text injected into real shells and REPLs (the turn contract, issue 11 items 5 and 6): the
 // echo of the input is never turn content, a command that prints nothing makes no turn, and
@@ -75,7 +76,7 @@ const SHELLS: [string, string, string[], string | null, string, string][] = [
 describe('injected text into real shells under the daemon', () => {
   for (const [preset, cmd, args, silent, loud, answer] of SHELLS) {
     const name = `sh-${preset}`;
-    it.skipIf(!installed(cmd))(
+    it.skipIf(programMissing(cmd) !== null)(
       `${preset}: no turn for a silent command, no echo in the turn, the unterminated answer kept`,
       async () => {
         await spawnProgram(d, c, name, preset, cmd, args);
@@ -160,7 +161,7 @@ describe('a command recalled with ↑ in a real shell, typed by a user in clippy
   const RECALLED = 'echo recalled | tr a-z A-Z';
   for (const [preset, cmd, args] of SHELLS.filter(([p]) => ['bash', 'zsh', 'fish'].includes(p))) {
     const name = `up-${preset}`;
-    it.skipIf(!installed(cmd))(
+    it.skipIf(programMissing(cmd) !== null)(
       `${preset}: the turn's prompt is the line Enter ran, not the keys (none, or a few)`,
       async () => {
         await spawnProgram(d, c, name, preset, cmd, args);

@@ -66,6 +66,12 @@ describe('stateLabel', () => {
       'exited(SIGKILL)',
     );
   });
+
+  it('a restored session that ran when its daemon ended says it ended with the daemon', () => {
+    const info = { ...base, state: 'exited' as const, exit_code: null, restored: true };
+    expect(stateLabel(info)).toBe('exited(?) restored');
+    expect(stateLabel({ ...info, ended_with_daemon: true })).toBe('exited(with daemon) restored');
+  });
 });
 
 describe('stateLabel: unread answers and unreadable terminals', () => {

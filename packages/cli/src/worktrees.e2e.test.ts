@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
@@ -360,6 +368,38 @@ describe('clippy new --worktree, ls and diff', { timeout: 120_000 }, () => {
     expect(git(r, ['branch', '--list', 'clippy/clean']).trim()).toBe('clippy/clean');
     await c.request('kill', { session: 'live', remove: true });
     await c.request('remove', { session: 'live' }, { timeoutMs: 0 });
+  });
+
+  it('a worktree folder replaced by a symbolic link: rm refuses, rm --force removes the link and the session, never what it points to', async () => {
+    const r = repo();
+    await spawn('linked', r, agent('linked', 'aider').argv, { worktree: true });
+    await waitState(c, 'linked', 'idle');
+    const folder = (await session('linked')).worktree!.path;
+    await c.request('kill', { session: 'linked', remove: true });
+    // Someone's folder, with work of its own, where the worktree was.
+    const elsewhere = path.join(d.env.root, 'elsewhere');
+    writeFiles(elsewhere, { 'keep.txt': 'mine\n' });
+    rmSync(folder, { recursive: true, force: true });
+    symlinkSync(elsewhere, folder);
+
+    const refused = await clippy(['rm', 'linked']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `clippy: the worktree folder ${folder} of session 'linked' has been replaced by a symbolic link (to ${elsewhere}); clippy does not follow it. Nothing was removed: --force removes the link and the session (${elsewhere} and the branch clippy/linked stay) (worktree_replaced)\n`,
+    );
+    expect(await session('linked')).toBeDefined();
+
+    const forced = await clippy(['rm', '--force', 'linked']);
+    expect(forced).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `clippy: removed the symbolic link ${folder} that had replaced its worktree (${elsewhere} left untouched); branch clippy/linked kept\n`,
+    });
+    expect(await session('linked')).toBeUndefined();
+    expect(existsSync(folder)).toBe(false);
+    expect(readFileSync(path.join(elsewhere, 'keep.txt'), 'utf8')).toBe('mine\n');
+    expect(git(r, ['worktree', 'list', '--porcelain'])).not.toContain(folder);
+    expect(git(r, ['branch', '--list', 'clippy/linked']).trim()).toBe('clippy/linked');
   });
 });
 

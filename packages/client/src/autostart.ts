@@ -29,11 +29,22 @@ export interface StartedDaemon {
   pid: number;
   /** Set once the child exits while we still watch it (it crashed, or another daemon won the race). */
   exited: () => { code: number | null; signal: NodeJS.Signals | null } | null;
+  /** What the daemon said on stderr before it exited (why it could not start), trimmed. */
+  said: () => string;
   /** Stops watching the child; it keeps running on its own. */
   release: () => void;
 }
 
-/** Starts clippyd detached from this process (own session, no stdio), so it outlives the caller. */
+/** The most of the daemon's start-up stderr kept for the message. */
+const SAID_MAX_BYTES = 4096;
+
+/**
+ * Starts clippyd detached from this process (own session, no stdio but stderr), so it outlives
+ * the caller. Its stderr goes to a file of its own (0600, in a private temp folder, unlinked
+ * once it is read or the daemon is released): a daemon that cannot start says why there (its
+ * log is not open yet), and the caller can repeat it; one that runs keeps writing to a file no
+ * one sees, never to a closed pipe.
+ */
 export function startDaemonProcess(opts: StartDaemonOptions): StartedDaemon {
   const args = [
     opts.daemonPath,
@@ -42,11 +53,44 @@ export function startDaemonProcess(opts: StartDaemonOptions): StartedDaemon {
   ];
   // Loaded on the first start rather than imported: some 8 ms every client would pay.
   const { spawn } = process.getBuiltinModule('node:child_process');
-  const child = spawn(process.execPath, args, {
-    detached: true,
-    stdio: 'ignore',
-    env: opts.env ?? process.env,
-  });
+  const fs = process.getBuiltinModule('node:fs');
+  const { tmpdir } = process.getBuiltinModule('node:os');
+  const { join } = process.getBuiltinModule('node:path');
+  let folder: string | null = null;
+  let errFd: number | 'ignore' = 'ignore';
+  try {
+    folder = fs.mkdtempSync(join(tmpdir(), 'clippyd-start-'));
+    errFd = fs.openSync(join(folder, 'stderr'), 'w+', 0o600);
+  } catch {
+    folder = null; // no temp folder: the daemon starts without a say
+  }
+  const forget = () => {
+    if (typeof errFd === 'number') fs.closeSync(errFd);
+    errFd = 'ignore';
+    if (folder) fs.rmSync(folder, { recursive: true, force: true });
+    folder = null;
+  };
+  let child;
+  try {
+    child = spawn(process.execPath, args, {
+      detached: true,
+      stdio: ['ignore', 'ignore', errFd],
+      env: opts.env ?? process.env,
+    });
+  } catch (err) {
+    forget();
+    throw err;
+  }
+  const said = (): string => {
+    if (typeof errFd !== 'number') return '';
+    try {
+      const buf = Buffer.alloc(SAID_MAX_BYTES);
+      const n = fs.readSync(errFd, buf, 0, buf.length, 0);
+      return buf.subarray(0, n).toString('utf8').trim();
+    } catch {
+      return '';
+    }
+  };
   let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   let spawnError: Error | null = null;
   const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
@@ -56,6 +100,7 @@ export function startDaemonProcess(opts: StartDaemonOptions): StartedDaemon {
   child.on('error', onError);
   child.unref();
   if (child.pid === undefined) {
+    forget();
     throw new DaemonStartError(
       `could not start the clippy daemon (${opts.daemonPath}): ${spawnError ?? 'spawn failed'}`,
     );
@@ -63,7 +108,9 @@ export function startDaemonProcess(opts: StartDaemonOptions): StartedDaemon {
   return {
     pid: child.pid,
     exited: () => exitInfo,
+    said,
     release: () => {
+      forget();
       child.off('exit', onExit);
       // Keep an error listener: an unhandled 'error' event would crash the caller.
     },

@@ -286,6 +286,24 @@ describe('connect: finding or starting the daemon', () => {
     expect(Date.now() - started).toBeLessThan(4000);
   });
 
+  it('repeats why the daemon could not start, in its own words', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-client-'));
+    dirs.push(dir);
+    const err = await connect({
+      socket: path.join(dir, 'd.sock'),
+      env: {
+        ...process.env,
+        FAKE_DAEMON_FAIL: '1',
+        FAKE_DAEMON_SAYS: 'the state folder is not yours',
+      },
+      autoStart: { daemonPath: fakeDaemon },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DaemonStartError);
+    expect((err as Error).message).toMatch(
+      /exited at start-up with code 1: the state folder is not yours$/u,
+    );
+  });
+
   it('gives up after the start timeout when the daemon never listens', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-client-'));
     dirs.push(dir);

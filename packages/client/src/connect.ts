@@ -88,10 +88,16 @@ export async function connectDetailed(opts: ConnectOptions = {}): Promise<Connec
       // Exit 0, or a race lost to another daemon starting at the same time, still leaves a
       // live broker to find: keep polling then.
       if (exit && exit.code !== 0 && exit.code !== DAEMON_EXIT_ALREADY_RUNNING) {
+        // Its own words when it said why (they start with `clippyd: `).
+        const said = started
+          .said()
+          .split('\n')
+          .at(-1)
+          ?.replace(/^clippyd: /u, '');
         throw new DaemonStartError(
           `the clippy daemon (${opts.autoStart.daemonPath}) exited at start-up with ` +
-            `${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}; ` +
-            'run `clippy daemon start --foreground` to see why',
+            `${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}` +
+            (said ? `: ${said}` : '; run `clippy daemon start --foreground` to see why'),
           exit.code ?? undefined,
         );
       }

@@ -6,3 +6,14 @@ ClippyClient.resultCheck = zodResultCheck;
 
 export * from './lean.js';
 export { zodResultCheck } from './result-check.js';
+// clippy's pricing table (protocol's): the navigator prices its planner's tokens with it, and
+// reaches protocol through this package only.
+export {
+  DEFAULT_PRICES,
+  ModelPriceSchema,
+  PricingFileSchema,
+  costOf as priceTokens,
+  priceOf,
+  type ModelPrice,
+  type PricingFile,
+} from '@clippy/protocol';

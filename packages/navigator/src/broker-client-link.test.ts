@@ -8,9 +8,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ClientBrokerLink } from './broker-client-link.js';
 import { navigate } from './navigator.js';
 import { OfflinePlanner } from './offline-planner.js';
+import { buildMissing } from '@clippy/testkit/requirements';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
-const brokerBuilt = fs.existsSync(path.join(path.dirname(bins.clippyd), '..', 'dist', 'main.js'));
+const brokerBuilt =
+  buildMissing(path.join(path.dirname(bins.clippyd), '..', 'dist', 'main.js')) === null;
 
 let daemon: TestDaemon | undefined;
 afterEach(async () => {

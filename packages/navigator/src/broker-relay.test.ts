@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnAgent } from '@clippy/testkit/agents/harness';
@@ -9,12 +8,14 @@ import { ClientBrokerLink } from './broker-client-link.js';
 import { navigate } from './navigator.js';
 import { OfflinePlanner } from './offline-planner.js';
 import type { Planner, PlannerHooks, PlannerInput } from './planner.js';
+import { buildMissing } from '@clippy/testkit/requirements';
 
 // The navigator as an agent session: its context relayed into a fake agent, and the agent's
 // answer relayed back into the run as feedback for its next step.
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
-const brokerBuilt = fs.existsSync(path.join(path.dirname(bins.clippyd), '..', 'dist', 'main.js'));
+const brokerBuilt =
+  buildMissing(path.join(path.dirname(bins.clippyd), '..', 'dist', 'main.js')) === null;
 
 /** The offline planner, recording the feedback each step received. */
 class RecordingPlanner implements Planner {

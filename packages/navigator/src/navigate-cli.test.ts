@@ -12,6 +12,7 @@ import { bins } from '@clippy/testkit/paths';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildMissing } from '@clippy/testkit/requirements';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
 const repoRoot = path.resolve(appRoot, '../../../../..');
@@ -67,7 +68,8 @@ const validateRunReport = ajv.compile(
   ) as object,
 );
 
-const brokerBuilt = fs.existsSync(path.join(path.dirname(bins.clippyd), '..', 'dist', 'main.js'));
+const brokerBuilt =
+  buildMissing(path.join(path.dirname(bins.clippyd), '..', 'dist', 'main.js')) === null;
 
 const usage = { promptTokenCount: 20_000, candidatesTokenCount: 1_000, thoughtsTokenCount: 0 };
 const goal = ['--goal', 'fix the token refresh bug in auth', '--budget', '3000'];

@@ -54,6 +54,26 @@ describe('pricing', () => {
     ).toEqual({ model: 'gemini-2.5-flash', input: 1, output: 9 });
   });
 
+  it("takes config.json's prices over the shipped ones, and pricing.json's over both", () => {
+    const configPrices = {
+      'gemini-2.5-flash': { input: 5, output: 6 },
+      mine: { input: 7, output: 8 },
+    };
+    expect(
+      resolvePricing({ model: 'gemini-2.5-flash', userPricingFile: none, configPrices }),
+    ).toEqual({
+      model: 'gemini-2.5-flash',
+      input: 5,
+      output: 6,
+    });
+    const file = tmpFile(JSON.stringify({ models: { mine: { input: 1, output: 2 } } }));
+    expect(resolvePricing({ model: 'mine', userPricingFile: file, configPrices })).toEqual({
+      model: 'mine',
+      input: 1,
+      output: 2,
+    });
+  });
+
   it('refuses an unknown model unless both prices are given', () => {
     expect(() => resolvePricing({ model: 'gemini-9-ultra', userPricingFile: none })).toThrow(
       PricingError,

@@ -1,30 +1,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { DEFAULT_PRICES, PricingFileSchema, priceTokens, type ModelPrice } from '@clippy/client';
 import type { Pricing } from './state.js';
 
-/** USD per 1M tokens for one model. */
-const ModelPriceSchema = z.strictObject({
-  input: z.number().nonnegative().finite(),
-  output: z.number().nonnegative().finite(),
-});
-
-/** The shipped data file and the user's override share this shape. */
-export const PricingFileSchema = z.looseObject({
-  models: z.record(z.string(), ModelPriceSchema),
-});
-export type PricingFile = z.infer<typeof PricingFileSchema>;
+// The table is clippy's one pricing table (protocol's, through client): the broker prices every
+// agent session's tokens with it too. The user's pricing.json override stays the navigator's.
+export { PricingFileSchema, type PricingFile } from '@clippy/client';
 
 /** A pricing problem the user can fix (unknown model, unreadable override). */
 export class PricingError extends Error {
   override name = 'PricingError';
 }
 
-/** The prices shipped with clippy (`packages/navigator/data/pricing.json`). */
-export function defaultPrices(): Record<string, { input: number; output: number }> {
-  const url = new URL('../data/pricing.json', import.meta.url);
-  return PricingFileSchema.parse(JSON.parse(readFileSync(url, 'utf8'))).models;
+/** The prices shipped with clippy (protocol's `DEFAULT_PRICES`). */
+export function defaultPrices(): Record<string, ModelPrice> {
+  return { ...DEFAULT_PRICES };
 }
 
 /** `$XDG_CONFIG_HOME/clippy/pricing.json` (or `~/.config/clippy/pricing.json`). */
@@ -34,9 +25,7 @@ export function userPricingPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Reads the user's override file; absent is fine, malformed is an error naming the file. */
-export function loadUserPrices(
-  path: string = userPricingPath(),
-): Record<string, { input: number; output: number }> {
+export function loadUserPrices(path: string = userPricingPath()): Record<string, ModelPrice> {
   if (!existsSync(path)) return {};
   let raw: unknown;
   try {
@@ -55,16 +44,22 @@ export function loadUserPrices(
 }
 
 /**
- * The price of a model: flags win, then the user's file, then the shipped defaults.
- * An unknown model without both flags is an error.
+ * The price of a model: flags win, then the user's pricing.json, then config.json's `pricing`,
+ * then the shipped defaults. An unknown model without both flags is an error.
  */
 export function resolvePricing(opts: {
   model: string;
   priceInput?: number;
   priceOutput?: number;
   userPricingFile?: string;
+  /** config.json `pricing.models` (the prices every part of clippy uses). */
+  configPrices?: Record<string, ModelPrice>;
 }): Pricing {
-  const table = { ...defaultPrices(), ...loadUserPrices(opts.userPricingFile) };
+  const table = {
+    ...defaultPrices(),
+    ...opts.configPrices,
+    ...loadUserPrices(opts.userPricingFile),
+  };
   const known = table[opts.model];
   const input = opts.priceInput ?? known?.input;
   const output = opts.priceOutput ?? known?.output;
@@ -78,5 +73,5 @@ export function resolvePricing(opts: {
 
 /** USD for a number of input and output tokens (thinking tokens count as output). */
 export function costOf(pricing: Pricing, inputTokens: number, outputTokens: number): number {
-  return (inputTokens * pricing.input + outputTokens * pricing.output) / 1_000_000;
+  return priceTokens(pricing, inputTokens, outputTokens);
 }

@@ -12,6 +12,7 @@ import { ScriptedPlanner, type ScriptStep } from '../test/scripted-planner.js';
 import { navigate, type NavigatorOptions, type NavigatorResult } from './navigator.js';
 import { navigatorRunReport } from './run-report.js';
 import { FINALIZE_CONTEXT, UPDATE_FLIGHT_PLAN, type ToolCall } from './tools.js';
+import { programMissing } from '@clippy/testkit/requirements';
 
 const appRoot = fileURLToPath(new URL('../test/fixtures/app', import.meta.url));
 const repoRoot = path.resolve(appRoot, '../../../../..');
@@ -191,39 +192,46 @@ describe('navigator run → run report', () => {
     },
   );
 
-  it.skipIf(!fs.existsSync(JQ))('the seed jq examples read a navigator report', async () => {
-    const result = await run([[update('src/auth/**', 7)], [update('src/auth/**', 4)], [finalize]]);
-    const file = path.join(dir, 'nav.json');
-    fs.writeFileSync(file, serializeRunReport(navigatorRunReport(result)));
-    const jq = (filter: string): unknown =>
-      JSON.parse(execFileSync(JQ, [filter, file], { encoding: 'utf8' }));
-    expect(jq('{outcome: .result.outcome, turns: .stats.turns}')).toEqual({
-      outcome: 'success',
-      turns: 3,
-    });
-    expect(jq('{llm: .stats.total_llm_time_s, tools: .stats.total_tool_time_s}')).toEqual({
-      llm: 3.702,
-      tools:
-        Math.round(
-          result.timeline
-            .filter((e) => e.type === 'tool_call')
-            .reduce((s, e) => s + e.duration_ms, 0),
-        ) / 1000,
-    });
-    expect(jq('.stats.tool_calls_by_name')).toEqual({
-      update_flight_plan: { succeeded: 1, failed: 1 },
-      finalize_context: { succeeded: 1, failed: 0 },
-    });
-    const failed = jq('[.timeline[] | select(.type == "tool_call" and .succeeded == false)]') as {
-      name: string;
-      turn: number;
-      error: string;
-    }[];
-    expect(failed.map((f) => [f.turn, f.name])).toEqual([[1, UPDATE_FLIGHT_PLAN]]);
-    expect(failed[0]!.error).toContain('level must be 0, 1, 2, 3 or 4');
-    expect(jq('{compactions: .stats.compactions, turn_drops: .stats.turn_drops}')).toEqual({
-      compactions: 0,
-      turn_drops: 0,
-    });
-  });
+  it.skipIf(programMissing('jq') !== null)(
+    'the seed jq examples read a navigator report',
+    async () => {
+      const result = await run([
+        [update('src/auth/**', 7)],
+        [update('src/auth/**', 4)],
+        [finalize],
+      ]);
+      const file = path.join(dir, 'nav.json');
+      fs.writeFileSync(file, serializeRunReport(navigatorRunReport(result)));
+      const jq = (filter: string): unknown =>
+        JSON.parse(execFileSync(JQ, [filter, file], { encoding: 'utf8' }));
+      expect(jq('{outcome: .result.outcome, turns: .stats.turns}')).toEqual({
+        outcome: 'success',
+        turns: 3,
+      });
+      expect(jq('{llm: .stats.total_llm_time_s, tools: .stats.total_tool_time_s}')).toEqual({
+        llm: 3.702,
+        tools:
+          Math.round(
+            result.timeline
+              .filter((e) => e.type === 'tool_call')
+              .reduce((s, e) => s + e.duration_ms, 0),
+          ) / 1000,
+      });
+      expect(jq('.stats.tool_calls_by_name')).toEqual({
+        update_flight_plan: { succeeded: 1, failed: 1 },
+        finalize_context: { succeeded: 1, failed: 0 },
+      });
+      const failed = jq('[.timeline[] | select(.type == "tool_call" and .succeeded == false)]') as {
+        name: string;
+        turn: number;
+        error: string;
+      }[];
+      expect(failed.map((f) => [f.turn, f.name])).toEqual([[1, UPDATE_FLIGHT_PLAN]]);
+      expect(failed[0]!.error).toContain('level must be 0, 1, 2, 3 or 4');
+      expect(jq('{compactions: .stats.compactions, turn_drops: .stats.turn_drops}')).toEqual({
+        compactions: 0,
+        turn_drops: 0,
+      });
+    },
+  );
 });

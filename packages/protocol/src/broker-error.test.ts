@@ -3,8 +3,9 @@ import { BrokerError } from './errors.js';
 
 /** What another copy of this module (the CLI's bundle holds one) makes of a BrokerError. */
 function fromAnotherCopy(code: string): Error {
+  const mark: unique symbol = Symbol.for('clippy.BrokerError') as never;
   class BrokerError extends Error {
-    readonly [Symbol.for('clippy.BrokerError')] = true;
+    readonly [mark] = true;
     constructor(readonly code: string) {
       super(code);
       this.name = 'BrokerError';

@@ -10,6 +10,7 @@ import {
 } from 'jsonc-parser';
 import { z } from 'zod';
 import { configDir } from './paths.js';
+import { PricingFileSchema } from './pricing-schema.js';
 import { NotifyPartialSchema } from './schemas/common.js';
 
 /**
@@ -177,6 +178,9 @@ export const ConfigFileSchema = z
       .describe(
         'where `new --worktree` puts worktrees: absolute, `~/…`, or relative to the working tree (broker)',
       ),
+    pricing: PricingFileSchema.optional().describe(
+      'model prices over the shipped table, USD per 1M tokens: {"models": {"my-model": {"input": 1, "output": 4}}} (broker: each session’s cost; navigator)',
+    ),
     notify: NotifyPartialSchema.extend({
       presets: z
         .record(z.string().min(1), NotifyPartialSchema)

@@ -55,6 +55,8 @@ export const ERROR_CODES = {
   handshake_timeout: 'No `hello` arrived in time after connecting. The connection is closed.',
   web_unavailable:
     'The web view endpoint could not start: the port is taken or the page assets are missing.',
+  host_unreachable:
+    'The web view could not reach that host’s daemon (config.json `hosts`): not a host there, SSH failed, or no daemon answers; `message` says why. The connection is closed.',
   frame_timeout: 'A frame was started and not finished in time. The connection is closed.',
   partial_frame_limit:
     'Unfinished frames of all connections together would pass the broker’s memory bound; the connection that would pass it is closed.',
@@ -70,6 +72,10 @@ export const ERROR_CODES = {
   worktree_has_changes:
     '`remove`: the session’s worktree holds uncommitted or unmerged work; `message` lists it (`force` removes it anyway).',
   worktree_locked: '`remove`: the session’s worktree is locked (`git worktree unlock` frees it).',
+  worktree_replaced:
+    '`remove`: the session’s worktree folder was replaced by a symbolic link, which clippy never follows; `force` removes the link (never what it points to) and the session.',
+  unauthorized:
+    'An agent report did not carry the secret its session’s agent was given: it is ignored (the session notes it).',
   git_failed:
     'git could not do what was asked (not installed, a bad ref, …); `message` has its words.',
 } as const;

@@ -20,6 +20,8 @@ export * from './turn-preview.js';
 export * from './diff-text.js';
 export * from './diff-git.js';
 export * from './config-file.js';
+export * from './pricing.js';
+export * from './pricing-schema.js';
 export * from './terminal/index.js';
 export * from './rpc/rpc-core.js';
 export * from './rpc/transport.js';

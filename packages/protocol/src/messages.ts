@@ -52,11 +52,13 @@ export const REQUEST_SCHEMAS = {
   route_log: Q.RouteLogSchema,
   web_start: Q.WebStartSchema,
   web_stop: Q.WebStopSchema,
+  list_hosts: Q.ListHostsSchema,
   interrupt: Q.InterruptSchema,
   diff: Q.DiffSchema,
   get_worktree: Q.GetWorktreeSchema,
   notify_client: Q.NotifyClientSchema,
   notify_settings: Q.NotifySettingsSchema,
+  notify_test: Q.NotifyTestSchema,
 } as const;
 
 /** Every message the broker may push unasked (`id` 0), keyed by `type`. */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, it, expect } from 'vitest';
 import { compileDocSchema, schemaErrors } from '../test/json-schema.js';
 import { RunReportBuilder, serializeRunReport } from './run-report-builder.js';
 import { sessionRunReport } from './session-run-report.js';
+import { programMissing } from '@clippy/testkit/requirements';
 
 const JQ = '/usr/bin/jq';
 
@@ -15,7 +16,7 @@ function jq(filter: string, file: string, raw = false): unknown {
   return raw ? out.trimEnd() : JSON.parse(out);
 }
 
-describe.skipIf(!fs.existsSync(JQ))('the seed jq examples on a produced report', () => {
+describe.skipIf(programMissing('jq') !== null)('the seed jq examples on a produced report', () => {
   let dir = '';
   let fileA = '';
   let fileB = '';

@@ -1,14 +1,17 @@
 import { chromium, type Browser, type BrowserServer } from 'playwright-core';
 import { installed } from './installed.js';
+import { unavailable } from './requirements.js';
 
 /** The system Chromium (Debian's `chromium` package): tests never download a browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 /** How long a closing browser may take before it is killed by PID. */
 const BROWSER_CLOSE_TIMEOUT_MS = 5_000;
 
-/** Why browser tests skip here, or null when the system Chromium is present. */
+/** Why browser tests skip here, or null when the system Chromium is present (in CI: throws). */
 export function chromiumMissing(): string | null {
-  return installed('chromium') ? null : 'chromium is not installed (apt-get install chromium)';
+  return unavailable(
+    installed('chromium') ? null : 'chromium is not installed (apt-get install chromium)',
+  );
 }
 
 /** A headless Chromium driven by playwright-core; dispose() stops it by PID. */

@@ -3,8 +3,11 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DaemonEnv } from './daemon.js';
 import { isAlive as alive, processesWithRuntimeDir } from './env-processes.js';
+import { platformMissing } from './requirements.js';
 
-describe.skipIf(!fs.existsSync('/proc/self/environ'))('DaemonEnv.dispose', () => {
+describe.skipIf(
+  platformMissing(fs.existsSync('/proc/self/environ'), 'reading /proc/*/environ') !== null,
+)('DaemonEnv.dispose', () => {
   it('stops by PID what still runs in the environment though nobody tracked it, and only that', async () => {
     const env = new DaemonEnv();
     const other = new DaemonEnv();

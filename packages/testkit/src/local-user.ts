@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { installed } from './installed.js';
+import { unavailable } from './requirements.js';
 
 // A second local user for the tests of what another user on the same machine can do to the
 // daemon (read `ps`, serve a page on another loopback port, flood a port): created for one test
@@ -9,8 +10,12 @@ import { installed } from './installed.js';
 /** How long one command run as the user may take before it is killed. */
 const RUN_TIMEOUT_MS = 30_000;
 
-/** Why no throwaway user can be made here, or null when one can. */
+/** Why no throwaway user can be made here, or null when one can (in CI: throws). */
 export function localUserUnavailable(): string | null {
+  return unavailable(localUserMissing());
+}
+
+function localUserMissing(): string | null {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
     return 'a second local user needs root (useradd, setpriv): run the tests as root to include them';
   }

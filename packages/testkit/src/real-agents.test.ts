@@ -3,7 +3,13 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModel, type FakeModel } from './fake-model/server.js';
-import { AGENT_PINS, findAgent, prepareAgent, type RealAgentName } from './real-agents.js';
+import {
+  AGENT_PINS,
+  agentsMissing,
+  findAgent,
+  prepareAgent,
+  type RealAgentName,
+} from './real-agents.js';
 
 describe('real agent environments', () => {
   it('names the install command when an agent is not installed', () => {
@@ -28,7 +34,7 @@ describe('real agent environments', () => {
     afterAll(() => model.close());
 
     for (const agent of Object.keys(AGENT_PINS) as RealAgentName[]) {
-      it.skipIf('missing' in findAgent(agent))(
+      it.skipIf(agentsMissing(agent) !== null)(
         `${agent}: a temp HOME with its first-run state, pointed at the fake model, never the user's`,
         () => {
           const s = prepareAgent(
@@ -49,17 +55,18 @@ describe('real agent environments', () => {
             expect(s.home.startsWith(os.tmpdir())).toBe(true);
             expect(s.env.DISPLAY).toBeUndefined();
             expect(Object.values(s.env)).not.toContain('real');
-            // Each agent's first-run file, and what it must hold.
-            const [seeded, holds]: [string, string] = {
+            const seeds: Record<RealAgentName, () => [string, string]> = {
               claude: () => [join(s.home, '.claude.json'), s.cwd],
               codex: () => [join(s.env.CODEX_HOME!, 'config.toml'), model.url],
               gemini: () => [join(s.home, '.gemini', 'settings.json'), 'gemini-api-key'],
+              qwen: () => [join(s.home, '.qwen', 'settings.json'), '"selectedType": "openai"'],
               opencode: () => [
                 join(s.env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'),
                 model.url,
               ],
               copilot: () => [join(s.home, '.copilot', 'config.json'), s.cwd],
-            }[agent]() as [string, string];
+            };
+            const [seeded, holds] = seeds[agent]();
             expect(readFileSync(seeded, 'utf8')).toContain(holds);
             // Every folder of its own is the temp HOME's.
             for (const v of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'CODEX_HOME', 'COPILOT_HOME'])

@@ -3,20 +3,22 @@ import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DESKTOP_VARS, OUTSIDE_SERVICE_VARS, envWithout } from './env.js';
+import { unavailable } from './requirements.js';
 import type { FakeModel, ModelApi, ModelRequest, ToolCallAnswer } from './fake-model/server.js';
 
 /**
- * The real agent CLIs under test (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI), installed at pinned versions
- * outside node_modules (a user's `npm ci` never pulls them; `.ci/run` installs them), and the
+ * The real agent CLIs under test (Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode, Copilot
+ * CLI), installed at pinned versions outside node_modules (a user's `npm ci` never pulls them; `.ci/run` installs them), and the
  * environment each needs to start offline and quiet against the fake model server: a temp HOME
  * (CODEX_HOME) per agent with its first-run state, trust and API-key answers pre-seeded, no
  * update checks, no telemetry. Never the user's own HOME.
  */
 
-export type RealAgentName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot';
+export type RealAgentName = 'claude' | 'codex' | 'gemini' | 'qwen' | 'opencode' | 'copilot';
 /**
- * The agents the shared suites run (real-agents-AGENT, agent-channels, acp-real-agents); the
- * newer ones have files of their own (real-agents-opencode…), one agent session for all checks.
+ * The agents the shared suites (agent channels, relay pairs, ACP) loop over. Agents added later
+ * have test files of their own (`real-agents-qwen.e2e.test.ts`, `real-agents-opencode…`): one
+ * session each, checked once.
  */
 export const REAL_AGENTS: readonly RealAgentName[] = ['claude', 'codex', 'gemini'];
 
@@ -46,6 +48,7 @@ export const AGENT_API: Record<RealAgentName, ModelApi> = {
   claude: 'anthropic',
   codex: 'openai',
   gemini: 'gemini',
+  qwen: 'openai-chat',
   opencode: 'openai-chat',
   copilot: 'openai-chat',
 };
@@ -55,6 +58,7 @@ export const AGENT_PRESET: Record<RealAgentName, string> = {
   claude: 'claude',
   codex: 'codex',
   gemini: 'gemini',
+  qwen: 'qwen',
   opencode: 'opencode',
   copilot: 'copilot',
 };
@@ -79,11 +83,11 @@ export function findAgent(
   return { bin };
 }
 
-/** The skip message for a test of `agents`, or null when all are installed. */
+/** Why a test of `agents` skips here, or null when all are installed (in CI: throws). */
 export function agentsMissing(...agents: RealAgentName[]): string | null {
   for (const a of agents) {
     const found = findAgent(a);
-    if ('missing' in found) return `skipped: ${found.missing}`;
+    if ('missing' in found) return unavailable(found.missing);
   }
   return null;
 }
@@ -140,6 +144,11 @@ const AGENT_VARS = [
   'GOOGLE_APPLICATION_CREDENTIALS',
   'GOOGLE_GENAI_USE_VERTEXAI',
   'GEMINI_MODEL',
+  'OPENAI_MODEL',
+  'QWEN_HOME',
+  'QWEN_CODE_SYSTEM_SETTINGS_PATH',
+  'QWEN_CODE_SYSTEM_DEFAULTS_PATH',
+  'DASHSCOPE_API_KEY',
   'OPENCODE_CONFIG',
   'OPENCODE_CONFIG_DIR',
   'OPENCODE_CONFIG_CONTENT',
@@ -294,6 +303,36 @@ const SEED: Record<RealAgentName, (c: SeedContext) => { args: string[] }> = {
     json(join(home, '.gemini', 'trustedFolders.json'), { [cwd]: 'TRUST_FOLDER' });
     return { args: [] };
   },
+  qwen: ({ home, model, env }) => {
+    Object.assign(env, {
+      OPENAI_BASE_URL: `${model.url}/v1`,
+      OPENAI_API_KEY: FAKE_KEYS.openai,
+      OPENAI_MODEL: QWEN_MODEL,
+    });
+    json(join(home, '.qwen', 'settings.json'), {
+      // Its current settings format: an older (or no) version makes it rewrite the file.
+      $version: 4,
+      security: { auth: { selectedType: 'openai' } },
+      general: { enableAutoUpdate: false },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      tools: {
+        // Its built-in grep: neither the bundled ripgrep nor a warning that rg is not installed.
+        useRipgrep: false,
+        // Ask before running a command (the default, `auto`, has a model classify each call).
+        approvalMode: 'default',
+      },
+      ui: {
+        // A suggestion of what to type next is a model request of its own, and Enter takes it.
+        enableFollowupSuggestions: false,
+        // A feedback dialog that comes at random after a conversation.
+        enableUserFeedback: false,
+      },
+      // Background model calls that write memories after a turn.
+      memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
+    });
+    return { args: [] };
+  },
   opencode: ({ home, model, env }) => {
     // OpenCode keeps its config, sessions, caches and state in the XDG folders: the temp HOME's.
     const config = join(home, '.config', 'opencode');
@@ -359,6 +398,9 @@ const SEED: Record<RealAgentName, (c: SeedContext) => { args: string[] }> = {
   },
 };
 
+/** The model Qwen Code asks the fake model for (`OPENAI_MODEL`): a name no price list has. */
+export const QWEN_MODEL = 'fake-qwen-model';
+
 function mkdirp(path: string): string {
   mkdirSync(path, { recursive: true });
   return path;
@@ -367,8 +409,8 @@ function mkdirp(path: string): string {
 /**
  * The tool call that makes `agent` ask the user before running `command` (its approval
  * dialog): Claude Code's Bash tool, Codex's exec_command asking to run outside its sandbox,
- * Gemini CLI's run_shell_command, OpenCode's bash (its seeded config makes it ask), Copilot
- * CLI's bash.
+ * Gemini CLI's and Qwen Code's run_shell_command, OpenCode's bash (its seeded config makes it
+ * ask), Copilot CLI's bash.
  */
 export function approvalToolCall(agent: RealAgentName, command: string): ToolCallAnswer {
   switch (agent) {
@@ -385,6 +427,7 @@ export function approvalToolCall(agent: RealAgentName, command: string): ToolCal
         },
       };
     case 'gemini':
+    case 'qwen':
       return {
         kind: 'tool',
         name: 'run_shell_command',

@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './paths.js';
+import { unavailable } from './requirements.js';
 
 // A real OpenSSH server on 127.0.0.1 for the remote-host tests: a throwaway host key and user
 // key in a temp dir, logins only with that key, and the "remote" side's environment (its own
@@ -16,8 +17,12 @@ const SSHD_READY_TIMEOUT_MS = 10_000;
 /** How long sshd gets to end after SIGTERM before SIGKILL. */
 const SSHD_STOP_TIMEOUT_MS = 3_000;
 
-/** Why a real sshd cannot run here, or null when it can. */
+/** Why a real sshd cannot run here, or null when it can (in CI: throws). */
 export function sshdUnavailable(): string | null {
+  return unavailable(sshdMissing());
+}
+
+function sshdMissing(): string | null {
   if (!fs.existsSync(SSHD)) return `${SSHD} is not installed (apt-get install openssh-server)`;
   for (const tool of ['ssh', 'ssh-keygen']) {
     try {

@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { installed } from './installed.js';
+import { unavailable } from './requirements.js';
 
 const run = promisify(execFile);
 
@@ -9,10 +10,12 @@ const XVFB_START_TIMEOUT_MS = 10_000;
 /** How long a new terminal window may take to be mapped, on a loaded 2-core CI box. */
 const WINDOW_TIMEOUT_MS = 20_000;
 
-/** The programs the X11 tests need (apt: xvfb, xterm, xdotool), or why they cannot run. */
+/** The programs the X11 tests need (apt: xvfb, xterm, xdotool), or why they cannot run (in CI: throws). */
 export function x11Missing(): string | null {
   const missing = ['Xvfb', 'xterm', 'xdotool'].filter((p) => !installed(p));
-  return missing.length ? `X11 tests need ${missing.join(', ')} (.ci/run installs them)` : null;
+  return unavailable(
+    missing.length ? `X11 tests need ${missing.join(', ')} (.ci/run installs them)` : null,
+  );
 }
 
 /**

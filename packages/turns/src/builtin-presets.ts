@@ -4,6 +4,13 @@ import type { Preset } from './preset-types.js';
 // (see docs/presets.md for what each was checked on); they are data, not code.
 const r = String.raw;
 
+/**
+ * Qwen Code's Ctrl-U: empties the input line left of the cursor, or at its start joins it to the
+ * line above; nothing in an empty box. Typed this many times it empties a message of up to 32
+ * lines put back in the box (2n − 1 presses for n lines; the cursor is at its end).
+ */
+const QWEN_CLEAR_INPUT = '\u0015'.repeat(63);
+
 /** Claude Code's spinner line above the input box: a glyph, a verb, an ellipsis. */
 const CLAUDE_SPINNER = r`^[·✢✳✶✻✽*] \S.*…`;
 /** The same line while Claude waits to retry a failed request (2.1.2xx): "✻ 529 Overloaded ·
@@ -253,6 +260,62 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     provider: 'google',
     answerBullet: ['✦ '],
     agent: 'gemini',
+  },
+  qwen: {
+    name: 'qwen',
+    kind: 'screen',
+    description:
+      'Qwen Code: ">   Type your message or @path/to/file" between ─ rules (it stays while busy); "⠼ Phrase… (12s · esc to cancel)" above it while busy; numbered dialogs ("Allow execution of: …?", "Apply this change?" with "› 1. Yes, allow once"), the folder-trust and provider dialogs when asking. Answers start with ◆.',
+    checkedOn: [
+      'Qwen Code 0.24.4 (provider, trust, shell and edit approval dialogs, input screens empty, with text and with a suggestion, busy screen: test/screens)',
+    ],
+    // The input line: the hint, typed text, or a dimmed suggestion of what to type next. Its
+    // answers' and echoes' lines are indented; the input line is not.
+    idle: [r`^>\s`, r`Type your message or @path/to/file`],
+    // The spinner line: "(3s · esc to cancel)", "(1m 2s · ↓ 1.2k tokens · esc to cancel)"; the
+    // input box below it looks as when idle.
+    // A message sent while it still finishes something (its start, the turn before) waits in its
+    // queue, drawn above the input line with a hint (the first three times): it will work on it.
+    busy: [
+      r`· esc to cancel\)`,
+      r`^\s*Enter to steer · Ctrl\+Q to queue`,
+      r`^\s*Ctrl\+Q to queue · ↑ to edit queued messages`,
+    ],
+    blocked: [
+      r`Allow execution of`,
+      r`Apply this change\?`,
+      r`Yes, allow once`,
+      r`No, suggest changes \(esc\)`,
+      r`Waiting for user confirmation`,
+      r`Do you want to proceed\?`,
+      r`Do you trust this folder\?`,
+      r`Connect a Provider`,
+      r`Enter to select, ↑↓ to navigate`,
+      r`^\s*│?\s*› \d+\. `,
+    ],
+    chrome: [
+      r`· esc to cancel\)`,
+      r`^─{20,}$`,
+      r`^\s*Enter to steer · Ctrl\+Q to queue`,
+      r`^\s*Ctrl\+Q to queue · ↑ to edit queued messages`,
+      r`^\s*Tips: `,
+    ],
+    inputLine: [r`^>\s`],
+    inputTop: [r`^─{10,}$`],
+    // The window title (0.24, ui.showStatusInTitle): "◐︎ Qwen - <folder>" while it works, "✳︎ …"
+    // while it waits for a confirmation, the title alone when idle.
+    busySignal: [r`^[02];◐`],
+    blockedSignal: [r`^[02];✳`],
+    idleSignal: [r`^[02];(?![◐✳])`],
+    // The provider dialog stands 17 lines tall, its title at its top.
+    bottomLines: 20,
+    model: 'unknown',
+    provider: 'unknown',
+    // "  ◆︎ " (with a text-presentation selector) before each answer, two columns in.
+    answerBullet: ['  ◆︎ ', '  ◆ '],
+    // A message Esc cancelled is put back in its box: emptied before the next text is typed.
+    clearInput: QWEN_CLEAR_INPUT,
+    agent: 'qwen',
   },
   copilot: {
     name: 'copilot',

@@ -67,10 +67,11 @@ export function extractAnswer(
   for (let i = start; i < end; i++) if (!isChrome(i)) body.push(lines[i]!);
   while (body.length > 0 && body[0]!.trim() === '') body.shift();
   while (body.length > 0 && body[body.length - 1]!.trim() === '') body.pop();
+  const answer = withoutBullets(body, preset.answerBullet ?? []);
+  // A mark alone on the answer's first line (before a table) leaves nothing there.
+  if (answer.length > 0 && answer[0]!.trim() === '') answer.shift();
   // TUIs pad with no-break spaces (Claude: "⎿\u00a0 text"); a reader sees spaces.
-  return withoutBullets(body, preset.answerBullet ?? [])
-    .join('\n')
-    .replace(/\u00a0/gu, ' ');
+  return answer.join('\n').replace(/\u00a0/gu, ' ');
 }
 
 /**
@@ -82,9 +83,11 @@ export function withoutBullets(lines: string[], bullets: readonly string[]): str
   if (bullets.length === 0) return lines;
   let indent = '';
   return lines.map((line) => {
-    const bullet = bullets.find((b) => line.startsWith(b));
+    // A block that opens with a table or a code block leaves its mark alone on its line.
+    const bullet = bullets.find((b) => line.startsWith(b) || line === b.trimEnd());
     if (bullet !== undefined) {
-      indent = ' '.repeat([...bullet].length);
+      // As wide as the mark is drawn: a variation selector (Qwen Code's `◆︎`) takes no column.
+      indent = ' '.repeat([...bullet].filter((ch) => !/\p{M}/u.test(ch)).length);
       return line.slice(bullet.length);
     }
     if (indent !== '' && line.startsWith(indent)) return line.slice(indent.length);

@@ -3,11 +3,12 @@
 // forms reference/agent-screens.md lists.
 import fs from 'node:fs';
 import path from 'node:path';
-import { corpusDir, hasCorpus } from '@clippy/testkit/paths';
+import { corpusDir } from '@clippy/testkit/paths';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_BUSY, CLAUDE_DIALOG, CLAUDE_IDLE_AFTER_ANSWER } from './fixtures/screens.js';
 import { readMenu, type Menu } from './menu.js';
 import { SCREENS_DIR, screenCases } from './test-support/screen-cases.js';
+import { sharedMissing } from '@clippy/testkit/requirements';
 
 const screen = (file: string): string => fs.readFileSync(path.join(SCREENS_DIR, file), 'utf8');
 const corpus = (...parts: string[]): string =>
@@ -20,6 +21,8 @@ const NO_CHOICES: Record<string, string> = {
   'codex-api-key': 'an API-key field',
   'gemini-api-key': 'an API-key field (the numbered tips above its box are not choices)',
   'copilot-blocked-folder-trust': 'the pasted screen ends above the choices',
+  'qwen-connect-provider': 'a picker of unnumbered choices, each with a description line',
+  'qwen-custom-provider': 'a picker of unnumbered choices, each with a description line',
   'opencode-select-model': 'a list to search, not a question',
   'opencode-commands-over-answer': 'a list to search, not a question',
 };
@@ -203,75 +206,80 @@ describe('readMenu on the fixtures and constructed forms', () => {
   });
 });
 
-describe.skipIf(!hasCorpus)('readMenu on the real screens of ../shared/corpus', () => {
-  it('Claude Code 2.1.29 permission dialogs: question, command, three choices', () => {
-    const bash = readMenu(corpus('claude-code-2.1.29', 'bash_permission_dialog.tui.txt'));
-    expect(bash).toEqual({
-      question: 'Do you want to proceed?',
-      detail: [
-        'Bash command',
-        'touch /tmp/test_file.txt',
-        'Create an empty file at /tmp/test_file.txt',
-      ],
-      options: [
-        { label: 'Yes', keys: ['Enter'], selected: true },
-        {
-          label: 'Yes, and always allow access to tmp/ from this project',
-          keys: ['Down', 'Enter'],
-          selected: false,
-        },
-        { label: 'No', keys: ['Down', 'Down', 'Enter'], selected: false },
-      ],
-      style: 'numbered',
-      cancel: ['Esc'],
+describe.skipIf(sharedMissing(corpusDir, 'the real-agent corpus') !== null)(
+  'readMenu on the real screens of ../shared/corpus',
+  () => {
+    it('Claude Code 2.1.29 permission dialogs: question, command, three choices', () => {
+      const bash = readMenu(corpus('claude-code-2.1.29', 'bash_permission_dialog.tui.txt'));
+      expect(bash).toEqual({
+        question: 'Do you want to proceed?',
+        detail: [
+          'Bash command',
+          'touch /tmp/test_file.txt',
+          'Create an empty file at /tmp/test_file.txt',
+        ],
+        options: [
+          { label: 'Yes', keys: ['Enter'], selected: true },
+          {
+            label: 'Yes, and always allow access to tmp/ from this project',
+            keys: ['Down', 'Enter'],
+            selected: false,
+          },
+          { label: 'No', keys: ['Down', 'Down', 'Enter'], selected: false },
+        ],
+        style: 'numbered',
+        cancel: ['Esc'],
+      });
+      const edit = readMenu(corpus('claude-code-2.1.29', 'edit_permission_dialog.tui.txt'));
+      expect(edit?.question).toBe('Do you want to make this edit to test.txt?');
+      expect(labels(edit)).toEqual([
+        'Yes',
+        'Yes, allow all edits during this session (shift+tab)',
+        'No',
+      ]);
     });
-    const edit = readMenu(corpus('claude-code-2.1.29', 'edit_permission_dialog.tui.txt'));
-    expect(edit?.question).toBe('Do you want to make this edit to test.txt?');
-    expect(labels(edit)).toEqual([
-      'Yes',
-      'Yes, allow all edits during this session (shift+tab)',
-      'No',
-    ]);
-  });
 
-  it('Claude Code 2.1.29 with the cursor moved: arrows from where it is', () => {
-    const m = readMenu(corpus('claude-code-2.1.29', 'thinking_dialog_disabled_selected.tui.txt'));
-    expect(m?.options.map((o) => [o.selected, o.keys])).toEqual([
-      [false, ['Up', 'Enter']],
-      [true, ['Enter']],
-    ]);
-  });
-
-  it("aider's question, as the screen showed it when aider asked", () => {
-    const lines = corpus('agentapi', 'format', 'aider', 'multi-line-input', 'msg.txt').split('\n');
-    const asked = lines.slice(0, lines.findIndex((l) => l.includes('(Y)es/(N)o')) + 1);
-    const m = readMenu(asked);
-    expect(m).toMatchObject({
-      question: 'Add file to the chat?',
-      detail: ['chat/src/components/ChatInterface.tsx'],
-      style: 'letters',
+    it('Claude Code 2.1.29 with the cursor moved: arrows from where it is', () => {
+      const m = readMenu(corpus('claude-code-2.1.29', 'thinking_dialog_disabled_selected.tui.txt'));
+      expect(m?.options.map((o) => [o.selected, o.keys])).toEqual([
+        [false, ['Up', 'Enter']],
+        [true, ['Enter']],
+      ]);
     });
-    expect(m?.options.map((o) => [o.label, o.keys[0], o.selected])).toEqual([
-      ['Yes', 'y', true],
-      ['No', 'n', false],
-      ["Don't ask again", 'd', false],
-    ]);
-  });
 
-  it('Codex with the cursor on the second choice, and Amazon Q letters', () => {
-    const codex = readMenu(corpus('agentapi', 'format', 'codex', 'confirmation_box', 'msg.txt'));
-    expect(codex?.options.map((o) => [o.label, o.keys])).toEqual([
-      ['Allow Codex to work in this folder without asking for approval', ['Up', 'Enter']],
-      ['Require approval of edits and commands', ['Enter']],
-    ]);
-    const q = readMenu(corpus('agentapi', 'format', 'amazonq', 'confirmation_box', 'msg.txt'));
-    expect(q?.question).toBe(
-      "Allow this action? Use 't' to trust (always allow) this tool for the session.",
-    );
-    expect(keys(q)).toEqual([
-      ['y', 'Enter'],
-      ['n', 'Enter'],
-      ['t', 'Enter'],
-    ]);
-  });
-});
+    it("aider's question, as the screen showed it when aider asked", () => {
+      const lines = corpus('agentapi', 'format', 'aider', 'multi-line-input', 'msg.txt').split(
+        '\n',
+      );
+      const asked = lines.slice(0, lines.findIndex((l) => l.includes('(Y)es/(N)o')) + 1);
+      const m = readMenu(asked);
+      expect(m).toMatchObject({
+        question: 'Add file to the chat?',
+        detail: ['chat/src/components/ChatInterface.tsx'],
+        style: 'letters',
+      });
+      expect(m?.options.map((o) => [o.label, o.keys[0], o.selected])).toEqual([
+        ['Yes', 'y', true],
+        ['No', 'n', false],
+        ["Don't ask again", 'd', false],
+      ]);
+    });
+
+    it('Codex with the cursor on the second choice, and Amazon Q letters', () => {
+      const codex = readMenu(corpus('agentapi', 'format', 'codex', 'confirmation_box', 'msg.txt'));
+      expect(codex?.options.map((o) => [o.label, o.keys])).toEqual([
+        ['Allow Codex to work in this folder without asking for approval', ['Up', 'Enter']],
+        ['Require approval of edits and commands', ['Enter']],
+      ]);
+      const q = readMenu(corpus('agentapi', 'format', 'amazonq', 'confirmation_box', 'msg.txt'));
+      expect(q?.question).toBe(
+        "Allow this action? Use 't' to trust (always allow) this tool for the session.",
+      );
+      expect(keys(q)).toEqual([
+        ['y', 'Enter'],
+        ['n', 'Enter'],
+        ['t', 'Enter'],
+      ]);
+    });
+  },
+);

@@ -79,6 +79,13 @@ export interface Preset {
    */
   agent?: PresetAgent;
   /**
+   * Screen presets: what is typed before each text injected at the input box (`send`, `ask`,
+   * `relay`, routes) to empty it of what the agent left there — Qwen Code puts a message that
+   * Esc cancelled back in its box, where the next text would be appended to it. It must change
+   * nothing in an empty box.
+   */
+  clearInput?: string;
+  /**
    * How a text of several lines is typed into the program when it has not enabled bracketed
    * paste (with paste mode on, a text is always one paste): see `MultilineSetting`. Default
    * `lines`.
@@ -108,7 +115,7 @@ export type MultilineSetting =
 export type MultilineMode = 'lines' | 'join' | 'continuation';
 
 /** Agents with a channel the broker can wire (broker/src/agents/<agent>/). */
-export const PRESET_AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'copilot'] as const;
+export const PRESET_AGENTS = ['claude', 'codex', 'gemini', 'qwen', 'opencode', 'copilot'] as const;
 export type PresetAgent = (typeof PRESET_AGENTS)[number];
 
 const regexList = z.array(z.string()).max(64);
@@ -165,6 +172,7 @@ export const UserPresetSchema = z
     model: z.string().optional(),
     provider: z.string().optional(),
     agent: z.enum(PRESET_AGENTS).optional(),
+    clearInput: z.string().max(256).optional(),
     multiline: MultilineSettingSchema.optional(),
   })
   .strict();

@@ -24,6 +24,7 @@ const REQUIRED = [
   'node',
   'opencode',
   'python',
+  'qwen',
   'zsh',
 ];
 

@@ -11,6 +11,7 @@ import { BUILTIN_PRESETS } from './builtin-presets.js';
 import { classifyScreen } from './classify.js';
 import { TurnDetector, type ScreenSnapshot } from './detector.js';
 import { extractAnswer } from './extract.js';
+import { readMenu } from './menu.js';
 import { isRight, labelledSamples } from './test-support/confusion.js';
 import { isPublic, SCREENS_DIR, screenCases } from './test-support/screen-cases.js';
 
@@ -106,6 +107,40 @@ describe('labelled agent screens (test/screens)', () => {
     expect(answer).toContain('make: *** No targets specified and no makefile found.  Stop.');
     expect(answer.endsWith('\nDone. The build finished.')).toBe(true);
     expect(answer).not.toContain('> rebuild the project');
+  });
+
+  it("cuts Qwen Code's answer between its echo and its input box, without its ◆ mark", () => {
+    const lines = read('qwen-idle-after-answer.txt').split('\n');
+    expect(extractAnswer(lines, 'Show me a TABLE', BUILTIN_PRESETS.qwen!)).toBe(
+      [
+        '┌─────┬─────┐',
+        '│ a   │   b │',
+        '├─────┼─────┤',
+        '│ 1   │   2 │',
+        '└─────┴─────┘',
+        '',
+        ' 1 const x = 1;',
+      ].join('\n'),
+    );
+  });
+
+  it("reads Qwen Code's approval dialogs as menus: the question, its choices, Esc to cancel", () => {
+    const shell = readMenu(read('qwen-approve-shell.txt').split('\n'))!;
+    expect(shell.question).toBe("Allow execution of: 'touch'?");
+    expect(shell.options.map((o) => o.label)).toEqual([
+      'Yes, allow once',
+      "Always allow run 'touch *' commands in this project",
+      "Always allow run 'touch *' commands for this user",
+      'No, suggest changes (esc)',
+    ]);
+    expect(shell.options[0]!.keys).toEqual(['Enter']);
+    const edit = readMenu(read('qwen-approve-edit.txt').split('\n'))!;
+    expect(edit.question).toBe('Apply this change?');
+    expect(edit.options.map((o) => o.keys)).toEqual([
+      ['Enter'],
+      ['Down', 'Enter'],
+      ['Down', 'Down', 'Enter'],
+    ]);
   });
 
   it("cuts an answer above Gemini 0.61's borderless input band, without the rule and mode line", () => {
@@ -306,6 +341,32 @@ describe('labelled agent screens (test/screens)', () => {
     const events = [...d.onScreen(snap(answered), 3000), ...d.tick(3300), ...d.tick(3600)];
     const done = events.find((e) => e.type === 'turn');
     expect(done?.type === 'turn' && done.text).toBe('A long line follows.');
+  });
+
+  it('a Qwen Code dialog that Enter answered is not asked again when its redraw comes late, Qwen saying it works', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.qwen! });
+    const settle = BUILTIN_PRESETS.qwen!.settleMs ?? 200;
+    const snap = (name: string): ScreenSnapshot => {
+      const lines = read(`${name}.txt`).replace(/\n$/u, '').split('\n');
+      return { lines, viewportTop: 0, rows: lines.length, cols: 120 };
+    };
+    const title = (t: string) => new TextEncoder().encode(`\x1b]0;${t}\x07`);
+    d.onOutput(title('Qwen - p2'), 100);
+    d.onScreen(snap('qwen-idle'), 100);
+    d.tick(100 + settle);
+    expect(d.state).toBe('idle');
+    d.onInput(new TextEncoder().encode('Please create a file. APPROVE-ME\r'), 1000);
+    d.onOutput(title('✳︎ Qwen - p2'), 1500);
+    d.onScreen(snap('qwen-approve-shell'), 1500);
+    expect(d.state).toBe('blocked');
+    d.onInput(new TextEncoder().encode('\r'), 2000);
+    expect(d.state).toBe('busy');
+    // Its title says it works before it has drawn the screen without the dialog (a loaded
+    // machine took more than a second): the same question, not asked again.
+    d.onOutput(title('◐︎ Qwen - p2'), 2100);
+    expect(d.onScreen(snap('qwen-approve-shell'), 2100)).toEqual([]);
+    expect(d.tick(3500)).toEqual([]);
+    expect(d.state).toBe('busy');
   });
 
   it('a Gemini session is blocked at the trust and auth dialogs (their menus reported as they change), then ready at its input', () => {

@@ -72,7 +72,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
    * moment longer — the agent draws the cursor's last move before it closes the dialog — which
    * is not the question asked again.
    */
-  private answered: { dialog: string; at: number } | null = null;
+  private answered: { dialog: string; at: number; working?: boolean } | null = null;
   /** The latest time the screen was evaluated (a deadline up to it is spent). */
   private evaluatedAt = Number.NEGATIVE_INFINITY;
   /** The agent's own reports of its state (OSC sequences) and the latest one. */
@@ -262,6 +262,10 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
             : null;
     if (signal === null) return;
     this.signal = signal;
+    // An agent that reports its questions (blockedSignal) and says it works after Enter answered
+    // one has closed it: the dialog still drawn is a redraw late on a loaded machine.
+    if (signal === 'busy' && this.answered && this.c.blockedSignal.length > 0)
+      this.answered.working = true;
     const t = this.turn;
     if (t && signal !== 'idle') {
       t.worked = true;
@@ -345,7 +349,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       const answered = this.answered;
       if (
         answered &&
-        now - answered.at < ANSWERED_DIALOG_MS &&
+        (now - answered.at < ANSWERED_DIALOG_MS || answered.working === true) &&
         dialogOf(this.lastViewport) === answered.dialog
       ) {
         return events; // the answered dialog, drawn once more before it closes

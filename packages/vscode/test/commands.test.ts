@@ -521,10 +521,12 @@ describe('Open Web View', () => {
       expect(String(target)).not.toContain(again.token);
       expect(fs.statSync(target.fsPath).mode & 0o777).toBe(0o600);
       expect(path.dirname(target.fsPath)).toBe(path.dirname(d.env.socket));
-      // The page sends the browser on to the URL (the fragment kept, HTML-escaped).
+      // The page sends the browser on with a one-time code, not the token (the browser's
+      // history keeps the address it opened).
       const html = fs.readFileSync(target.fsPath, 'utf8');
-      expect(html).toContain(`url=${first.url}`);
       const origin = new URL(first.url).origin;
+      expect(html).toMatch(new RegExp(`url=${origin}/#code=[0-9a-f]{32}"`, 'u'));
+      expect(html).not.toContain(again.token);
       expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       await messageShown('info', /web view/);
       expect(editor.messages.map((m) => m.text)).toEqual([

@@ -19,7 +19,6 @@ const ARTIFACTS = join(import.meta.dirname, '..', 'test-results');
 const PAGE_TIMEOUT_MS = 15_000;
 
 const missing = chromiumMissing();
-if (missing) console.warn(`skipping the web view's diff tests: ${missing}`);
 
 /** The hunks of a unified diff as git prints them: `@@` lines and their lines, no file headers. */
 function hunkLines(patch: string): string[] {

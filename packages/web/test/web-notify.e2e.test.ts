@@ -17,7 +17,6 @@ const ARTIFACTS = join(import.meta.dirname, '..', 'test-results');
 const PAGE_TIMEOUT_MS = 15_000;
 
 const missing = chromiumMissing();
-if (missing) console.warn(`skipping the web view notification tests: ${missing}`);
 
 interface Note {
   title: string;
@@ -37,6 +36,7 @@ describe.skipIf(missing)('web view notifications in a real Chromium', { timeout:
   let fake: FakeNotifySend;
   let browser: TestBrowser;
   let page: Page;
+  let url: string;
   let c: Awaited<ReturnType<TestDaemon['connect']>>;
 
   const notes = () => page.evaluate(() => window.__notes);
@@ -84,7 +84,7 @@ describe.skipIf(missing)('web view notifications in a real Chromium', { timeout:
     await spawnAgent(d, c, 'beta', 'aider', 'aider');
     const run = await runClippy(['web', '--json'], d.env.env);
     expect(run.code, run.stderr).toBe(0);
-    const { url } = JSON.parse(run.stdout) as { url: string };
+    url = (JSON.parse(run.stdout) as { url: string }).url;
     browser = await TestBrowser.launch();
     const context = await browser.browser.newContext({
       viewport: { width: 1280, height: 800 },
@@ -93,6 +93,8 @@ describe.skipIf(missing)('web view notifications in a real Chromium', { timeout:
     await context.addInitScript(() => {
       window.__notes = [];
       window.__beeps = 0;
+      // The page shows them through its service worker (what is handed to it is recorded),
+      // or with the Notification API where it has none.
       const Real = window.Notification;
       class Observed extends Real {
         constructor(title: string, options?: NotificationOptions) {
@@ -101,6 +103,12 @@ describe.skipIf(missing)('web view notifications in a real Chromium', { timeout:
         }
       }
       window.Notification = Observed as typeof Notification;
+      const proto = ServiceWorkerRegistration.prototype;
+      const show = proto.showNotification;
+      proto.showNotification = function (title: string, options?: NotificationOptions) {
+        window.__notes.push({ title, body: options?.body ?? '', tag: options?.tag ?? '' });
+        return show.call(this, title, options).catch(() => undefined);
+      };
       const RealAudio = window.AudioContext;
       window.AudioContext = class extends RealAudio {
         constructor() {
@@ -122,7 +130,7 @@ describe.skipIf(missing)('web view notifications in a real Chromium', { timeout:
     fake?.dispose();
   });
 
-  it('shows a finished turn with the Notification API (with its sound), and notify-send is not run', async () => {
+  it('shows a finished turn through its service worker (with its sound), and notify-send is not run', async () => {
     await pageReported((p) => p.viewing === null && p.can_notify);
     await turn('alpha', 'first question');
     await expect.poll(notes, { timeout: PAGE_TIMEOUT_MS }).toHaveLength(1);
@@ -165,5 +173,50 @@ describe.skipIf(missing)('web view notifications in a real Chromium', { timeout:
     await expect
       .poll(() => page.locator('.card[data-name="beta"] .unread').textContent())
       .toBe('1 unread');
+  });
+
+  it('a page that cannot show one (no service worker, the Notification API refused) says so: the desktop shows them', async () => {
+    const context = await browser.browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      permissions: ['notifications'],
+    });
+    try {
+      // No service worker here, and `new Notification()` refused (as Android's Chrome does).
+      await context.addInitScript(() => {
+        Object.defineProperty(navigator, 'serviceWorker', { value: undefined });
+        const Real = window.Notification;
+        class Refused extends Real {
+          constructor(title: string) {
+            super(title);
+            this.close();
+            throw new TypeError("Failed to construct 'Notification': Illegal constructor.");
+          }
+        }
+        window.Notification = Refused as typeof Notification;
+      });
+      const lone = await context.newPage();
+      await lone.goto(url);
+      await lone.waitForSelector('body[data-ready="true"]');
+      // The other page leaves: this one is the page the daemon tells.
+      await page.close();
+      await expect
+        .poll(
+          async () =>
+            (await c.request('notify_settings', {})).clients
+              .filter((p) => p.kind === 'page')
+              .map((p) => p.can_notify),
+          { timeout: PAGE_TIMEOUT_MS },
+        )
+        .toEqual([true]);
+      // Its first notification is refused: it says it cannot notify, and the desktop shows the next.
+      await turn('beta', 'refused here');
+      await pageReported((p) => !p.can_notify);
+      await turn('beta', 'on the desktop');
+      const [desk] = await fake.waitFor(1);
+      expect(desk!.title).toBe('beta: turn finished');
+      expect(desk!.body).toContain('on the desktop');
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -22,7 +22,6 @@ import { until } from '@clippy/testkit/until';
 const PAGE_TIMEOUT_MS = 15_000;
 
 const missing = chromiumMissing() ?? localUserUnavailable();
-if (missing) console.warn(`skipping the web view's other-user tests: ${missing}`);
 
 /**
  * The other user's web server (run with `node -e`, so it reads no file of ours): it prints

@@ -52,22 +52,3 @@ export function withoutOptions(
 export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/u.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
-
-/** Interpreters that run an agent's script: the agent's own options come after the script. */
-const INTERPRETER = /^(node|nodejs|bun|deno)(\.exe)?$/u;
-
-/**
- * Splits a command line into what runs the agent and the agent's own arguments: `claude …`
- * is all the agent's; `node [node options] cli.js …` is the agent's after the script (an
- * option put before it would be node's, which refuses `--settings`).
- */
-export function splitInterpreter(
-  command: string,
-  args: readonly string[],
-): { lead: string[]; own: string[] } {
-  const base = command.split(/[\\/]/u).pop() ?? command;
-  if (!INTERPRETER.test(base)) return { lead: [], own: [...args] };
-  const script = args.findIndex((a) => !a.startsWith('-'));
-  if (script < 0) return { lead: [], own: [...args] };
-  return { lead: args.slice(0, script + 1), own: args.slice(script + 1) };
-}

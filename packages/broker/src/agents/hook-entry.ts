@@ -4,8 +4,9 @@ import { Packr } from 'msgpackr/pack';
 
 /**
  * `clippy-hook SOCKET SESSION AGENT EVENT [PAYLOAD]`: what an agent's hook runs. It hands the
- * event — its JSON from stdin (Claude Code's hooks), or the last argument (Codex's notify) — to
- * the daemon on its socket, naming the session, and exits 0 whatever happens: a failing hook
+ * event — its JSON from stdin (the agent's hooks; a last argument is taken instead, for a person
+ * trying it by hand) — to the daemon on its socket, naming the session, with the session's
+ * secret from the environment (the agent's, inherited), and exits 0 whatever happens: a failing hook
  * must never change what the agent does (a Claude Code Stop hook that fails can keep it
  * working). It prints nothing on stdout (Claude Code reads a hook's stdout as instructions);
  * a problem goes to stderr. Kept small: it runs once per event, and its start is part of the
@@ -16,6 +17,11 @@ import { Packr } from 'msgpackr/pack';
 const GIVE_UP_MS = 10_000;
 /** The protocol version it speaks (protocol's PROTOCOL_VERSION; checked by a test). */
 export const HOOK_PROTOCOL_VERSION = 2;
+/**
+ * Where the session's secret reaches the hook: the agent's environment, inherited (the daemon's
+ * agents/hook-secret.ts sets it; a copy here, as this entry imports nothing of the daemon).
+ */
+export const HOOK_SECRET_VAR = 'CLIPPY_HOOK_SECRET';
 /** Largest stdin read (a Stop hook's input holds the whole answer). */
 const MAX_STDIN_BYTES = 14 * 1024 * 1024;
 
@@ -92,6 +98,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   try {
     const payload = arg ?? (await readStdin());
+    const secret = process.env[HOOK_SECRET_VAR];
     const answer = await send(socket, {
       type: 'agent_event',
       id: 1,
@@ -99,6 +106,7 @@ export async function main(argv: string[]): Promise<void> {
       agent,
       event,
       payload,
+      ...(secret !== undefined ? { secret } : {}),
     });
     if (answer.status !== 'ok')
       process.stderr.write(`clippy-hook: ${answer.message ?? 'the daemon refused the event'}\n`);

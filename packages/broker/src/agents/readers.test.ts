@@ -7,12 +7,13 @@ import { ClaudeChannel } from './claude/channel.js';
 import { claudeResumeArgs, wireClaude } from './claude/wiring.js';
 import { CodexChannel } from './codex/channel.js';
 import { GeminiChannel } from './gemini/channel.js';
-import { HOOK_PROTOCOL_VERSION } from './hook-entry.js';
+import { HOOK_PROTOCOL_VERSION, HOOK_SECRET_VAR as ENTRY_SECRET_VAR } from './hook-entry.js';
+import { HOOK_SECRET_VAR } from './hook-secret.js';
 import { codex } from './codex/index.js';
 import { gemini } from './gemini/index.js';
 
 // The agents' records as the pinned versions write them (Claude Code 2.1.197's transcript and
-// hooks, Codex 0.171.0's notify and rollout, Gemini CLI 0.61.0's chat file: the fields clippy
+// hooks, Codex 0.171.0's rollout, Gemini CLI 0.61.0's chat file: the fields clippy
 // reads, laid out as they were observed against the fake model).
 
 let dir: string;
@@ -22,13 +23,22 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const jsonl = (rows: unknown[]) => rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+/** How late Claude Code writes its transcript after its Stop hook started (the scenario, not a wait). */
+const CLAUDE_LATE_MS = 200;
 /** How late Gemini writes a record in the test of a screen that completed early (the scenario, not a wait). */
 const GEMINI_LATE_MS = 200;
 const ANSWER = 'Here:\n\n```js\nconsole.log(1);\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
 
 describe('Claude Code', () => {
+  /** Where Claude Code (HOME=dir) keeps session S's transcript. */
+  const transcriptOf = (session = 'S') => {
+    const folder = join(dir, '.claude', 'projects', '-work-p');
+    mkdirSync(folder, { recursive: true });
+    return join(folder, `${session}.jsonl`);
+  };
+
   it('the Stop hook’s turn is read exactly from the transcript (the hook’s copy is trimmed), with tokens and model', async () => {
-    const path = join(dir, 't.jsonl');
+    const path = transcriptOf();
     writeFileSync(
       path,
       jsonl([
@@ -66,7 +76,7 @@ describe('Claude Code', () => {
         },
       ]),
     );
-    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    const ch = new ClaudeChannel({ session: 'c', env: { HOME: dir }, cwd: dir });
     await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
     expect(ch.agentSession).toBe('S');
     await ch.onEvent('UserPromptSubmit', JSON.stringify({ prompt: 'Show me', prompt_id: 'P1' }));
@@ -94,8 +104,51 @@ describe('Claude Code', () => {
     });
   });
 
+  it('a Stop hook that comes before the transcript holds the answer waits for it: model and tokens counted', async () => {
+    // Issue 44: Claude Code starts its Stop hooks before it writes the turn's answer to the
+    // transcript (seen on 2.1.197: the prompt alone, or no file yet on the first turn).
+    const path = join(dir, 'later', 't.jsonl');
+    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+    await ch.onEvent('UserPromptSubmit', JSON.stringify({ prompt: 'Show me', prompt_id: 'P1' }));
+    const stop = ch.onEvent(
+      'Stop',
+      JSON.stringify({ prompt_id: 'P1', transcript_path: path, last_assistant_message: 'Here.' }),
+    );
+    // The transcript comes after the hook started: its folder, the prompt, then the answer.
+    await new Promise((r) => setTimeout(r, CLAUDE_LATE_MS));
+    mkdirSync(join(dir, 'later'));
+    writeFileSync(
+      path,
+      jsonl([{ type: 'user', promptId: 'P1', message: { role: 'user', content: 'Show me' } }]),
+    );
+    await new Promise((r) => setTimeout(r, CLAUDE_LATE_MS));
+    appendFileSync(
+      path,
+      jsonl([
+        {
+          type: 'assistant',
+          message: {
+            id: 'm1',
+            model: 'claude-x',
+            content: [{ type: 'text', text: 'Here.\n' }],
+            usage: { input_tokens: 12, output_tokens: 10 },
+          },
+        },
+      ]),
+    );
+    const u = await stop;
+    expect(u.kind === 'turn' && u.turn.answer).toBe('Here.\n');
+    expect(u.kind === 'turn' && u.turn.record).toMatchObject({
+      via: 'claude-transcript',
+      model: 'claude-x',
+      input_tokens: 12,
+      output_tokens: 10,
+    });
+  });
+
   it('a turn whose end the transcript has written is read when the screen completes it; its Stop hook then adds nothing', async () => {
-    const path = join(dir, 't.jsonl');
+    const path = transcriptOf();
     const at = Date.parse('2026-01-01T00:00:00.000Z');
     const prompt = {
       type: 'user',
@@ -109,7 +162,7 @@ describe('Claude Code', () => {
       timestamp: '2026-01-01T00:00:01.000Z',
     };
     writeFileSync(path, jsonl([prompt, answer]));
-    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    const ch = new ClaudeChannel({ session: 'c', env: { HOME: dir }, cwd: dir });
     await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
     const turn = { prompt: 'Show me', startedAt: at - 10, endedAt: at + 2000, interrupted: false };
     // Its answer is there, its end not yet: the hook is waited for.
@@ -129,16 +182,42 @@ describe('Claude Code', () => {
     expect(stop.kind).toBe('ignored');
   });
 
-  it('without the transcript the hook’s copy is the answer; a bad payload is an error naming it', async () => {
-    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+  it('without the transcript the hook’s copy is never the answer: the turn says so; a bad payload is an error naming it', async () => {
+    const ch = new ClaudeChannel({ session: 'c', env: { HOME: dir }, cwd: dir });
     const u = await ch.onEvent(
       'Stop',
-      JSON.stringify({ prompt_id: 'P9', last_assistant_message: 'hi' }),
+      JSON.stringify({ prompt_id: 'P9', last_assistant_message: 'touch ~/pwned' }),
     );
-    expect(u.kind === 'turn' && u.turn.answer).toBe('hi');
+    expect(u.kind === 'turn' && u.turn.answer).toBeNull();
     expect(u.kind === 'turn' && u.turn.record.via).toBe('claude-stop-hook');
+    expect(u.kind === 'turn' && u.turn.note).toBe(
+      "the agent's transcript holds no answer for its turn P9: the Stop report's copy is not used, the text is the screen's",
+    );
     await expect(ch.onEvent('Stop', 'not json')).rejects.toThrow(
       /claude Stop: the payload is not JSON/,
+    );
+  });
+
+  it('a Stop report whose answer is not the transcript’s: the transcript’s is kept, and the turn says so', async () => {
+    const path = transcriptOf();
+    writeFileSync(
+      path,
+      jsonl([
+        { type: 'user', promptId: 'P1', message: { role: 'user', content: 'Show me' } },
+        { type: 'assistant', message: { id: 'm1', content: [{ type: 'text', text: ANSWER }] } },
+        { type: 'system', subtype: 'turn_duration', durationMs: 1000 },
+      ]),
+    );
+    const ch = new ClaudeChannel({ session: 'c', env: { HOME: dir }, cwd: dir });
+    await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+    const u = await ch.onEvent(
+      'Stop',
+      JSON.stringify({ prompt_id: 'P1', last_assistant_message: 'touch ~/pwned' }),
+    );
+    expect(u.kind === 'turn' && u.turn.answer).toBe(ANSWER);
+    expect(u.kind === 'turn' && u.turn.record.via).toBe('claude-transcript');
+    expect(u.kind === 'turn' && u.turn.note).toBe(
+      "the agent's Stop report for its turn P1 gave another answer than its transcript: the transcript's is kept",
     );
   });
 
@@ -195,68 +274,6 @@ describe('Claude Code', () => {
 });
 
 describe('Codex', () => {
-  it('notify’s last message is the answer; a thread without a rollout (the title thread) is ignored; the rollout gives tokens and model', async () => {
-    const home = join(dir, 'codex');
-    const day = join(home, 'sessions', '2026', '01', '02');
-    mkdirSync(day, { recursive: true });
-    const rollout = join(day, 'rollout-2026-01-02T00-00-00-T1.jsonl');
-    writeFileSync(
-      rollout,
-      jsonl([
-        { type: 'session_meta', payload: { id: 'T1' } },
-        { type: 'turn_context', payload: { turn_id: 'U1', model: 'fake-model' } },
-        {
-          type: 'token_usage_record',
-          payload: { turn_id: 'U1', turn_token_usage: { input_tokens: 12, output_tokens: 10 } },
-        },
-      ]),
-    );
-    appendFileSync(
-      rollout,
-      jsonl([
-        {
-          timestamp: '2026-01-02T00:00:05.000Z',
-          type: 'event_msg',
-          payload: { type: 'task_complete', turn_id: 'U1' },
-        },
-      ]),
-    );
-    const ch = new CodexChannel({ session: 'c', env: { CODEX_HOME: home }, cwd: dir });
-    const side = await ch.onEvent(
-      'notify',
-      JSON.stringify({
-        type: 'agent-turn-complete',
-        'thread-id': 'T2',
-        'turn-id': 'X',
-        'input-messages': ['Generate a title'],
-        'last-assistant-message': 'OK',
-      }),
-    );
-    expect(side.kind).toBe('ignored');
-    const u = await ch.onEvent(
-      'notify',
-      JSON.stringify({
-        type: 'agent-turn-complete',
-        'thread-id': 'T1',
-        'turn-id': 'U1',
-        'input-messages': ['first', 'Show me'],
-        'last-assistant-message': ANSWER,
-      }),
-    );
-    expect(u.kind === 'turn' && u.turn.answer).toBe(ANSWER);
-    expect(u.kind === 'turn' && u.turn.prompt).toBe('Show me');
-    expect(u.kind === 'turn' && u.turn.record).toMatchObject({
-      agent: 'codex',
-      session_id: 'T1',
-      turn_id: 'U1',
-      model: 'fake-model',
-      input_tokens: 12,
-      output_tokens: 10,
-      completed_at: Date.parse('2026-01-02T00:00:05.000Z'),
-    });
-    expect(ch.agentSession).toBe('T1');
-  });
-
   /** A 0.171.0 rollout of one turn (the lines clippy reads, as observed), asked at `at`. */
   function codexTurn(thread: string, turnId: string, prompt: string, at: number) {
     const ts = (ms: number) => new Date(at + ms).toISOString();
@@ -286,26 +303,35 @@ describe('Codex', () => {
     ];
   }
 
-  it('the rollout gives the turn the screen completed before notify does: found by its folder and prompt, then followed; notify adds nothing', async () => {
+  /** Today's rollout folder of a Codex home under the test's folder. */
+  function dayFolder(): { home: string; day: string; cwd: string } {
     const home = join(dir, 'codex');
     const day = join(home, 'sessions', '2026', '11', '27');
     mkdirSync(day, { recursive: true });
-    const cwd = join(dir, 'project');
+    return { home, day, cwd: join(dir, 'project') };
+  }
+
+  const meta = (id: string, where: string, t0: number) => ({
+    type: 'session_meta',
+    payload: { id, cwd: where, timestamp: new Date(t0).toISOString() },
+  });
+
+  it('the rollout gives the turn the screen completed: found by its folder and prompt, then followed, with tokens and model', async () => {
+    const { home, day, cwd } = dayFolder();
     const ch = new CodexChannel({ session: 'c', env: { CODEX_HOME: home }, cwd });
     const t0 = Date.now();
-    const meta = (id: string, where: string) => ({
-      type: 'session_meta',
-      payload: { id, cwd: where, timestamp: new Date(t0).toISOString() },
-    });
     // Another Codex in another folder asked the same meanwhile: not this session's.
     writeFileSync(
       join(day, 'rollout-2026-11-27T00-00-00-OTHER.jsonl'),
-      jsonl([meta('OTHER', join(dir, 'elsewhere')), ...codexTurn('OTHER', 'X1', 'Show me', t0)]),
+      jsonl([
+        meta('OTHER', join(dir, 'elsewhere'), t0),
+        ...codexTurn('OTHER', 'X1', 'Show me', t0),
+      ]),
     );
     const rollout = join(day, 'rollout-2026-11-27T00-00-01-T1.jsonl');
     const screen = { prompt: 'Show me', startedAt: t0, endedAt: t0 + 100, interrupted: false };
     expect(await ch.recorded(screen)).toBeNull(); // no rollout yet (Codex writes it at the first message)
-    writeFileSync(rollout, jsonl([meta('T1', cwd), ...codexTurn('T1', 'U1', 'Show me', t0)]));
+    writeFileSync(rollout, jsonl([meta('T1', cwd, t0), ...codexTurn('T1', 'U1', 'Show me', t0)]));
     const r = await ch.recorded(screen);
     expect(r?.answer).toBe(ANSWER);
     expect(r?.prompt).toBe('Show me');
@@ -321,19 +347,9 @@ describe('Codex', () => {
     });
     expect(ch.agentSession).toBe('T1');
     expect(ch.recordPath()).toBe(rollout);
-    // Reported once: neither a second read nor notify gives it again.
+    // Given once by the followed record; the screen's read of it still finds it.
     expect(await ch.recorded(screen)).toBeNull();
-    const n = await ch.onEvent(
-      'notify',
-      JSON.stringify({
-        type: 'agent-turn-complete',
-        'thread-id': 'T1',
-        'turn-id': 'U1',
-        'input-messages': ['Show me'],
-        'last-assistant-message': ANSWER,
-      }),
-    );
-    expect(n.kind).toBe('ignored');
+    expect((await ch.readTurn(screen))?.record.turn_id).toBe('U1');
     // The next turn: open (no end yet), then ended; an older turn's end is not the screen's.
     const next = { ...screen, prompt: 'And then?', startedAt: t0 + 1000 };
     appendFileSync(rollout, jsonl(codexTurn('T1', 'U2', 'And then?', t0 + 1000).slice(0, 3)));
@@ -342,38 +358,61 @@ describe('Codex', () => {
     appendFileSync(rollout, jsonl(codexTurn('T1', 'U2', 'And then?', t0 + 1000).slice(3)));
     expect(await ch.recorded({ ...next, startedAt: t0 + 5000 })).toBeNull(); // asked after it
     expect((await ch.recorded(next))?.record.turn_id).toBe('U2');
+    ch.dispose();
   });
 
-  it('two rollouts of the same folder whose latest turn is the screen’s: neither is taken (notify names it)', async () => {
-    const home = join(dir, 'codex');
-    const day = join(home, 'sessions', '2026', '11', '27');
-    mkdirSync(day, { recursive: true });
-    const cwd = join(dir, 'project');
+  it('the screen’s read waits for an end Codex writes late', async () => {
+    const { home, day, cwd } = dayFolder();
     const ch = new CodexChannel({ session: 'c', env: { CODEX_HOME: home }, cwd });
     const t0 = Date.now();
+    const rollout = join(day, 'rollout-2026-11-27T00-00-02-T3.jsonl');
+    const lines = codexTurn('T3', 'U1', 'Show me', t0);
+    writeFileSync(rollout, jsonl([meta('T3', cwd, t0), ...lines.slice(0, 3)]));
+    const screen = { prompt: 'Show me', startedAt: t0, endedAt: t0 + 100, interrupted: false };
+    const read = ch.readTurn(screen);
+    // Written once the read waits (the scenario, not a wait of the test's).
+    setTimeout(() => appendFileSync(rollout, jsonl(lines.slice(3))), 200);
+    expect((await read)?.answer).toBe(ANSWER);
+    // Its own commands end no model turn: not waited for.
+    expect(await ch.readTurn({ ...screen, prompt: '/status', startedAt: Date.now() })).toBeNull();
+    ch.dispose();
+  });
+
+  it('two rollouts of the same folder whose latest turn is the screen’s: neither is taken, unless the other is another session’s', async () => {
+    const { home, day, cwd } = dayFolder();
+    const t0 = Date.now();
+    const ch = new CodexChannel({ session: 'c', env: { CODEX_HOME: home }, cwd });
     for (const id of ['A', 'B'])
       writeFileSync(
         join(day, `rollout-2026-11-27T00-00-00-${id}.jsonl`),
-        jsonl([
-          { type: 'session_meta', payload: { id, cwd } },
-          ...codexTurn(id, `${id}1`, 'Show me', t0),
-        ]),
+        jsonl([meta(id, cwd, t0), ...codexTurn(id, `${id}1`, 'Show me', t0)]),
       );
     const screen = { prompt: 'Show me', startedAt: t0, endedAt: t0 + 100, interrupted: false };
     expect(await ch.recorded(screen)).toBeNull();
     expect(ch.agentSession).toBeUndefined();
+    // Session A was resumed in another clippy session: its rollout is that one's.
+    const resumed = new CodexChannel({
+      session: 'a',
+      env: { CODEX_HOME: home },
+      cwd,
+      agentSession: 'A',
+    });
+    expect((await resumed.recorded(screen))?.record.session_id).toBe('A');
+    expect((await ch.recorded(screen))?.record.session_id).toBe('B');
+    resumed.dispose();
+    ch.dispose();
   });
 
-  it('wires notify with -c and resumes with `codex resume ID`', () => {
+  it('leaves the command line as it was (nothing of Codex’s runs for clippy) and resumes with `codex resume ID`', () => {
     const w = codex.wire({
       session: 's',
       command: 'codex',
       args: ['--no-daemon'],
-      env: {},
+      env: { X: '1' },
       cwd: dir,
       hook: (e) => ['n', 'h', e],
     });
-    expect('args' in w && w.args).toEqual(['-c', 'notify=["n","h","notify"]', '--no-daemon']);
+    expect(w).toEqual({ args: ['--no-daemon'], env: { X: '1' } });
     expect(codex.resumeArgs(['--no-daemon'], 'T1')).toEqual(['resume', 'T1', '--no-daemon']);
     expect(codex.resumeArgs(['resume', 'T0', '--no-daemon'], 'T1')).toEqual([
       'resume',
@@ -440,6 +479,57 @@ describe('Gemini CLI', () => {
         interrupted: false,
       }),
     ).toBeNull();
+  });
+
+  it('a resumed session’s turn is read from the file Gemini writes it to, not the newest one', async () => {
+    // Issue 44: `gemini --resume ID` writes a new chat file holding only its context, and the
+    // conversation goes on in the file it resumed (0.61.0).
+    const chats = join(dir, '.gemini', 'tmp', 'project', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const id = '11111111-2222-3333-4444-555555555555';
+    const head = { sessionId: id, projectHash: 'h', kind: 'main' };
+    const context = {
+      $set: {
+        messages: [{ id: 'ctx', type: 'user', content: [{ text: '<session_context>\nx' }] }],
+      },
+    };
+    const asked = (n: number, at: string, answerAt: string) => [
+      { id: `u${n}`, timestamp: at, type: 'user', content: [{ text: `Question ${n}` }] },
+      {
+        id: `g${n}`,
+        timestamp: answerAt,
+        type: 'gemini',
+        content: `Answer ${n}.`,
+        tokens: { input: 3, output: n },
+        model: 'gemini-x',
+      },
+    ];
+    const resumed = join(chats, 'session-2026-01-01T00-00-11111111.jsonl');
+    writeFileSync(
+      resumed,
+      jsonl([head, context, ...asked(1, '2026-01-01T00:00:10.000Z', '2026-01-01T00:00:11.000Z')]),
+    );
+    // The resume's own file: newer by name, context only.
+    writeFileSync(join(chats, 'session-2026-01-01T00-05-11111111.jsonl'), jsonl([head, context]));
+    // Another session's file with the same short ID is not this session's.
+    writeFileSync(
+      join(chats, 'session-2026-01-01T00-06-11111111.jsonl'),
+      jsonl([{ ...head, sessionId: '11111111-0000-0000-0000-000000000000' }]),
+    );
+    appendFileSync(
+      resumed,
+      jsonl(asked(2, '2026-01-01T00:05:10.000Z', '2026-01-01T00:05:11.000Z')),
+    );
+    const ch = new GeminiChannel({ session: 'c', env: { HOME: dir }, cwd: dir, agentSession: id });
+    const started = Date.parse('2026-01-01T00:05:09.900Z');
+    const t = await ch.readTurn({
+      prompt: 'Question 2',
+      startedAt: started,
+      endedAt: started + 2_000,
+      interrupted: false,
+    });
+    expect(t?.answer).toBe('Answer 2.');
+    expect(t?.record).toMatchObject({ turn_id: 'g2', output_tokens: 2, model: 'gemini-x' });
   });
 
   it('a turn the screen completed before Gemini recorded it is read once Gemini writes it', async () => {
@@ -518,4 +608,8 @@ describe('Gemini CLI', () => {
 
 it('the hook entry speaks the protocol version of the daemon', () => {
   expect(HOOK_PROTOCOL_VERSION).toBe(PROTOCOL_VERSION);
+});
+
+it('the hook entry reads the secret from the variable the daemon sets', () => {
+  expect(ENTRY_SECRET_VAR).toBe(HOOK_SECRET_VAR);
 });

@@ -6,6 +6,7 @@ import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
 import { opencode } from './opencode/index.js';
+import { qwen } from './qwen/index.js';
 import type { AgentDefinition } from './types.js';
 
 /** Every agent whose channel clippy can wire, by the name presets give in their `agent` field. */
@@ -15,6 +16,7 @@ export const AGENT_DEFINITIONS: Record<AgentName, AgentDefinition> = {
   gemini,
   opencode,
   copilot,
+  qwen,
 };
 
 /**

@@ -36,6 +36,9 @@ export class SessionChannel {
   private chain: Promise<void> = Promise.resolve();
   private disposed = false;
   private followed: Followed | null = null;
+  /** Reports refused for want of the session's secret (not from its agent), and what it says. */
+  private refusedReports = 0;
+  private lastRefused: string | undefined;
 
   constructor(
     readonly channel: AgentChannel,
@@ -92,10 +95,22 @@ export class SessionChannel {
     return run;
   }
 
+  /**
+   * A report came without the session's secret (`how`: without one, or with a wrong one) and
+   * was refused: said on the session. True for the first (the caller logs it; later ones are
+   * counted on the session only, so a flood of them never floods the log).
+   */
+  refused(how: 'without' | 'with a wrong'): boolean {
+    this.refusedReports++;
+    const n = this.refusedReports;
+    this.lastRefused = `${n} report${n === 1 ? '' : 's'} ${how} the session's secret refused (not from its agent: something else named this session)`;
+    return this.refusedReports === 1;
+  }
+
   /** What `list_sessions` shows of the channel. */
   info(): Pick<SessionInfo, 'agent' | 'agent_channel' | 'agent_session' | 'channel_note'> {
     const agentSession = this.channel.agentSession;
-    const note = this.join.note;
+    const note = [this.join.note, this.lastRefused].filter(Boolean).join('; ');
     return {
       agent: this.channel.agent,
       agent_channel: this.join.state,

@@ -104,7 +104,7 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     if (this.disposed) return;
     if (this.held && this.held.timer) return this.finishHeld(entry);
     if (this.host.screenIdle() && !this.held) {
-      const text = `the screen completed the turn before the agent did (its turn ${report.record.turn_id ?? '?'}, answering “${clip(report.prompt ?? '')}”, reported after it)`;
+      const text = `the screen completed the turn before the agent did (its turn ${report.record.turn_id ?? '?'}, answering “${clip(report.prompt ?? '')}”, reported after it)${report.note ? `; ${report.note}` : ''}`;
       this.disagree(text, { agent_turn: report.record.turn_id });
       this.host.amend(text, report.record);
       return;
@@ -248,6 +248,7 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     if (reports.length > 1)
       notes.push(`the agent reported ${reports.length} turns where the screen completed one`);
     const report = reports.at(-1);
+    if (report?.turn.note) notes.push(report.turn.note);
     if (report) {
       const said = report.turn.prompt;
       if (said !== undefined && !samePrompt(said, turn.prompt))

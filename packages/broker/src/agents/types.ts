@@ -1,4 +1,5 @@
 import type { AgentName, AgentTurn } from '@clippy/protocol';
+import type { AgentIdentity } from './command-line.js';
 
 /** A turn as the agent itself recorded it, ready to be joined to the turn the screen saw. */
 export interface ChannelTurn {
@@ -7,6 +8,11 @@ export interface ChannelTurn {
   /** What the agent received as the user's prompt, when it says (the boundary cross-check). */
   prompt?: string;
   record: AgentTurn;
+  /**
+   * Where the agent's report and its own record (transcript, rollout, chat file) disagree: the
+   * record won (`answer` is the record's, or null when it has none); written on the turn.
+   */
+  note?: string;
 }
 
 /** What an event on the channel meant. */
@@ -74,6 +80,11 @@ export interface WireContext {
   cwd: string;
   /** The hook entry's command line for one event of this session's agent. */
   hook(event: string): string[];
+  /**
+   * A folder of this daemon's own (0700) where the wiring may write files for the session (a
+   * settings file the agent is pointed at); they are removed when the session goes (`files`).
+   */
+  dir?: string;
 }
 
 /**
@@ -81,7 +92,14 @@ export interface WireContext {
  * was not wired (the session runs on the screen alone).
  */
 export type Wiring =
-  { args: string[]; env: Record<string, string>; agentSession?: string } | { skipped: string };
+  | {
+      args: string[];
+      env: Record<string, string>;
+      agentSession?: string;
+      /** Files the wiring wrote (in `dir`): removed when the session's channel goes. */
+      files?: string[];
+    }
+  | { skipped: string };
 
 /** What the channel reads with: the session's environment (the agent's homes) and folder. */
 export interface ChannelContext {
@@ -95,9 +113,18 @@ export interface ChannelContext {
 /** One agent's channel: how it is wired per session, read, and resumed. */
 export interface AgentDefinition {
   agent: AgentName;
-  /** Adds this session's wiring to the command line and environment (never the user's files). */
+  /**
+   * How its command is recognised on a session's command line (its executables, its npm
+   * packages): only there is the channel wired, through the wrappers clippy sees through.
+   */
+  identity: AgentIdentity;
+  /**
+   * Adds this session's wiring to the agent's own arguments and environment (never the user's
+   * files): `ctx.args` are the agent's own (what follows its executable or script, wherever it
+   * sits on the session's command line).
+   */
   wire(ctx: WireContext): Wiring;
   channel(ctx: ChannelContext): AgentChannel;
-  /** The arguments that resume the agent's conversation `agentSession` (from the original ones). */
+  /** The agent's own arguments that resume its conversation `agentSession` (from the original ones). */
   resumeArgs(args: string[], agentSession: string): string[];
 }

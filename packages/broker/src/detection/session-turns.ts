@@ -93,6 +93,8 @@ export class SessionTurns {
   readonly multiline: MultilineForm;
   /** The keys that stop the program's work, pressed one after the other (`interrupt`). */
   readonly interruptKeys: readonly string[];
+  /** What an injection types first to empty the input box (the preset's `clearInput`), or null. */
+  readonly clearInput: Uint8Array | null;
   private detector: TurnDetector | null;
   private readonly screen: TurnsScreen | undefined;
   private readonly events: SessionTurnsEvents;
@@ -126,6 +128,7 @@ export class SessionTurns {
     this.multiline = multilineForm(opts.preset);
     this.interruptKeys =
       opts.preset?.interruptKeys ?? (opts.preset?.kind === 'screen' ? ['Esc'] : ['C-c']);
+    this.clearInput = opts.preset?.clearInput ? Buffer.from(opts.preset.clearInput, 'utf8') : null;
     this.detector = null;
     if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {
       this.worker = new WorkerDetector(

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import {
   CONFIG_FILE_NAME,
+  DEFAULT_PRICES,
   ConfigFileError,
   ConfigFileSchema,
   DEFAULT_HISTORY_LOCK_WAIT_SECONDS,
@@ -12,6 +13,7 @@ import {
   PRESETS_FILE_NAME,
   loadConfigFile,
   type ConfigIo,
+  type ModelPrice,
 } from '@clippy/protocol';
 import { UserPresetsSchema, type UserPresets } from '@clippy/turns';
 import { HandlerError } from '../errors.js';
@@ -37,6 +39,8 @@ export interface TurnConfig {
   worktreeDir: string | null;
   /** config.json `web.port`: the web view starts with the daemon on it (undefined: not). */
   webPort: number | undefined;
+  /** The pricing table: protocol's DEFAULT_PRICES, config.json `pricing.models` over them. */
+  prices: Readonly<Record<string, ModelPrice>>;
 }
 
 /** Whether a new session with this preset is persisted when `spawn` does not say. */
@@ -81,6 +85,7 @@ export function loadTurnConfig(env: Record<string, string | undefined>): TurnCon
       historyLockWaitMs:
         (file.historyLockWaitSeconds ?? DEFAULT_HISTORY_LOCK_WAIT_SECONDS) * SECOND_MS,
       worktreeDir: file.worktreeDir ?? null,
+      prices: { ...DEFAULT_PRICES, ...file.pricing?.models },
     };
   } catch (err) {
     if (err instanceof ConfigFileError) throw new HandlerError('invalid_config', err.message);

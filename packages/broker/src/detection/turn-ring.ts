@@ -14,7 +14,12 @@ export interface SessionUsage {
   input_tokens?: number;
   output_tokens?: number;
   cost_usd?: number;
+  /** Why some of its turns have no cost (their models, distinct): `cost_usd` leaves them out. */
+  cost_unknown?: string;
 }
+
+/** Distinct reasons kept in a session's `cost_unknown` (one per model without a price). */
+const MAX_COST_UNKNOWN_REASONS = 8;
 
 /** A completed turn before it is stored (from the detector, or published by a wrapper). */
 export interface NewTurn {
@@ -195,5 +200,8 @@ function addUsage(total: SessionUsage, turn: SessionUsage): SessionUsage {
   if (input !== undefined) out.input_tokens = input;
   if (output !== undefined) out.output_tokens = output;
   if (cost !== undefined) out.cost_usd = cost;
+  const reasons = new Set(total.cost_unknown?.split('; '));
+  if (turn.cost_unknown && reasons.size < MAX_COST_UNKNOWN_REASONS) reasons.add(turn.cost_unknown);
+  if (reasons.size > 0) out.cost_unknown = [...reasons].join('; ');
   return out;
 }

@@ -3,6 +3,7 @@ import type { EventName, Request, Result, ResultType, Role } from '@clippy/proto
 import type { Preset } from '@clippy/turns';
 import type { Logger } from '../log.js';
 import type { Session, SessionClient, SessionParams } from '../sessions/session.js';
+import type { RemovedBy } from '../sessions/session-table.js';
 import type { TurnConfig } from '../detection/turn-config.js';
 import type { RelayEntry } from '../relay/relay-buffer.js';
 import type { FocusState } from '../focus/focus-state.js';
@@ -51,8 +52,13 @@ export interface SessionsPort {
   newId(): string;
   /** Builds a session whole (with its turns), lists it, then announces it (`session_created`). */
   create(params: NewSessionParams): Session;
-  /** Removes an exited session: its attached clients are told, its screen is freed. */
-  remove(session: Session): void;
+  /**
+   * Removes an exited session: its attached clients are told, its screen is freed; `by` is
+   * remembered for a while (`removed`).
+   */
+  remove(session: Session, by: RemovedBy): void;
+  /** How a session no longer listed under this name or ID was removed, if it was lately. */
+  removed(ref: string): { name: string; by: RemovedBy } | undefined;
   /**
    * Replaces an exited session by a new one under its ID (`revive`): its turns and their
    * numbering carry over, its history stays; announced as created.

@@ -46,10 +46,12 @@ import { resumeRoute } from './resume-route.js';
 import { routeLog } from './route-log.js';
 import { webStart } from './web-start.js';
 import { webStop } from './web-stop.js';
+import { listHosts } from './list-hosts.js';
 import { interrupt } from './interrupt.js';
 import { diff } from './diff.js';
 import { notifyClient } from './notify-client.js';
 import { notifySettings } from './notify-settings.js';
+import { notifyTest } from './notify-test.js';
 
 /** One handler per request type (tmux's cmd-*.c table); `hello` is handled by the connection. */
 export const HANDLERS: HandlerTable = {
@@ -99,9 +101,11 @@ export const HANDLERS: HandlerTable = {
   route_log: routeLog,
   web_start: webStart,
   web_stop: webStop,
+  list_hosts: listHosts,
   interrupt,
   diff,
   get_worktree: getWorktree,
   notify_client: notifyClient,
   notify_settings: notifySettings,
+  notify_test: notifyTest,
 };

@@ -17,7 +17,7 @@ export const kill: Handler<'kill'> = async (request, context) => {
     await session.waitExit();
     // `kill` never removes a worktree: the session stays listed, so `diff` and `remove` reach it.
     if (session.worktree) return { worktree_kept: session.worktree.record.path };
-    if (context.sessions.resolve(session.id) === session) context.sessions.remove(session);
+    if (context.sessions.resolve(session.id) === session) context.sessions.remove(session, 'kill');
   }
   return {};
 };

@@ -1,3 +1,4 @@
+import { shown } from '../notify/notify-settings.js';
 import { HandlerError, findSession, type Handler } from './context.js';
 
 /** The notification settings in force; with `session` and `set`, that session's own change. */
@@ -12,15 +13,16 @@ export const notifySettings: Handler<'notify_settings'> = (request, context) => 
     settings.setOwn(findSession(context, request.session).id, request.set);
   }
   const { presets } = settings.config();
+  // A webhook's URL leaves the daemon as its scheme and host: the rest may be its secret.
   return {
-    global: settings.effective(null),
-    presets,
+    global: shown(settings.effective(null)),
+    presets: Object.fromEntries(Object.entries(presets).map(([k, v]) => [k, shown(v)])),
     sessions: context.sessions.live().map((s) => ({
       session: s.id,
       name: s.name,
       preset: s.preset,
-      own: settings.ownOf(s.id),
-      effective: settings.effective(s),
+      own: shown(settings.ownOf(s.id)),
+      effective: shown(settings.effective(s)),
     })),
     clients: context.notify.clients.all().map((c) => ({
       kind: c.kind,
@@ -29,5 +31,6 @@ export const notifySettings: Handler<'notify_settings'> = (request, context) => 
       can_notify: c.canNotify,
     })),
     desktop: context.notify.desktopUnavailable(),
+    webhook: context.notify.webhookStatus(),
   };
 };

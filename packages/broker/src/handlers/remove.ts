@@ -12,6 +12,6 @@ export const remove: Handler<'remove'> = async (request, context) => {
   const worktree = session.worktree
     ? await context.worktrees.remove(session, request.force ?? false)
     : undefined;
-  if (context.sessions.resolve(session.id) === session) context.sessions.remove(session);
+  if (context.sessions.resolve(session.id) === session) context.sessions.remove(session, 'rm');
   return worktree ? { worktree_removed: worktree } : {};
 };

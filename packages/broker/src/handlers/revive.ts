@@ -1,14 +1,29 @@
 import { existsSync } from 'node:fs';
 import { resolveCommand } from '../pty/resolve-command.js';
 import { spawnPty } from '../pty/node-pty-process.js';
-import { AGENT_DEFINITIONS } from '../agents/registry.js';
-import { wireSession } from '../agents/wire-session.js';
-import { splitInterpreter } from '../agents/args.js';
+import { resumeArgs, wireSession } from '../agents/wire-session.js';
 import { currentTurnConfig, resolveSessionPreset } from '../detection/session-preset.js';
 import type { Session } from '../sessions/session.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../constants.js';
-import { HandlerError, findSession, type Handler } from './context.js';
-import { ownEnvironment } from './spawn.js';
+import { HandlerError, findSession, type Handler, type HandlerContext } from './context.js';
+import { ownEnvironment, withSessionId } from './spawn.js';
+
+/**
+ * The session to revive; one that `kill` or `rm` removed is said to be gone, and how to keep
+ * one for revive next time (`kill --keep`).
+ */
+function findRevivable(context: HandlerContext, ref: string): Session {
+  const session = context.sessions.resolve(ref);
+  if (session) return session;
+  const removed = context.sessions.removed(ref);
+  if (!removed) return findSession(context, ref);
+  throw new HandlerError(
+    'session_not_found',
+    removed.by === 'kill'
+      ? `session '${removed.name}' was removed by \`clippy kill\`, which removes the sessions it ends: nothing is left to revive (\`clippy kill --keep ${removed.name}\` ends a session and keeps it for \`clippy revive\`)`
+      : `session '${removed.name}' was removed by \`clippy rm\`: nothing is left to revive`,
+  );
+}
 
 /** The agent conversation an exited session can resume: its agent's own session ID. */
 function resumableSession(session: Session): string | undefined {
@@ -23,7 +38,7 @@ function resumableSession(session: Session): string | undefined {
  */
 export const revive: Handler<'revive'> = (request, context) => {
   const { sessions, daemon } = context;
-  const old = findSession(context, request.session);
+  const old = findRevivable(context, request.session);
   const refuse = (why: string) => {
     throw new HandlerError('not_revivable', `session '${old.name}' cannot be revived: ${why}`);
   };
@@ -39,15 +54,28 @@ export const revive: Handler<'revive'> = (request, context) => {
   const agent = preset.agent;
   if (!agent) return refuse(`its preset (${old.preset}) names no agent that can resume`);
   const agentSession = resumableSession(old);
-  if (!agentSession)
+  if (!agentSession) {
+    const off = old.info().agent_channel === 'off' ? old.info().channel_note : undefined;
     return refuse(
-      `its agent (${agent}) reported no conversation to resume (no turn came through its channel)`,
+      off
+        ? `its agent's channel was not wired (${off}), so clippy never learnt its conversation`
+        : `its agent (${agent}) reported no conversation to resume (no turn came through its channel)`,
     );
+  }
   const env = request.env ? { ...request.env } : ownEnvironment();
-  const { lead, own } = splitInterpreter(old.command, old.args);
-  const args = [...lead, ...AGENT_DEFINITIONS[agent].resumeArgs(own, agentSession)];
+  // The same session again: the same ID in its environment, as when it started.
+  withSessionId(env, old.id);
   const resolved = resolveCommand(old.command, old.cwd, env.PATH);
   if (!resolved.ok) throw new HandlerError('spawn_failed', resolved.message);
+  // The resume options go among the agent's own arguments, through the wrappers it runs in.
+  const resumed = resumeArgs(
+    agent,
+    { command: old.command, resolved: resolved.path, args: old.args, env, cwd: old.cwd },
+    agentSession,
+  );
+  if ('notAgent' in resumed)
+    return refuse(`its command line is not ${agent}'s: ${resumed.notAgent}`);
+  const args = resumed.args;
   const wired = wireSession({
     preset,
     presetName: old.preset,
@@ -55,6 +83,7 @@ export const revive: Handler<'revive'> = (request, context) => {
     config,
     session: old.id,
     command: old.command,
+    resolved: resolved.path,
     args,
     env,
     cwd: old.cwd,
@@ -75,6 +104,8 @@ export const revive: Handler<'revive'> = (request, context) => {
       rows,
     });
   } catch (err) {
+    // Its wiring's files (an agent's settings file) go with it.
+    wired.channel?.dispose();
     throw new HandlerError(
       'spawn_failed',
       `could not start '${old.command}': ${(err as Error).message}`,
@@ -84,7 +115,9 @@ export const revive: Handler<'revive'> = (request, context) => {
     name: old.name,
     kind: 'pty',
     command: old.command,
-    args,
+    // The session's own command line and first start, not the resume's (`report` reads them).
+    args: old.args,
+    createdAt: old.createdAt,
     cwd: old.cwd,
     cols,
     rows,
@@ -94,6 +127,7 @@ export const revive: Handler<'revive'> = (request, context) => {
     pty,
     pid: pty.pid,
     turns: { preset, config, channel: wired.channel },
+    ...(wired.off ? { agentOff: wired.off } : {}),
     ...(worktree ? { worktree } : {}),
   });
   daemon.log.info(

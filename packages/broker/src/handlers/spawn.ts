@@ -11,6 +11,21 @@ import { wireSession } from '../agents/wire-session.js';
 /** Characters a session name may not hold: `:` separates session and seq in turn IDs. */
 const BAD_NAME = /[:\s\p{Cc}]/u;
 
+/**
+ * The variable that tells a session's programs which session they run in: what an agent's MCP
+ * server (`clippy mcp`) knows its own session by, and scripts by for `clippy send` and friends.
+ */
+export const SESSION_ID_VAR = 'CLIPPY_SESSION_ID';
+
+/**
+ * Sets the session's ID in its environment (`spawn.session_env`, default on); off, the variable
+ * is dropped, as one the caller inherited from another session would name that one.
+ */
+export function withSessionId(env: Record<string, string>, id: string, wanted = true): void {
+  if (wanted) env[SESSION_ID_VAR] = id;
+  else delete env[SESSION_ID_VAR];
+}
+
 /** The broker's own environment with unset entries dropped (the default child environment). */
 export function ownEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
@@ -110,7 +125,7 @@ export const spawn: Handler<'spawn'> = async (
   }
 
   const id = sessions.newId();
-  if (request.session_env) env.CLIPPY_SESSION_ID = id;
+  withSessionId(env, id, request.session_env);
   const cols = request.cols ?? DEFAULT_COLS;
   const rows = request.rows ?? DEFAULT_ROWS;
   const presetName = request.pattern !== undefined ? 'custom' : (request.preset ?? DEFAULT_PRESET);
@@ -121,6 +136,7 @@ export const spawn: Handler<'spawn'> = async (
     config: turnConfig,
     session: id,
     command: request.command,
+    resolved: resolved.path,
     args: request.args,
     env,
     cwd,
@@ -131,6 +147,8 @@ export const spawn: Handler<'spawn'> = async (
   try {
     pty = spawnPty({ file: resolved.path, args: wired.args, cwd, env: wired.env, cols, rows });
   } catch (err) {
+    // Its wiring's files (an agent's settings file) go with it.
+    wired.channel?.dispose();
     if (created) await worktrees.discard(created.record);
     throw new HandlerError(
       'spawn_failed',
@@ -153,6 +171,7 @@ export const spawn: Handler<'spawn'> = async (
     pty,
     pid: pty.pid,
     turns: { preset, config: turnConfig, channel: wired.channel },
+    ...(wired.off ? { agentOff: wired.off } : {}),
     ...(created ? { worktree: created.record } : {}),
   });
   if (!created) return { session: session.id, name: session.name, pid: session.pid };

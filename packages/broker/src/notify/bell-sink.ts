@@ -19,9 +19,12 @@ export class BellSink implements NotifySink {
   deliver(e: NotifyEvent): boolean {
     const focused = this.host.focus.focused();
     if (focused) return focused.session.bell(focused.client);
-    const own = e.session.clients().filter((c) => e.session.attachMode(c) === 'interactive');
-    const mine = own.at(-1);
-    if (mine) return e.session.bell(mine);
+    const session = e.session;
+    const mine = session
+      ?.clients()
+      .filter((c) => session.attachMode(c) === 'interactive')
+      .at(-1);
+    if (session && mine) return session.bell(mine);
     let last: [SessionClient, Session] | null = null;
     for (const [client, sessions] of this.host.attachedClients())
       for (const s of sessions)

@@ -25,13 +25,14 @@ export class ClientSink implements NotifySink {
       encodeFrame({
         type: 'notification',
         id: 0,
-        session: e.session.id,
-        name: e.session.name,
+        session: e.sessionId,
+        name: e.name,
         event: e.event,
         title: e.title,
         body: e.body,
         ...(e.turnId ? { turn_id: e.turnId } : {}),
         sound: e.sound,
+        ...(e.choices?.length ? { choices: e.choices } : {}),
       } satisfies Push<'notification'>),
     );
     return true;

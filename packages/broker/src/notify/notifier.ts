@@ -1,4 +1,5 @@
-import type { NotifyEffective, TurnMeta } from '@clippy/protocol';
+import { hostname } from 'node:os';
+import type { TurnMeta } from '@clippy/protocol';
 import type { FocusState } from '../focus/focus-state.js';
 import type { Logger } from '../log.js';
 import type { Session, SessionClient } from '../sessions/session.js';
@@ -7,7 +8,9 @@ import { ClientSink } from './client-sink.js';
 import { DesktopSink } from './desktop-sink.js';
 import { NotifyClients, type NotifyClient } from './notify-clients.js';
 import type { NotifyEvent } from './notify-event.js';
-import { NotifySettings } from './notify-settings.js';
+import { NotifySettings, type NotifyInForce } from './notify-settings.js';
+import type { WebhookEvent } from './webhook-format.js';
+import { WebhookSink, type WebhookStatus } from './webhook-sink.js';
 
 export interface NotifierHost {
   env: Record<string, string | undefined>;
@@ -16,6 +19,8 @@ export interface NotifierHost {
   attachedClients(): Map<SessionClient, Session[]>;
   /** A session's unread count changed: `list_sessions` readers learn it from a state event. */
   unreadChanged?(session: Session): void;
+  /** The web view's link to a session (without its token), or null while it does not run. */
+  webUrl?(session: Session | null): string | null;
 }
 
 /** What was last notified of a session: an event is told once, however often it is reported. */
@@ -38,6 +43,7 @@ export class Notifier {
   private readonly page: ClientSink;
   private readonly editor: ClientSink;
   private readonly bell: BellSink;
+  private readonly webhook: WebhookSink;
   private readonly told = new Map<string, Told>();
 
   constructor(private readonly host: NotifierHost) {
@@ -48,6 +54,7 @@ export class Notifier {
     this.page = new ClientSink(this.clients, 'page');
     this.editor = new ClientSink(this.clients, 'editor');
     this.bell = new BellSink(host);
+    this.webhook = new WebhookSink(host.log);
   }
 
   /** The user looks at this session now: nothing to tell them about it. */
@@ -71,11 +78,16 @@ export class Notifier {
     told.turnSeq = turn.seq;
     // Stopped by someone (Ctrl-C, Esc): they are there. A navigator reports its own end.
     if (awaited || turn.interrupted || session.kind === 'navigator') return;
+    const body = turn.preview?.trim() || `turn ${turn.turn_id}`;
     this.tell(session, 'turn', {
       session,
+      sessionId: session.id,
+      name: session.name,
       event: 'turn',
       title: `${session.name}: turn finished`,
-      body: turn.preview?.trim() || `turn ${turn.turn_id}`,
+      body,
+      // The answer whole (a webhook carries it), as `clippy show` gives it.
+      text: session.turns?.ring.get(turn.seq)?.text ?? body,
       turnId: turn.turn_id,
       sound: false,
     });
@@ -89,11 +101,17 @@ export class Notifier {
     const key = [session.turnCount, menu?.question ?? '', ...(menu?.detail ?? [])].join('\u0000');
     if (told.blocked === key) return;
     told.blocked = key;
+    const body = menu?.question || 'it waits for your input';
     this.tell(session, 'blocked', {
       session,
+      sessionId: session.id,
+      name: session.name,
       event: 'blocked',
       title: `${session.name} needs you`,
-      body: menu?.question || 'it waits for your input',
+      body,
+      text: body,
+      question: menu?.question || null,
+      choices: (menu?.options ?? []).map((o) => ({ label: o.label, keys: o.keys })),
       sound: false,
     });
   }
@@ -125,8 +143,14 @@ export class Notifier {
   }
 
   private tell(session: Session, kind: 'turn' | 'blocked', event: NotifyEvent): void {
-    const s: NotifyEffective = this.settings.effective(session);
+    const s = this.settings.effective(session);
     if (!s[kind] || this.lookedAt(session)) return;
+    const sinks = this.handOut(event, s);
+    this.host.log.info({ session: session.id, event: kind, sinks }, 'notified');
+  }
+
+  /** Hands the event to every place that is on; returns the places that took it. */
+  private handOut(event: NotifyEvent, s: NotifyInForce): string[] {
     event.sound = s.sound;
     const sinks: string[] = [];
     // A page's notification is a desktop popup too: one of the two, the page's first (a click
@@ -135,7 +159,56 @@ export class Notifier {
     else if (s.desktop && this.desktop.deliver(event)) sinks.push('desktop');
     if (s.editor && this.editor.deliver(event)) sinks.push('editor');
     if (s.bell && this.bell.deliver(event)) sinks.push('bell');
-    this.host.log.info({ session: session.id, event: kind, sinks }, 'notified');
+    if (s.webhook && this.webhook.deliver(this.webhookEvent(event), webhookOf(s))) {
+      sinks.push('webhook');
+    }
+    return sinks;
+  }
+
+  private webhookEvent(e: NotifyEvent, test = false): WebhookEvent {
+    return {
+      event: test ? 'test' : e.event,
+      session: e.sessionId,
+      name: e.name,
+      host: hostname(),
+      text: e.text,
+      ...(e.event === 'blocked' && !test
+        ? { question: e.question ?? null, choices: (e.choices ?? []).map((c) => c.label) }
+        : {}),
+      ...(e.turnId ? { turnId: e.turnId } : {}),
+      url: this.host.webUrl?.(e.session) ?? null,
+    };
+  }
+
+  /**
+   * `clippy notify --test`: one event to every place that is on globally, whatever the quiet
+   * rules say; the webhook is tried once and its answer awaited.
+   */
+  async test(): Promise<{ sinks: string[]; webhook: string | null }> {
+    const s = this.settings.effective(null);
+    const text = 'This is a test notification from clippy: notifications reach you here.';
+    const event: NotifyEvent = {
+      session: null,
+      sessionId: '',
+      name: 'clippy',
+      event: 'turn',
+      title: 'clippy: test notification',
+      body: text,
+      text,
+      sound: s.sound,
+    };
+    const sinks = this.handOut(event, { ...s, webhook: null });
+    let webhook: string | null = null;
+    if (s.webhook) {
+      webhook = await this.webhook.test(this.webhookEvent(event, true), webhookOf(s));
+      if (webhook.startsWith('HTTP 2')) sinks.push('webhook');
+    }
+    this.host.log.info({ sinks }, 'test notification sent');
+    return { sinks, webhook };
+  }
+
+  webhookStatus(): WebhookStatus {
+    return this.webhook.status();
   }
 
   /** Why desktop notifications cannot be shown, or null. */
@@ -145,5 +218,10 @@ export class Notifier {
 
   dispose(): void {
     this.desktop.dispose();
+    this.webhook.dispose();
   }
+}
+
+function webhookOf(s: NotifyInForce): { url: string; format: NotifyInForce['webhookFormat'] } {
+  return { url: s.webhook!, format: s.webhookFormat };
 }

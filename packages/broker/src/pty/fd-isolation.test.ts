@@ -18,12 +18,13 @@ import { DAEMON_READY_TIMEOUT_MS } from '@clippy/testkit/daemon';
 import { until } from '@clippy/testkit/until';
 import { childEnv } from '../test-support/fixtures.js';
 import { RawClient } from '../test-support/raw-client.js';
+import { buildMissing, platformMissing } from '@clippy/testkit/requirements';
 
 // The built daemon, started as a user's shell would start it: with descriptors of its own
 // that it did not open (a shell's or a service manager's), which no session may see.
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'clippyd.js');
-const BUILT = existsSync(resolve(dirname(BIN), '..', 'dist', 'main.js'));
-const HAS_PROC = existsSync('/proc/self/fd');
+const BUILT = buildMissing(resolve(dirname(BIN), '..', 'dist', 'main.js')) === null;
+const HAS_PROC = platformMissing(existsSync('/proc/self/fd'), 'reading /proc/self/fd') === null;
 /** How long the daemon may take to listen: node start-up on a loaded 2-core CI machine (as testkit's). */
 const DAEMON_READY_MS = DAEMON_READY_TIMEOUT_MS;
 

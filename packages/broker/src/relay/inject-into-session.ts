@@ -22,6 +22,7 @@ export function sessionTarget(session: Session): InjectTarget {
     readsLines: () => session.turns?.readsLines ?? false,
     bracketedPaste: () => session.screen.bracketedPaste,
     multiline: () => session.turns?.multiline ?? { mode: 'lines' },
+    clearInput: () => session.turns?.clearInput ?? null,
     outputBytes: () => session.outputBytes,
     waitOutput: (after, ms) =>
       waitFor(session, () => session.outputBytes > after || !session.live, ms).then(

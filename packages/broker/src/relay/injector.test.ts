@@ -52,6 +52,39 @@ describe('inject into a blocked target: one rule for send, paste, relay and deli
     expect(t.written).toHaveLength(0);
   });
 
+  it("an agent's input box is emptied first where its preset says how (Qwen Code's cancelled message put back); not a dialog's", async () => {
+    const clear = Buffer.from('\x15\x15');
+    const idle = { ...target('idle', false), clearInput: () => clear };
+    await inject(idle, Buffer.from('next'), { enter: false, force: false, idleWaitMs: 50 });
+    expect(Buffer.concat(idle.written).toString()).toBe('\x15\x15\x1b[200~next\x1b[201~');
+    const dialog = { ...target('blocked', false), clearInput: () => clear };
+    await inject(dialog, Buffer.from('x'), { enter: false, force: true, idleWaitMs: 50 });
+    expect(Buffer.concat(dialog.written).toString()).toBe('\x1b[200~x\x1b[201~');
+  });
+
+  it('no second Enter once the agent asks a question its first Enter led to (it would answer it)', async () => {
+    let state: SessionState = 'idle';
+    const t = target('idle', false);
+    const asking = {
+      ...t,
+      state: () => state,
+      // The agent shows nothing the detector takes for the Enter within the wait…
+      submits: () => ({ sent: t.written.filter((w) => w.toString() === '\r').length, taken: 0 }),
+      waitTaken: async () => {
+        // …and asks (its tool's approval dialog) just after.
+        state = 'blocked';
+        return false;
+      },
+    };
+    const r = await inject(asking, Buffer.from('create a file'), {
+      enter: true,
+      force: false,
+      idleWaitMs: 50,
+    });
+    expect(r.submitted).toBe(true);
+    expect(Buffer.concat(t.written).toString().match(/\r/gu)).toHaveLength(1);
+  });
+
   it('--force goes in whatever the state', async () => {
     const t = target('blocked', false);
     const r = await inject(t, Buffer.from('x'), { enter: false, force: true, idleWaitMs: 50 });

@@ -83,6 +83,11 @@ export interface InjectTarget {
    * (default `lines`: as it is, every newline an Enter).
    */
   multiline?(): MultilineForm;
+  /**
+   * What to type before a text at the agent's input box to empty it of what the agent left there
+   * (its preset's `clearInput`: Qwen Code puts a cancelled message back); null: nothing.
+   */
+  clearInput?(): Uint8Array | null;
   /** Output bytes the target produced so far. */
   outputBytes(): number;
   /** Resolves true once output passes `afterBytes`, false after `ms`. */
@@ -193,7 +198,10 @@ export async function inject(
         `${longestLine(text)} bytes: the kernel would cut it at ${MAX_CANONICAL_LINE_BYTES}`,
     );
   }
-  const body = bracketed ? Buffer.concat([PASTE_START, text, PASTE_END]) : text;
+  const pasted = bracketed ? Buffer.concat([PASTE_START, text, PASTE_END]) : text;
+  // At the input box (not into a dialog or a program reading a line), first what empties it.
+  const clear = target.state() === 'idle' && !target.readsLines() ? target.clearInput?.() : null;
+  const body = clear ? Buffer.concat([clear, pasted]) : pasted;
   const beforeText = target.outputBytes();
   for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
     if (!target.isLive())
@@ -207,6 +215,10 @@ export async function inject(
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!target.isLive())
       throw new HandlerError('session_exited', `session '${target.name}' exited before Enter`);
+    // The first Enter was taken after all: the agent now asks a question (a tool's approval,
+    // drawn later than the wait on a loaded machine), which a second Enter would answer.
+    if (attempt > 0 && target.state() === 'blocked' && !target.readsLines())
+      return { submitted: true, bracketed };
     const before = target.outputBytes();
     const sentBefore = target.submits?.()?.sent ?? 0;
     await target.write(ENTER);

@@ -280,6 +280,33 @@ describe('attach', () => {
     await stty(a, '30 100');
   });
 
+  it('a viewer’s fit is undone when it leaves, with no driving client there: detach, or its connection gone', async () => {
+    const a = await tb.client();
+    // A detached agent (clippy new -d): its size is its own, nobody drives it.
+    const s = await spawn(a, 'bash', ['--norc', '--noprofile', '-i'], { cols: 100, rows: 30 });
+    const size = async () => {
+      const info = ((await a.ok('list_sessions')).sessions as Record<string, unknown>[])[0]!;
+      return `${String(info.cols)}x${String(info.rows)}`;
+    };
+    for (const leave of ['detach', 'close'] as const) {
+      const phone = await tb.client();
+      await phone.ok('attach', { session: s.session, cols: 46, rows: 20, ignore_size: true });
+      await phone.ok('resize', { session: s.session, cols: 46, rows: 20, fit: true });
+      expect(await size()).toBe('46x20');
+      if (leave === 'detach') await phone.ok('detach', { session: s.session });
+      else phone.close();
+      await waitUntil(() => tb.broker.table.resolve(s.session)!.clientCount === 0);
+      expect(await size()).toBe('100x30');
+    }
+    // `clippy resize` while a viewer's fit holds: that size is the session's, and stays.
+    const phone = await tb.client();
+    await phone.ok('attach', { session: s.session, cols: 46, rows: 20, ignore_size: true });
+    await phone.ok('resize', { session: s.session, cols: 46, rows: 20, fit: true });
+    await a.ok('resize', { session: s.session, cols: 90, rows: 25 });
+    await phone.ok('detach', { session: s.session });
+    expect(await size()).toBe('90x25');
+  });
+
   it('send types text and presses Enter as a separate write', async () => {
     const a = await tb.client();
     const s = await spawn(a, 'bash', ['--norc', '--noprofile', '-i']);

@@ -10,6 +10,13 @@ import type { SessionState } from '@clippy/protocol';
 export const INPUT_WAIT_PROBE_MS = 300;
 
 /**
+ * How long a program may print without showing a prompt before it counts as running (`busy`)
+ * rather than starting: agents and shells show their first prompt within a few seconds; a
+ * build, a server or `tail -f` never does, and was shown `starting` for as long as it ran.
+ */
+export const STARTING_WITHOUT_PROMPT_MS = 5_000;
+
+/**
  * System calls in which a process waits for its terminal, by architecture: `read` on it, or
  * `select`/`pselect6` on descriptor 0 alone (GNU readline's wait). Programs that wait in
  * epoll (Node, most TUIs) cannot be told apart from busy ones and are not listed.
@@ -108,19 +115,54 @@ export class InputWaitWatch {
   private timer: NodeJS.Timeout | null = null;
   private lastOutput = -1;
   private offActivity: (() => void) | null = null;
+  /** Until the first prompt: hears the first output, then waits for a prompt that may not come. */
+  private offFirstOutput: (() => void) | null;
+  private startingTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly session: InputWaitSession) {}
+  constructor(private readonly session: InputWaitSession) {
+    this.offFirstOutput = session.onActivity(() => this.firstOutput());
+  }
 
   /** The detector's state: passed on, and the watch runs while it is `busy`. */
   stateChanged(state: SessionState): void {
     this.detected = state;
+    this.stopStarting();
     this.clearBlocked();
     this.session.setState(state);
-    if (state === 'busy' && !this.timer) {
-      this.lastOutput = this.session.outputBytes;
-      this.timer = setInterval(() => this.probe(), INPUT_WAIT_PROBE_MS);
-      this.timer.unref();
-    } else if (state !== 'busy') this.stop();
+    if (state === 'busy') this.watch();
+    else this.stop();
+  }
+
+  private watch(): void {
+    if (this.timer) return;
+    this.lastOutput = this.session.outputBytes;
+    this.timer = setInterval(() => this.probe(), INPUT_WAIT_PROBE_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * The program printed and no prompt has come: after STARTING_WITHOUT_PROMPT_MS it is shown
+   * running (`busy`, and `blocked` when it then waits on a terminal read), not `starting`. Its
+   * first prompt, if one ever comes, makes it ready as always.
+   */
+  private firstOutput(): void {
+    this.offFirstOutput?.();
+    this.offFirstOutput = null;
+    if (this.detected !== 'starting' || this.startingTimer) return;
+    this.startingTimer = setTimeout(() => {
+      this.startingTimer = null;
+      if (this.detected !== 'starting' || !this.session.live) return;
+      this.session.setState('busy');
+      this.watch();
+    }, STARTING_WITHOUT_PROMPT_MS);
+    this.startingTimer.unref();
+  }
+
+  private stopStarting(): void {
+    this.offFirstOutput?.();
+    this.offFirstOutput = null;
+    if (this.startingTimer) clearTimeout(this.startingTimer);
+    this.startingTimer = null;
   }
 
   private probe(): void {
@@ -133,7 +175,8 @@ export class InputWaitWatch {
     this.offActivity = s.onActivity(() => {
       if (s.outputBytes === out) return;
       this.clearBlocked();
-      if (s.live) s.setState(this.detected);
+      // Still without a prompt: running, as before it waited.
+      if (s.live) s.setState(this.detected === 'starting' ? 'busy' : this.detected);
     });
     s.setState('blocked');
   }
@@ -150,6 +193,7 @@ export class InputWaitWatch {
 
   dispose(): void {
     this.stop();
+    this.stopStarting();
     this.clearBlocked();
   }
 }

@@ -4,6 +4,12 @@ import type { Session } from './session.js';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
+/** Removed sessions remembered (by name and ID) so that `revive` can say what became of them. */
+const REMOVED_REMEMBERED = 100;
+
+/** How a removed session went: `kill` (which removes what it ends) or `rm`. */
+export type RemovedBy = 'kill' | 'rm';
+
 /**
  * The broker's map of sessions (live and exited, in creation order) and the authority on
  * IDs and names: IDs are never reused within the daemon's life; names are unique among live
@@ -12,6 +18,8 @@ const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
   private readonly issued = new Set<string>();
+  /** Sessions removed lately, by name and by ID (oldest first): what `revive` tells. */
+  private readonly gone = new Map<string, { name: string; by: RemovedBy }>();
 
   /** A fresh opaque ID: random base32, checked against every ID issued so far. */
   newId(): string {
@@ -34,6 +42,23 @@ export class SessionTable {
 
   delete(session: Session): void {
     this.sessions.delete(session.id);
+  }
+
+  /** Takes a session out for good (`kill`, `rm`), remembering how (see `removed`). */
+  remove(session: Session, by: RemovedBy): void {
+    this.delete(session);
+    const entry = { name: session.name, by };
+    for (const key of [session.name, session.id]) {
+      this.gone.delete(key);
+      this.gone.set(key, entry);
+    }
+    while (this.gone.size > REMOVED_REMEMBERED * 2)
+      this.gone.delete(this.gone.keys().next().value!);
+  }
+
+  /** A session removed lately under this name or ID (none listed has it now). */
+  removed(ref: string): { name: string; by: RemovedBy } | undefined {
+    return this.resolve(ref) ? undefined : this.gone.get(ref);
   }
 
   all(): Session[] {

@@ -1,5 +1,6 @@
 import {
   MIN_READABLE_COLS,
+  type AgentName,
   encodeFrame,
   type Menu,
   type Push,
@@ -62,12 +63,21 @@ export interface SessionParams {
   persisted?: boolean;
   /** The git worktree it runs in (`clippy new --worktree`). */
   worktree?: WorktreeRecord | undefined;
+  /**
+   * Its preset's agent, when the agent's channel was wanted and not wired (the command line is
+   * not the agent's): why, said in `list_sessions`.
+   */
+  agentOff?: { agent: AgentName; reason: string } | undefined;
+  /** When the session first started (a revived one keeps its own); default now. */
+  createdAt?: number;
   /** A session read back from the history after a restart: exited, no process. */
   restored?: {
     createdAt: number;
     exitedAt: number;
     exitCode: number | null;
     exitSignal: string | null;
+    /** It was running when the daemon ended (no exit record), and ended with the daemon. */
+    endedWithDaemon?: boolean;
   };
   /**
    * Builds the session's turns (detector and ring) while the session is built, before any
@@ -96,8 +106,12 @@ export class Session {
   readonly persisted: boolean;
   /** Read back from the history after a daemon restart (its process is not re-attached). */
   readonly restored: boolean;
+  /** Restored, and it was running when the daemon ended: it ended with the daemon. */
+  private readonly endedWithDaemon: boolean;
   /** The git worktree it runs in, and its counted changes; null: none of its own. */
   readonly worktree: SessionWorktree | null;
+  /** Its agent's channel was wanted and not wired: which agent, and why. */
+  private readonly agentOff: { agent: AgentName; reason: string } | undefined;
   readonly screen: Screen;
   state: SessionState = 'starting';
   /** What the detector (or wrapper) said last, before a too-narrow screen's `blocked` was doubted. */
@@ -108,6 +122,8 @@ export class Session {
   private sizedBy: SessionClient | null = null;
   /** Counts size takes, to find the latest active driving client (tmux's `latest`). */
   private sizeClock = 0;
+  /** The size before a viewer's fit (`resize` with `fit`), given back when it leaves. */
+  private sizeBeforeFit: { cols: number; rows: number } | null = null;
   exitedAt: number | null = null;
   exitCode: number | null = null;
   exitSignal: string | null = null;
@@ -151,8 +167,10 @@ export class Session {
     this.observer = params.observer;
     this.persisted = params.persisted ?? false;
     this.restored = params.restored !== undefined;
+    this.endedWithDaemon = params.restored?.endedWithDaemon ?? false;
     this.worktree = params.worktree ? new SessionWorktree(params.worktree) : null;
-    this.createdAt = params.restored?.createdAt ?? Date.now();
+    this.agentOff = params.agentOff;
+    this.createdAt = params.restored?.createdAt ?? params.createdAt ?? Date.now();
     if (params.restored) {
       this.exitedAt = params.restored.exitedAt;
       this.exitCode = params.restored.exitCode;
@@ -213,6 +231,7 @@ export class Session {
       ...(this.turns?.detectionStopped ? { detection_stopped: this.turns.detectionStopped } : {}),
       ...(this.persisted ? { persisted: true } : {}),
       ...(this.restored ? { restored: true } : {}),
+      ...(this.endedWithDaemon ? { ended_with_daemon: true } : {}),
       ...(this.menu ? { menu: this.menu } : {}),
       ...(this.worktree ? { worktree: this.worktree.info() } : {}),
       unread: this.unread,
@@ -227,11 +246,20 @@ export class Session {
   private agentInfo(): Partial<SessionInfo> {
     const turns = this.turns;
     if (!turns) return {};
+    const off =
+      !turns.channel && this.agentOff
+        ? {
+            agent: this.agentOff.agent,
+            agent_channel: 'off' as const,
+            channel_note: this.agentOff.reason,
+          }
+        : {};
     const latest = turns.ring.latest()?.agent;
     const resumable = turns.channel?.channel.agentSession ?? turns.ring.latestAgentSession();
     const agent = turns.channel?.channel.agent ?? turns.ring.latestAgent();
     return {
       ...(agent ? { agent } : {}),
+      ...off,
       ...turns.channel?.info(),
       ...(latest?.model ? { model: latest.model } : {}),
       ...turns.ring.usage,
@@ -244,6 +272,14 @@ export class Session {
     // What was unread before a daemon restart is not known: a restored session claims nothing.
     if (this.restored) return 0;
     return Math.max(0, this.turnCount - this.readSeq);
+  }
+
+  /**
+   * A revived session's turns read as they were in the session it replaces: what was read stays
+   * read (a restored one claimed nothing unread: all its turns count as read).
+   */
+  inheritRead(old: Session): void {
+    this.readSeq = Math.min(this.turnCount, old.restored ? old.turnCount : old.readSeq);
   }
 
   /** The turns up to `seq` (default: all) were shown to a person. True when that changed. */
@@ -465,6 +501,7 @@ export class Session {
     const attachment = from ? this.attachments.get(from) : undefined;
     if (!from || !attachment) {
       this.sizedBy = null;
+      this.sizeBeforeFit = null;
       this.applySize(cols, rows);
       return;
     }
@@ -476,6 +513,10 @@ export class Session {
   /** The client is now the one whose size the session has. */
   private takeSize(client: SessionClient, attachment: Attachment): void {
     if (attachment.cols === undefined || attachment.rows === undefined) return;
+    // A viewer's fit is a loan: the size it replaced comes back when it leaves (a driver's size
+    // is the session's own).
+    if (attachment.drivesSize) this.sizeBeforeFit = null;
+    else this.sizeBeforeFit ??= { cols: this.cols, rows: this.rows };
     attachment.sizedAt = ++this.sizeClock;
     this.sizedBy = client;
     this.applySize(attachment.cols, attachment.rows);
@@ -483,7 +524,8 @@ export class Session {
 
   /**
    * The client whose size the session has is gone: the size returns to the remaining driving
-   * client active most recently (tmux's rule); with none, the session keeps its size.
+   * client active most recently (tmux's rule); with none, to the size a viewer's fit replaced
+   * (a quick look from a phone must not leave an agent 46 columns wide), else it stays.
    */
   private sizeLeft(client: SessionClient): void {
     if (this.sizedBy !== client) return;
@@ -494,7 +536,10 @@ export class Session {
       if (!a.drivesSize || a.cols === undefined || a.rows === undefined) continue;
       if (!next || a.sizedAt > next[1].sizedAt) next = entry;
     }
+    const before = this.sizeBeforeFit;
+    this.sizeBeforeFit = null;
     if (next) this.takeSize(next[0], next[1]);
+    else if (before) this.applySize(before.cols, before.rows);
   }
 
   /** Sets the size of the PTY and the screen, and says so (`session_resized`). */

@@ -113,17 +113,18 @@ describe('sessions over real PTYs', () => {
     expect(noCwd.message).toContain('/nonexistent/dir/here');
   });
 
-  it('passes the environment unchanged; CLIPPY_SESSION_ID only on opt-in', async () => {
+  it('passes the environment unchanged but CLIPPY_SESSION_ID, its own ID unless refused', async () => {
     await c.ok('subscribe', { events: ['session_exited'] });
     const dir = mkdtempSync(join(tmpdir(), 'clippy-env-'));
     try {
-      const env = childEnv({ PWD: dir, SOME_VAR: 'a b=c' });
+      // Started from inside another session: the caller's environment names that one.
+      const env = childEnv({ PWD: dir, SOME_VAR: 'a b=c', CLIPPY_SESSION_ID: 'outer1' });
       const dump = 'env -0 > "$OUT"';
       const a = await spawn('sh', ['-c', dump], { env: { ...env, OUT: join(dir, 'a') }, cwd: dir });
       const b = await spawn('sh', ['-c', dump], {
         env: { ...env, OUT: join(dir, 'b') },
         cwd: dir,
-        session_env: true,
+        session_env: false,
       });
       await waitExitedEvent(c, a.session);
       await waitExitedEvent(c, b.session);
@@ -137,12 +138,14 @@ describe('sessions over real PTYs', () => {
         );
       const ea = parse('a');
       const eb = parse('b');
-      // sh itself may add SHLVL/_; everything the caller gave arrives unchanged.
-      for (const [k, v] of Object.entries({ ...env, OUT: join(dir, 'a') })) expect(ea[k]).toBe(v);
-      expect(ea.CLIPPY_SESSION_ID).toBeUndefined();
-      expect(eb.CLIPPY_SESSION_ID).toBe(b.session);
+      // sh itself may add SHLVL/_; everything else the caller gave arrives unchanged.
+      const { CLIPPY_SESSION_ID: _outer, ...given } = env;
+      for (const [k, v] of Object.entries({ ...given, OUT: join(dir, 'a') })) expect(ea[k]).toBe(v);
+      expect(ea.CLIPPY_SESSION_ID).toBe(a.session);
+      expect(eb.CLIPPY_SESSION_ID).toBeUndefined();
       const extra = Object.keys(ea).filter(
-        (k) => !(k in env) && k !== 'OUT' && !['SHLVL', '_', 'PWD'].includes(k),
+        (k) =>
+          !(k in env) && k !== 'OUT' && !['SHLVL', '_', 'PWD', 'CLIPPY_SESSION_ID'].includes(k),
       );
       expect(extra).toEqual([]);
     } finally {

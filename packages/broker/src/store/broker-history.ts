@@ -79,6 +79,9 @@ export function restoreSessions(
 ): void {
   for (const p of history.persistedSessions()) {
     if (table.resolve(p.meta.id)) continue;
+    // An exit older than the session's newest turn ended an earlier life: it was revived since.
+    const exit =
+      p.exit && p.exit.exited_at >= (p.turns.at(-1)?.meta.timestamp ?? 0) ? p.exit : undefined;
     try {
       const session = make({
         id: p.meta.id,
@@ -98,9 +101,11 @@ export function restoreSessions(
         restored: {
           createdAt: p.meta.created_at,
           // Without an exit record the daemon died with the session running: its last sign of life.
-          exitedAt: p.exit?.exited_at ?? lastSeen(p),
-          exitCode: p.exit?.exit_code ?? null,
-          exitSignal: p.exit?.exit_signal ?? null,
+          exitedAt: exit?.exited_at ?? lastSeen(p),
+          exitCode: exit?.exit_code ?? null,
+          exitSignal: exit?.exit_signal ?? null,
+          // No exit record: it ran when the daemon ended, and ended with it (the reaper).
+          endedWithDaemon: !exit,
         },
         turns: { preset: null, config },
       });

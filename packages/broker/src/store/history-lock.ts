@@ -1,15 +1,8 @@
-import {
-  closeSync,
-  constants,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, ftruncateSync, mkdirSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DEFAULT_HISTORY_LOCK_WAIT_SECONDS } from '@clippy/protocol';
 import { tryLock } from 'fs-native-extensions';
+import { openOwnSync, readOwnFileSync } from '../own-files.js';
 
 /**
  * How long a daemon waits for the history lock before it runs without history (config.json
@@ -47,8 +40,9 @@ export class HistoryLock {
   /** Takes the lock, waiting up to `waitMs` for a holder; throws naming the holder if it stays. */
   static acquire(path: string, opts: LockOptions = {}): HistoryLock {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    // Node opens every file close-on-exec.
-    const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    // Node opens every file close-on-exec. Never through a link (it is truncated below), never
+    // another user's file.
+    const fd = openOwnSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
     try {
       if (!tryLock(fd)) {
         opts.onWait?.(holderOf(path));
@@ -81,7 +75,7 @@ export class HistoryLock {
 /** Who the lock file says holds it, for messages only. */
 function holderOf(path: string): string {
   try {
-    const pid = readFileSync(path, 'utf8').trim();
+    const pid = readOwnFileSync(path).toString('utf8').trim();
     return /^\d+$/.test(pid) ? `pid ${pid}` : 'pid unknown';
   } catch {
     return 'pid unknown';

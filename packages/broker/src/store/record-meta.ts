@@ -136,6 +136,7 @@ const TurnSchema = z.object({
       input_tokens: COUNT.optional(),
       output_tokens: COUNT.optional(),
       cost_usd: z.number().nonnegative().optional(),
+      cost_unknown: z.string().optional(),
     })
     .optional()
     .catch(undefined),

@@ -1,15 +1,4 @@
-import {
-  chmodSync,
-  closeSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, constants, fsyncSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { LEGACY_HEADER_BYTES } from './legacy-format.js';
 import { RECORD_HEADER_BYTES, recordAround, sealRecord } from './record-format.js';
@@ -21,6 +10,7 @@ import {
   segmentHeader,
 } from './segment-file.js';
 import { scanSegment, type SegmentScan } from './segment-scan.js';
+import { openOwnSync, ownFolder, readOwnFileSync, writeOwnFileSync } from '../own-files.js';
 
 const SEGMENT_FILE = /^(\d{6})\.seg$/;
 
@@ -37,12 +27,13 @@ export function readHistory(
 ): string[] {
   let names: string[];
   try {
+    // The user's own folder (0700), not a link to one: its files are read and rewritten here.
+    ownFolder(dir, 'the history folder', false);
     names = readdirSync(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  if ((lstatSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
   const numbers = names
     .map((n) => SEGMENT_FILE.exec(n))
     .filter((m): m is RegExpExecArray => m !== null)
@@ -50,7 +41,7 @@ export function readHistory(
     .sort((a, b) => a - b);
   const damage: string[] = [];
   for (const n of numbers) {
-    let buf: Buffer = readFileSync(join(dir, segmentFileName(n)));
+    let buf: Buffer = readOwnFileSync(join(dir, segmentFileName(n)));
     let scan = scanSegment(buf, readKeyFile(dir, n));
     if (scan.damaged.length > 0) {
       const repaired = repair(dir, n, buf, scan);
@@ -65,7 +56,7 @@ export function readHistory(
 
 function readKeyFile(dir: string, n: number): Buffer | null {
   try {
-    return readFileSync(join(dir, keyFileName(n)));
+    return readOwnFileSync(join(dir, keyFileName(n)));
   } catch {
     return null;
   }
@@ -84,12 +75,12 @@ function repair(
   scan: SegmentScan,
 ): { buf: Buffer; summary: string } {
   const aside = join(dir, 'damaged');
-  mkdirSync(aside, { recursive: true, mode: 0o700 });
+  ownFolder(aside, 'the history folder of damaged records');
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   let bytes = 0;
   for (const d of scan.damaged) {
     const file = join(aside, `${segmentFileName(n)}.${d.start}-${d.end}.${stamp}.bad`);
-    writeFileSync(file, buf.subarray(d.start, d.end), { mode: 0o600 });
+    writeOwnFileSync(file, buf.subarray(d.start, d.end));
     bytes += d.end - d.start;
   }
   const key = scan.key ?? newSegmentKey();
@@ -116,8 +107,10 @@ function repair(
 /** Writes `file` whole or not at all: beside it, synced, renamed over it. */
 function replaceFile(file: string, data: Buffer): void {
   const tmp = `${file}.rewrite`;
-  writeFileSync(tmp, data, { mode: 0o600 });
-  const fd = openSync(tmp, 'r');
+  // A leftover of a crash here is not written through (it may be a link): made anew.
+  rmSync(tmp, { force: true });
+  writeOwnFileSync(tmp, data);
+  const fd = openOwnSync(tmp, constants.O_RDONLY);
   try {
     fsyncSync(fd);
   } finally {

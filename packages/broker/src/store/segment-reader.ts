@@ -1,11 +1,13 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, constants, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { openOwn, openOwnSync } from '../own-files.js';
 import type { HistoryIndex, PersistedSession, TurnRef } from './history-index.js';
 import { decodeLegacyRecordAt } from './legacy-format.js';
 import { decodeRecordAt } from './record-format.js';
 import type { TurnRecordMeta } from './record-meta.js';
 import { segmentFileName } from './segment-file.js';
+
+const { O_RDONLY } = constants;
 
 /** A persisted turn read back whole. */
 export interface ReadTurn {
@@ -32,7 +34,7 @@ export class SegmentReader {
 
   /** A persisted turn's exact bytes and text. */
   async readTurn(ref: TurnRef): Promise<ReadTurn> {
-    const fh = await open(this.segmentPath(ref.segment), 'r');
+    const fh = await openOwn(this.segmentPath(ref.segment), O_RDONLY);
     try {
       const buf = Buffer.alloc(ref.length);
       await fh.read(buf, 0, ref.length, ref.offset);
@@ -44,7 +46,7 @@ export class SegmentReader {
 
   /** The same, synchronously (restoring rings at start, before the daemon serves). */
   readTurnSync(ref: TurnRef): ReadTurn {
-    const fd = openSync(this.segmentPath(ref.segment), 'r');
+    const fd = openOwnSync(this.segmentPath(ref.segment), O_RDONLY);
     try {
       const buf = Buffer.alloc(ref.length);
       readSync(fd, buf, 0, ref.length, ref.offset);
@@ -58,7 +60,7 @@ export class SegmentReader {
   async readExitScreen(session: PersistedSession): Promise<string | null> {
     const at = session.exitAt;
     if (!at || !session.exit || session.exit.sl === 0) return null;
-    const fh = await open(this.segmentPath(at.segment), 'r');
+    const fh = await openOwn(this.segmentPath(at.segment), O_RDONLY);
     try {
       const buf = Buffer.alloc(session.exit.sl);
       await fh.read(buf, 0, buf.length, at.offset + at.length - session.exit.sl);

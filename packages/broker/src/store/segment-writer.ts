@@ -1,5 +1,11 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { openOwn } from '../own-files.js';
+
+/** open(2) flags of a key file (written whole) and of a segment (appended to). */
+const KEY_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC;
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
 import { sealRecord, type SegmentKey } from './record-format.js';
 import {
   SEGMENT_HEADER_BYTES,
@@ -209,7 +215,7 @@ export class SegmentWriter {
   private async segmentKey(): Promise<SegmentKey> {
     if (this.key) return this.key;
     const key = newSegmentKey();
-    const fh = await open(join(this.dir, keyFileName(this._segment)), 'w', 0o600);
+    const fh = await openOwn(join(this.dir, keyFileName(this._segment)), KEY_FLAGS, 0o600);
     try {
       await fh.writeFile(segmentHeader(key));
       await fh.sync();
@@ -224,7 +230,7 @@ export class SegmentWriter {
   private async file(): Promise<FileHandle> {
     if (this.fd) return this.fd;
     // 0600: an agent's output may hold secrets.
-    this.fd = await open(join(this.dir, segmentFileName(this._segment)), 'a', 0o600);
+    this.fd = await openOwn(join(this.dir, segmentFileName(this._segment)), APPEND_FLAGS, 0o600);
     return this.fd;
   }
 

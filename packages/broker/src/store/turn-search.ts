@@ -1,4 +1,6 @@
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { openOwn } from '../own-files.js';
 import type { HistoryIndex, TurnRef } from './history-index.js';
 import type { TurnRecordMeta } from './record-meta.js';
 import { SearchIndex } from './search-index.js';
@@ -120,7 +122,7 @@ export class TurnSearch {
       const handle = (segment: number): Promise<FileHandle> => {
         let fh = files.get(segment);
         if (!fh) {
-          fh = open(this.host.segmentPath(segment), 'r');
+          fh = openOwn(this.host.segmentPath(segment), constants.O_RDONLY);
           files.set(segment, fh);
         }
         return fh;
@@ -199,7 +201,12 @@ export class TurnSearch {
       }
       let buf: Buffer;
       try {
-        buf = await readFile(this.host.segmentPath(first.segment));
+        const fh = await openOwn(this.host.segmentPath(first.segment), constants.O_RDONLY);
+        try {
+          buf = await fh.readFile();
+        } finally {
+          await fh.close();
+        }
       } catch {
         buf = Buffer.alloc(0); // dropped by retention meanwhile: nothing left to index
       }

@@ -1,9 +1,9 @@
-import { chmodSync, mkdirSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_HISTORY_MAX_BYTES } from '@clippy/protocol';
 import type { AgentTurn } from '@clippy/protocol';
 import type { Logger } from '../log.js';
+import { ownFolder } from '../own-files.js';
 import type { SessionUsage } from '../detection/turn-ring.js';
 import { HistoryIndex, type PersistedSession, type TurnRef } from './history-index.js';
 import { HistoryLock, type LockOptions } from './history-lock.js';
@@ -299,8 +299,7 @@ export class TurnStore {
    */
   private ensureWriter(): SegmentWriter {
     if (this.writer) return this.writer;
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    chmodSync(this.dir, 0o700);
+    ownFolder(this.dir, 'the history folder');
     const last = this.index.lastSegment;
     const info = this.index.segments.get(last);
     const reuse = info?.format === 2 && info.key !== null && info.size < this.segmentMaxBytes;

@@ -5,12 +5,13 @@ import { CLEAR_SCREEN, FOCUS_REPORTS_ON } from '@clippy/protocol';
 import { OutputBatch } from '../flow-control.js';
 import { DirectTerminal } from './direct-terminal.js';
 import { openClientTerminal } from './open-terminal.js';
+import { platformMissing } from '@clippy/testkit/requirements';
 
 // A real pseudo-terminal plays the user's terminal: this test writes keys into its master and
 // reads what the daemon's side writes, as a terminal emulator does; a raw-mode `sleep` holds the
 // slave as its stdin and stdout, as the attach client does (and, like it, reads nothing).
 
-const onLinux = process.platform === 'linux';
+const onLinux = platformMissing(process.platform === 'linux', 'a direct terminal') === null;
 const ROWS = 30;
 const children: pty.IPty[] = [];
 const terminals: DirectTerminal[] = [];

@@ -1,3 +1,4 @@
+import { INBOX_TURN_BUDGET_MS } from '../constants.js';
 import type { StreamFailure } from './partial-frames.js';
 
 type Item = { message: unknown } | { failure: StreamFailure };
@@ -13,9 +14,10 @@ export interface InboxSink {
 
 /**
  * What one connection received and has not had handled yet. At most `perTurn` items are handled
- * per turn of the event loop; the rest wait for the next turn (setImmediate, after the other
- * connections' and the PTYs' I/O) with the peer's reading paused, so one client's pipelined
- * flood cannot hold everyone else's requests and live output back.
+ * per turn of the event loop, and no more once `budgetMs` went by (one costly request — a spawn
+ * forks a process — counts for many cheap ones); the rest wait for the next turn (setImmediate,
+ * after the other connections' and the PTYs' I/O) with the peer's reading paused, so one
+ * client's pipelined flood cannot hold everyone else's requests and live output back.
  */
 export class FairInbox {
   private items: Item[] = [];
@@ -27,6 +29,8 @@ export class FairInbox {
   constructor(
     private readonly perTurn: number,
     private readonly sink: InboxSink,
+    private readonly budgetMs = INBOX_TURN_BUDGET_MS,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** Messages in the order they arrived; handled now, up to the per-turn bound. */
@@ -56,7 +60,13 @@ export class FairInbox {
   private readonly drain = (): void => {
     this.scheduled = null;
     let handled = 0;
-    while (this.head < this.items.length && handled < this.perTurn && !this.disposed) {
+    const start = this.now();
+    while (
+      this.head < this.items.length &&
+      handled < this.perTurn &&
+      (handled === 0 || this.now() - start < this.budgetMs) &&
+      !this.disposed
+    ) {
       const item = this.items[this.head]!;
       this.items[this.head++] = undefined as unknown as Item;
       handled++;

@@ -35,12 +35,16 @@ export class PartialFrameBudget {
 /**
  * One connection's unfinished frame: its bytes count against the shared budget, and it must be
  * finished within the frame timeout (counted from the read that started it). Transports call
- * `update` after every read; `fail` is called at most once.
+ * `update` after every read; `fail` is called at most once. While the daemon itself does not
+ * read the connection (`pause`: a backlog of its requests waits), the time does not run: the
+ * rest of the frame may be waiting in the daemon's own socket buffer; reading again (`resume`)
+ * gives it a whole timeout.
  */
 export class PartialFrameGuard {
   private held = 0;
   private timer: NodeJS.Timeout | null = null;
   private failed = false;
+  private paused = false;
 
   constructor(
     private readonly budget: PartialFrameBudget,
@@ -73,16 +77,21 @@ export class PartialFrameGuard {
       this.clearTimer();
     } else if (completed || !this.timer) {
       this.clearTimer();
-      this.timer = setTimeout(
-        () =>
-          this.stop({
-            code: 'frame_timeout',
-            message: `a frame was not finished within ${this.timeoutMs} ms of its first byte (${this.held} bytes received)`,
-          }),
-        this.timeoutMs,
-      );
-      this.timer.unref();
+      this.startTimer();
     }
+  }
+
+  /** The daemon stops reading the connection: the unfinished frame's time stops too. */
+  pause(): void {
+    this.paused = true;
+    this.clearTimer();
+  }
+
+  /** The daemon reads again: an unfinished frame gets a whole timeout from now. */
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    if (this.held > 0 && !this.failed && !this.timer) this.startTimer();
   }
 
   /** The connection is gone: its bytes go back to the budget. */
@@ -96,6 +105,19 @@ export class PartialFrameGuard {
   private stop(failure: StreamFailure): void {
     this.dispose();
     this.fail(failure);
+  }
+
+  private startTimer(): void {
+    if (this.paused) return;
+    this.timer = setTimeout(
+      () =>
+        this.stop({
+          code: 'frame_timeout',
+          message: `a frame was not finished within ${this.timeoutMs} ms of its first byte (${this.held} bytes received)`,
+        }),
+      this.timeoutMs,
+    );
+    this.timer.unref();
   }
 
   private clearTimer(): void {

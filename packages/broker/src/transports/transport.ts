@@ -73,9 +73,15 @@ export abstract class ConnectionListeners {
     this.inbox = new FairInbox(limits.requestsPerTurn, {
       message: (m) => this.emitMessage(m),
       failure: (f) => this.emitFrameError(f),
-      pause: () => this.pauseReading(),
+      pause: () => {
+        // Not reading, the daemon holds up the frame: its time must not run (PartialFrameGuard).
+        this.partial.pause();
+        this.pauseReading();
+      },
       resume: () => {
-        if (!this.inputFailed) this.resumeReading();
+        if (this.inputFailed) return;
+        this.partial.resume();
+        this.resumeReading();
       },
     });
     this.partial = new PartialFrameGuard(limits.budget, limits.frameTimeoutMs, (f) =>

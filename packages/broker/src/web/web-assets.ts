@@ -10,6 +10,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
   '.map': 'application/json',
+  '.webmanifest': 'application/manifest+json',
 };
 
 export interface Asset {

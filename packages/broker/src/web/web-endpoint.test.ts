@@ -155,7 +155,8 @@ describe('the web view’s token across restarts', () => {
     try {
       const d = await RawClient.open(again.socketPath);
       try {
-        expect(await d.ok('web_start', { port })).toMatchObject({ token, started: true });
+        // It ran when the daemon stopped: the new daemon started it again, on its port.
+        expect(await d.ok('web_start', { port })).toMatchObject({ token, started: false });
         expect(await signedIn()).toBe(true);
         const rotated = (await d.ok('web_start', { rotate: true })) as unknown as {
           token: string;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { FRAME_HEADER_SIZE, MAX_PAYLOAD_SIZE } from '@clippy/protocol';
 import type { Connection, InputLimits } from '../transports/transport.js';
 import { WsConnection } from '../transports/ws.js';
@@ -18,6 +18,7 @@ import {
   sameSecret,
 } from './web-guard.js';
 import { WebSessions } from './web-sessions.js';
+import { WEB_CHECK_PATH, WEB_CODE_PATH, serveSessionExtras, type WebCodes } from './web-codes.js';
 
 /** The address the endpoint binds: loopback only, never a public interface. */
 export const WEB_HOST = '127.0.0.1';
@@ -25,18 +26,28 @@ export const WEB_HOST = '127.0.0.1';
 export const WEB_SOCKET_PATH = '/ws';
 /** Where the page exchanges the token for its tab's session (POST, `Authorization: Bearer`). */
 export const WEB_SESSION_PATH = '/session';
+/** The query parameter of /ws naming another machine whose daemon the page speaks to. */
+export const WEB_HOST_PARAM = 'host';
 
 export interface WebEndpointOptions {
   port: number;
   assetsDir: string;
   /** The token (kept by WebTokenFile: the same across restarts until rotated). */
   token: string;
+  /** The one-time codes `clippy web --open` hands the browser instead of the token. */
+  codes: WebCodes;
+  /** Joins a page's WebSocket to another machine's daemon (`/ws?…&host=NAME`: web-remotes.ts). */
+  bridge: (ws: WebSocket, host: string) => void;
   limits: InputLimits;
   /** Connections that have not shown the token (or a tab's session): how many, how long. */
   pendingLimit: number;
   pendingTimeoutMs: number;
   accept: (connection: Connection) => void;
-  onRefused: (reason: string) => void;
+  /**
+   * A request was refused (`source`: its remote address; `credential`: it showed a wrong token
+   * or tab session); answers how long to hold the refusal before it is sent (ms).
+   */
+  onRefused: (reason: string, source: string, credential: boolean) => number;
   /** How many connections were closed because more than `pendingLimit` waited. */
   onPushedOut: (count: number) => void;
 }
@@ -71,7 +82,8 @@ export class WebEndpoint {
     const http = createServer(
       // A half-sent request holds nothing long (as on the WebSocket transport).
       { headersTimeout: HELLO_TIMEOUT_MS, requestTimeout: HELLO_TIMEOUT_MS },
-      (req, res) => serve(req, res, port, token, sessions, assets, options.onRefused),
+      (req, res) =>
+        serve(req, res, port, token, sessions, assets, options.onRefused, options.codes),
     );
     const wss = new WebSocketServer({
       noServer: true,
@@ -89,20 +101,24 @@ export class WebEndpoint {
     });
     http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       socket.on('error', () => {});
-      const refusal =
-        refuseForeign(req, port) ??
-        (pathOf(req) === WEB_SOCKET_PATH
+      const foreign = refuseForeign(req, port);
+      const refusal = foreign
+        ? { why: foreign, credential: false }
+        : pathOf(req) === WEB_SOCKET_PATH
           ? refuseCredential(req, token, sessions)
-          : `WebSocket upgrades are served on ${WEB_SOCKET_PATH} only`);
+          : { why: `WebSocket upgrades are served on ${WEB_SOCKET_PATH} only`, credential: false };
       if (refusal) {
-        options.onRefused(refusal);
-        sendUpgradeRefusal(socket, refusalText(refusal, port));
+        const wait = options.onRefused(refusal.why, sourceOf(req), refusal.credential);
+        later(wait, () => sendUpgradeRefusal(socket, refusalText(refusal.why, port)));
         return;
       }
       // It showed a credential: from here it is a client like any other (hello's timer runs).
       tickets.get(socket)?.settle();
+      const host = queryParam(req, WEB_HOST_PARAM);
       wss.handleUpgrade(req, socket, head, (ws) =>
-        options.accept(new WsConnection(ws, socket, options.limits)),
+        host === null
+          ? options.accept(new WsConnection(ws, socket, options.limits))
+          : options.bridge(ws, host),
       );
     });
     await new Promise<void>((resolve, reject) => {
@@ -136,23 +152,43 @@ function pathOf(req: IncomingMessage): string {
   }
 }
 
-/** Why an upgrade on /ws is refused for its credential (a tab's session, or the token), or null. */
+/**
+ * Why an upgrade on /ws is refused for its credential (a tab's session, or the token), and
+ * whether it showed a wrong one; null when it may upgrade.
+ */
 function refuseCredential(
   req: IncomingMessage,
   token: string,
   sessions: WebSessions,
-): string | null {
+): { why: string; credential: boolean } | null {
   const session = queryParam(req, WEB_SESSION_PARAM);
   if (session !== null) {
     return sessions.valid(session)
       ? null
-      : 'this tab’s session is not known to the web view (it was restarted or moved since)';
+      : {
+          why: 'this tab’s session is not known to the web view (it was restarted or moved since)',
+          credential: true,
+        };
   }
   const given = queryParam(req, WEB_TOKEN_PARAM);
   if (given === null) {
-    return `the web view's token or a tab's session is required (?${WEB_TOKEN_PARAM}=… or ?${WEB_SESSION_PARAM}=…)`;
+    return {
+      why: `the web view's token or a tab's session is required (?${WEB_TOKEN_PARAM}=… or ?${WEB_SESSION_PARAM}=…)`,
+      credential: false,
+    };
   }
-  return sameSecret(given, token) ? null : 'wrong web view token';
+  return sameSecret(given, token) ? null : { why: 'wrong web view token', credential: true };
+}
+
+/** Where a request came from, for counting refusals by source. */
+function sourceOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+/** Runs `fn` after `ms` (at once when 0): a refusal's answer held back (WebRefusals). */
+function later(ms: number, fn: () => void): void {
+  if (ms <= 0) fn();
+  else setTimeout(fn, ms).unref();
 }
 
 function refuse(res: ServerResponse, status: number, text: string): void {
@@ -171,13 +207,21 @@ function serve(
   token: string,
   sessions: WebSessions,
   assets: Map<string, Asset>,
-  onRefused: (reason: string) => void,
+  onRefused: WebEndpointOptions['onRefused'],
+  codes: WebCodes,
 ): void {
   const path = pathOf(req);
   const foreign = refuseForeign(req, port);
   if (foreign) {
-    onRefused(foreign);
+    onRefused(foreign, sourceOf(req), false);
     refuse(res, 403, refusalText(foreign, port));
+    return;
+  }
+  if (path === WEB_CODE_PATH || path === WEB_CHECK_PATH) {
+    // A wrong one-time code is counted like a wrong token (128 random bits: no need to slow it).
+    serveSessionExtras(req, res, path, port, codes, sessions, (why) => {
+      onRefused(why, sourceOf(req), true);
+    });
     return;
   }
   if (path === WEB_SESSION_PATH) {
@@ -195,8 +239,8 @@ function serve(
           ? null
           : 'wrong web view token';
     if (why) {
-      onRefused(why);
-      refuse(res, 403, refusalText(why, port));
+      const wait = onRefused(why, sourceOf(req), given !== null);
+      later(wait, () => refuse(res, 403, refusalText(why, port)));
       return;
     }
     const body = JSON.stringify({ session: sessions.issue() });

@@ -1,3 +1,4 @@
+import { lstat, readlink, unlink } from 'node:fs/promises';
 import { HandlerError } from '../errors.js';
 import { GIT_WORKTREE_TIMEOUT_MS, gitMessage, runGit } from './git.js';
 import { listWorktrees } from './repository.js';
@@ -11,6 +12,8 @@ export interface RemovedWorktree {
   branch: string;
   /** With `force`: the uncommitted work that went with it (null: none). */
   lost: string | null;
+  /** What the link that had replaced the folder pointed to (the link went, this stayed). */
+  link?: string;
 }
 
 /**
@@ -32,6 +35,8 @@ export async function removeWorktree(
       `the worktree ${record.path} is locked${locked ? ` (${locked})` : ''}: clippy leaves it alone (git worktree unlock ${record.path} frees it)`,
     );
   }
+  const link = await linkTarget(record.path);
+  if (link !== null) return removeLink(record, session, link, force, env);
   const work = await inspectWork(record, locked, env);
   const lost = work.missing ? null : uncommittedWork(work);
   const unmerged = work.missing ? null : unmergedWork(work, record.branch);
@@ -55,4 +60,44 @@ export async function removeWorktree(
     throw new HandlerError('git_failed', `git worktree remove ${record.path}: ${words}`);
   }
   return { path: record.path, branch: record.branch, lost: force ? lost : null };
+}
+
+/** Where the worktree's path points when it is a symbolic link now; null when it is not one. */
+async function linkTarget(path: string): Promise<string | null> {
+  try {
+    if (!(await lstat(path)).isSymbolicLink()) return null;
+    return await readlink(path);
+  } catch {
+    return null; // gone, or unreadable: git says what it finds
+  }
+}
+
+/**
+ * The worktree's folder was replaced by a symbolic link: nothing of the worktree is there to
+ * inspect, and whatever the link points to is not clippy's (following it, git would work on
+ * another folder). Refused unless `force`; then the link itself is removed (never its target)
+ * and git forgets the worktree, whose folder is gone.
+ */
+async function removeLink(
+  record: WorktreeRecord,
+  session: string,
+  target: string,
+  force: boolean,
+  env: Record<string, string>,
+): Promise<RemovedWorktree> {
+  if (!force)
+    throw new HandlerError(
+      'worktree_replaced',
+      `the worktree folder ${record.path} of session '${session}' has been replaced by a symbolic link (to ${target}); clippy does not follow it. Nothing was removed: --force removes the link and the session (${target} and the branch ${record.branch} stay)`,
+    );
+  await unlink(record.path);
+  const r = await runGit(['worktree', 'remove', '--force', record.path], {
+    cwd: record.repo,
+    env,
+    timeoutMs: GIT_WORKTREE_TIMEOUT_MS,
+  });
+  // The folder is gone; git may have forgotten it already (its own `prune`): nothing is left.
+  if (r.code !== 0 && !/is not a working tree/u.test(gitMessage(r)))
+    throw new HandlerError('git_failed', `git worktree remove ${record.path}: ${gitMessage(r)}`);
+  return { path: record.path, branch: record.branch, lost: null, link: target };
 }

@@ -1,7 +1,8 @@
 import type { CommandModule } from 'yargs';
-import { PROTOCOL_VERSION } from '@clippy/protocol';
+import { PROTOCOL_VERSION, type SessionInfo } from '@clippy/protocol';
 import { DaemonVersionError, connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import {
+  checkAgentChannels,
   checkClipboard,
   checkConfig,
   checkHotkeys,
@@ -92,10 +93,28 @@ async function daemonClipboard(args: CommonArgs): Promise<DaemonClipboard | null
   }
 }
 
+/** The running daemon's sessions, or null when none runs here (none is started for it). */
+async function daemonSessions(args: CommonArgs): Promise<SessionInfo[] | null> {
+  let opened;
+  try {
+    opened = await connectForCommand(args, { autoStart: false, upgradeNotice: false });
+  } catch {
+    return null;
+  }
+  try {
+    return (await opened.client.request('list_sessions', {})).sessions;
+  } catch {
+    return null;
+  } finally {
+    await opened.client.close();
+  }
+}
+
 /** `clippy doctor`: checks what clippy needs and says how to fix each problem. */
 const command: CommandModule<object, DoctorArgs> = {
   command: 'doctor',
-  describe: 'Check Node, node-pty, the socket, the daemon, clipboard, hotkeys and config files',
+  describe:
+    'Check Node, node-pty, the socket, the daemon, clipboard, hotkeys, agent channels and config files',
   builder: (y) =>
     withSocket(y).option('json', {
       type: 'boolean',
@@ -111,6 +130,7 @@ const command: CommandModule<object, DoctorArgs> = {
       await checkDaemon(argv),
       checkClipboard(env, await daemonClipboard(argv), detectClipboard()?.name ?? null),
       checkHotkeys(env),
+      checkAgentChannels(await daemonSessions(argv)),
       ...checkConfig(env),
     ];
     const ok = checks.every((c) => c.status !== 'fail');

@@ -42,6 +42,7 @@ const TABLE: [names: string[], load: () => Promise<{ default: AnyCommand }>][] =
   [['web'], () => import('./web.js')],
   [['notify'], () => import('./notify.js')],
   [['acp'], () => import('./acp.js')],
+  [['mcp'], () => import('./mcp.js')],
   [['map'], () => import('./map.js')],
   [['navigate'], () => import('./navigate.js')],
   [['report'], () => import('./report.js')],

@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import {
   MIN_READABLE_COLS,
   changesSummary,
+  formatCost,
   type RouteInfo,
   type SessionInfo,
 } from '@clippy/protocol';
@@ -30,15 +31,26 @@ export function stateLabel(s: SessionInfo): string {
   }
   // Restored from the history after a daemon restart: its process was not re-attached.
   const restored = s.restored ? ' restored' : '';
+  // It ran when its daemon ended, and ended with it: no exit status was recorded.
+  if (s.ended_with_daemon) return `exited(with daemon)${restored}`;
   return `exited(${s.exit_code ?? s.exit_signal ?? '?'})${restored}`;
 }
 
 /** Tokens in/out as the agent counted them (`12.3k/1.2k`), `-` when it did not say. */
-export function tokenLabel(s: SessionInfo): string {
+export function tokenLabel(s: { input_tokens?: number; output_tokens?: number }): string {
   if (s.input_tokens === undefined && s.output_tokens === undefined) return '-';
   const k = (n: number | undefined) =>
     n === undefined ? '?' : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
   return `${k(s.input_tokens)}/${k(s.output_tokens)}`;
+}
+
+/**
+ * What its tokens cost (`$0.12`): with turns whose model has no price, `$0.12+?`, or `no price`
+ * when none has one (never a cost of nothing); `-` when its agent reported no tokens.
+ */
+export function costLabel(s: { cost_usd?: number; cost_unknown?: string }): string {
+  if (s.cost_usd === undefined) return s.cost_unknown ? 'no price' : '-';
+  return s.cost_unknown ? `${formatCost(s.cost_usd)}+?` : formatCost(s.cost_usd);
 }
 
 /** Where a session's live routes go: `→codex`, a paused one `→codex(paused)`; `-` for none. */
@@ -95,7 +107,7 @@ const command: CommandModule<object, LsArgs> = {
     const worktrees = shown.some((s) => s.worktree);
     // TOKENS and COST only when an agent reported them (its channel): blank columns say nothing.
     const tokens = shown.some((s) => s.input_tokens !== undefined || s.output_tokens !== undefined);
-    const cost = shown.some((s) => s.cost_usd !== undefined);
+    const cost = shown.some((s) => s.cost_usd !== undefined || s.cost_unknown !== undefined);
     process.stdout.write(
       renderTable(
         [
@@ -126,7 +138,7 @@ const command: CommandModule<object, LsArgs> = {
             ? [s.worktree?.branch ?? '-', s.worktree ? changesSummary(s.worktree.changes) : '-']
             : []),
           ...(tokens ? [tokenLabel(s)] : []),
-          ...(cost ? [s.cost_usd !== undefined ? `$${s.cost_usd.toFixed(2)}` : '-'] : []),
+          ...(cost ? [costLabel(s)] : []),
         ]),
       ),
     );

@@ -98,7 +98,8 @@ const command: CommandModule<object, NewArgs> = {
       })
       .option('session-env', {
         type: 'boolean',
-        describe: 'set CLIPPY_SESSION_ID in the child environment',
+        describe:
+          'set CLIPPY_SESSION_ID to the session’s ID in its environment (default; --no-session-env leaves it out)',
       })
       .option('detach-key', {
         type: 'string',
@@ -186,7 +187,7 @@ const command: CommandModule<object, NewArgs> = {
             ...(rows ? { rows } : {}),
             ...(argv.preset ? { preset: argv.preset } : {}),
             ...(argv.pattern ? { pattern: argv.pattern } : {}),
-            ...(argv['session-env'] ? { session_env: true } : {}),
+            ...(argv['session-env'] === false ? { session_env: false } : {}),
             ...(argv.persist !== undefined ? { persist: argv.persist } : {}),
             ...(argv['agent-channel'] !== undefined
               ? { agent_channel: argv['agent-channel'] }

@@ -35,7 +35,11 @@ const command: CommandModule<object, RmArgs> = {
           { session: argv.session, ...(argv.force ? { force: true } : {}) },
           { timeoutMs: 0 },
         );
-        if (w) {
+        if (w?.link !== undefined) {
+          process.stderr.write(
+            `clippy: removed the symbolic link ${w.path} that had replaced its worktree (${w.link} left untouched); branch ${w.branch} kept\n`,
+          );
+        } else if (w) {
           const lost = w.lost ? `; lost: ${w.lost}` : '';
           process.stderr.write(
             `clippy: removed the worktree ${w.path}${lost}; branch ${w.branch} kept\n`,
@@ -50,8 +54,11 @@ const command: CommandModule<object, RmArgs> = {
           (s) => s.state !== 'exited' && (s.session === argv.session || s.name === argv.session),
         );
         if (!live) throw err;
+        // `kill` removes what it ends, but keeps a session that has a worktree (its work).
         throw new CliError(
-          `session '${live.name}' is still running: end it with \`clippy kill ${live.name}\` (which also removes it)`,
+          live.worktree
+            ? `session '${live.name}' is still running: end it with \`clippy kill ${live.name}\` (it stays listed with its worktree), then \`clippy rm ${live.name}\``
+            : `session '${live.name}' is still running: end it with \`clippy kill ${live.name}\` (which also removes it)`,
         );
       }
     });

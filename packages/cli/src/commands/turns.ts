@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
+import { costLabel, tokenLabel } from './ls.js';
 import { clockTime, renderTable } from '../table.js';
 import { turnCall } from '../turn-exits.js';
 
@@ -40,6 +41,10 @@ const command: CommandModule<object, TurnsArgs> = {
       process.stdout.write(`no turns in ${argv.session} yet\n`);
       return;
     }
+    // TOKENS and COST only when the agent reported tokens (its channel), as in `clippy ls`.
+    const usage = turns.some(
+      (t) => t.agent?.input_tokens !== undefined || t.agent?.output_tokens !== undefined,
+    );
     const rows = turns.map((t) => [
       t.turn_id,
       clockTime(t.timestamp),
@@ -48,6 +53,7 @@ const command: CommandModule<object, TurnsArgs> = {
       [t.interrupted ? 'interrupted' : '', t.truncated ? 'truncated' : '']
         .filter(Boolean)
         .join(',') || '-',
+      ...(usage ? [tokenLabel(t.agent ?? {}), costLabel(t.agent ?? {})] : []),
       t.prompt,
     ]);
     process.stdout.write(
@@ -58,6 +64,12 @@ const command: CommandModule<object, TurnsArgs> = {
           { header: 'BYTES', right: true },
           { header: 'TOOK', right: true },
           { header: 'FLAGS' },
+          ...(usage
+            ? [
+                { header: 'TOKENS', right: true },
+                { header: 'COST', right: true },
+              ]
+            : []),
           { header: 'PROMPT', max: 50 },
         ],
         rows,

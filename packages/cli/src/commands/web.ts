@@ -18,8 +18,9 @@ const OPENER = process.platform === 'darwin' ? 'open' : 'xdg-open';
 
 /**
  * Hands the page to the desktop's opener, as a file:// URL of a redirect page (the opener's
- * command line is visible to every user; the token must not be on it); says so (without
- * failing) when there is no opener.
+ * command line is visible to every user; the token must not be on it) that leads to a one-time
+ * code, not the token (the browser's history keeps what it opened); says so (without failing)
+ * when there is no opener.
  */
 function openInBrowser(url: string, argv: WebArgs): void {
   const page = writeRedirectPage(url, process.env, argv.socket);
@@ -40,12 +41,13 @@ const command: CommandModule<object, WebArgs> = {
         alias: 'p',
         type: 'number',
         requiresArg: true,
-        describe: 'TCP port on 127.0.0.1 (default: any free port, or the running endpoint’s)',
+        describe:
+          'TCP port on 127.0.0.1 (default: config.json’s web.port, else the one it had before, else any free port; 0: any free port)',
       })
       .option('open', {
         type: 'boolean',
         describe:
-          'open the page in a browser (xdg-open / open), through a file only you can read: the token is never on a command line',
+          'open the page in a browser (xdg-open / open) with a one-time code, through a file only you can read: the token is on no command line and in no browser history',
       })
       .option('stop', { type: 'boolean', describe: 'stop the web view endpoint' })
       .option('rotate', {
@@ -76,17 +78,22 @@ const command: CommandModule<object, WebArgs> = {
       c.request('web_start', {
         ...(port === undefined ? {} : { port }),
         ...(argv.rotate ? { rotate: true } : {}),
+        ...(argv.open ? { code: true } : {}),
       }),
     );
     if (argv.json) {
       process.stdout.write(`${JSON.stringify(result)}\n`);
     } else {
+      if (result.moved) process.stderr.write(`clippy: ${result.moved}\n`);
       process.stdout.write(
         `${argv.rotate ? 'web view token rotated' : result.started ? 'web view started' : 'web view already running'}: ${result.url}\n` +
+          (argv.rotate
+            ? 'Every open tab and installed page was let go: open this new URL in each (the old one no longer signs in).\n'
+            : '') +
           'Anyone with this URL can drive your sessions: keep the token private.\n',
       );
     }
-    if (argv.open) openInBrowser(result.url, argv);
+    if (argv.open) openInBrowser(result.code_url ?? result.url, argv);
   },
 };
 

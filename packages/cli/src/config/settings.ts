@@ -12,6 +12,8 @@ import {
   NOTIFY_KEYS,
   settingLines,
   type ConfigFile,
+  DEFAULT_WEBHOOK_FORMAT,
+  maskWebhookUrl,
 } from '@clippy/protocol';
 import { DEFAULT_TIP_MAX_CHARS, DEFAULT_TIP_MAX_LINES } from '@clippy/reports';
 import { configFilePath } from '../config-files.js';
@@ -50,7 +52,12 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   hosts: {},
   worktreeDir: '$XDG_STATE_HOME/clippy/worktrees',
   ...Object.fromEntries(NOTIFY_KEYS.map((k) => [`notify.${k}`, NOTIFY_DEFAULTS[k]])),
+  // None: events go to no webhook; one set is POSTed as clippy's JSON.
+  'notify.webhook': null,
+  'notify.webhookFormat': DEFAULT_WEBHOOK_FORMAT,
   'notify.presets': {},
+  // Prices over the shipped table (protocol's DEFAULT_PRICES): none.
+  'pricing.models': {},
 };
 
 /** Environment variables that win over the file (and lose to the command line). */
@@ -143,7 +150,12 @@ export function effectiveConfig(config: ConfigFile, env: NodeJS.ProcessEnv): Eff
           ...common,
         });
     } else if (fromFile !== undefined) {
-      settings.push({ key, value: fromFile, source: 'file', ...lineOf(line), ...common });
+      // A webhook's URL may hold its secret: shown as its scheme and host.
+      const value =
+        key === 'notify.webhook' && typeof fromFile === 'string'
+          ? maskWebhookUrl(fromFile)
+          : fromFile;
+      settings.push({ key, value, source: 'file', ...lineOf(line), ...common });
     } else {
       settings.push({ key, value: SETTING_DEFAULTS[key], source: 'default', ...common });
     }

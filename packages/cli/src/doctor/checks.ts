@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { NoRuntimeDirError, resolveSocketPaths } from '@clippy/protocol';
+import { NoRuntimeDirError, resolveSocketPaths, type SessionInfo } from '@clippy/protocol';
 import { presetNames, resolvePreset } from '@clippy/turns';
 import { clipboardTools } from '../clipboard.js';
 import { configFilePath, readConfigFile, readPresetsFile } from '../config-files.js';
@@ -299,4 +299,31 @@ export function checkConfig(env: NodeJS.ProcessEnv): Check[] {
     };
   }
   return [config, presets];
+}
+
+/**
+ * Live agent sessions whose channel could not be wired (their command line is not the agent
+ * itself nor a wrapper clippy sees through): their turns come from the screen, Markdown lost.
+ * `sessions` null: no daemon runs (nothing to say).
+ */
+export function checkAgentChannels(sessions: SessionInfo[] | null): Check {
+  const agents = (sessions ?? []).filter((s) => s.agent && s.state !== 'exited');
+  const off = agents.filter((s) => s.agent_channel === 'off');
+  if (off.length === 0)
+    return {
+      name: 'channels',
+      status: 'ok',
+      detail:
+        agents.length === 0
+          ? 'no agent session runs'
+          : `every agent session's channel is wired (${agents.length})`,
+    };
+  return {
+    name: 'channels',
+    status: 'warn',
+    detail: off
+      .map((s) => `${s.name} (${s.agent}) reads its turns from the screen: ${s.channel_note}`)
+      .join('; '),
+    fix: 'start the agent itself, or through env, nice, sh -c, npx or bunx (e.g. `clippy new --preset claude -- bash -lc claude`); `ls --json` shows `agent_channel` and `channel_note`',
+  };
 }

@@ -84,7 +84,6 @@ function groupMembers(pgid: number): number[] {
 /** The real-agent scenarios of `agent`, skipped (saying why) where its CLI is not installed. */
 export function realAgentSuite(agent: RealAgentName): void {
   const missing = agentsMissing(agent);
-  if (missing) console.warn(`real agent e2e tests ${missing}`);
   describe.skipIf(missing !== null)(`${agent}, the real CLI`, () => {
     let d: TestDaemon;
     let c: ClippyClient;

@@ -93,7 +93,7 @@ export const NOTIFY_SETTING_DESCRIPTIONS = {
   turn: 'notify when a turn finishes',
   blocked: 'notify when a session waits for you (a question, a prompt for input)',
   desktop: 'a desktop notification (notify-send, osascript) when a desktop session is there',
-  page: 'the web view’s notification (Notification API), when a page is open',
+  page: 'the web view’s notification (through its service worker), when a page is open',
   sound: 'the web view plays a short sound with its notification',
   bell: 'the bell (BEL) in the terminal of an attached `clippy attach`',
   editor: 'a notification in VS Code or Neovim, when one is connected',
@@ -115,27 +115,96 @@ function notifyShape<T extends z.ZodType>(value: (key: NotifyKey) => T): Record<
   return Object.fromEntries(NOTIFY_KEYS.map((k) => [k, value(k)])) as Record<NotifyKey, T>;
 }
 
+/** How a webhook's POST is written (docs/notify.md, "Webhooks"). */
+export const WEBHOOK_FORMATS = ['json', 'ntfy', 'slack'] as const;
+export const WebhookFormatSchema = z
+  .enum(WEBHOOK_FORMATS, { error: `must be one of ${WEBHOOK_FORMATS.join(', ')}` })
+  .describe(
+    '`json`: clippy’s own object; `ntfy`: the text as the body, with Title, Priority and Click headers; `slack`: {"text": …} (Slack, Discord and compatible incoming webhooks)',
+  );
+export type WebhookFormat = z.infer<typeof WebhookFormatSchema>;
+/** The webhook's format when none is set. */
+export const DEFAULT_WEBHOOK_FORMAT: WebhookFormat = 'json';
+
+/** Whether a text is a URL a webhook can be POSTed to (http or https). */
+export function isWebhookUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A webhook's URL as it may be shown or logged: its scheme and host only. The rest (path,
+ * query, user) is where services put the secret that lets anyone post (a Slack or Discord
+ * webhook's token, an ntfy topic).
+ */
+export function maskWebhookUrl(text: string): string {
+  try {
+    const u = new URL(text);
+    const rest = `${u.pathname}${u.search}${u.hash}`.replace(/^\/$/u, '');
+    return `${u.protocol}//${u.host}${rest || u.username ? '/…' : '/'}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/** A webhook: an http(s) URL, or false for none at this level (over one set below it). */
+export const WebhookSchema = z
+  .union([
+    z
+      .string()
+      .refine(isWebhookUrl, { error: 'must be an http:// or https:// URL' })
+      .describe('an http(s) URL'),
+    z.literal(false),
+  ])
+  .describe(
+    'POST each notified event to this URL (false: none here); it may hold a secret: never logged in full',
+  );
+
+/** The webhook settings of a level, each optional. */
+const webhookPartial = {
+  webhook: WebhookSchema.optional(),
+  webhookFormat: WebhookFormatSchema.optional(),
+};
+
 /** A set of notification settings, each optional (absent: the level below decides). */
 export const NotifyPartialSchema = z
-  .object(
-    notifyShape((k) =>
+  .object({
+    ...notifyShape((k) =>
       z
         .boolean({ error: 'must be true or false' })
         .optional()
         .describe(NOTIFY_SETTING_DESCRIPTIONS[k]),
     ),
-  )
+    ...webhookPartial,
+  })
   .strict();
 export type NotifyPartial = z.infer<typeof NotifyPartialSchema>;
 
 /** A session's own settings as `notify_settings` sets them: null drops one. */
 export const NotifyOverridesSchema = z
-  .object(notifyShape(() => z.boolean().nullable().optional()))
+  .object({
+    ...notifyShape(() => z.boolean().nullable().optional()),
+    webhook: WebhookSchema.nullable().optional(),
+    webhookFormat: WebhookFormatSchema.nullable().optional(),
+  })
   .strict();
 export type NotifyOverrides = z.infer<typeof NotifyOverridesSchema>;
 
 /** Every setting with its value: what is in force for a session, or globally. */
-export const NotifyEffectiveSchema = z.object(notifyShape(() => z.boolean()));
+export const NotifyEffectiveSchema = z.object({
+  ...notifyShape(() => z.boolean()),
+  webhook: z
+    .string()
+    .nullable()
+    .describe(
+      'the webhook in force, shown as its scheme and host (`https://ntfy.sh/…`: the rest may be a secret), or null',
+    ),
+  webhookFormat: WebhookFormatSchema,
+});
 export type NotifyEffective = z.infer<typeof NotifyEffectiveSchema>;
 
 /**
@@ -143,7 +212,7 @@ export type NotifyEffective = z.infer<typeof NotifyEffectiveSchema>;
  * preset names one with its `agent` field.
  */
 export const AgentNameSchema = z
-  .enum(['claude', 'codex', 'gemini', 'opencode', 'copilot'])
+  .enum(['claude', 'codex', 'gemini', 'qwen', 'opencode', 'copilot'])
   .describe('an agent whose own record of its turns clippy reads');
 export type AgentName = z.infer<typeof AgentNameSchema>;
 
@@ -161,7 +230,19 @@ const Usage = {
     .min(0)
     .optional()
     .describe('output tokens, as the agent counts them'),
-  cost_usd: z.number().min(0).optional().describe('cost in US dollars, as the agent reports it'),
+  cost_usd: z
+    .number()
+    .min(0)
+    .optional()
+    .describe(
+      "cost in US dollars: the agent's own figure, else its tokens at its model's price (clippy's pricing table, config.json `pricing`); for a session, the sum of its turns that have one",
+    ),
+  cost_unknown: z
+    .string()
+    .optional()
+    .describe(
+      'why the cost is not known (or, beside `cost_usd`, why part of it is not): the model that has no price in the pricing table, or that the agent named none',
+    ),
 };
 
 /** A turn as the agent itself recorded it (its channel: hooks, notify, transcript, chat file). */
@@ -171,7 +252,7 @@ export const AgentTurnSchema = z
     via: z
       .string()
       .describe(
-        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`, `opencode-plugin`, `copilot-events`',
+        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`, `qwen-transcript`, `qwen-stop-hook`, `opencode-plugin`, `copilot-events`',
       ),
     session_id: z.string().optional().describe('the agent’s own session (thread) ID'),
     turn_id: z
@@ -241,6 +322,12 @@ export const SessionInfoSchema = z.object({
     .describe(
       'read back from the history after a daemon restart: exited, its process is not re-attached',
     ),
+  ended_with_daemon: z
+    .boolean()
+    .optional()
+    .describe(
+      'restored, and it was running when its daemon ended (killed, crashed): the daemon’s reaper ended it then, and no exit status was recorded; absent otherwise',
+    ),
   menu: MenuSchema.optional().describe(
     'while `blocked`: the question and choices on its screen, as they are now (the cursor may have moved); absent otherwise, or when the screen shows no choices',
   ),
@@ -256,13 +343,13 @@ export const SessionInfoSchema = z.object({
       'completed turns nobody has looked at yet (0: none, or never asked); cleared when shown: attach, `get_turn` with `read`, a page or editor showing the session (docs/notify.md)',
     ),
   agent: AgentNameSchema.optional().describe(
-    'the agent whose channel is wired for this session (its preset declares one); absent when none is',
+    'the agent whose channel is wired for this session (its preset declares one), or could not be (`agent_channel: off`); absent when none is',
   ),
   agent_channel: z
-    .enum(['waiting', 'live', 'silent'])
+    .enum(['waiting', 'live', 'silent', 'off'])
     .optional()
     .describe(
-      'with `agent`: `waiting` until the channel first delivers, `live` once it has, `silent` when a turn completed on screen and the agent never reported it (its text is then the screen’s)',
+      'with `agent`: `waiting` until the channel first delivers, `live` once it has, `silent` when a turn completed on screen and the agent never reported it (its text is then the screen’s), `off` when it could not be wired (the command line is not the agent itself nor a wrapper clippy sees through: `channel_note` says why; turns come from the screen)',
     ),
   agent_session: z
     .string()
@@ -280,7 +367,7 @@ export const SessionInfoSchema = z.object({
     .string()
     .optional()
     .describe(
-      'the latest disagreement between the agent’s channel and the screen about a turn’s boundaries (also in the log)',
+      'the latest disagreement between the agent’s channel and the screen about a turn’s boundaries (also in the log); with `agent_channel: off`, why the channel was not wired',
     ),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;

@@ -162,6 +162,15 @@ export const NotificationPushSchema = push(
     body: z.string().describe('the question asked, or the start of the answer'),
     turn_id: z.string().optional().describe('with `turn`: the finished turn'),
     sound: z.boolean().describe('the user asked for a sound with it (`notify.sound`)'),
+    choices: z
+      .array(
+        z.object({
+          label: z.string(),
+          keys: z.array(z.string()).describe('the keys that pick it (`send` with `keys`)'),
+        }),
+      )
+      .optional()
+      .describe('with `blocked`: the question’s choices, as read from the screen'),
   },
 );
 export const UnreadChangedEventSchema = push(

@@ -64,7 +64,9 @@ export const SpawnSchema = message(
     session_env: z
       .boolean()
       .optional()
-      .describe('opt in to CLIPPY_SESSION_ID in the child environment'),
+      .describe(
+        'set CLIPPY_SESSION_ID to the session’s ID in the child environment (default true); false leaves it out (and drops one the environment inherited)',
+      ),
     persist: z
       .boolean()
       .optional()
@@ -326,6 +328,13 @@ export const AgentEventSchema = message(
       .string()
       .max(MAX_AGENT_EVENT_CHARS)
       .describe('what the agent gave the hook (its JSON, as text)'),
+    secret: z
+      .string()
+      .max(256)
+      .optional()
+      .describe(
+        'the secret the session’s agent was given in its environment (`CLIPPY_HOOK_SECRET`); a report without it is refused with `unauthorized`',
+      ),
   },
 );
 export const SetStateSchema = message('set_state', 'A wrapper reports its session’s state.', {
@@ -665,6 +674,12 @@ export const NotifySettingsSchema = message(
   },
 );
 
+export const NotifyTestSchema = message(
+  'notify_test',
+  'Send one test notification to every place that is on (desktop or page, editor, bell, webhook), whatever the quiet rules say; the webhook is tried once and its answer awaited.',
+  {},
+);
+
 // --- web view (packages/web, served by an HTTP + WebSocket endpoint on 127.0.0.1) ---
 export const WebStartSchema = message(
   'web_start',
@@ -685,7 +700,18 @@ export const WebStartSchema = message(
       .describe(
         'make a new token first (kept in the state directory): every open page and tab session is let go',
       ),
+    code: z
+      .boolean()
+      .optional()
+      .describe(
+        'also make a one-time code (`code_url`): a browser opened on it gets a tab session, and no token enters its history (`clippy web --open`)',
+      ),
   },
+);
+export const ListHostsSchema = message(
+  'list_hosts',
+  'The machines of config.json’s `hosts` other than this one: the web view shows their sessions beside these, through this daemon (`/ws?…&host=NAME`, docs/web.md).',
+  {},
 );
 export const WebStopSchema = message(
   'web_stop',

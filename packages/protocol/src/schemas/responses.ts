@@ -108,6 +108,31 @@ export const ResponseSchema = z
   .describe('Answer to every request but `hello`; result fields sit beside `status`.');
 
 /** Result fields of an ok response, per request type. */
+/** The webhook's deliveries: the last one that went through, the last that did not. */
+const WebhookStatusSchema = z
+  .object({
+    last_delivery: z
+      .object({
+        at: z.number().describe('epoch ms'),
+        event: z.string().describe('`turn`, `blocked` or `test`'),
+        session: z.string().describe('the session’s name ("" for a test)'),
+        url: z.string().describe('where it went, as its scheme and host'),
+        status: z.number().int().describe('the HTTP status it got'),
+      })
+      .nullable(),
+    last_error: z
+      .object({
+        at: z.number().describe('epoch ms'),
+        event: z.string(),
+        session: z.string(),
+        url: z.string(),
+        error: z.string().describe('what went wrong, after the retries'),
+      })
+      .nullable(),
+    pending: z.number().int().describe('events waiting to be sent (or to be tried again)'),
+  })
+  .describe('webhook deliveries since the daemon started (`clippy notify` shows them)');
+
 export const RESULT_SCHEMAS = {
   spawn: z.object({
     session: z.string(),
@@ -163,6 +188,12 @@ export const RESULT_SCHEMAS = {
           .string()
           .nullable()
           .describe('with `force`: the uncommitted work that went with it; null: none'),
+        link: z
+          .string()
+          .optional()
+          .describe(
+            'the folder had been replaced by a symbolic link to this: the link was removed, what it points to was left alone',
+          ),
       })
       .optional()
       .describe('the session’s worktree, removed with it'),
@@ -327,8 +358,30 @@ export const RESULT_SCHEMAS = {
         'random; the page exchanges it for a tab session (POST /session); other clients give it as /ws?token=…',
       ),
     started: z.boolean().describe('false: the endpoint was already running and is reused'),
+    code_url: z
+      .string()
+      .optional()
+      .describe(
+        'with `code`: http://127.0.0.1:PORT/#code=…, good for one sign-in within a few minutes (the token is not in it)',
+      ),
+    moved: z
+      .string()
+      .optional()
+      .describe(
+        'why the web view is not on the port it had before (that port is taken by another program): pages open on the old URL must open this one',
+      ),
   }),
   web_stop: z.object({ stopped: z.boolean().describe('false: no endpoint was running') }),
+  list_hosts: z.object({
+    hosts: z
+      .array(
+        z.object({
+          name: z.string().describe('its name in config.json’s `hosts` (`NAME:session`)'),
+          destination: z.string().describe('the ssh destination it names'),
+        }),
+      )
+      .describe('in config.json’s order; `local` entries are this machine and not listed'),
+  }),
   interrupt: z.object({
     keys: z.array(z.string()).describe('the keys pressed (`Esc` or `C-c`)'),
   }),
@@ -390,5 +443,19 @@ export const RESULT_SCHEMAS = {
       .string()
       .nullable()
       .describe('why the daemon cannot show desktop notifications, or null when it can'),
+    webhook: WebhookStatusSchema,
+  }),
+  notify_test: z.object({
+    sinks: z
+      .array(z.string())
+      .describe(
+        'the places that took the test event: `page`, `desktop`, `editor`, `bell`, `webhook`',
+      ),
+    webhook: z
+      .string()
+      .nullable()
+      .describe(
+        'with a webhook on: what its endpoint answered (`HTTP 200`) or why it failed; else null',
+      ),
   }),
 } as const;

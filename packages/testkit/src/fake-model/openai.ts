@@ -104,6 +104,7 @@ export async function answerOpenAI(
           id: nextId('fc'),
           call_id: nextId('call'),
           name: answer.name,
+          ...(answer.namespace !== undefined ? { namespace: answer.namespace } : {}),
           arguments: JSON.stringify(answer.input),
           status: 'completed',
         }

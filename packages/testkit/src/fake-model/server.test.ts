@@ -88,7 +88,11 @@ describe('fake model server', () => {
 
   it('speaks the OpenAI Responses API (SSE): a function call, then the tool result is logged', async () => {
     fake = await startFakeModel({
-      script: [{ kind: 'tool', name: 'exec_command', input: { cmd: 'ls' } }],
+      script: [
+        { kind: 'tool', name: 'exec_command', input: { cmd: 'ls' } },
+        // Codex offers an MCP server's tools as the functions of a namespace.
+        { kind: 'tool', name: 'ask', namespace: 'mcp__clippy', input: { session: 'sh' } },
+      ],
     });
     const body = (input: unknown[]) => ({
       model: 'fake',
@@ -111,11 +115,17 @@ describe('fake model server', () => {
     expect(events.at(-1)!.type).toBe('response.completed');
     const done = events.find((e) => e.type === 'response.output_item.done');
     expect(done?.item).toMatchObject({ type: 'function_call', name: 'exec_command' });
+    expect(done?.item).not.toHaveProperty('namespace');
     expect(JSON.parse((done!.item as { arguments: string }).arguments)).toEqual({ cmd: 'ls' });
-    await sse(
+    const next = await sse(
       `${fake.url}/v1/responses`,
       body([{ type: 'function_call_output', call_id: 'c', output: 'a.txt' }]),
     );
+    expect(next.find((e) => e.type === 'response.output_item.done')?.item).toMatchObject({
+      type: 'function_call',
+      name: 'ask',
+      namespace: 'mcp__clippy',
+    });
     const [first, second] = fake.conversation('openai');
     expect(first!.userText).toBe('list files?');
     expect(second!.toolResult).toBe('a.txt');

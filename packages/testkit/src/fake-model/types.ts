@@ -6,6 +6,11 @@ export interface ToolCallAnswer {
   kind: 'tool';
   name: string;
   input: Record<string, unknown>;
+  /**
+   * The OpenAI Responses API's namespace of the tool (`function_call.namespace`): Codex offers
+   * an MCP server's tools as the functions of a namespace `mcp__SERVER`.
+   */
+  namespace?: string;
   /** Text the model says before calling the tool. */
   text?: string;
 }

@@ -15,7 +15,8 @@ export const openWeb: Command = {
   id: 'clippy.openWeb',
   async run(ctx) {
     const c = await ctx.link.client();
-    const r = await c.request('web_start', {}, { timeoutMs: REQUEST_TIMEOUT_MS });
+    // A one-time code for the browser: the token stays out of its history.
+    const r = await c.request('web_start', { code: true }, { timeoutMs: REQUEST_TIMEOUT_MS });
     const origin = new URL(r.url).origin;
     const started = r.started ? ', just started' : '';
     if (vscode.env.remoteName) {
@@ -25,7 +26,9 @@ export const openWeb: Command = {
       );
       return r;
     }
-    const opened = await vscode.env.openExternal(vscode.Uri.file(ctx.link.redirectPage(r.url)));
+    const opened = await vscode.env.openExternal(
+      vscode.Uri.file(ctx.link.redirectPage(r.code_url ?? r.url)),
+    );
     if (opened) {
       void vscode.window.showInformationMessage(
         `clippy: the web view (${origin}${started}) opened in your browser`,

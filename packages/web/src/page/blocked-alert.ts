@@ -1,5 +1,5 @@
 import { el } from './format.js';
-import type { SessionRow } from './store.js';
+import { sessionRef, type SessionRow } from './store.js';
 
 /**
  * Makes a blocked session (its agent asks a question) impossible to miss wherever the user is:
@@ -13,7 +13,7 @@ export class BlockedAlert {
 
   update(rows: Iterable<SessionRow>): void {
     const all = [...rows];
-    const blocked = all.filter((r) => r.state === 'blocked').map((r) => r.name);
+    const blocked = all.filter((r) => r.state === 'blocked').map(sessionRef);
     document.title =
       blocked.length > 0
         ? `⚠ blocked: ${blocked.join(', ')} — clippy`

@@ -1,3 +1,5 @@
+import { formatCost } from '@clippy/protocol';
+
 /** "12s", "5m", "3h", "2d": how long ago, coarse enough to read at a glance. */
 export function age(sinceMs: number, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - sinceMs) / 1000));
@@ -21,6 +23,8 @@ export interface TurnUsage {
   input_tokens?: number;
   output_tokens?: number;
   cost_usd?: number;
+  /** Why (part of) the cost is not known: a model with no price. */
+  cost_unknown?: string;
 }
 
 /** Token counts as `clippy ls` writes them: "340", "1.2k". */
@@ -30,16 +34,18 @@ function tokens(n: number | undefined): string {
 
 /**
  * A turn's tokens, cost and model as its agent reported them ("1.2k/340 tokens · $0.012 ·
- * claude-sonnet-4"); '' when its channel reported none (a screen-only turn).
+ * claude-sonnet-4"; "no price" where its model has none, never a cost of nothing); '' when its
+ * channel reported none (a screen-only turn).
  */
 export function usage(agent: TurnUsage | undefined): string {
   if (!agent) return '';
   const parts: string[] = [];
   if (agent.input_tokens !== undefined || agent.output_tokens !== undefined)
     parts.push(`${tokens(agent.input_tokens)}/${tokens(agent.output_tokens)} tokens`);
-  // One turn often costs under a cent: three decimals say how much.
+  // One turn often costs under a cent: formatCost keeps two significant digits of it.
   if (agent.cost_usd !== undefined)
-    parts.push(`$${agent.cost_usd.toFixed(agent.cost_usd < 1 ? 3 : 2)}`);
+    parts.push(`${formatCost(agent.cost_usd)}${agent.cost_unknown ? '+?' : ''}`);
+  else if (agent.cost_unknown) parts.push('no price');
   if (agent.model) parts.push(agent.model);
   return parts.join(' · ');
 }

@@ -35,11 +35,11 @@ export class Grid {
     const rows = [...this.store.sessions.values()].sort((a, b) => a.created_at - b.created_at);
     const seen = new Set<string>();
     for (const row of rows) {
-      seen.add(row.session);
-      let card = this.cards.get(row.session);
+      seen.add(row.key);
+      let card = this.cards.get(row.key);
       if (!card) {
         card = this.createCard(row);
-        this.cards.set(row.session, card);
+        this.cards.set(row.key, card);
         this.list.append(card);
       }
       this.fill(card, row);
@@ -75,6 +75,8 @@ export class Grid {
     const card = el('article', 'card');
     card.dataset.session = row.session;
     card.dataset.name = row.name;
+    // Another machine's session says which (its name in config.json's `hosts`).
+    if (row.host !== null) card.dataset.host = row.host;
     card.tabIndex = 0;
     const head = el('header');
     const remove = el('button', 'remove', 'Remove');
@@ -83,15 +85,17 @@ export class Grid {
     remove.hidden = true;
     remove.addEventListener('click', (e) => {
       e.stopPropagation();
-      this.remove(this.store.sessions.get(row.session) ?? row);
+      this.remove(this.store.sessions.get(row.key) ?? row);
     });
-    head.append(el('span', 'name'), el('span', 'state'), remove);
+    const host = row.host === null ? [] : [el('span', 'host', row.host)];
+    if (row.host !== null) host[0]!.title = `on ${row.host} (config.json hosts)`;
+    head.append(el('span', 'name'), ...host, el('span', 'state'), remove);
     const meta = el('div', 'meta');
     meta.append(el('span', 'turns'), el('span', 'age'), el('span', 'usage'), el('span', 'command'));
     card.append(head, meta, el('pre', 'preview'));
-    card.addEventListener('click', () => this.open(this.store.sessions.get(row.session) ?? row));
+    card.addEventListener('click', () => this.open(this.store.sessions.get(row.key) ?? row));
     card.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') this.open(this.store.sessions.get(row.session) ?? row);
+      if (e.key === 'Enter') this.open(this.store.sessions.get(row.key) ?? row);
     });
     return card;
   }
@@ -150,7 +154,7 @@ export class Grid {
         const label = document.createElementNS(SVG_NS, 'text');
         label.setAttribute('x', String(c.labelX));
         label.setAttribute('y', String(c.labelY));
-        label.setAttribute('text-anchor', 'middle');
+        label.setAttribute('text-anchor', c.labelAnchor);
         label.textContent = `${route.route} (${route.fired})`;
         g.append(path, head, label);
         this.svg.append(g);

@@ -17,15 +17,17 @@ export class LinkBanner {
     this.retry.addEventListener('click', () => rpc.reconnectNow());
   }
 
-  down(why: string, retryInMs: number): void {
+  down(why: string, retryInMs: number, signedOut = false): void {
     const seconds = Math.max(1, Math.round(retryInMs / 1000));
-    this.text.textContent =
-      `Disconnected from clippyd (${why}). Reconnecting by itself (next try in ${seconds} s)… ` +
-      'If this lasts, run `clippy web` (or `clippy daemon start`); after `clippy web --rotate`, open the new URL.';
-    this.banner.replaceChildren(this.text, this.retry);
+    this.text.textContent = signedOut
+      ? why
+      : `Disconnected from clippyd (${why}). Reconnecting by itself (next try in ${seconds} s)… ` +
+        'If this lasts, run `clippy web` (or `clippy daemon start`); after `clippy web --rotate`, open the new URL.';
+    if (signedOut) this.banner.replaceChildren(this.text);
+    else this.banner.replaceChildren(this.text, this.retry);
     this.banner.hidden = false;
-    this.banner.dataset.link = 'down';
-    document.title = 'clippy — reconnecting';
+    this.banner.dataset.link = signedOut ? 'signed-out' : 'down';
+    document.title = signedOut ? 'clippy — signed out' : 'clippy — reconnecting';
   }
 
   up(): void {

@@ -3,12 +3,13 @@ import { BlockedAlert } from './blocked-alert.js';
 import { el } from './format.js';
 import { Grid } from './grid.js';
 import { LinkBanner } from './link-banner.js';
-import { PageNotifications } from './notifications.js';
+import { PageNotifications, type Pick } from './notifications.js';
 import { Rpc } from './rpc.js';
 import { SessionView } from './session-view.js';
-import { SignInError, connectFailure, signIn } from './sign-in.js';
+import { SignInError, connectFailure, keepOnDevice, keptOnDevice, signIn } from './sign-in.js';
 import { StatusLine } from './status-line.js';
-import { Store, type SessionRow } from './store.js';
+import { Store, sessionRef, type SessionRow } from './store.js';
+import { HostLinks } from './host-links.js';
 
 /** At or below this width the page is laid out for a phone (one column; style.css agrees). */
 const PHONE_QUERY = '(max-width: 480px)';
@@ -38,11 +39,27 @@ function splitCommand(line: string): string[] {
   return words;
 }
 
+/**
+ * A choice picked on a notification whose click opened this page (`#s=NAME&pick=N&label=L`):
+ * taken out of the address, to be answered once the sessions are listed.
+ */
+function takePick(): Pick | null {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const name = params.get('s');
+  const index = Number(params.get('pick'));
+  const label = params.get('label');
+  if (name === null || label === null || !Number.isInteger(index)) return null;
+  history.replaceState(null, '', `${location.pathname}#s=${encodeURIComponent(name)}`);
+  return { name, index, label };
+}
+
 async function main(): Promise<void> {
   const banner = document.getElementById('banner')!;
+  const pendingPick = takePick();
   let rpc: Rpc;
+  let session: string;
   try {
-    const session = await signIn();
+    session = await signIn();
     try {
       rpc = await Rpc.connect(session);
     } catch (err) {
@@ -61,11 +78,11 @@ async function main(): Promise<void> {
   let view: SessionView | null = null;
 
   const openSession = (row: SessionRow) => {
-    location.hash = `s=${encodeURIComponent(row.name)}`;
+    location.hash = `s=${encodeURIComponent(sessionRef(row))}`;
   };
   const removeSession = (row: SessionRow) => {
-    if (!confirm(`Remove session ${row.name} and its turns?`)) return;
-    rpc.request('remove', { session: row.session }).catch((err: Error) => say(err.message));
+    if (!confirm(`Remove session ${sessionRef(row)} and its turns?`)) return;
+    row.rpc.request('remove', { session: row.session }).catch((err: Error) => say(err.message));
   };
   const grid = new Grid(gridRoot, store, openSession, removeSession);
   const alert = new BlockedAlert(document.getElementById('blocked')!);
@@ -113,7 +130,7 @@ async function main(): Promise<void> {
         : '',
     );
     if (!row) return;
-    const opened = new SessionView(rpc, store, row, viewRoot, () => {
+    const opened = new SessionView(row.rpc, store, row, viewRoot, () => {
       location.hash = '';
     });
     view = opened;
@@ -134,7 +151,7 @@ async function main(): Promise<void> {
   let notifications: PageNotifications | null = null;
   rpc.onLink((event) => {
     if (!event.up) {
-      link.down(event.why, event.retryInMs);
+      link.down(event.why, event.retryInMs, event.signedOut);
       return;
     }
     void store
@@ -149,7 +166,8 @@ async function main(): Promise<void> {
 
   // On a phone the form folds under its summary, so it never takes the header.
   const details = document.getElementById('new-details') as HTMLDetailsElement;
-  details.open = !matchMedia(PHONE_QUERY).matches;
+  const phone = () => matchMedia(PHONE_QUERY).matches;
+  details.open = !phone();
   const form = document.getElementById('new-session') as HTMLFormElement;
   const formStatus = new StatusLine();
   form.append(formStatus.root);
@@ -174,15 +192,75 @@ async function main(): Promise<void> {
       .then((r) => {
         formStatus.say(`started ${r.name}`);
         form.reset();
+        // On a phone the open form covers the grid: folded again, the new card shows.
+        if (phone()) details.open = false;
       })
       .catch((err: Error) => formStatus.say(`failed: ${err.message}`, true));
   });
 
+  /** Answers a question with a choice picked on its notification, if that question still waits. */
+  const answer = (pick: Pick) => {
+    const row = store.find(pick.name);
+    const option = row?.state === 'blocked' ? row.menu?.options[pick.index] : undefined;
+    if (!row || option?.label !== pick.label) {
+      say(`Not answered: ${pick.name} no longer asks the question of that notification.`);
+      return;
+    }
+    row.rpc
+      .request('send', { session: row.session, keys: option.keys })
+      .then(() => say(`Answered ${pick.name}: ${pick.label}`))
+      .catch((err: Error) => say(`Not answered: ${err.message}`));
+  };
+  const openFromNotification = (name: string, pick: Pick | null) => {
+    const hash = `#s=${encodeURIComponent(name)}`;
+    if (location.hash !== hash) location.hash = hash;
+    if (!pick) return;
+    // The daemon learns first that the session is in front of the user: the answer's turn is
+    // then read here, not notified.
+    void (notifications?.report() ?? Promise.resolve()).then(() => answer(pick));
+  };
+
+  const header = document.querySelector<HTMLElement>('header.top');
+  stayButton(header);
   await store.load();
+  // The other machines of config.json's `hosts`: their sessions join the grid as they come.
+  const hosts = new HostLinks(rpc, session, store, document.getElementById('hosts')!, () => {
+    // An address naming a session of a host that was not listed yet: shown now.
+    if (!view && /^#s=./u.test(location.hash)) void route();
+  });
+  void hosts.start();
   document.body.dataset.ready = 'true';
-  notifications = new PageNotifications(rpc, document.querySelector('header.top'));
+  notifications = new PageNotifications(rpc, header, openFromNotification);
   await route();
+  await notifications.start();
   await notifications.report();
+  if (pendingPick) answer(pendingPick);
+}
+
+/**
+ * "Stay signed in on this device": keeps the tab's session in the origin's localStorage, so the
+ * page installed on a home screen, a bookmark and a notification's click open signed in; asked
+ * for, since any page later served on this port of this machine could read it (docs/web.md).
+ */
+function stayButton(header: HTMLElement | null): void {
+  if (!header) return;
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'stay-signed-in';
+  const show = () => {
+    const kept = keptOnDevice() !== null;
+    button.textContent = kept ? 'Signed in on this device ✓' : 'Stay signed in';
+    button.title = kept
+      ? 'This device keeps the sign-in (a home-screen app and notifications open signed in). Click to forget it.'
+      : 'Keep the sign-in on this device, so a home-screen app, a bookmark and a notification’s click open signed in';
+    button.setAttribute('aria-pressed', String(kept));
+  };
+  button.addEventListener('click', () => {
+    keepOnDevice(keptOnDevice() === null);
+    show();
+  });
+  show();
+  header.append(button);
 }
 
 void main();

@@ -33,9 +33,13 @@ export class PageSocket {
     ws.addEventListener('close', (event) => this.onClose(event));
   }
 
-  /** Opens the WebSocket beside the page with this tab's session (see sign-in.ts). */
-  static open(session: string): Promise<PageSocket> {
-    const url = `ws://${location.host}/ws?session=${encodeURIComponent(session)}`;
+  /**
+   * Opens the WebSocket beside the page with this tab's session (see sign-in.ts); with `host`,
+   * one the daemon joins to that machine's daemon (config.json `hosts`).
+   */
+  static open(session: string, host: string | null = null): Promise<PageSocket> {
+    const to = host === null ? '' : `&host=${encodeURIComponent(host)}`;
+    const url = `ws://${location.host}/ws?session=${encodeURIComponent(session)}${to}`;
     const ws = new WebSocket(url);
     return new Promise<PageSocket>((resolve, reject) => {
       ws.addEventListener('open', () => resolve(new PageSocket(ws)), { once: true });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { routeCurve } from './route-curve.js';
+import { routeCurve, type Curve } from './route-curve.js';
+
+/** The box an 11 px label takes (6.6 px a character, as the page's font draws it), by its anchor. */
+function labelBox(c: Curve, text: string) {
+  const width = text.length * 6.6;
+  const left = c.labelAnchor === 'middle' ? c.labelX - width / 2 : c.labelX;
+  return { left, right: left + width, top: c.labelY - 9, bottom: c.labelY + 2 };
+}
 
 const card = (left: number, top: number) => ({ left, top, width: 300, height: 130 });
 
@@ -33,6 +40,33 @@ describe('routeCurve', () => {
     expect(back.y1).toBe(150);
     expect(back.y2).toBe(150);
     expect(back.cy).toBeGreaterThan(150);
+  });
+
+  it('keeps the label clear of the arrowhead between cards stacked on a phone (one column, 14 px apart)', () => {
+    const phone = (top: number) => ({ left: 10, top, width: 370, height: 130 });
+    for (const [a, b] of [
+      [phone(36), phone(180)],
+      [phone(180), phone(36)],
+      [phone(36), phone(324)],
+    ] as const) {
+      const c = routeCurve(a, b);
+      const label = labelBox(c, 'relay-1 (12)');
+      const head = c.head.split(' ').map((p) => p.split(',').map(Number) as [number, number]);
+      const headBox = {
+        left: Math.min(...head.map((p) => p[0])),
+        right: Math.max(...head.map((p) => p[0])),
+        top: Math.min(...head.map((p) => p[1])),
+        bottom: Math.max(...head.map((p) => p[1])),
+      };
+      const overlaps =
+        label.left < headBox.right &&
+        label.right > headBox.left &&
+        label.top < headBox.bottom &&
+        label.bottom > headBox.top;
+      expect(overlaps, JSON.stringify({ label, headBox })).toBe(false);
+      // Still on the page: within the cards' width.
+      expect(label.right).toBeLessThanOrEqual(380);
+    }
   });
 
   it('goes from border to border between rows', () => {

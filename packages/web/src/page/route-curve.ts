@@ -16,6 +16,12 @@ export interface Curve {
   y2: number;
   labelX: number;
   labelY: number;
+  /**
+   * How the label's text sits on (labelX, labelY), as SVG's `text-anchor`: centred over an arc,
+   * or starting beside a line that runs up or down (where a centred label would cover the line
+   * and, between stacked cards, the arrowhead).
+   */
+  labelAnchor: 'middle' | 'start';
   /** The arrowhead at (x2, y2), along the curve's end: an SVG polygon's `points`. */
   head: string;
 }
@@ -25,6 +31,10 @@ const ARC_LIFT_PX = 28;
 /** Arrowhead length and half-width: visible at a glance, smaller than a line of text. */
 const HEAD_LENGTH_PX = 10;
 const HEAD_HALF_WIDTH_PX = 5;
+/** Room between a line running up or down and the label beside it: clear of the arrowhead. */
+const LABEL_SIDE_GAP_PX = 9;
+/** Half the label's height (11 px text): what centres it on a point beside a line. */
+const LABEL_HALF_HEIGHT_PX = 4;
 
 /**
  * The arrow from card `a` to card `b`, leaving and entering at their borders so the arrowhead
@@ -66,7 +76,7 @@ export function routeCurve(a: Box, b: Box): Curve {
  * The label sits on the curve's midpoint (the control point lies off the curve); the head
  * points along the curve's last tangent, from the control point to the end.
  */
-function withLabel(c: Omit<Curve, 'labelX' | 'labelY' | 'head'>): Curve {
+function withLabel(c: Omit<Curve, 'labelX' | 'labelY' | 'labelAnchor' | 'head'>): Curve {
   let ux = c.x2 - c.cx;
   let uy = c.y2 - c.cy;
   const len = Math.hypot(ux, uy) || 1;
@@ -77,10 +87,15 @@ function withLabel(c: Omit<Curve, 'labelX' | 'labelY' | 'head'>): Curve {
   const nx = -uy * HEAD_HALF_WIDTH_PX;
   const ny = ux * HEAD_HALF_WIDTH_PX;
   const pt = (x: number, y: number) => `${x.toFixed(1)},${y.toFixed(1)}`;
+  const midX = (c.x1 + 2 * c.cx + c.x2) / 4;
+  const midY = (c.y1 + 2 * c.cy + c.y2) / 4;
+  // Up or down (stacked cards, as on a phone): beside the line, level with its middle.
+  const upright = Math.abs(c.y2 - c.y1) > Math.abs(c.x2 - c.x1);
   return {
     ...c,
-    labelX: (c.x1 + 2 * c.cx + c.x2) / 4,
-    labelY: (c.y1 + 2 * c.cy + c.y2) / 4 - 4,
+    labelX: upright ? Math.max(midX, c.x1, c.x2) + LABEL_SIDE_GAP_PX : midX,
+    labelY: upright ? midY + LABEL_HALF_HEIGHT_PX : midY - 4,
+    labelAnchor: upright ? 'start' : 'middle',
     head: `${pt(c.x2, c.y2)} ${pt(bx + nx, by + ny)} ${pt(bx - nx, by - ny)}`,
   };
 }

@@ -1,5 +1,6 @@
 import { PROTOCOL_VERSION, PUSH_ID, RpcCore, type RpcMessage } from '@clippy/protocol';
 import { PageSocket, RpcError } from './page-socket.js';
+import { SIGNED_OUT, sessionKnown } from './sign-in.js';
 
 export { RpcError } from './page-socket.js';
 
@@ -10,8 +11,16 @@ const RECONNECT_FIRST_MS = 250;
 /** …up to this: a daemon back after a restart is found within seconds, an absent one costs little. */
 const RECONNECT_MAX_MS = 5_000;
 
-/** Connection events: `down` (with why and when the next try is), `up` (connected again). */
-export type LinkListener = (event: { up: boolean; why: string; retryInMs: number }) => void;
+/**
+ * Connection events: `down` (with why and when the next try is; `signedOut`: the endpoint no
+ * longer knows this tab, and no try will help), `up` (connected again).
+ */
+export type LinkListener = (event: {
+  up: boolean;
+  why: string;
+  retryInMs: number;
+  signedOut?: boolean;
+}) => void;
 
 /**
  * The page's protocol client: requests answered by id and pushes handed to listeners by type
@@ -33,6 +42,8 @@ export class Rpc {
   private constructor(
     private socket: PageSocket,
     private readonly session: string,
+    /** Another machine's daemon, reached through this one (null: this machine's). */
+    readonly host: string | null = null,
   ) {
     this.wire(socket);
   }
@@ -49,6 +60,7 @@ export class Rpc {
   }
 
   private scheduleReconnect(why: string): void {
+    if (this.closed) return;
     const wait = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, RECONNECT_MAX_MS);
     for (const listener of this.linkListeners) listener({ up: false, why, retryInMs: wait });
@@ -61,8 +73,15 @@ export class Rpc {
   private async reconnect(): Promise<void> {
     let socket: PageSocket;
     try {
-      socket = await PageSocket.open(this.session);
+      socket = await PageSocket.open(this.session, this.host);
     } catch (err) {
+      // A browser says nothing of why an upgrade was refused: ask whether this tab's session is
+      // still good. After `clippy web --rotate` it is not, and trying again cannot help.
+      if ((await sessionKnown(this.session)) === false) {
+        for (const listener of this.linkListeners)
+          listener({ up: false, why: SIGNED_OUT, retryInMs: 0, signedOut: true });
+        return;
+      }
       this.scheduleReconnect((err as Error).message);
       return;
     }
@@ -80,12 +99,25 @@ export class Rpc {
     for (const listener of this.linkListeners) listener({ up: true, why: '', retryInMs: 0 });
   }
 
-  /** Opens the WebSocket beside the page with this tab's session (see sign-in.ts), says hello. */
-  static async connect(session: string): Promise<Rpc> {
-    const rpc = new Rpc(await PageSocket.open(session), session);
-    await rpc.hello();
+  /**
+   * Opens the WebSocket beside the page with this tab's session (see sign-in.ts), says hello;
+   * with `host`, to that machine's daemon through this one.
+   */
+  static async connect(session: string, host: string | null = null): Promise<Rpc> {
+    const rpc = new Rpc(await PageSocket.open(session, host), session, host);
+    try {
+      await rpc.hello();
+    } catch (err) {
+      // Not reached (a host that cannot be): no reconnecting by itself for this one.
+      rpc.closed = true;
+      rpc.socket.close();
+      throw new Error(rpc.lastWords ?? (err as Error).message);
+    }
     return rpc;
   }
+
+  /** Given up (a first connection that failed): never reconnects. */
+  private closed = false;
 
   private async hello(): Promise<void> {
     const ack = await this.core.call(

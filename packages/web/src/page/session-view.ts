@@ -4,7 +4,7 @@ import { clock, duration, el, usage, type TurnUsage } from './format.js';
 import type { Rpc } from './rpc.js';
 import { AnswerPanel } from './answer-panel.js';
 import { StatusLine } from './status-line.js';
-import type { SessionRow, Store } from './store.js';
+import { sessionRef, type SessionRow, type Store } from './store.js';
 import { TerminalPane } from './terminal-pane.js';
 
 interface TurnMeta {
@@ -23,6 +23,8 @@ interface TurnMeta {
 
 /** Turns listed in the timeline (newest first); older ones stay a `clippy turns` away. */
 const TIMELINE_LIMIT = 200;
+/** Longest relay-buffer label a daemon takes (`put_buffer`'s `label`). */
+const MAX_LABEL_CHARS = 64;
 
 /**
  * One session: its terminal (xterm.js, attached as a viewer: shown at the session's size)
@@ -68,6 +70,8 @@ export class SessionView {
     this.root.replaceChildren();
     this.root.dataset.session = row.session;
     this.root.dataset.name = row.name;
+    if (row.host !== null) this.root.dataset.host = row.host;
+    else delete this.root.dataset.host;
 
     const back = el('button', 'back', '← all sessions');
     back.addEventListener('click', () => this.close());
@@ -95,16 +99,19 @@ export class SessionView {
     });
     const zoom = this.zoomButton;
     zoom.title = 'Show the terminal at 100 % and pan it, or scaled to fit';
+    const showZoom = (z: 'fit' | 'actual') => {
+      zoom.textContent = z === 'fit' ? '100 %' : 'Scale to fit';
+      zoom.setAttribute('aria-pressed', String(z === 'actual'));
+    };
     zoom.addEventListener('click', () => {
       const pane = this.pane;
       if (!pane) return;
       pane.setZoom(pane.zoom === 'fit' ? 'actual' : 'fit');
-      zoom.textContent = pane.zoom === 'fit' ? '100 %' : 'Scale to fit';
-      zoom.setAttribute('aria-pressed', String(pane.zoom === 'actual'));
+      showZoom(pane.zoom);
     });
     const head = el('header', 'session-head');
     const title = el('div', 'title');
-    title.append(back, el('h2', '', row.name), this.stateBadge);
+    title.append(back, el('h2', '', sessionRef(row)), this.stateBadge);
     const tools = el('div', 'tools');
     tools.append(...this.diffButton(), fit, zoom, kill, remove);
     head.append(title, el('span', 'command', [row.command, ...row.args].join(' ')), tools);
@@ -188,6 +195,7 @@ export class SessionView {
     );
     this.refreshHeader();
     this.pane = new TerminalPane(this.rpc, row.session, termBox, () => this.refreshHeader());
+    this.pane.onZoom = showZoom;
     const { exited } = await this.pane.attach();
     if (this.disposed) return;
     const { turns } = await this.rpc.request<{ turns: TurnMeta[] }>('list_turns', {
@@ -217,7 +225,7 @@ export class SessionView {
 
   private refreshHeader(): void {
     if (this.disposed) return;
-    const current = this.store.sessions.get(this.row.session);
+    const current = this.store.sessions.get(this.row.key);
     const state = current?.state ?? 'removed';
     this.stateBadge.textContent = state;
     this.root.dataset.state = state;
@@ -241,20 +249,21 @@ export class SessionView {
       this.notice.textContent = `Session ${current.name} has exited (${how}). The terminal keeps its last screen; its turns can still be read, copied and relayed; Remove forgets it.`;
     }
     const chosen = this.relayTarget.value;
+    // Any live session, on any machine the page reaches (another's through its daemon).
     const targets = [...this.store.sessions.values()].filter(
-      (s) => s.session !== this.row.session && s.state !== 'exited',
+      (s) => s.key !== this.row.key && s.state !== 'exited',
     );
-    const names = targets.map((t) => t.name).join('\n');
+    const names = targets.map(sessionRef).join('\n');
     if (this.relayTarget.dataset.names !== names) {
       this.relayTarget.dataset.names = names;
       this.relayTarget.replaceChildren(
         ...targets.map((t) => {
-          const option = el('option', '', t.name);
-          option.value = t.session;
+          const option = el('option', '', sessionRef(t));
+          option.value = t.key;
           return option;
         }),
       );
-      if (targets.some((t) => t.session === chosen)) this.relayTarget.value = chosen;
+      if (targets.some((t) => t.key === chosen)) this.relayTarget.value = chosen;
     }
     // Nothing to copy or relay without a turn; nowhere to relay without another live session.
     const noTurn = this.turnCount === 0 || state === 'removed';
@@ -334,13 +343,31 @@ export class SessionView {
   }
 
   private async relay(): Promise<void> {
-    const to = this.relayTarget.value;
+    const to = this.store.sessions.get(this.relayTarget.value);
     if (!to) return this.say('no other live session to relay to');
     const from = this.selected?.turn_id ?? this.row.session;
     await this.act(
-      () => this.rpc.request('relay', { from, to, enter: true }),
-      `relayed to ${this.store.sessions.get(to)?.name ?? to}`,
+      () =>
+        to.host === this.row.host
+          ? this.rpc.request('relay', { from, to: to.session, enter: true })
+          : this.relayAcross(to),
+      `relayed to ${sessionRef(to)}`,
     );
+  }
+
+  /**
+   * A relay between two machines (`clippy relay build:a b` does the same): the turn is read
+   * from its daemon and handed to the target's, whose relay buffer pastes it as any relay (idle
+   * wait, bracketed paste, Enter, confirmation).
+   */
+  private async relayAcross(to: SessionRow): Promise<void> {
+    const picked = this.selected;
+    const { turn } = await this.rpc.request<{
+      turn: { turn_id: string; text: string; content: Uint8Array };
+    }>('get_turn', picked ? { turn_id: picked.turn_id } : { session: this.row.session });
+    const label = `${this.row.host ?? 'local'}:${turn.turn_id}`.slice(0, MAX_LABEL_CHARS);
+    await to.rpc.request('put_buffer', { text: turn.text, content: turn.content, label });
+    await to.rpc.request('paste', { session: to.session, enter: true });
   }
 
   private async act(fn: () => Promise<unknown>, done: string): Promise<void> {

@@ -13,7 +13,14 @@ export interface Menu {
 }
 
 export interface SessionRow {
+  /** Its ID on its machine's daemon (what requests to that daemon name it by). */
   session: string;
+  /** Unique in the page: the ID, `HOST:ID` for another machine's (config.json `hosts`). */
+  key: string;
+  /** The machine it runs on (a name of config.json's `hosts`); null: this one. */
+  host: string | null;
+  /** The connection to its machine's daemon. */
+  rpc: Rpc;
   name: string;
   state: SessionState;
   command: string;
@@ -38,6 +45,7 @@ export interface SessionRow {
   input_tokens?: number;
   output_tokens?: number;
   cost_usd?: number;
+  cost_unknown?: string;
 }
 
 /** What the page reads of a turn's metadata (`turn_completed`, `list_turns`). */
@@ -60,16 +68,29 @@ export interface RouteRow {
 /** Route list refreshes coalesce: a loop firing fast asks once per this interval at most. */
 const ROUTES_REFRESH_MS = 250;
 
+/** A daemon the page speaks to: this machine's (host null), or another one's through it. */
+export interface Source {
+  host: string | null;
+  rpc: Rpc;
+}
+
+/** A session's reference in the page's address: its name, `HOST:NAME` on another machine. */
+export function sessionRef(row: { host: string | null; name: string }): string {
+  return row.host === null ? row.name : `${row.host}:${row.name}`;
+}
+
 /**
- * What the page knows of the daemon: the sessions and routes, kept current by the pushes the
- * CLI's `clippy ls --watch`-like clients also get. Listeners hear "something changed" and
- * render on the next animation frame, so a burst of pushes costs one render.
+ * What the page knows of the daemons: the sessions (this machine's, and those of the hosts it
+ * reaches through it) and the routes, kept current by the pushes the CLI's `clippy ls
+ * --watch`-like clients also get. Listeners hear "something changed" and render on the next
+ * animation frame, so a burst of pushes costs one render.
  */
 export class Store {
   readonly sessions = new Map<string, SessionRow>();
   routes: RouteRow[] = [];
   private readonly listeners = new Set<() => void>();
   private routesTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly sources = new Map<string | null, Source>();
   /** Counts for the load figures (bench): pushes handled. */
   pushes = 0;
 
@@ -84,18 +105,38 @@ export class Store {
     for (const listener of this.listeners) listener();
   }
 
-  /** Listens to the daemon's pushes, then lists what there is (`sync`). */
+  /** This machine's daemon: listens to its pushes, then lists what there is (`sync`). */
   async load(): Promise<void> {
-    const rpc = this.rpc;
+    await this.addSource({ host: null, rpc: this.rpc });
+  }
+
+  /** The hosts whose daemons the page reaches (a name of config.json's `hosts`). */
+  get hosts(): string[] {
+    return [...this.sources.keys()].filter((h): h is string => h !== null);
+  }
+
+  /** Listens to a daemon's pushes, then lists its sessions. */
+  async addSource(source: Source): Promise<void> {
+    this.sources.set(source.host, source);
+    const { rpc, host } = source;
+    const keyOf = (id: unknown) => (host === null ? String(id) : `${host}:${String(id)}`);
+    const rowOf = (id: unknown) => this.sessions.get(keyOf(id));
     rpc.on('session_created', (p) => {
       this.pushes++;
       const info = p.session as SessionRow;
-      this.sessions.set(info.session, { ...info, preview: '', lastTurnAt: null });
+      this.sessions.set(keyOf(info.session), {
+        ...info,
+        key: keyOf(info.session),
+        host,
+        rpc,
+        preview: '',
+        lastTurnAt: null,
+      });
       this.changed();
     });
     rpc.on('state_changed', (p) => {
       this.pushes++;
-      const row = this.sessions.get(p.session as string);
+      const row = rowOf(p.session);
       if (row) {
         row.state = p.state as SessionState;
         row.menu = (p.menu as Menu | undefined) ?? null;
@@ -104,7 +145,7 @@ export class Store {
     });
     rpc.on('session_resized', (p) => {
       this.pushes++;
-      const row = this.sessions.get(p.session as string);
+      const row = rowOf(p.session);
       if (row) {
         row.cols = p.cols as number;
         row.rows = p.rows as number;
@@ -113,7 +154,7 @@ export class Store {
     });
     rpc.on('turn_completed', (p) => {
       this.pushes++;
-      const row = this.sessions.get(p.session as string);
+      const row = rowOf(p.session);
       const turn = p.turn as TurnMetaRow;
       if (!row) return;
       row.turn_count = Math.max(row.turn_count, turn.seq);
@@ -126,7 +167,7 @@ export class Store {
     });
     rpc.on('session_exited', (p) => {
       this.pushes++;
-      const row = this.sessions.get(p.session as string);
+      const row = rowOf(p.session);
       if (row) {
         row.state = 'exited';
         row.menu = null;
@@ -137,51 +178,70 @@ export class Store {
     });
     rpc.on('session_removed', (p) => {
       this.pushes++;
-      this.sessions.delete(p.session as string);
+      this.sessions.delete(keyOf(p.session));
       this.changed();
     });
     rpc.on('unread_changed', (p) => {
       this.pushes++;
-      const row = this.sessions.get(p.session as string);
+      const row = rowOf(p.session);
       if (row) row.unread = p.unread as number;
       this.changed();
     });
-    rpc.on('route_fired', () => this.refreshRoutesSoon());
-    rpc.on('route_event', () => this.refreshRoutesSoon());
-    await this.sync();
+    if (host === null) {
+      rpc.on('route_fired', () => this.refreshRoutesSoon());
+      rpc.on('route_event', () => this.refreshRoutesSoon());
+    }
+    await this.sync(host);
+  }
+
+  /** Forgets a host's sessions (its link is down: they are not known any more). */
+  dropHost(host: string): void {
+    for (const [key, row] of this.sessions) if (row.host === host) this.sessions.delete(key);
+    this.changed();
   }
 
   /**
-   * Subscribes and lists the sessions and routes: at load, and again after a reconnection (the
-   * daemon may have restarted: sessions it no longer has are dropped, the rest taken as listed).
+   * Subscribes and lists a daemon's sessions (and this machine's routes): at load, and again
+   * after a reconnection (the daemon may have restarted: sessions it no longer has are
+   * dropped, the rest taken as listed).
    */
-  async sync(): Promise<void> {
-    const rpc = this.rpc;
+  async sync(host: string | null = null): Promise<void> {
+    const source = this.sources.get(host);
+    if (!source) return;
+    const { rpc } = source;
+    const keyOf = (id: string) => (host === null ? id : `${host}:${id}`);
     // Subscribe first, then list: nothing that happens in between is missed.
     await rpc.request('subscribe', {});
     const { sessions } = await rpc.request<{ sessions: SessionRow[] }>('list_sessions');
-    const listed = new Set(sessions.map((s) => s.session));
-    for (const id of this.sessions.keys()) if (!listed.has(id)) this.sessions.delete(id);
+    const listed = new Set(sessions.map((s) => keyOf(s.session)));
+    for (const [key, row] of this.sessions)
+      if (row.host === host && !listed.has(key)) this.sessions.delete(key);
     for (const info of sessions) {
-      const known = this.sessions.get(info.session);
-      this.sessions.set(info.session, {
+      const key = keyOf(info.session);
+      const known = this.sessions.get(key);
+      this.sessions.set(key, {
         ...info,
+        key,
+        host,
+        rpc,
         menu: info.menu ?? null,
         preview: known?.preview ?? '',
         lastTurnAt: known?.lastTurnAt ?? null,
       });
     }
     this.changed();
-    await this.refreshRoutes();
+    if (host === null) await this.refreshRoutes();
     await Promise.all(
-      [...this.sessions.values()].filter((r) => r.turn_count > 0).map((r) => this.fetchPreview(r)),
+      [...this.sessions.values()]
+        .filter((r) => r.host === host && r.turn_count > 0)
+        .map((r) => this.fetchPreview(r)),
     );
   }
 
   /** The card's preview at load: the latest turn's metadata, which carries it. */
   private async fetchPreview(row: SessionRow): Promise<void> {
     try {
-      const { turns } = await this.rpc.request<{ turns: TurnMetaRow[] }>('list_turns', {
+      const { turns } = await row.rpc.request<{ turns: TurnMetaRow[] }>('list_turns', {
         session: row.session,
         limit: 1,
       });
@@ -213,12 +273,21 @@ export class Store {
     }
   }
 
-  /** A session by ID or name. */
+  /**
+   * A session by its key, or by its address's reference: `HOST:NAME` (or `HOST:ID`) on a host
+   * the page reaches, else a name or ID here.
+   */
   find(ref: string): SessionRow | undefined {
+    const byKey = this.sessions.get(ref);
+    if (byKey) return byKey;
+    const colon = ref.indexOf(':');
+    const host = colon > 0 && this.sources.has(ref.slice(0, colon)) ? ref.slice(0, colon) : null;
+    const name = host === null ? ref : ref.slice(colon + 1);
+    const mine = [...this.sessions.values()].filter((r) => r.host === host);
     return (
-      this.sessions.get(ref) ??
-      [...this.sessions.values()].find((r) => r.name === ref && r.state !== 'exited') ??
-      [...this.sessions.values()].find((r) => r.name === ref)
+      mine.find((r) => r.session === name) ??
+      mine.find((r) => r.name === name && r.state !== 'exited') ??
+      mine.find((r) => r.name === name)
     );
   }
 }
@@ -234,4 +303,9 @@ function addUsage(row: SessionRow, used: TurnUsage | undefined): void {
   if (input !== undefined) row.input_tokens = input;
   if (output !== undefined) row.output_tokens = output;
   if (cost !== undefined) row.cost_usd = cost;
+  // The broker's list names each model without a price once; a turn adds its own if new.
+  if (used.cost_unknown && !row.cost_unknown?.split('; ').includes(used.cost_unknown))
+    row.cost_unknown = row.cost_unknown
+      ? `${row.cost_unknown}; ${used.cost_unknown}`
+      : used.cost_unknown;
 }

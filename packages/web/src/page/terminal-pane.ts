@@ -7,6 +7,12 @@ import type { Rpc } from './rpc.js';
 const FIT_MIN_COLS = 20;
 const FIT_MIN_ROWS = 5;
 
+/**
+ * On a touch screen, the smallest scale a terminal opens at: below it (a 100-column agent on a
+ * 390 px phone is shown at 0.45, 5 px text) it opens at 100 % and is panned with a finger.
+ */
+const TOUCH_MIN_SCALE = 0.6;
+
 /** How the terminal is shown: scaled down to fit the pane, or at 100 % and panned. */
 export type Zoom = 'fit' | 'actual';
 
@@ -36,6 +42,12 @@ export class TerminalPane {
   private readonly cleanups: (() => void)[] = [];
   private disposed = false;
   zoom: Zoom = 'fit';
+  /** The zoom is the user's once they chose one, or once it was chosen for the first screen. */
+  private zoomChosen = false;
+  /** The session's size is known (attached): the first zoom is chosen for it, not a default. */
+  private sized = false;
+  /** Told when the zoom changes by itself (the first layout on a touch screen). */
+  onZoom: (zoom: Zoom) => void = () => {};
 
   constructor(
     private readonly rpc: Rpc,
@@ -116,12 +128,14 @@ export class TerminalPane {
   private setSize(cols: number, rows: number): void {
     if (this.disposed) return;
     if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
+    this.sized = true;
     this.container.dataset.size = `${cols}x${rows}`;
     this.layout();
   }
 
   setZoom(zoom: Zoom): void {
     this.zoom = zoom;
+    this.zoomChosen = true;
     this.layout();
   }
 
@@ -134,7 +148,16 @@ export class TerminalPane {
     const height = screen.offsetHeight;
     if (!width || !height) return;
     // Scaled to the pane's width (a taller screen scrolls): the text stays as large as it can.
-    const scale = this.zoom === 'fit' ? Math.min(1, this.viewport.clientWidth / width) : 1;
+    const fitScale = Math.min(1, this.viewport.clientWidth / width);
+    // A touch screen opens it readable: at 100 %, panned, where fitting would make it tiny.
+    if (!this.zoomChosen && this.sized && this.viewport.clientWidth > 0) {
+      this.zoomChosen = true;
+      if (fitScale < TOUCH_MIN_SCALE && matchMedia('(pointer: coarse)').matches) {
+        this.zoom = 'actual';
+        this.onZoom(this.zoom);
+      }
+    }
+    const scale = this.zoom === 'fit' ? fitScale : 1;
     this.stage.style.transform = scale === 1 ? '' : `scale(${scale})`;
     this.sizer.style.width = `${Math.floor(width * scale)}px`;
     this.sizer.style.height = `${Math.floor(height * scale)}px`;

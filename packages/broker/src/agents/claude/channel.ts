@@ -9,6 +9,7 @@ import type {
   ChannelUpdate,
   ScreenTurnInfo,
 } from '../types.js';
+import { FileChanges } from '../file-changes.js';
 import { ClaudeTranscript, type TranscriptTurn } from './transcript.js';
 
 /**
@@ -16,6 +17,24 @@ import { ClaudeTranscript, type TranscriptTurn } from './transcript.js';
  * the prompt after clippy saw its Enter, on the same clock; this only absorbs rounding.
  */
 const PROMPT_SLACK_MS = 50;
+
+/**
+ * Longest the Stop hook's report waits for the transcript to hold its turn's answer (with its
+ * model and tokens): Claude Code writes it shortly after it started the hook; past this the
+ * report's copy of the answer is never taken: the screen's text is (issue 46: a report's words
+ * never become a turn's text).
+ */
+export const CLAUDE_RECORD_WAIT_MS = 3_000;
+/** How often a transcript that cannot be watched yet (no folder yet) is looked at meanwhile. */
+const CLAUDE_RECORD_POLL_MS = 100;
+
+/** Whether the transcript's turn holds the answer the Stop hook reported (its copy is trimmed). */
+function holds(
+  t: TranscriptTurn,
+  hookAnswer: string | undefined,
+): t is TranscriptTurn & { answer: string } {
+  return t.answer !== null && (hookAnswer === undefined || t.answer.trim() === hookAnswer.trim());
+}
 
 /**
  * Claude Code's channel (checked on 2.1.197). Its hooks' stdin JSON names the session and its
@@ -99,6 +118,12 @@ export class ClaudeChannel implements AgentChannel {
     this.transcript = null;
   }
 
+  /**
+   * A Stop report: the turn as the transcript records it. The transcript is the record: the
+   * report only says which turn ended, and its copy of the answer is never the turn's text.
+   * Where they disagree (the transcript gives another answer, or none), the transcript wins and
+   * the turn says so (`note`): a report from anything but the agent cannot put words in it.
+   */
   private async stop(
     promptId: string | undefined,
     hookAnswer: string | undefined,
@@ -106,21 +131,67 @@ export class ClaudeChannel implements AgentChannel {
     this.promptAt = null;
     if (promptId !== undefined && promptId === this.delivered)
       return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
-    this.delivered = promptId;
     const transcript = this.transcript;
     const t =
-      promptId && transcript ? await this.reads.run(() => transcript.turn(promptId)) : undefined;
-    // The transcript keeps the answer exactly; the hook's copy is trimmed. They must agree.
-    const exact =
-      t?.answer != null && (hookAnswer === undefined || t.answer.trim() === hookAnswer.trim());
-    if (exact) return { kind: 'turn', turn: this.transcriptTurn(t, 'claude-transcript') };
-    return {
-      kind: 'turn',
-      turn: this.transcriptTurn(
-        { ...t, promptId: promptId ?? '', answer: hookAnswer ?? t?.answer ?? null },
-        'claude-stop-hook',
-      ),
-    };
+      promptId && transcript
+        ? await this.recordedTurn(transcript, promptId, hookAnswer)
+        : undefined;
+    // Read from the transcript meanwhile (its end was written while this one waited).
+    if (promptId !== undefined && promptId === this.delivered)
+      return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
+    this.delivered = promptId;
+    // The report says which turn ended; its words never become the text: the transcript's are.
+    if (t?.answer != null) {
+      const turn = this.transcriptTurn(t, 'claude-transcript');
+      if (!holds(t, hookAnswer))
+        turn.note = `the agent's Stop report for its turn ${promptId} gave another answer than its transcript: the transcript's is kept`;
+      return { kind: 'turn', turn };
+    }
+    const turn = this.transcriptTurn(
+      { ...t, promptId: promptId ?? '', answer: null },
+      'claude-stop-hook',
+    );
+    turn.note = `the agent's transcript holds no answer for its turn ${promptId ?? '?'}: the Stop report's copy is not used, the text is the screen's`;
+    return { kind: 'turn', turn };
+  }
+
+  /**
+   * The transcript's record of the turn of `promptId`, waited for: Claude Code runs its Stop
+   * hooks before it has written the turn's answer to the transcript (2.1.197: at the hook's
+   * start the transcript held only the prompt, or did not exist yet on the first turn), and the
+   * answer's model and tokens are only there. Waits on the file's changes, at most
+   * CLAUDE_RECORD_WAIT_MS; whatever the transcript holds by then is returned.
+   */
+  private async recordedTurn(
+    transcript: ClaudeTranscript,
+    promptId: string,
+    hookAnswer: string | undefined,
+  ): Promise<TranscriptTurn | undefined> {
+    const read = () => this.reads.run(() => transcript.turn(promptId));
+    const settled = (x: TranscriptTurn | undefined) => !!x && (x.ended || holds(x, hookAnswer));
+    let t = await read();
+    if (settled(t)) return t;
+    const deadline = Date.now() + CLAUDE_RECORD_WAIT_MS;
+    let wake: (() => void) | null = null;
+    const files = new FileChanges(transcript.path, () => wake?.());
+    try {
+      while (!settled(t) && Date.now() < deadline) {
+        await new Promise<void>((resolve) => {
+          // Not watchable yet (its folder is made with the first write): looked at again soon.
+          const ms = files.watching ? deadline - Date.now() : CLAUDE_RECORD_POLL_MS;
+          const timer = setTimeout(resolve, Math.max(0, ms));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+        t = await read();
+      }
+    } finally {
+      files.dispose();
+    }
+    return t;
   }
 
   /** A turn as the transcript (or the Stop hook's copy of its answer) gives it. */

@@ -22,7 +22,7 @@ export interface RolloutTurn {
 
 /** Day folders looked through for a thread's rollout, newest first (a session runs for days at most). */
 const DAYS_SEARCHED = 7;
-/** Turns kept per rollout (a notify asks for a turn just ended: the latest few suffice). */
+/** Turns kept per rollout (a turn just ended is asked for: the latest few suffice). */
 const TURNS_KEPT = 8;
 /** Bytes read from a rollout's start for its `session_meta` line (its instructions can be long). */
 const META_BYTES = 64 * 1024;
@@ -101,7 +101,7 @@ const FILE_CLOCK_SLACK_MS = 100;
 
 /**
  * The rollouts of conversations in `cwd` written to since `since` (epoch ms): where a session's
- * own rollout is looked for before Codex named its thread (its first `notify`).
+ * own rollout is looked for when its thread is not known (a new session's first turns).
  */
 export async function recentRollouts(
   codexHome: string,

@@ -83,6 +83,7 @@ function withoutConversation(args: readonly string[]): string[] {
 /** Copilot CLI: its session's events file (by `--session-id`), resumed with `--session-id ID`. */
 export const copilot: AgentDefinition = {
   agent: 'copilot',
+  identity: { bins: ['copilot'], packages: ['@github/copilot'] },
   wire: wireCopilot,
   channel: (ctx) => new CopilotChannel(ctx),
   resumeArgs: (args, agentSession) => ['--session-id', agentSession, ...withoutConversation(args)],

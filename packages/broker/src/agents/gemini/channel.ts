@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import type { AgentTurn } from '@clippy/protocol';
 import { defined } from '../records.js';
 import type {
@@ -9,7 +9,7 @@ import type {
   ChannelUpdate,
   ScreenTurnInfo,
 } from '../types.js';
-import { findChatFile, GeminiChat, type ChatTurn } from './chat-file.js';
+import { chatFileSuffix, findChatFiles, GeminiChat, type ChatTurn } from './chat-file.js';
 
 /**
  * Longest a read waits for Gemini to record the turn the screen completed: measured on 0.61.0
@@ -39,7 +39,10 @@ export function geminiHome(env: Record<string, string | undefined>): string {
  */
 export class GeminiChannel implements AgentChannel {
   readonly agent = 'gemini' as const;
-  private chat: GeminiChat | null = null;
+  /** The session's chat files read so far (a resumed session writes more than one). */
+  private readonly chats = new Map<string, GeminiChat>();
+  /** Every chat file looked at, and whether it is this session's. */
+  private readonly looked = new Map<string, boolean>();
   private readonly home: string;
 
   constructor(
@@ -63,51 +66,71 @@ export class GeminiChannel implements AgentChannel {
 
   async readTurn(turn: ScreenTurnInfo): Promise<ChannelTurn | null> {
     if (!this.session) throw new Error('the Gemini CLI session ID is unknown');
-    if (!this.chat) {
-      const path = await findChatFile(this.home, this.session);
-      if (!path) throw new Error(`no chat file of session ${this.session} under ${this.home}`);
-      this.chat = new GeminiChat(path);
-    }
-    const chat = this.chat;
+    let chats = await this.chatsOfSession();
+    if (chats.length === 0)
+      throw new Error(`no chat file of session ${this.session} under ${this.home}`);
     const deadline = Date.now() + GEMINI_ANSWER_WAIT_MS;
     // A screen that completed the turn before Gemini recorded it (its prompt or its answer)
     // waits for what Gemini writes next; a prompt Gemini never records is not waited for.
     const forModel = turn.prompt.trim() !== '' && !NOT_FOR_THE_MODEL.test(turn.prompt);
-    const changes = new FileChanges(chat.path);
+    const suffix = chatFileSuffix(this.session);
+    const changes = new FileChanges(dirname(chats[0]!.path), (f) => f.endsWith(suffix));
     let t: ChatTurn | undefined;
     try {
       for (;;) {
         // Armed before the read: a line written while it reads is a change still to come.
         const seen = changes.count;
-        t = await chat.latest();
-        const mine = this.ofTurn(t, turn);
-        if (mine && t!.answer !== null) break;
-        if (!mine && !forModel) break;
+        t = await this.latestOfTurn(chats, turn);
+        if (t && t.answer !== null) break;
+        if (!t && !forModel) break;
         if (Date.now() >= deadline) break;
         await changes.after(seen, deadline - Date.now());
+        chats = await this.chatsOfSession();
       }
     } finally {
       changes.close();
     }
-    if (!this.ofTurn(t, turn) || t!.answer === null) return null;
+    if (!t || t.answer === null) return null;
     return {
-      answer: t!.answer,
-      prompt: t!.prompt,
+      answer: t.answer,
+      prompt: t.prompt,
       record: defined({
         agent: 'gemini',
         via: 'gemini-chat',
         session_id: this.session,
-        turn_id: t!.messageId,
-        model: t!.model,
-        input_tokens: t!.inputTokens,
-        output_tokens: t!.outputTokens,
-        completed_at: t!.at,
+        turn_id: t.messageId,
+        model: t.model,
+        input_tokens: t.inputTokens,
+        output_tokens: t.outputTokens,
+        completed_at: t.at,
       }) as AgentTurn,
     };
   }
 
   dispose(): void {
-    this.chat = null;
+    this.chats.clear();
+  }
+
+  /** The session's chat files, each followed from where it was last read. */
+  private async chatsOfSession(): Promise<GeminiChat[]> {
+    const paths = await findChatFiles(this.home, this.session!, this.looked);
+    for (const path of paths) if (!this.chats.has(path)) this.chats.set(path, new GeminiChat(path));
+    return paths.map((p) => this.chats.get(p)!);
+  }
+
+  /** The screen's turn as one of the chat files records it (the one it was written to). */
+  private async latestOfTurn(
+    chats: GeminiChat[],
+    turn: ScreenTurnInfo,
+  ): Promise<ChatTurn | undefined> {
+    let found: ChatTurn | undefined;
+    for (const chat of chats) {
+      const t = await chat.latest();
+      if (!this.ofTurn(t, turn)) continue;
+      // The latest recorded prompt wins (a file resumed twice holds only older ones).
+      if (!found || (t!.promptAt ?? 0) >= (found.promptAt ?? 0)) found = t;
+    }
+    return found;
   }
 
   /** Whether the chat's latest prompt was recorded during the screen's turn (not an older one). */
@@ -117,20 +140,19 @@ export class GeminiChannel implements AgentChannel {
 }
 
 /**
- * Counts changes to a file, watched through its folder (an append, or the file replaced by a
- * rename: Gemini rewrites an unreadable chat file that way).
+ * Counts changes to the files of a folder that `which` names (an append, a new file, or a file
+ * replaced by a rename: Gemini rewrites an unreadable chat file that way).
  */
 class FileChanges {
   count = 0;
   private readonly watcher: FSWatcher | null;
   private wake: (() => void) | null = null;
 
-  constructor(path: string) {
-    const name = basename(path);
+  constructor(dir: string, which: (file: string) => boolean) {
     let watcher: FSWatcher | null = null;
     try {
-      watcher = watch(dirname(path), (_event, file) => {
-        if (file !== null && file !== name) return;
+      watcher = watch(dir, (_event, file) => {
+        if (file !== null && !which(file)) return;
         this.count++;
         this.wake?.();
       });

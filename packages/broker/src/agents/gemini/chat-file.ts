@@ -16,20 +16,33 @@ export interface ChatTurn {
   at?: number;
 }
 
+/** The end of the name of every chat file of a session: `-<first 8 of its ID>.jsonl`. */
+export function chatFileSuffix(session: string): string {
+  return `-${session.slice(0, 8)}.jsonl`;
+}
+
 /**
- * Finds the chat file of a Gemini CLI session: `<home>/.gemini/tmp/<project>/chats/
- * session-<time>-<first 8 of the ID>.jsonl`, whose first record names the session. Null when
- * there is none yet.
+ * The chat files of a Gemini CLI session: `<home>/.gemini/tmp/<project>/chats/
+ * session-<time>-<first 8 of the ID>.jsonl` whose first record names the session (oldest
+ * first); `known` maps the files already looked at to whether they are the session's (each is
+ * read once). A resumed session has more than one: `gemini --resume` (0.61.0) writes a new file
+ * holding only its context while the conversation goes on in the file it resumed, so which one
+ * holds a turn is read, never guessed from the names.
  */
-export async function findChatFile(home: string, session: string): Promise<string | null> {
+export async function findChatFiles(
+  home: string,
+  session: string,
+  known: Map<string, boolean> = new Map(),
+): Promise<string[]> {
   const tmp = join(home, '.gemini', 'tmp');
   let projects: string[];
   try {
     projects = await readdir(tmp);
   } catch {
-    return null;
+    return [];
   }
-  const suffix = `-${session.slice(0, 8)}.jsonl`;
+  const suffix = chatFileSuffix(session);
+  const found: string[] = [];
   for (const p of projects) {
     let files: string[];
     try {
@@ -37,16 +50,20 @@ export async function findChatFile(home: string, session: string): Promise<strin
     } catch {
       continue;
     }
-    for (const f of files
-      .filter((x) => x.endsWith(suffix))
-      .sort()
-      .reverse()) {
+    for (const f of files.filter((x) => x.endsWith(suffix)).sort()) {
       const path = join(tmp, p, 'chats', f);
-      const first = (await new JsonlFollower(path).readNew())[0];
-      if (str(obj(first)?.sessionId) === session) return path;
+      let ours = known.get(path);
+      if (ours === undefined) {
+        const first = (await new JsonlFollower(path).readNew())[0];
+        // A file not written yet says nothing: looked at again next time.
+        if (first === undefined) continue;
+        ours = str(obj(first)?.sessionId) === session;
+        known.set(path, ours);
+      }
+      if (ours) found.push(path);
     }
   }
-  return null;
+  return found;
 }
 
 interface Message {

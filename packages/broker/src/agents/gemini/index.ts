@@ -28,6 +28,7 @@ function wireGemini(ctx: WireContext): Wiring {
 /** Gemini CLI: its chat file (by `--session-id`), `--resume ID`. */
 export const gemini: AgentDefinition = {
   agent: 'gemini',
+  identity: { bins: ['gemini'], packages: ['@google/gemini-cli'] },
   wire: wireGemini,
   channel: (ctx) => new GeminiChannel(ctx),
   resumeArgs: (args, agentSession) => [

@@ -110,6 +110,7 @@ function wireOpenCode(ctx: WireContext): Wiring {
 /** OpenCode: clippy's plugin (through OPENCODE_CONFIG_CONTENT), `--session ID`. */
 export const opencode: AgentDefinition = {
   agent: 'opencode',
+  identity: { bins: ['opencode'], packages: ['opencode-ai'] },
   wire: wireOpenCode,
   channel: (ctx) => new OpenCodeChannel(ctx),
   resumeArgs: (args, agentSession) => [
