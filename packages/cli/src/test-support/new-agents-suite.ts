@@ -54,6 +54,11 @@ const SCENARIO_MS = 300_000;
 /** The agent's start (OpenCode: its TUI, its server, its plugins) on a loaded 2-core machine. */
 const START_MS = 180_000;
 
+/** The price config.json gives the fake model (USD per million tokens): each turn is priced. */
+const PRICE = { input: 2, output: 8 };
+/** The model both agents ask for (OpenCode names it `fake/fake-model`: priced as its model). */
+const FAKE_MODEL = 'fake-model';
+
 /** One line with every character an agent may take as a shortcut: it must reach the model as is. */
 const SHORTCUTS = 'What is 2+2? Reply with #1, @x, !y, /z, a \\ and $HOME, please.';
 const TWO_LINES = 'Two lines, first:\nthe second one asks why?';
@@ -125,7 +130,14 @@ export function newAgentSuite(agent: NewAgent, traits: NewAgentTraits): void {
     beforeAll(async () => {
       model = await startFakeModel({ respond: (r) => respond(agent, r) });
       fake = new FakeNotifySend();
-      d = await TestDaemon.start({ env: new DaemonEnv({ DISPLAY: ':99', PATH: fake.path() }) });
+      const daemonEnv = new DaemonEnv({ DISPLAY: ':99', PATH: fake.path() });
+      const config = path.join(daemonEnv.env.XDG_CONFIG_HOME!, 'clippy');
+      fs.mkdirSync(config, { recursive: true });
+      fs.writeFileSync(
+        path.join(config, 'config.json'),
+        JSON.stringify({ pricing: { models: { [FAKE_MODEL]: PRICE } } }),
+      );
+      d = await TestDaemon.start({ env: daemonEnv });
       c = await d.connect();
       a = await startRealAgent(d, c, agent, model);
       claude = await startRealAgent(d, c, 'claude', model);
@@ -192,6 +204,19 @@ export function newAgentSuite(agent: NewAgent, traits: NewAgentTraits): void {
         expect(s).toMatchObject({ agent, agent_channel: 'live' });
         expect(s.agent_session).toMatch(traits.sessionId);
         expect(s.output_tokens).toBeGreaterThan(0);
+        // Cost beside tokens: the session's tokens at config.json's price for its model.
+        expect(s.cost_unknown).toBeUndefined();
+        expect(s.cost_usd).toBeCloseTo(
+          (s.input_tokens! * PRICE.input + s.output_tokens! * PRICE.output) / 1e6,
+          12,
+        );
+        const ls = await runClippy(['ls'], env());
+        expect(ls.stdout.split('\n').find((l) => l.startsWith(`${a.name} `))).toMatch(
+          /\$0\.\d+\s*$/u,
+        );
+        const turns = await runClippy(['turns', a.name, '-n', '1'], env());
+        expect(turns.stdout).toMatch(/TOKENS\s+COST/u);
+        expect(turns.stdout).toMatch(/\$0\.\d+/u);
       },
       SCENARIO_MS * 2,
     );
