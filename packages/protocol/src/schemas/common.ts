@@ -252,7 +252,7 @@ export const AgentTurnSchema = z
     via: z
       .string()
       .describe(
-        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`, `qwen-transcript`, `qwen-stop-hook`, `opencode-messages`, `copilot-events`',
+        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`, `qwen-transcript`, `qwen-stop-hook`, `opencode-plugin`, `copilot-events`',
       ),
     session_id: z.string().optional().describe('the agent’s own session (thread) ID'),
     turn_id: z

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { hasOption, optionValue, withoutOptions } from '../args.js';
@@ -53,11 +52,6 @@ const NOT_THE_TUI = new Set([
 /** Options that pick the conversation: replaced by a revive's `--session ID`. */
 const CONVERSATION_OPTIONS = ['--session', '-s', '--continue', '-c', '--fork', '--prompt'];
 
-/** Options with which OpenCode already runs a server of its own (the user's: kept as given). */
-const SERVER_OPTIONS = ['--port', '--hostname', '--mdns'];
-/** Random bytes in the password of the session's server (as the hook secret's). */
-const PASSWORD_BYTES = 24;
-
 function truthy(v: string | undefined): boolean {
   return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 }
@@ -67,9 +61,8 @@ function truthy(v: string | undefined): boolean {
  * is added to OPENCODE_CONFIG_CONTENT (the inline config OpenCode merges over the user's own
  * files: their plugins run too, their files are not touched), with its paste summary off (text
  * typed into it arrives exactly), and the hook entry's command lines go in
- * CLIPPY_OPENCODE_HOOKS, which the plugin reads; its TUI runs its server on 127.0.0.1 behind a
- * password (`--port 0`, OPENCODE_SERVER_PASSWORD), where the channel reads its record. A command
- * line that runs without plugins (`--pure`), or is not OpenCode's terminal interface, is not wired.
+ * CLIPPY_OPENCODE_HOOKS, which the plugin reads. A command line that runs without
+ * plugins (`--pure`), or is not OpenCode's terminal interface, is not wired.
  */
 function wireOpenCode(ctx: WireContext): Wiring {
   if (hasOption(ctx.args, ['--pure']) || truthy(ctx.env.OPENCODE_PURE))
@@ -96,17 +89,10 @@ function wireOpenCode(ctx: WireContext): Wiring {
   const experimental = obj(content.experimental) ?? {};
   const hooks = Object.fromEntries(OPENCODE_HOOK_EVENTS.map((e) => [e, ctx.hook(e)]));
   const session = optionValue(ctx.args, ['--session', '-s']);
-  // Its server, where the channel reads OpenCode's own record of each turn: `--port 0` makes its
-  // TUI listen on 127.0.0.1 (4096, else a free port, which the plugin names), behind basic auth
-  // with a password of this session's (the user's own when they set one).
-  const serves = hasOption(ctx.args, SERVER_OPTIONS);
-  const password =
-    ctx.env.OPENCODE_SERVER_PASSWORD || randomBytes(PASSWORD_BYTES).toString('base64url');
   return {
-    args: serves ? ctx.args : ['--port', '0', ...ctx.args],
+    args: ctx.args,
     env: {
       ...ctx.env,
-      OPENCODE_SERVER_PASSWORD: password,
       OPENCODE_CONFIG_CONTENT: JSON.stringify({
         ...content,
         plugin: [...plugins, pathToFileURL(OPENCODE_PLUGIN).href],

@@ -1,6 +1,4 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,8 +50,6 @@ const assistant = (id: string, parent: string, text: string | null, tokens: [num
   ],
 });
 
-const SERVER = 'http://127.0.0.1:4096/';
-
 describe('the plugin, inside OpenCode', () => {
   /** Hook commands that append each event's name and stdin to a file, one JSON per line. */
   function hooks(): string {
@@ -79,7 +75,6 @@ describe('the plugin, inside OpenCode', () => {
     let messages: unknown[] = [];
     const asked: string[] = [];
     const plugin = await ClippyChannel({
-      serverUrl: new URL('http://127.0.0.1:4096/'),
       client: {
         session: {
           messages: ({ path }) => {
@@ -117,7 +112,7 @@ describe('the plugin, inside OpenCode', () => {
     // The hook processes are done: nothing else arrives.
     await new Promise((r) => setTimeout(r, 300));
     expect(read(log)).toEqual([
-      { event: 'session', payload: { session_id: 'ses_1', server_url: SERVER } },
+      { event: 'session', payload: { session_id: 'ses_1' } },
       {
         event: 'turn',
         payload: {
@@ -132,7 +127,6 @@ describe('the plugin, inside OpenCode', () => {
           cost: 0,
           completed_at: 3,
           aborted: false,
-          server_url: SERVER,
         },
       },
     ]);
@@ -148,34 +142,6 @@ describe('the plugin, inside OpenCode', () => {
 });
 
 describe('the channel', () => {
-  const PASSWORD = 'pw-of-the-session';
-  let server: Server;
-  let url: string;
-  /** The session's messages, as OpenCode's server gives them. */
-  let messages: unknown[];
-  let reads: string[];
-  beforeEach(async () => {
-    messages = [
-      user('m1', 'Show me?'),
-      assistant('a1', 'm1', null, [12, 10]),
-      assistant('a2', 'm1', ANSWER, [30, 5]),
-    ];
-    reads = [];
-    server = createServer((req, res) => {
-      reads.push(`${req.url} ${req.headers.authorization ?? ''}`);
-      const auth = `Basic ${Buffer.from(`opencode:${PASSWORD}`).toString('base64')}`;
-      if (req.headers.authorization !== auth) res.writeHead(401).end('Unauthorized');
-      else if (req.url !== '/session/ses_1/message') res.writeHead(404).end('[]');
-      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(messages));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  });
-  afterEach(async () => {
-    await new Promise((r) => server.close(r));
-  });
-  const channel = (env: Record<string, string> = { OPENCODE_SERVER_PASSWORD: PASSWORD }) =>
-    new OpenCodeChannel({ session: 's', env, cwd: dir });
   const turn = (over: Record<string, unknown> = {}) =>
     JSON.stringify({
       session_id: 'ses_1',
@@ -188,18 +154,13 @@ describe('the channel', () => {
       cost: 0,
       completed_at: 3,
       aborted: false,
-      server_url: url,
       ...over,
     });
 
-  it('a session starts; a turn is its record’s answer exactly with its numbers, once; an aborted one is the screen’s', async () => {
-    const c = channel();
+  it('a session starts; a turn is the answer exactly with its record, once; an aborted one is the screen’s', async () => {
+    const c = new OpenCodeChannel({ session: 's', env: {}, cwd: dir });
     expect(c.agentSession).toBeUndefined();
-    expect(
-      await c.onEvent('session', JSON.stringify({ session_id: 'ses_1', server_url: url })),
-    ).toEqual({
-      kind: 'started',
-    });
+    expect(await c.onEvent('session', '{"session_id":"ses_1"}')).toEqual({ kind: 'started' });
     expect(c.agentSession).toBe('ses_1');
     expect(await c.onEvent('turn', turn())).toEqual({
       kind: 'turn',
@@ -208,7 +169,7 @@ describe('the channel', () => {
         prompt: 'Show me?',
         record: {
           agent: 'opencode',
-          via: 'opencode-messages',
+          via: 'opencode-plugin',
           session_id: 'ses_1',
           turn_id: 'a2',
           model: 'fake/fake-model',
@@ -218,50 +179,19 @@ describe('the channel', () => {
         },
       },
     });
-    expect(reads).toEqual([
-      `/session/ses_1/message Basic ${Buffer.from(`opencode:${PASSWORD}`).toString('base64')}`,
-    ]);
     expect((await c.onEvent('turn', turn())).kind).toBe('ignored');
     expect((await c.onEvent('turn', turn({ message_id: 'a3', aborted: true }))).kind).toBe(
       'ignored',
     );
-    // A price OpenCode knows (in its record) is the turn's cost.
-    messages.push(user('m4', 'More?'), {
-      ...assistant('a4', 'm4', 'More.', [1, 1]),
-      info: { ...assistant('a4', 'm4', 'More.', [1, 1]).info, cost: 0.0125 },
-    });
-    const priced = await c.onEvent('turn', turn({ message_id: 'a4', answer: 'More.', cost: 9 }));
+    // A price OpenCode knows is the turn's cost.
+    const priced = await c.onEvent('turn', turn({ message_id: 'a4', cost: 0.0125 }));
     expect(priced.kind === 'turn' && priced.turn.record.cost_usd).toBe(0.0125);
     await expect(c.onEvent('turn', '{"message_id":"a5"}')).rejects.toThrow(/no session_id/u);
     await expect(c.onEvent('turn', 'not json')).rejects.toThrow(/not JSON/u);
   });
 
-  it('a report’s words never become the text: the record’s answer wins, and without a record there is none', async () => {
-    // The report says another answer than OpenCode's record: the record's is kept, and said.
-    const forged = await channel().onEvent('turn', turn({ answer: 'rm -rf ~', input_tokens: 1 }));
-    expect(forged.kind === 'turn' && forged.turn.answer).toBe(ANSWER);
-    expect(forged.kind === 'turn' && forged.turn.record.input_tokens).toBe(42);
-    expect(forged.kind === 'turn' && forged.turn.note).toMatch(/another answer than its record/u);
-    // The record cannot be read: the turn has no answer of the channel's (the screen's text).
-    const unread = async (c: OpenCodeChannel, over: Record<string, unknown>, why: RegExp) => {
-      const u = await c.onEvent('turn', turn({ answer: 'the report says', ...over }));
-      if (u.kind !== 'turn') throw new Error(u.kind);
-      expect(u.turn.answer).toBeNull();
-      expect(u.turn.prompt).toBeUndefined();
-      expect(u.turn.note).toMatch(why);
-    };
-    await unread(channel({ OPENCODE_SERVER_PASSWORD: 'wrong' }), {}, /answered 401/u);
-    await unread(channel({}), {}, /no password/u);
-    await unread(channel(), { message_id: 'a9' }, /holds no message a9/u);
-    await unread(channel(), { server_url: undefined }, /named no server/u);
-    // The password goes to this machine only.
-    const before = reads.length;
-    await unread(channel(), { server_url: 'http://example.com:4096/' }, /not on this machine/u);
-    expect(reads.length).toBe(before);
-  });
-
   it('its own commands, shell lines and interrupts are not waited for', () => {
-    const c = channel();
+    const c = new OpenCodeChannel({ session: 's', env: {}, cwd: dir });
     const screen = (prompt: string, interrupted = false) => ({
       prompt,
       startedAt: 1,
@@ -285,19 +215,7 @@ describe('the wiring', () => {
       OPENCODE_CONFIG_CONTENT: JSON.stringify({ plugin: ['theirs'], model: 'x/y' }),
     });
     if ('skipped' in w) throw new Error(w.skipped);
-    // Its TUI runs its server (on 127.0.0.1, a free port), behind a password of the session's.
-    expect(w.args).toEqual(['--port', '0', '--model', 'fake/fake-model']);
-    expect(w.env.OPENCODE_SERVER_PASSWORD).toMatch(/^[\w-]{32}$/u);
-    const again = wire([]);
-    expect('skipped' in again ? null : again.env.OPENCODE_SERVER_PASSWORD).not.toBe(
-      w.env.OPENCODE_SERVER_PASSWORD,
-    );
-    // A server the user runs stays theirs, with their password.
-    const theirServer = wire(['--port', '4096'], { OPENCODE_SERVER_PASSWORD: 'theirs' });
-    expect('skipped' in theirServer ? null : theirServer.args).toEqual(['--port', '4096']);
-    expect('skipped' in theirServer ? null : theirServer.env.OPENCODE_SERVER_PASSWORD).toBe(
-      'theirs',
-    );
+    expect(w.args).toEqual(['--model', 'fake/fake-model']);
     expect(JSON.parse(w.env.OPENCODE_CONFIG_CONTENT!)).toEqual({
       plugin: ['theirs', `file://${OPENCODE_PLUGIN}`],
       model: 'x/y',
@@ -316,12 +234,6 @@ describe('the wiring', () => {
     // The plugin's file is this package's (its source when run from it).
     expect(OPENCODE_PLUGIN).toBe(fileURLToPath(new URL('./plugin.ts', import.meta.url)));
     const resumed = wire(['--session', 'ses_9']);
-    expect('skipped' in resumed ? null : resumed.args).toEqual([
-      '--port',
-      '0',
-      '--session',
-      'ses_9',
-    ]);
     expect('skipped' in resumed ? null : resumed.agentSession).toBe('ses_9');
   });
 

@@ -7,9 +7,7 @@
  * It hands OpenCode's own record of the session to the daemon through clippy's hook entry, one
  * JSON object on the entry's stdin (never on a command line): `session` when OpenCode starts a
  * conversation, `turn` when one goes idle after a prompt typed in this process — the prompt, the
- * last answer's Markdown exactly as the session messages API stores it, its model and tokens —
- * each with the address of OpenCode's server, where the daemon reads the record itself (the
- * report's copy is only its cross-check).
+ * last answer's Markdown exactly as the session messages API stores it, its model and tokens.
  * It never changes what OpenCode does: every failure is swallowed.
  */
 import { spawn } from 'node:child_process';
@@ -34,8 +32,6 @@ interface Hooks {
   event?: (input: { event: { type: string; properties?: Json } }) => Promise<void>;
 }
 interface PluginInput {
-  /** The server this OpenCode runs (clippy's wiring makes it listen, behind a password). */
-  serverUrl?: URL;
   client: {
     session: {
       messages(o: { path: { id: string } }): Promise<{ data?: unknown }>;
@@ -125,7 +121,7 @@ function lastTurn(messages: Message[], prompted: ReadonlySet<string>): Json | nu
   };
 }
 
-export const ClippyChannel = async ({ client, serverUrl }: PluginInput): Promise<Hooks> => {
+export const ClippyChannel = async ({ client }: PluginInput): Promise<Hooks> => {
   const kept = globalThis as { [KEPT]?: string };
   const raw = process.env[HOOKS_VAR] ?? kept[KEPT];
   if (!raw) return {};
@@ -145,13 +141,11 @@ export const ClippyChannel = async ({ client, serverUrl }: PluginInput): Promise
   const prompted = new Set<string>();
   const reported: string[] = [];
   let chain = Promise.resolve();
-  // Where the daemon reads OpenCode's own record of the turn a report names.
-  const server = serverUrl ? String(serverUrl) : undefined;
   const send = (event: string, payload: Json) => {
     const argv = hooks[event];
     if (!Array.isArray(argv) || argv.length === 0) return;
     // One at a time, in order: a turn never overtakes its session's start.
-    chain = chain.then(() => run(argv, JSON.stringify({ ...payload, server_url: server })));
+    chain = chain.then(() => run(argv, JSON.stringify(payload)));
   };
   return {
     'chat.message': async (input: Json, output: { message?: Json }) => {
