@@ -1,5 +1,5 @@
-// The package boundaries of /work/shared/DESIGN.md ("Packages"), checked by `npm run lint`
-// rather than remembered. Each package lists the @clippy packages its code may import; anything
+// The package boundaries of docs/architecture.md ("Packages"), checked by `npm run lint` rather
+// than remembered (scripts/lint-boundaries.test.ts checks that page's table against ALLOWED). Each package lists the @clippy packages its code may import; anything
 // else of ours is refused, static (`import`, `export … from`) or dynamic (`import()`, `require()`).
 // Not covered: `require.resolve()` (a path, not an import: cli finds clippyd's bin that way).
 // Two more rules of the plugin below keep the same arrows where a module name is not used:
@@ -11,10 +11,10 @@
 // Shipped code and test code differ in three ways:
 // - only test code (`*.test.ts`, `test/`, `test-support/`, vitest configs, all of testkit) may
 //   import @clippy/testkit;
-// - node-pty belongs to broker/src/pty/ alone in shipped code (the session code sees PtyProcess).
-//   Test code may use node-pty directly: it plays the person at a terminal (testkit's cli-pty
-//   driver, navigator's interactive test, repomap's progress-bar test) or feeds a PTY to the turn
-//   machinery without a daemon (broker/src/detection/session-turns.test.ts);
+// - node-pty belongs to system/src/pty/ alone in shipped code (the daemon's sessions and testkit's
+//   terminal see PtyProcess). Test code may use node-pty directly: it plays the person at a
+//   terminal (navigator's interactive test, repomap's progress-bar test, attach-direct's) or
+//   feeds a PTY to the turn machinery without a daemon (broker's session-turns test);
 // - turns is pure ("no I/O, no timers of its own: time is passed in"): its shipped code may import
 //   no Node built-in but the ones in PURE_BUILTINS, use no timers and read no clock. Its tests
 //   read recorded screens from disk.
@@ -25,34 +25,26 @@
 import { builtinModules } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 
-/** What each package may import of ours (DESIGN.md "Packages": arrows point to what it may import). */
-const ALLOWED = {
+/**
+ * What each package may import of ours: the table of docs/architecture.md "Packages", which says
+ * why where it is not obvious (every client speaks protocol; cli runs turns offline and hosts
+ * `clippy acp` and `clippy mcp`; the daemon is a client of another daemon for remote routes).
+ */
+export const ALLOWED = {
   protocol: [],
   turns: [],
   reports: [],
   repomap: [],
+  system: ['protocol'],
   client: ['protocol'],
-  // The daemon reaches other machines' daemons as a client does (DESIGN.md: broker ──► client):
-  // the web view's hosts through the SSH forwarding `clippy --host` uses.
-  broker: ['protocol', 'turns', 'client'],
-  // Reaches protocol through client, as the diagram says.
+  broker: ['protocol', 'turns', 'client', 'system'],
   navigator: ['client', 'repomap', 'reports'],
-  // protocol and turns are not arrows from cli in DESIGN.md's diagram, but cli uses protocol's
-  // types and error codes and runs the turn engine for `clippy classify` and `clippy report`
-  // (issue 13 reports this; the design or the code is to follow).
-  cli: ['client', 'navigator', 'reports', 'repomap', 'protocol', 'turns', 'acp', 'mcp'],
-  // Test helpers: start daemons and speak the protocol like a client.
-  testkit: ['client', 'protocol'],
-  // The page speaks the protocol over a WebSocket (its tests drive a daemon through testkit).
-  web: ['protocol'],
-  // The ACP adapter is a client (DESIGN.md "Homes"): the daemon through client, the protocol's
-  // types and error codes.
+  cli: ['client', 'navigator', 'reports', 'repomap', 'protocol', 'turns', 'acp', 'mcp', 'system'],
+  testkit: ['client', 'protocol', 'system'],
+  // A subpath alone: the page is bundled for a browser, and the rest of client loads Node.
+  web: ['protocol', 'client/core'],
   acp: ['client', 'protocol'],
-  // The MCP server is a client too (DESIGN.md "Homes"): the daemon through client, the
-  // protocol's types, error codes and turn IDs.
   mcp: ['client', 'protocol'],
-  // The VS Code extension is a client (DESIGN.md "Homes"): the daemon through client, the
-  // protocol's types and constants.
   vscode: ['client', 'protocol'],
 };
 
@@ -75,7 +67,7 @@ const moduleRegex = (names) => `^(?:${names.map(escape).join('|')})(?:/|$)`;
 
 const nodePty = {
   regex: moduleRegex(['node-pty']),
-  message: 'node-pty is imported in broker/src/pty/ only; other code uses PtyProcess.',
+  message: 'node-pty is imported in system/src/pty/ only; other code uses PtyProcess.',
 };
 
 function ourPackages(pkg, extra) {
@@ -84,7 +76,7 @@ function ourPackages(pkg, extra) {
   const may = allowed.length > 0 ? allowed.join(', ') : 'nothing of ours';
   return {
     regex: `^@clippy/${except}`,
-    message: `${pkg} may import ${may} (DESIGN.md "Packages").`,
+    message: `${pkg} may import ${may} (docs/architecture.md "Packages").`,
   };
 }
 
@@ -93,7 +85,7 @@ const ioBuiltins = {
   regex:
     `^(?:node:(?!${moduleRegex(PURE_BUILTINS).slice(1)})|` +
     `${moduleRegex([...new Set(builtinModules.map((m) => m.split('/')[0]))].filter((m) => !PURE_BUILTINS.includes(m))).slice(1)})`,
-  message: `turns is pure (DESIGN.md "Packages"): of Node's modules it may import ${PURE_BUILTINS.join(', ')} only (no I/O).`,
+  message: `turns is pure (docs/architecture.md "Packages"): of Node's modules it may import ${PURE_BUILTINS.join(', ')} only (no I/O).`,
 };
 
 /** The import restrictions as rules: static imports and re-exports, `import()` and `require()`. */
@@ -135,7 +127,8 @@ const TIMERS = [
   'clearImmediate',
   'queueMicrotask',
 ];
-const CLOCK_MESSAGE = 'turns is pure: time is passed in, never read (DESIGN.md "Packages").';
+const CLOCK_MESSAGE =
+  'turns is pure: time is passed in, never read (docs/architecture.md "Packages").';
 
 /** Shipped turns code: no timers, no clock, no I/O. */
 const pureTurnsRules = {
@@ -147,10 +140,13 @@ const pureTurnsRules = {
     'error',
     ...TIMERS.map((name) => ({
       name,
-      message: 'turns is pure: no timers of its own (DESIGN.md "Packages").',
+      message: 'turns is pure: no timers of its own (docs/architecture.md "Packages").',
     })),
-    { name: 'process', message: 'turns is pure: no process state or I/O (DESIGN.md "Packages").' },
-    { name: 'fetch', message: 'turns is pure: no I/O (DESIGN.md "Packages").' },
+    {
+      name: 'process',
+      message: 'turns is pure: no process state or I/O (docs/architecture.md "Packages").',
+    },
+    { name: 'fetch', message: 'turns is pure: no I/O (docs/architecture.md "Packages").' },
   ],
   'no-restricted-properties': [
     'error',
@@ -203,7 +199,7 @@ const noRelativeAcrossPackages = {
         node: source,
         message:
           `${own.name} imports packages/${into}'s files by a relative path: a package reaches ` +
-          `another only by its name (@clippy/${into}), where DESIGN.md "Packages" allows it.`,
+          `another only by its name (@clippy/${into}), where docs/architecture.md "Packages" allows it.`,
       });
     });
   },
@@ -236,7 +232,8 @@ const packageDependencies = {
           if (!match) continue;
           const name = match[1];
           const may = [
-            ...ALLOWED[own.name],
+            // A subpath allowed (`client/core`) needs its package.
+            ...ALLOWED[own.name].map((allowed) => allowed.split('/')[0]),
             ...(RUNTIME[own.name] ?? []),
             ...(fieldName === 'devDependencies' ? ['testkit'] : []),
           ];
@@ -245,7 +242,7 @@ const packageDependencies = {
             node: dep,
             message:
               `${own.name} lists @clippy/${name} in ${fieldName}, which points up or across its layer: ` +
-              `${own.name} may depend on ${may.join(', ') || 'nothing of ours'} (DESIGN.md "Packages").`,
+              `${own.name} may depend on ${may.join(', ') || 'nothing of ours'} (docs/architecture.md "Packages").`,
           });
         }
       },
@@ -269,7 +266,7 @@ const plugin = {
   },
 };
 
-/** Flat-config blocks, in order: shipped code, broker's PTY folder, then test code (wins). */
+/** Flat-config blocks, in order: shipped code, system's PTY folder, then test code (wins). */
 export const packageBoundaries = Object.keys(ALLOWED).flatMap((pkg) => {
   const root = `packages/${pkg}`;
   const shipped = {
@@ -284,11 +281,11 @@ export const packageBoundaries = Object.keys(ALLOWED).flatMap((pkg) => {
     rules: importRules([ourPackages(pkg, pkg === 'testkit' ? [] : ['testkit'])]),
   };
   const pty = {
-    name: 'clippy/boundaries/broker/pty',
+    name: 'clippy/boundaries/system/pty',
     files: [`${root}/src/pty/${SOURCE_FILES}`],
     rules: importRules([ourPackages(pkg, [])]),
   };
-  return pkg === 'broker' ? [shipped, pty, tests] : [shipped, tests];
+  return pkg === 'system' ? [shipped, pty, tests] : [shipped, tests];
 });
 
 /** The plugin's rules: relative imports in every package's files, dependencies in package.json. */

@@ -3,6 +3,8 @@ import { CPU_BOUND } from './vitest.workers.js';
 
 // One vitest project per workspace package; each package's own vitest.config.ts adds
 // its specifics (timeouts, workers: vitest.workers.ts). `source` makes imports of @clippy/* resolve to src/.
+// Files named `*.e2e.test.ts` need `npm run build` (they run the built clippy, clippyd or web
+// page); `npm run test:unit` leaves them out and runs everything else from the sources.
 export default defineConfig({
   resolve: { conditions: ['source'] },
   test: {

@@ -494,7 +494,10 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     const turn = await latest('alpha');
     const n = await startNvim(d.env.env);
     await n.command('ClippyCapture alpha');
-    await note(n, new RegExp(`^clippy: captured ${turn.turn_id} \\(\\d+ bytes\\)`));
+    await note(
+      n,
+      new RegExp(`^clippy: captured ${turn.turn_id} \\(\\d+ bytes of text, \\d+ raw\\)`),
+    );
     const before = submissions(betaLog).length;
     await n.command('ClippyPaste beta');
     await note(n, new RegExp(`^clippy: pasted ${turn.turn_id} \\(\\d+ bytes\\) into beta$`));

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tmpdir } from 'node:os';
 import { PROTOCOL_VERSION, encodeFrame } from '@clippy/protocol';
 import {
@@ -27,10 +27,40 @@ async function connect(): Promise<RawClient> {
 }
 
 afterEach(async () => {
+  vi.useRealTimers();
   for (const c of raw.splice(0)) c.close();
   await tb?.stop();
   tb = null;
 });
+
+/**
+ * The broker's timers (the hello and frame bounds) on a fake clock from here on: a test moves
+ * time itself, so a loaded machine can neither fire a bound early nor late. Sockets stay real.
+ */
+function fakeClock(): void {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+}
+
+/** A hang guard for the polls below (real time: only setTimeout is faked). */
+const POLL_GUARD_MS = 10_000;
+
+/**
+ * Until `done` holds, checked at every turn of the event loop (setImmediate: not faked, and
+ * unlike vi.waitUntil it never moves the fake clock); `step` ms of fake time between checks.
+ */
+async function poll(done: () => boolean, step = 0): Promise<void> {
+  const guard = Date.now() + POLL_GUARD_MS;
+  while (!done()) {
+    if (Date.now() > guard) throw new Error('timed out polling');
+    if (step > 0) await vi.advanceTimersByTimeAsync(step);
+    else await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** Once the broker has accepted `count` connections (their bounds run from then). */
+function accepted(count: number): Promise<void> {
+  return poll(() => tb!.broker.connections.size === count);
+}
 
 /** A put_buffer frame of about `size` bytes, cut in two: all but its last `tail` bytes, and those. */
 function bigFrame(id: number, size: number, tail = 10): [Buffer, Buffer] {
@@ -41,45 +71,62 @@ function bigFrame(id: number, size: number, tail = 10): [Buffer, Buffer] {
 describe('handshake and frame time bounds', () => {
   it('closes a connection that says no hello in time with handshake_timeout; a handshaken one stays', async () => {
     await start({ helloTimeoutMs: 300 });
+    fakeClock();
     const silent = await connect();
     const polite = await tb!.client();
-    const r = await silent.waitFor((m) => m.type === 'response');
+    await accepted(2);
+    await vi.advanceTimersByTimeAsync(299);
+    expect(silent.messages).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    // At 300 ms: no more time passes until it is refused and closed.
+    await poll(() => silent.closed);
+    const r = silent.messages.find((m) => m.type === 'response');
     expect(r).toMatchObject({ id: 0, status: 'error', error: 'handshake_timeout' });
-    expect(r.message).toMatch(/no hello within 300 ms/);
-    await silent.waitClosed();
-    await sleep(400);
+    expect(r!.message).toMatch(/no hello within 300 ms/);
+    // Long past the bound, the connection that said hello is still served.
+    await vi.advanceTimersByTimeAsync(3_000);
     expect(polite.closed).toBe(false);
     expect((await polite.request('daemon_status')).status).toBe('ok');
   });
 
   it('a request before hello does not reset the hello bound', async () => {
     await start({ helloTimeoutMs: 300 });
+    fakeClock();
     const c = await connect();
-    for (let i = 1; i <= 4; i++) {
+    await accepted(1);
+    // A request every 100 ms, each refused (no hello yet): the bound still ends it at 300.
+    for (let i = 1; i <= 2; i++) {
       c.sendRaw({ type: 'list_sessions', id: i });
-      await sleep(100);
+      expect((await c.waitFor((m) => m.id === i)).error).toBe('handshake_required');
+      await vi.advanceTimersByTimeAsync(100);
     }
-    await c.waitFor((m) => m.error === 'handshake_timeout');
-    await c.waitClosed();
+    c.sendRaw({ type: 'list_sessions', id: 3 });
+    expect((await c.waitFor((m) => m.id === 3)).error).toBe('handshake_required');
+    await vi.advanceTimersByTimeAsync(100);
+    await poll(() => c.closed);
+    expect(c.messages.some((m) => m.error === 'handshake_timeout')).toBe(true);
   });
 
   it('closes a connection whose frame is not finished in time with frame_timeout; others are unaffected', async () => {
     await start({ frameTimeoutMs: 300 });
     const other = await tb!.client();
     const stalled = await tb!.client();
+    fakeClock();
     const [head] = bigFrame(1, 1000);
     stalled.writeBytes(head);
-    const r = await stalled.waitFor((m) => m.type === 'response');
+    // Its bound runs from when the daemon read the head: time moves on until it closes.
+    // (Closing waits a moment for answers on their way: on the same clock.)
+    await poll(() => stalled.closed && tb!.broker.connections.size === 1, 100);
+    const r = stalled.messages.find((m) => m.type === 'response');
     expect(r).toMatchObject({ id: 0, status: 'error', error: 'frame_timeout' });
-    expect(r.message).toMatch(/not finished within 300 ms/);
-    await stalled.waitClosed();
-    await waitUntil(() => tb!.broker.connections.size === 1);
+    expect(r!.message).toMatch(/not finished within 300 ms/);
     expect((await other.request('daemon_status')).status).toBe('ok');
   });
 
   it('times each frame on its own: a client sending slow but complete frames is served', async () => {
     await start({ frameTimeoutMs: 300 });
     const c = await tb!.client();
+    fakeClock();
     // Five frames, each finished within the bound, each next one started in the same write
     // that finishes the one before: 1 s in all, far past the bound.
     const frames = [1, 2, 3, 4, 5].map((id) => encodeFrame({ type: 'list_sessions', id }));
@@ -87,8 +134,10 @@ describe('handshake and frame time bounds', () => {
     const cut = frames[0]!.length - 3;
     c.writeBytes(stream.subarray(0, cut));
     let at = cut;
-    for (const f of frames) {
-      await sleep(200);
+    for (const [i, f] of frames.entries()) {
+      // The frame before is answered: the daemon read this one's start with its end.
+      if (i > 0) await c.waitFor((m) => m.id === i);
+      await vi.advanceTimersByTimeAsync(200);
       const end = Math.min(stream.length, at + f.length);
       c.writeBytes(stream.subarray(at, end));
       at = end;
@@ -155,6 +204,8 @@ describe('memory of unfinished frames across connections', () => {
     const third = await tb!.client();
     const [firstHead, firstTail] = bigFrame(1, 600_000);
     first.writeBytes(firstHead);
+    // Fixed: the daemon reading the head is announced by nothing; only then is the second one
+    // over the total (if it is read first, the roles swap and the test fails, never hangs).
     await sleep(100);
     const [secondHead] = bigFrame(1, 600_000);
     second.writeBytes(secondHead);
@@ -168,6 +219,8 @@ describe('memory of unfinished frames across connections', () => {
     // So a third client can now send one as big.
     const [thirdHead, thirdTail] = bigFrame(1, 600_000);
     third.writeBytes(thirdHead);
+    // Fixed: gives the head its own read before the tail (nothing announces a read); were both
+    // read at once the test would still pass, only less sharply.
     await sleep(100);
     third.writeBytes(thirdTail);
     expect((await third.waitFor((m) => m.id === 1)).status).toBe('ok');
@@ -180,6 +233,7 @@ describe('memory of unfinished frames across connections', () => {
       const c = await tb!.client();
       const [head] = bigFrame(1, 800_000);
       c.writeBytes(head);
+      // Fixed: lets the daemon read the head before it goes (nothing announces a read).
       await sleep(100);
       expect(c.closed).toBe(false);
       c.close();
@@ -237,11 +291,13 @@ describe('fairness between connections', () => {
 describe('hello with the bound not yet reached', () => {
   it('answers a hello sent just before the bound and keeps the connection', async () => {
     await start({ helloTimeoutMs: 500 });
+    fakeClock();
     const c = await connect();
-    await sleep(200);
+    await accepted(1);
+    await vi.advanceTimersByTimeAsync(499);
     c.sendRaw({ type: 'hello', id: 0, version: PROTOCOL_VERSION, role: 'client' });
     expect((await c.waitFor((m) => m.type === 'hello_ack')).status).toBe('ok');
-    await sleep(500);
+    await vi.advanceTimersByTimeAsync(5_000);
     expect(c.closed).toBe(false);
   });
 });

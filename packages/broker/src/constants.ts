@@ -1,6 +1,7 @@
 /**
- * Every limit, watermark and timeout of the broker, each with the reason for its value.
- * Tests may override some of them through `BrokerOptions.limits`.
+ * The broker's limits, watermarks and timeouts that several of its folders read, or that tests
+ * override through `BrokerOptions.limits`, each with the reason for its value. A limit that
+ * bounds the code of one file is a named constant in that file, with its reason there.
  */
 
 /** Lines of scrollback kept per session screen: enough context on reattach, bounded memory. */

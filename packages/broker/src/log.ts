@@ -40,7 +40,7 @@ type Target = { file: string; maxBytes: number } | { fd: number };
  * written (disk full, a broken pipe) is dropped and counted, a file that cannot be opened is
  * tried again later, and the file is rotated at `maxBytes` to one `.1` file.
  */
-export class LogSink {
+export class LogWriter {
   private fd: number | null = null;
   private size = 0;
   /** Only regular files are rotated (not /dev/null, a FIFO, a terminal). */
@@ -222,7 +222,7 @@ export function logMaxBytes(env: Record<string, string | undefined> = process.en
   return Number.isSafeInteger(n) && n > 0 ? n : LOG_MAX_BYTES;
 }
 
-const sinks = new WeakMap<Logger, LogSink>();
+const writers = new WeakMap<Logger, LogWriter>();
 
 /**
  * JSON logs (pino): to stderr in the foreground, else appended to the log file. PTY content is
@@ -233,22 +233,22 @@ export function createLogger(options: {
   file: string | null;
   maxBytes?: number;
 }): Logger {
-  const sink = options.file
-    ? new LogSink({ file: options.file, maxBytes: options.maxBytes ?? logMaxBytes() })
-    : new LogSink({ fd: 2 });
-  const logger = pino({ level: options.level, base: { pid: process.pid } }, sink);
-  sinks.set(logger, sink);
+  const writer = options.file
+    ? new LogWriter({ file: options.file, maxBytes: options.maxBytes ?? logMaxBytes() })
+    : new LogWriter({ fd: 2 });
+  const logger = pino({ level: options.level, base: { pid: process.pid } }, writer);
+  writers.set(logger, writer);
   return logger;
 }
 
 /** How a logger made by `createLogger` is faring; null for any other logger (tests' own). */
 export function logHealth(logger: Logger): LogHealth | null {
-  return sinks.get(logger)?.health() ?? null;
+  return writers.get(logger)?.health() ?? null;
 }
 
 /** Closes the log file behind a logger made by `createLogger` (later lines are dropped). */
 export function closeLogger(logger: Logger): void {
-  sinks.get(logger)?.dispose();
+  writers.get(logger)?.dispose();
 }
 
 /** A logger that writes nothing (in-process tests). */

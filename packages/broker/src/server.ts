@@ -199,6 +199,7 @@ export class Broker {
       log: this.log,
       env: options.env ?? process.env,
       publish: (event, push, sessionIds) => this.publish(event, push, sessionIds),
+      notify: (session, title, body) => this.notifier.needsYou(session, title, body),
     });
     this.connectionHost = this.makeConnectionHost();
   }

@@ -77,15 +77,27 @@ describe('a Claude session whose hooks report its turns', { timeout: 60_000 }, (
     expect(shown.screen_text).toBe(screen.stdout.replace(/\n$/u, ''));
   });
 
+  it("show --meta prints the agent's record field by field (not `[object Object]`)", async () => {
+    const meta = await clippy(['show', 'hooked', '--meta']);
+    expect(meta.code, meta.stderr).toBe(0);
+    const lines = meta.stdout.split('\n');
+    expect(lines).toContain('text_source: "agent"');
+    expect(lines).toContain('agent.agent: "claude"');
+    expect(lines).toContain('agent.via: "claude-transcript"');
+    expect(lines).toContain('agent.model: "fake-claude-model"');
+    expect(lines).toContain(`agent.input_tokens: ${QUESTION.length}`);
+    expect(lines).toContain(`agent.output_tokens: ${ANSWER.length}`);
+    expect(meta.stdout).not.toContain('[object Object]');
+  });
+
   it('ls shows its tokens (ls --json its channel, agent session and model); report fills the usage', async () => {
     const ls = await clippy(['ls']);
     const [head, ...rows] = ls.stdout.trimEnd().split('\n');
-    expect(head).toMatch(/ TOKENS$/u);
+    // The fake model has no price: its cost says so rather than show zero.
+    expect(head).toMatch(/ TOKENS +COST$/u);
     expect(rows.find((l) => l.startsWith('hooked '))).toMatch(
-      new RegExp(` ${QUESTION.length}/${ANSWER.length}$`, 'u'),
+      new RegExp(` ${QUESTION.length}/${ANSWER.length} +no price$`, 'u'),
     );
-    // No agent reported a cost: no COST column.
-    expect(head).not.toMatch(/COST/u);
     const listed = (
       JSON.parse((await clippy(['ls', '--json'])).stdout) as {
         sessions: Record<string, unknown>[];

@@ -2,9 +2,9 @@ import {
   runClipboardTool,
   usableClipboardTools,
   type ClipboardToolFound,
-} from '@clippy/protocol/clipboard';
+} from '@clippy/system/clipboard';
 
-export { clipboardTools, type ClipboardToolFound } from '@clippy/protocol/clipboard';
+export { clipboardTools, type ClipboardToolFound } from '@clippy/system/clipboard';
 
 export interface ClipboardProvider {
   name: string;

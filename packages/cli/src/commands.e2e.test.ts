@@ -4,6 +4,7 @@ import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, type TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { spawnDetached } from '@clippy/testkit/detached-session';
+import { eventually } from '@clippy/testkit/until';
 
 /** Per test: several real processes start and stop; a loaded 2-core CI box needs the room. */
 const E2E_TIMEOUT_MS = 60_000;
@@ -28,19 +29,9 @@ function startDaemon(): { daemon: TestDaemon; env: NodeJS.ProcessEnv } {
 /** The environment of a session `clippy new` makes (TERM as it sets it), for spawnDetached. */
 const asNew = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...env, TERM: 'xterm-256color' });
 
-async function waitUntil<T>(
-  fn: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls through a client or the daemon's files: testkit's eventually, with room for load. */
+const waitUntil = <T>(check: () => Promise<T | undefined>, what: string) =>
+  eventually(check, what, 10_000, 50);
 
 describe('clippy ls / kill / rm / send', { timeout: E2E_TIMEOUT_MS }, () => {
   it('ls --json lists a new session with its protocol fields; the table shows it too', async () => {

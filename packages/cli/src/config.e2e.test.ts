@@ -165,6 +165,51 @@ describe('clippy config', () => {
   );
 
   it(
+    'a detach key `new` refuses is flagged by config and doctor with the same message (file and CLIPPY_DETACH_KEY)',
+    async () => {
+      const e = freshEnv();
+      const file = writeConfig(e, '{ "detachKey": "ctrl-c" }\n');
+      const why = "detach key 'ctrl-c' is not allowed: Ctrl-C must interrupt the program";
+      const fromEnv = { ...e.env, CLIPPY_DETACH_KEY: 'ctrl-m' };
+      // Independent looks at one state (each a node start-up): at once.
+      const [created, r, asJson, doctor, envConfig, envDoctor] = await Promise.all([
+        // What `new` (attaching) says of it: the check config and doctor make too.
+        runClippy(['new', '--', 'true'], e.env),
+        runClippy(['config'], e.env),
+        runClippy(['config', '--json'], e.env),
+        runClippy(['doctor'], e.env),
+        // The environment variable wins over the file, and is checked the same way.
+        runClippy(['config'], fromEnv),
+        runClippy(['doctor'], fromEnv),
+      ]);
+      expect(created.stderr).toBe(`clippy: ${why}\n`);
+      expect(created.code).toBe(64);
+      expect(r.stdout).toMatch(/^detachKey\s+ctrl-c \(refused\)\s+config\.json:1/m);
+      expect(r.stderr).toBe(
+        `clippy: detachKey in ${file}: ${why} (clippy new and attach refuse it)\n`,
+      );
+      expect(r.code).toBe(64);
+      expect(
+        JSON.parse(asJson.stdout).settings.find((s: Setting) => s.key === 'detachKey'),
+      ).toMatchObject({ value: 'ctrl-c', error: why });
+      expect(doctor.stdout).toContain(`FAIL  detach key detachKey in ${file}: ${why}`);
+      expect(doctor.code).toBe(1);
+      expect(envConfig.stderr).toContain("CLIPPY_DETACH_KEY: detach key 'ctrl-m' is not allowed");
+      expect(envConfig.code).toBe(64);
+      expect(envDoctor.stdout).toContain("FAIL  detach key CLIPPY_DETACH_KEY: detach key 'ctrl-m'");
+      // A key new takes passes.
+      writeConfig(e, '{ "detachKey": "ctrl-q" }\n');
+      const [ok, okDoctor] = await Promise.all([
+        runClippy(['config'], e.env),
+        runClippy(['doctor'], e.env),
+      ]);
+      expect(ok.code).toBe(0);
+      expect(okDoctor.stdout).toMatch(/ok\s+detach key Ctrl-Q/);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
     'a config.json broken while the daemon runs: new is refused with it, ls still answers',
     async () => {
       const d = await TestDaemon.start();

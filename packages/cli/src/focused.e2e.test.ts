@@ -155,7 +155,7 @@ describe('the focused session from terminal focus reports', { timeout: E2E_TIMEO
     const cap = await runClippy(['capture', '--focused', '--notify'], env, 30_000);
     expect(cap.stderr).toBe('');
     expect(cap.code).toBe(0);
-    expect(cap.stdout).toMatch(/^captured \S+:\d+ \(\d+ bytes\)\n$/);
+    expect(cap.stdout).toMatch(/^captured \S+:\d+ \(\d+ bytes of text, \d+ raw\)\n$/);
     // No desktop here: the message shows on the bottom line of the focused terminal.
     await until(
       () => a.screen()[29]!.includes('clippy: captured '),

@@ -153,7 +153,9 @@ describe('clippy hotkeys under X11', { timeout: E2E_TIMEOUT_MS }, () => {
     await x.key('super+shift+c');
     await until(() => /ok captured \S+ from src/.test(hk.out()), 'the capture', PRESS_TIMEOUT_MS);
     // No desktop notification here: the message went to the focused terminal.
-    expect(hk.out()).toMatch(/ok captured \S+ from src \(\d+ bytes\) \[\d+ ms, shown: terminal\]/);
+    expect(hk.out()).toMatch(
+      /ok captured \S+ from src \(\d+ bytes of text, \d+ raw\) \[\d+ ms, shown: terminal\]/,
+    );
 
     await x.focus(b.window);
     await x.key('super+shift+v');

@@ -35,11 +35,6 @@ function usage(message: string): never {
 }
 
 function checkNumbers(a: NavigateArgs): void {
-  const positiveInt = (v: number, name: string) => {
-    if (!Number.isInteger(v) || v <= 0) usage(`--${name} must be a whole number > 0 (got ${v})`);
-  };
-  positiveInt(a.budget, 'budget');
-  positiveInt(a.maxIterations, 'max-iterations');
   if (!Number.isFinite(a.maxCost) || a.maxCost < 0)
     usage(`--max-cost must be a number of USD >= 0 (got ${a.maxCost})`);
   for (const [v, name] of [

@@ -23,12 +23,16 @@ import {
 // - an agent killed (`kill -9`) and revived: its channel again (exact), the model gets the
 //   earlier conversation, the earlier turns stay read, tokens and model counted;
 // - the daemon killed (`kill -9`) with all of them running: none left after 10 s; the next
-//   daemon lists them as ended with it, and revive (through `bash -lc`) resumes each: exact.
+//   daemon lists them as ended with it, and revive (through `bash -lc`) resumes each: exact;
+// - a ~100 KB question (item 3) to each revived agent: exact, from its record and from its
+//   screen, no echo of the question.
 
 /** A real agent starting on a loaded 2-core machine takes many seconds to show its prompt. */
 const START_MS = 120_000;
 /** One `ask` through a real agent (its node start, the model, its redraw). */
 const ASK_MS = 120_000;
+/** A real agent's answer to a 100 KB question can take minutes on a loaded 2-core machine. */
+const LONG_ASK_MS = 240_000;
 /** Longest a session's processes may outlive a daemon killed with SIGKILL (the issue's bound). */
 const GONE_WITHIN_MS = 10_000;
 
@@ -47,7 +51,7 @@ beforeAll(async () => {
   if (missing) return;
   model = await startFakeModel({
     respond: (req) => {
-      const text = answerFor(req.userText);
+      const text = answerFor(req.userText) ?? longAnswer(req.userText);
       return text === undefined ? undefined : { kind: 'text', text, pieces: 6 };
     },
   });
@@ -63,6 +67,27 @@ afterAll(async () => {
   await model?.close();
   for (const s of setups.values()) s.dispose();
 });
+
+const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+/** About `kb` KB of numbered words on one line (each differs, so no part of it repeats). */
+function words(kb: number): string {
+  const out: string[] = [];
+  let length = 0;
+  for (let i = 0; length < kb * 1024; i++) {
+    const word = `${WORDS[i % WORDS.length]}${i}`;
+    out.push(word);
+    length += word.length + 1;
+  }
+  return out.join(' ');
+}
+/** The long question: its words, then what it asks. */
+const LONG_QUESTION = `${words(100)} What is the count?`;
+/** The model's answer to the long question (null for any other). */
+function longAnswer(userText: string | undefined | null): string | undefined {
+  return userText === LONG_QUESTION
+    ? `Answer to a question of ${LONG_QUESTION.length} characters.`
+    : undefined;
+}
 
 /** One word for `bash -c` (single-quoted). */
 const quoted = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
@@ -239,5 +264,35 @@ describe.skipIf(missing !== null)('the three real agents through their life', ()
       });
     },
     START_MS + ASK_MS * 2,
+  );
+
+  it(
+    'a ~100 KB question through `ask -`: the exact answer, from its record and its screen, no echo',
+    async () => {
+      await each(async (agent) => {
+        const name = `${agent}-sh`;
+        const since = model.requests.length;
+        const answer = longAnswer(LONG_QUESTION)!;
+        const r = await runClippy(
+          ['ask', name, '-', '--timeout', String(LONG_ASK_MS / 1000)],
+          env.env,
+          LONG_ASK_MS + 10_000,
+          LONG_QUESTION,
+        );
+        const why = `${name}: ${r.stderr}\n${r.code === 0 ? '' : await screenOf(env.env, name)}`;
+        expect(r.code, why).toBe(0);
+        expect(r.stdout, why).toBe(`${answer}\n`);
+        const { turn } = await c.request('get_turn', { session: name });
+        expect(turn.text_source, name).toBe('agent');
+        // The text read off the screen (what a session without its channel answers).
+        const screen = await runClippy(['show', name, '--screen'], env.env);
+        expect(screen.code, name).toBe(0);
+        expect(screen.stdout.trim(), name).toBe(answer);
+        await model.waitFor((q) => q.api === AGENT_API[agent] && q.userText === LONG_QUESTION, {
+          since,
+        });
+      });
+    },
+    LONG_ASK_MS * 2,
   );
 });

@@ -77,6 +77,14 @@ describe('after a revive', { timeout: SCENARIO_MS }, () => {
     expect(before.unread).toBe(0);
     process.kill(before.pid, 'SIGKILL');
     await waitState(c, 'rv', 'exited');
+    // Without a terminal (stdin is /dev/null), revive refuses to attach before the agent starts
+    // again, as new does: nothing runs behind the error.
+    const refused = await clippy(['revive', 'rv']);
+    expect(refused.stderr).toBe(
+      'clippy: revive (it attaches) needs a terminal, and stdin is not one (start it detached: clippy revive -d)\n',
+    );
+    expect(refused.code).toBe(1);
+    expect((await listed('rv')).state).toBe('exited');
     const revived = await clippy(['revive', 'rv', '-d', '--json']);
     expect(revived.code, revived.stderr).toBe(0);
     await waitState(c, 'rv', 'idle');

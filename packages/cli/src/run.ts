@@ -32,7 +32,10 @@ export async function runCli(argv: string[]): Promise<number> {
     .version()
     .epilogue('Exit codes and more: docs/cli.md')
     .fail((msg, err) => {
-      if (err) throw err;
+      // yargs' own errors (YError: a missing value, a value an option's check refused) are
+      // usage errors, said as such; any other error is a command's own.
+      if (err && err.name !== 'YError') throw err;
+      msg ??= err?.message ?? '';
       // Throwing stops yargs here: the command's handler must not run on a bad command line.
       // A first word that names no command: say so (yargs would call it an unknown argument).
       const unknown = first !== undefined && !COMMAND_NAMES.includes(first);

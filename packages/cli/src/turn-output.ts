@@ -28,3 +28,14 @@ export function printTurn(
     );
   }
 }
+
+/**
+ * A captured turn's size as a person sees it: the bytes of its text (what `paste` sends) and
+ * of its raw content (ANSI included, `paste --raw`): `(65 bytes of text, 3721 raw)`. An older
+ * daemon tells the raw size only.
+ */
+export function capturedSize(r: { size: number; text_size?: number | undefined }): string {
+  return r.text_size === undefined
+    ? `(${r.size} raw bytes)`
+    : `(${r.text_size} bytes of text, ${r.size} raw)`;
+}

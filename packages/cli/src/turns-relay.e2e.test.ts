@@ -36,10 +36,16 @@ describe('relay between agents', () => {
     const dst = await spawnAgent(d, c, 'dst', 'claude', 'claude');
     await answer('src', 'relay me');
     const cap = await runClippy(['capture', 'src'], d.env.env);
-    expect(cap.stdout).toMatch(/^captured \S+:1 \(\d+ bytes\)$/m);
+    // The bytes a person sees (the text, which paste sends) and the raw ones, each labelled.
+    const { turn } = await c.request('get_turn', { session: 'src' });
+    const text = Buffer.byteLength(tuiAnswerText('relay me'));
+    expect(cap.stdout).toBe(
+      `captured ${turn.turn_id} (${text} bytes of text, ${turn.content.length} raw)\n`,
+    );
     const paste = await runClippy(['paste', 'dst'], d.env.env);
     expect(paste.stderr).toBe('');
     expect(paste.code).toBe(0);
+    expect(paste.stdout).toContain(`(${text} bytes`);
     const got = submissions(dst);
     expect(got).toHaveLength(1);
     expect(got[0]).toMatchObject({ text: tuiAnswerText('relay me'), pasted: true });

@@ -29,6 +29,45 @@ describe('command-line errors', () => {
     expect(run.stderr).toContain('Name a command');
   });
 
+  it('every whole-number option refuses what is not one, naming it and what was typed (exit 64, no daemon asked)', async () => {
+    const cases: [string[], string][] = [
+      [['turns', 's', '--limit', 'abc'], "--limit must be a whole number of 1 or more (got 'abc')"],
+      [['turns', 's', '--limit', '0'], "--limit must be a whole number of 1 or more (got '0')"],
+      [['turns', 's', '-n', '2.5'], "--limit must be a whole number of 1 or more (got '2.5')"],
+      [
+        ['history', 'search', 'x', '--limit', 'abc'],
+        "--limit must be a whole number from 1 to 1000 (got 'abc')",
+      ],
+      [
+        ['route', 'log', '--limit', '1e3'],
+        "--limit must be a whole number from 1 to 10000 (got '1e3')",
+      ],
+      [
+        ['route', 'add', 'a', 'b', '--hop-limit', 'ten'],
+        "--hop-limit must be a whole number from 1 to 100 (got 'ten')",
+      ],
+      [
+        ['loop', 'a', 'b', '--until', 'x', '--rounds', '1.5'],
+        "--rounds must be a whole number from 1 to 1000 (got '1.5')",
+      ],
+      [
+        ['replay', 'a', '--into', 'b', '--last', '0x10'],
+        "--last must be a whole number from 1 to 1000 (got '0x10')",
+      ],
+      [['resize', 's', '--cols', '0'], "--cols must be a whole number from 1 to 1000 (got '0')"],
+      [['web', '--port', '70000'], "--port must be a whole number from 0 to 65535 (got '70000')"],
+      [['turns', 's', '--limit'], 'Not enough arguments following: limit'],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => runClippy(args, env)));
+    runs.forEach((run, i) => {
+      const [args, message] = cases[i]!;
+      expect(run.stderr, args.join(' ')).toBe(
+        `clippy: ${message}\nRun 'clippy --help' for usage.\n`,
+      );
+      expect(run.code, args.join(' ')).toBe(64);
+    });
+  });
+
   it('a navigate goal that begins with "-" is the goal, not an option', async () => {
     const repo = mkdtempSync(join(tmpdir(), 'clippy-goal-'));
     try {

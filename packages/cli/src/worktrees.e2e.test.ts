@@ -10,7 +10,8 @@ import {
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
-import { diffPatchLines, type DiffFile, type SessionInfo } from '@clippy/protocol';
+import type { DiffFile, SessionInfo } from '@clippy/protocol';
+import { diffPatchLines } from '@clippy/system/git';
 import { agentCommand } from '@clippy/testkit/agents/index';
 import { askTurn, submissions, waitChannelLive, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';

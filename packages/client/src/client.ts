@@ -3,7 +3,6 @@ import {
   PROTOCOL_VERSION,
   PUSH_ID,
   PUSH_TYPE_NAMES,
-  RpcCore,
   type Push,
   type PushType,
   type RequestInput,
@@ -11,9 +10,9 @@ import {
   type Result,
   type ResultType,
   type Role,
-  type RpcMessage,
-  type Transport,
 } from '@clippy/protocol';
+import { RpcCore, type RpcMessage } from './rpc/rpc-core.js';
+import type { Transport } from './rpc/transport.js';
 import {
   ConnectionClosedError,
   ProtocolViolationError,

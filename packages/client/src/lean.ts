@@ -19,6 +19,7 @@ export {
   VersionMismatchError,
 } from './errors.js';
 export { openUnixTransport, openWebSocketTransport } from './transport.js';
+export { RpcCore, type RpcCallOptions, type RpcMessage } from './rpc/rpc-core.js';
 export type { Transport } from './transport.js';
 export { BrokerError, NoRuntimeDirError, resolveSocketPaths } from '@clippy/protocol';
 export { removeRedirectPage, writeRedirectPage } from './redirect-page.js';

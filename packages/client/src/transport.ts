@@ -1,7 +1,8 @@
-import { FRAME_HEADER_SIZE, decodePayload, encodeFrame, type Transport } from '@clippy/protocol';
+import { FRAME_HEADER_SIZE, decodePayload, encodeFrame } from '@clippy/protocol';
+import type { Transport } from './rpc/transport.js';
 
-export type { Transport } from '@clippy/protocol';
-export { openUnixTransport } from '@clippy/protocol/unix-transport';
+export type { Transport } from './rpc/transport.js';
+export { openUnixTransport } from './unix-transport.js';
 
 /**
  * Opens the WebSocket transport on a Unix socket: one binary WebSocket message per protocol

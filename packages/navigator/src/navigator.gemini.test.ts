@@ -1,5 +1,10 @@
 import { indexRepository, type RepoIndex } from '@clippy/repomap';
-import { startFakeGemini, type FakeGemini, type FakeResponse } from '@clippy/testkit/fake-gemini';
+import {
+  startFakeModel,
+  type Answer,
+  type FakeModel,
+  type Usage,
+} from '@clippy/testkit/fake-model/server';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { existsSync, readFileSync } from 'node:fs';
@@ -41,7 +46,7 @@ const pricing = resolvePricing({
   userPricingFile: '/nonexistent/pricing.json',
 });
 let index: RepoIndex;
-let fake: FakeGemini | undefined;
+let fake: FakeModel | undefined;
 
 beforeAll(async () => {
   index = await indexRepository({ root: appRoot, cache: false });
@@ -51,14 +56,25 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const usage = { promptTokenCount: 10_000, candidatesTokenCount: 500, thoughtsTokenCount: 1_500 };
+const usage: Usage = { input: 10_000, output: 500, thoughts: 1_500 };
+
+/** An answer calling the navigator's functions (several: in one answer), with its token counts. */
+function calls(list: { name: string; args: Record<string, unknown> }[], u = usage): Answer {
+  const [first, ...more] = list.map((c) => ({ name: c.name, input: c.args }));
+  return { kind: 'tool', ...first!, ...(more.length > 0 ? { more } : {}), usage: u };
+}
 
 async function run(
-  responses: FakeResponse[],
+  script: Answer[],
   extra: Partial<NavigatorOptions> = {},
   countTokens?: () => number,
 ) {
-  fake = await startFakeGemini({ responses, ...(countTokens ? { countTokens } : {}) });
+  fake = await startFakeModel({
+    script,
+    // A script run out is an error the planner does not retry: a test ends, never loops.
+    defaultAnswer: { kind: 'error', status: 400, message: 'no scripted answer left' },
+    ...(countTokens ? { countTokens } : {}),
+  });
   const planner = new GeminiPlanner({ apiKey: 'test', pricing, baseUrl: fake.url, backoffMs: 1 });
   return navigate({
     root: appRoot,
@@ -82,42 +98,31 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
     const broker = new RecordingBrokerLink();
     const result = await run(
       [
-        {
-          functionCalls: [
-            {
-              name: 'update_flight_plan',
-              args: {
-                reasoning: 'The auth module holds the token refresh code.',
-                updates: { verbosity: [{ pattern: 'src/auth/**', level: 4 }] },
-              },
+        calls([
+          {
+            name: 'update_flight_plan',
+            args: {
+              reasoning: 'The auth module holds the token refresh code.',
+              updates: { verbosity: [{ pattern: 'src/auth/**', level: 4 }] },
             },
-          ],
-          usage,
-        },
-        {
-          functionCalls: [
-            {
-              name: 'update_flight_plan',
-              args: {
-                reasoning: 'The HTTP client is what refresh calls.',
-                updates: [
-                  {
-                    op: 'add',
-                    path: '/verbosity/-',
-                    value: { pattern: 'src/http/*.ts', level: 3 },
-                  },
-                ],
-              },
+          },
+        ]),
+        calls([
+          {
+            name: 'update_flight_plan',
+            args: {
+              reasoning: 'The HTTP client is what refresh calls.',
+              updates: [
+                {
+                  op: 'add',
+                  path: '/verbosity/-',
+                  value: { pattern: 'src/http/*.ts', level: 3 },
+                },
+              ],
             },
-          ],
-          usage,
-        },
-        {
-          functionCalls: [
-            { name: 'finalize_context', args: { summary: 'auth in full, http as interface' } },
-          ],
-          usage,
-        },
+          },
+        ]),
+        calls([{ name: 'finalize_context', args: { summary: 'auth in full, http as interface' } }]),
       ],
       { broker },
     );
@@ -140,7 +145,7 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
       { op: 'add', path: '/verbosity/1', value: { pattern: 'src/http/*.ts', level: 3 } },
     ]);
     // Three model calls, each holding the tools and the state; later prompts carry the history.
-    const reqs = fake!.generateRequests();
+    const reqs = fake!.conversation('gemini');
     expect(reqs).toHaveLength(3);
     const body0 = reqs[0]!.body as {
       tools: { functionDeclarations: { name: string }[] }[];
@@ -188,22 +193,16 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
 
   it('charges usage to the cent: prompt at the input price, candidates + thoughts at the output price', async () => {
     const result = await run([
-      {
-        functionCalls: [
-          {
-            name: 'update_flight_plan',
-            args: {
-              reasoning: 'r',
-              updates: { focus: { paths: [{ pattern: 'src/auth/**', weight: 5 }] } },
-            },
+      calls([
+        {
+          name: 'update_flight_plan',
+          args: {
+            reasoning: 'r',
+            updates: { focus: { paths: [{ pattern: 'src/auth/**', weight: 5 }] } },
           },
-        ],
-        usage,
-      },
-      {
-        functionCalls: [{ name: 'finalize_context', args: { summary: 's' } }],
-        usage: { promptTokenCount: 12_345, candidatesTokenCount: 67 },
-      },
+        },
+      ]),
+      calls([{ name: 'finalize_context', args: { summary: 's' } }], { input: 12_345, output: 67 }),
     ]);
     // gemini-2.5-flash: $0.30 in, $2.50 out per 1M.
     const first = (10_000 * 0.3 + 2_000 * 2.5) / 1e6;
@@ -224,19 +223,16 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
     // Each call is estimated at 1,000 counted prompt tokens (+ the fixed part) and the output cap.
     const result = await run(
       [
-        {
-          functionCalls: [
-            {
-              name: 'update_flight_plan',
-              args: {
-                reasoning: 'r',
-                updates: { verbosity: [{ pattern: 'src/auth/**', level: 4 }] },
-              },
+        calls([
+          {
+            name: 'update_flight_plan',
+            args: {
+              reasoning: 'r',
+              updates: { verbosity: [{ pattern: 'src/auth/**', level: 4 }] },
             },
-          ],
-          usage,
-        },
-        { functionCalls: [{ name: 'finalize_context', args: { summary: 'never sent' } }], usage },
+          },
+        ]),
+        calls([{ name: 'finalize_context', args: { summary: 'never sent' } }]),
       ],
       { maxSpendUsd: 0.025 },
       () => 1_000,
@@ -244,8 +240,8 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
     const minEstimate = costOf(pricing, 1_000, DEFAULT_MAX_OUTPUT_TOKENS);
     expect(minEstimate).toBeLessThan(0.025);
     expect(0.008 + minEstimate).toBeGreaterThan(0.025);
-    expect(fake!.generateRequests()).toHaveLength(1);
-    expect(fake!.requests.filter((r) => r.action === 'countTokens')).toHaveLength(2);
+    expect(fake!.conversation('gemini')).toHaveLength(1);
+    expect(fake!.requests.filter((r) => r.path.endsWith(':countTokens'))).toHaveLength(2);
     expect(fake!.pending()).toBe(1);
     expect(result.state.completion_reason).toBe('budget_exceeded');
     expect(result.state.budget.current_spend_usd).toBeCloseTo(0.008, 12);
@@ -261,24 +257,21 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
 
   it('never lets spend pass the cap when calls return long outputs (estimate = maxOutputTokens)', async () => {
     // Thinking-heavy answers: 7,500 output tokens a call, far above a 2,000-token allowance.
-    const heavy = {
-      promptTokenCount: 10_000,
-      candidatesTokenCount: 500,
-      thoughtsTokenCount: 7_000,
-    };
+    const heavy: Usage = { input: 10_000, output: 500, thoughts: 7_000 };
     const perCall = costOf(pricing, 10_000, 7_500);
     const cap = 0.03;
     expect(perCall).toBeLessThan(cap);
     expect(2 * perCall).toBeGreaterThan(cap);
-    const plan = (pattern: string) => ({
-      functionCalls: [
-        {
-          name: 'update_flight_plan',
-          args: { reasoning: 'r', updates: { verbosity: [{ pattern, level: 4 }] } },
-        },
-      ],
-      usage: heavy,
-    });
+    const plan = (pattern: string) =>
+      calls(
+        [
+          {
+            name: 'update_flight_plan',
+            args: { reasoning: 'r', updates: { verbosity: [{ pattern, level: 4 }] } },
+          },
+        ],
+        heavy,
+      );
     const result = await run(
       [plan('src/auth/**'), plan('src/**'), plan('**')],
       { maxSpendUsd: cap },
@@ -286,8 +279,8 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
     );
     expect(result.state.budget.current_spend_usd).toBeLessThanOrEqual(cap);
     expect(result.state.completion_reason).toBe('budget_exceeded');
-    expect(fake!.generateRequests()).toHaveLength(1);
-    const body = fake!.generateRequests()[0]!.body as {
+    expect(fake!.conversation('gemini')).toHaveLength(1);
+    const body = fake!.conversation('gemini')[0]!.body as {
       generationConfig?: { maxOutputTokens?: number };
     };
     expect(body.generationConfig?.maxOutputTokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
@@ -299,10 +292,8 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
   });
 
   it("writes the calls' model settings into the run report's settings", async () => {
-    const result = await run([
-      { functionCalls: [{ name: 'finalize_context', args: { summary: 'done' } }], usage },
-    ]);
-    const body = fake!.generateRequests()[0]!.body as {
+    const result = await run([calls([{ name: 'finalize_context', args: { summary: 'done' } }])]);
+    const body = fake!.conversation('gemini')[0]!.body as {
       generationConfig?: { temperature?: number; topP?: number; maxOutputTokens?: number };
     };
     const report = navigatorRunReport(result);
@@ -318,8 +309,12 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
   });
 
   it('does not call at all when even the first call would pass the limit', async () => {
-    const result = await run([{ text: 'unused' }], { maxSpendUsd: 0.001 }, () => 1_000);
-    expect(fake!.generateRequests()).toHaveLength(0);
+    const result = await run(
+      [{ kind: 'text', text: 'unused' }],
+      { maxSpendUsd: 0.001 },
+      () => 1_000,
+    );
+    expect(fake!.conversation('gemini')).toHaveLength(0);
     expect(result.state.completion_reason).toBe('budget_exceeded');
     expect(result.context).toContain('# Context:');
     result.reports.forEach(expectValidReport);
@@ -329,12 +324,12 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
     const result = await run([
       { kind: 'error', status: 429 },
       { kind: 'error', status: 503 },
-      { functionCalls: [{ name: 'finalize_context', args: { summary: 'ok' } }], usage },
+      calls([{ name: 'finalize_context', args: { summary: 'ok' } }]),
     ]);
-    expect(fake!.generateRequests()).toHaveLength(3);
+    expect(fake!.conversation('gemini')).toHaveLength(3);
     expect(result.stats.retries).toBe(2);
-    const calls = result.timeline.filter((e) => e.type === 'model_call');
-    expect(calls.map((c) => [c.retry, c.retry_reason ?? null])).toEqual([
+    const modelCalls = result.timeline.filter((e) => e.type === 'model_call');
+    expect(modelCalls.map((c) => [c.retry, c.retry_reason ?? null])).toEqual([
       [true, 'rate_limit'],
       [true, 'server_error'],
       [false, null],
@@ -345,7 +340,7 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
 
   it('ends with an error (and the context so far) on a non-retryable API error', async () => {
     const result = await run([{ kind: 'error', status: 403, message: 'API key not valid' }]);
-    expect(fake!.generateRequests()).toHaveLength(1);
+    expect(fake!.conversation('gemini')).toHaveLength(1);
     expect(result.error).toContain('HTTP 403');
     expect(result.error).toContain('API key not valid');
     expect(result.context).toContain('# Context:');
@@ -354,14 +349,14 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
   it('answers malformed calls with an error, counts them, and carries on', async () => {
     const result = await run([
       { kind: 'malformed', usage },
-      { functionCalls: [{ name: 'delete_repository', args: {} }], usage },
-      { functionCalls: [{ name: 'update_flight_plan', args: { reasoning: 42 } }], usage },
-      { text: 'I think the map looks fine.', usage },
-      { functionCalls: [{ name: 'finalize_context', args: { summary: 'done' } }], usage },
+      calls([{ name: 'delete_repository', args: {} }]),
+      calls([{ name: 'update_flight_plan', args: { reasoning: 42 } }]),
+      { kind: 'text', text: 'I think the map looks fine.', usage },
+      calls([{ name: 'finalize_context', args: { summary: 'done' } }]),
     ]);
     expect(result.state.completion_reason).toBe('agent_done');
     expect(result.stats.malformed_calls).toBe(4);
-    const prompts = fake!.generateRequests().map((r) => promptOf(r.body));
+    const prompts = fake!.conversation('gemini').map((r) => promptOf(r.body));
     expect(prompts[1]).toContain('could not be parsed');
     expect(prompts[2]).toContain('unknown function "delete_repository"');
     expect(prompts[3]).toContain('bad arguments');
@@ -373,38 +368,29 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
 
   it('rejects an invalid plan change: plan unchanged, validation error sent back in the next request', async () => {
     const result = await run([
-      {
-        functionCalls: [
-          {
-            name: 'update_flight_plan',
-            args: { reasoning: 'zoom', updates: { verbosity: [{ pattern: 'src/**', level: 7 }] } },
-          },
-        ],
-        usage,
-      },
-      {
-        functionCalls: [
-          {
-            name: 'update_flight_plan',
-            args: { reasoning: 'patch', updates: [{ op: 'replace', path: '/nope/0', value: 1 }] },
-          },
-        ],
-        usage,
-      },
-      {
-        functionCalls: [
-          {
-            name: 'update_flight_plan',
-            args: { reasoning: 'more budget', updates: { budget: 99999 } },
-          },
-        ],
-        usage,
-      },
-      { functionCalls: [{ name: 'finalize_context', args: { summary: 'done' } }], usage },
+      calls([
+        {
+          name: 'update_flight_plan',
+          args: { reasoning: 'zoom', updates: { verbosity: [{ pattern: 'src/**', level: 7 }] } },
+        },
+      ]),
+      calls([
+        {
+          name: 'update_flight_plan',
+          args: { reasoning: 'patch', updates: [{ op: 'replace', path: '/nope/0', value: 1 }] },
+        },
+      ]),
+      calls([
+        {
+          name: 'update_flight_plan',
+          args: { reasoning: 'more budget', updates: { budget: 99999 } },
+        },
+      ]),
+      calls([{ name: 'finalize_context', args: { summary: 'done' } }]),
     ]);
     expect(result.state.flight_plan).toEqual({ budget: 3000 });
     expect(result.stats.rejected_changes).toBe(3);
-    const prompts = fake!.generateRequests().map((r) => promptOf(r.body));
+    const prompts = fake!.conversation('gemini').map((r) => promptOf(r.body));
     expect(prompts[1]).toContain('REJECTED');
     expect(prompts[1]).toContain('level must be 0, 1, 2, 3 or 4');
     expect(prompts[2]).toContain('invalid JSON Patch');
@@ -415,15 +401,13 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
 
   it('stops at max_iterations and passes relayed feedback into the next prompt', async () => {
     const broker = new RecordingBrokerLink();
-    const update = (pattern: string): FakeResponse => ({
-      functionCalls: [
+    const update = (pattern: string): Answer =>
+      calls([
         {
           name: 'update_flight_plan',
           args: { reasoning: pattern, updates: { verbosity: [{ pattern, level: 3 }] } },
         },
-      ],
-      usage,
-    });
+      ]);
     const result = await run([update('src/auth/**'), update('src/billing/**')], {
       maxIterations: 2,
       broker,
@@ -433,7 +417,7 @@ describe('navigator with the Gemini planner (fake server, real SDK)', () => {
     });
     expect(result.state.completion_reason).toBe('max_iterations');
     expect(result.state.iterations).toBe(2);
-    const prompts = fake!.generateRequests().map((r) => promptOf(r.body));
+    const prompts = fake!.conversation('gemini').map((r) => promptOf(r.body));
     expect(prompts[0]).not.toContain('look at billing too');
     expect(prompts[1]).toContain('## User feedback (follow it)\n- look at billing too');
     expect(broker.states).toEqual([true, false, true, false]);

@@ -2,9 +2,9 @@
  * clippy's one pricing table: USD per 1M tokens by model. It lives here, not in the navigator
  * that first had it, because the broker (each session's cost), the CLI (`ls`, `turns`), the web
  * page and the navigator (its budget) all price tokens, and protocol is the one package every
- * one of them may import (DESIGN: the broker may not import the navigator). It is data only: the
- * overrides are read by their owners (the broker and the CLI from config.json's `pricing`, the
- * navigator also from its pricing.json).
+ * one of them may import (docs/architecture.md, "Packages": the broker may not import the
+ * navigator). It is data only: the overrides are read by their owners (the broker and the CLI
+ * from config.json's `pricing`, the navigator also from its pricing.json).
  */
 
 // No zod here: the CLI's fast path (`clippy ls`) formats costs without loading it. The schema

@@ -1,10 +1,9 @@
-import pty from 'node-pty';
 import xterm from '@xterm/headless';
 import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import type { Socket } from 'node:net';
 import os from 'node:os';
+import { StringDecoder } from 'node:string_decoder';
 import { stripVTControlCharacters } from 'node:util';
+import { spawnPty, type PtyProcess } from '@clippy/system/pty';
 import { bins } from './paths.js';
 
 const { Terminal } = xterm;
@@ -13,49 +12,6 @@ const { Terminal } = xterm;
 export const WAIT_TIMEOUT_MS = 20_000;
 /** Pause between checks while waiting. */
 const WAIT_POLL_MS = 15;
-
-/** Longest an exited program's output is read for before the PTY is closed anyway. */
-const EXIT_DRAIN_CAP_MS = 5_000;
-
-/**
- * node-pty closes its reader 200 ms after the child's exit, read or not: a test process busy
- * parsing a flood lost the last lines a program wrote before exiting (the exit code an attach
- * printed, once). As the daemon does for its sessions (broker/src/pty/node-pty-process.ts),
- * the close waits until a turn of the event loop reads nothing more (`setImmediate` runs after
- * the loop's poll: a check that sees no new chunk means the buffer was empty).
- */
-function closeOnlyWhenDrained(proc: pty.IPty): void {
-  const socket = (proc as unknown as { _socket?: Socket })._socket;
-  if (!socket) return;
-  let chunks = 0;
-  socket.on('data', () => chunks++);
-  const destroy = socket.destroy.bind(socket);
-  socket.destroy = (err?: Error): Socket => {
-    if (err !== undefined || alive(proc.pid)) return destroy(err);
-    const deadline = Date.now() + EXIT_DRAIN_CAP_MS;
-    let seen = chunks;
-    const check = (): void => {
-      if (socket.destroyed) return;
-      if (chunks === seen || Date.now() > deadline) {
-        destroy();
-        return;
-      }
-      seen = chunks;
-      setImmediate(check);
-    };
-    setImmediate(check);
-    return socket;
-  };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export interface PtyRunOptions {
   env: NodeJS.ProcessEnv;
@@ -75,12 +31,13 @@ export class CliPty {
   private stripped = '';
   private strippedUpTo = 0;
   private readonly term: InstanceType<typeof Terminal>;
-  private readonly proc: pty.IPty;
   /**
-   * The terminal's slave side, held open until the program's exit is reported: when the last
-   * slave fd closes Linux may drop output still queued for the reader (the daemon does the same).
+   * The program on its terminal, through the daemon's own PTY wrapper: a test process busy
+   * parsing a flood reads late, and the wrapper keeps the last output a program wrote before
+   * exiting (it holds the slave side open and closes only once drained).
    */
-  private slaveFd: number | null = null;
+  private readonly proc: PtyProcess;
+  private readonly decoder = new StringDecoder('utf8');
   private pending = 0;
   /** When output last came, and how much in all: what a wait that timed out says. */
   private lastDataAt = Date.now();
@@ -92,17 +49,17 @@ export class CliPty {
     const cols = opts.cols ?? 100;
     const rows = opts.rows ?? 30;
     this.term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
-    this.proc = pty.spawn(file, args, {
-      name: 'xterm-256color',
+    this.proc = spawnPty({
+      file,
+      args,
       cols,
       rows,
       cwd: opts.cwd ?? process.cwd(),
-      env: opts.env as Record<string, string>,
+      // What a terminal emulator sets, whatever the test's environment says.
+      env: { ...(opts.env as Record<string, string>), TERM: 'xterm-256color' },
     });
-    closeOnlyWhenDrained(this.proc);
-    const pts = (this.proc as unknown as { ptsName?: string }).ptsName;
-    if (pts) this.slaveFd = fs.openSync(pts, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
-    this.proc.onData((d) => {
+    this.proc.onData((chunk) => {
+      const d = this.decoder.write(chunk);
       this.lastDataAt = Date.now();
       this.bytes += d.length;
       this.raw += d;
@@ -111,9 +68,9 @@ export class CliPty {
     });
     this.exited = new Promise((resolve) =>
       this.proc.onExit((e) => {
-        this.closeSlave();
-        this.exitInfo = e;
-        resolve(e);
+        const signal = e.signal ? os.constants.signals[e.signal as NodeJS.Signals] : undefined;
+        this.exitInfo = { exitCode: e.exitCode ?? 0, ...(signal ? { signal } : {}) };
+        resolve(this.exitInfo);
       }),
     );
   }
@@ -228,17 +185,9 @@ export class CliPty {
    * the kernel — `wchan` n_tty_write — means this end stopped reading; a stopped one, `T`).
    */
   private readerState(): string {
-    const internals = this.proc as unknown as {
-      ptsName?: string;
-      _socket?: { destroyed: boolean; readableFlowing: boolean | null };
-    };
-    const socket = internals._socket;
-    const reader = socket
-      ? `reader destroyed=${socket.destroyed} flowing=${String(socket.readableFlowing)}`
-      : 'reader unknown';
+    const tty = (this.proc.ptsName ?? '').replace(/^\/dev\//u, '');
     let procs = '';
     try {
-      const tty = (internals.ptsName ?? '').replace(/^\/dev\//u, '');
       procs = tty
         ? execFileSync('ps', ['-o', 'pid=,stat=,wchan:24=,args=', '-t', tty], {
             encoding: 'utf8',
@@ -249,7 +198,7 @@ export class CliPty {
       // ps exits 1 when no process is left on the terminal.
       procs = (err as { status?: number }).status === 1 ? 'none' : `(ps: ${String(err)})`;
     }
-    return `last output ${Date.now() - this.lastDataAt} ms ago, ${this.bytes} chars in all; ${reader}; processes on ${internals.ptsName ?? '?'}:\n${procs}`;
+    return `last output ${Date.now() - this.lastDataAt} ms ago, ${this.bytes} chars in all; ${this.proc.readerState}; processes on ${this.proc.ptsName ?? '?'}:\n${procs}`;
   }
 
   /** Waits for the program to exit and returns its exit code. */
@@ -273,12 +222,6 @@ export class CliPty {
     }
   }
 
-  private closeSlave(): void {
-    if (this.slaveFd === null) return;
-    fs.closeSync(this.slaveFd);
-    this.slaveFd = null;
-  }
-
   /** Kills the program by PID if it still runs, and frees the headless terminal. */
   async dispose(): Promise<void> {
     if (!this.exitInfo) {
@@ -290,7 +233,7 @@ export class CliPty {
       this.proc.resume();
       await Promise.race([this.exited, new Promise((r) => setTimeout(r, 2_000))]);
     }
-    this.closeSlave();
+    this.proc.dispose();
     this.term.dispose();
   }
 }

@@ -170,6 +170,31 @@ describe('TurnDetector (line presets): the turn contract', () => {
     expect(turns(after).map((t) => decode(t.content))).toEqual(['hi\r\n']);
   });
 
+  it("excludes the echo of a paste longer than the output kept between turns (bash's 100 KB line)", () => {
+    // As bash 5.2 draws it at 80 columns: the pasted line echoed row by row (each full row
+    // followed by the next one's first character, to wrap, and a CR), more than
+    // MAX_IDLE_RAW_BYTES, so the echo's start is no longer kept at Enter; at Enter the screen's
+    // 24 rows drawn again, each after a bare CR — on the one row, as a terminal renders it (the
+    // last row ends up `avo10089082 delta10083 …`) — then a line feed and the command's output.
+    const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+    const words = Array.from({ length: 10_090 }, (_, i) => `${WORDS[i % 8]}${i}`).join(' ');
+    const line = `echo ${words}`;
+    const shown = `$ ${line}`;
+    const rows = Array.from({ length: Math.ceil(shown.length / 80) }, (_, i) =>
+      shown.slice(i * 80, i * 80 + 80),
+    );
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.bash!, cols: 80 });
+    const echo = rows.map((r, i) => (i + 1 < rows.length ? `${r}${rows[i + 1]![0]}\r` : r));
+    play(d, [[0, 'o', '\x1b[?2004h$ ']], 100);
+    const events = play(d, [
+      [200, 'i', `\x1b[200~${line}\x1b[201~`],
+      [201, 'o', echo.join('').slice(2)],
+      [300, 'i', '\r'],
+      [301, 'o', `\r${rows.slice(-24).join('\r')}\r\n\x1b[?2004l\r${words}\r\n\x1b[?2004h$ `],
+    ]);
+    expect(turns(events).map((t) => t.text)).toEqual([words]);
+  });
+
   it('follows backspaces in what was typed when removing the echo', () => {
     const events = play(readyBash(), [
       [200, 'i', 'echo hx\x7fi\r'],
@@ -828,6 +853,31 @@ describe('TurnDetector (screen presets)', () => {
     expect(d.tick(1000 + NO_REACTION_MS - 1)).toEqual([]);
     expect(d.tick(1000 + NO_REACTION_MS)).toEqual([
       { type: 'state', state: 'idle', at: 1000 + NO_REACTION_MS },
+    ]);
+  });
+
+  it('Enter on a box still holding a submit the agent did not take submits that text (an injection tried again)', () => {
+    const d = readyClaude();
+    const held = [...CLAUDE_EMPTY];
+    held[3] = '❯ What is the capital of France?';
+    d.onInput(bytes('\x1b[200~What is the capital of France?\x1b[201~'), 1000);
+    d.onOutput(bytes('a'), 1001);
+    d.onScreen(snap(held), 1002);
+    // Enter, which the agent does not take: the text stays in its box.
+    d.onInput(bytes('\r'), 1100);
+    d.onOutput(bytes('b'), 1101);
+    d.onScreen(snap(held), 1102);
+    expect(turns(d.tick(1102 + settle))).toEqual([]);
+    expect(d.dropUntaken(2000)).toEqual([{ type: 'state', state: 'idle', at: 2000 }]);
+    // Enter once more (nothing typed since): the agent takes it and answers.
+    d.onInput(bytes('\r'), 3000);
+    d.onOutput(bytes('answer'), 3010);
+    d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 3020);
+    expect(turns(d.tick(3020 + settle))).toMatchObject([
+      {
+        input: 'What is the capital of France?',
+        text: 'The capital of France is Paris.\n\nIt sits on the Seine.',
+      },
     ]);
   });
 

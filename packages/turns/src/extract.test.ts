@@ -173,6 +173,99 @@ describe('extractAnswer', () => {
   });
 });
 
+describe('a one-line message longer than the screen keeps (a ~100 KB question, as Gemini CLI 0.61, Claude Code 2.1.197 and Codex 0.171 show it)', () => {
+  const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+  const question = `${Array.from({ length: 10_090 }, (_, i) => `${WORDS[i % 8]}${i}`).join(' ')} What is the count?`;
+  /** The question wrapped at 96 columns, as the agents lay it out (without the prompt mark). */
+  const rows = ((): string[] => {
+    const out: string[] = [];
+    let row = '';
+    for (const word of question.split(' ')) {
+      if (row !== '' && row.length + 1 + word.length > 96) {
+        out.push(row);
+        row = word;
+      } else row = row === '' ? word : `${row} ${word}`;
+    }
+    return [...out, row];
+  })();
+  const answer = 'Answer to a question of 102420 characters.';
+
+  it("Gemini: the echo's start left the scrollback, the buffer starts inside it; the submit's viewport row is stale", () => {
+    // The daemon's screen keeps 1,000 rows of scrollback: the echo's first ~140 rows are gone,
+    // and the rows' indices moved up by as many (the viewport top at the submit now points
+    // into the echo).
+    const screen = [
+      ...rows.slice(140).map((r) => `   ${r}`),
+      '▀'.repeat(100),
+      `✦ ${answer}`,
+      '',
+      '',
+      `${' '.repeat(84)}? for shortcuts`,
+      '─'.repeat(100),
+      ' Shift+Tab to accept edits',
+      '▄'.repeat(100),
+      ' >   Type your message or @path/to/file',
+      '▀'.repeat(100),
+      ' workspace (/directory)                                           sandbox                    /model',
+      ' /tmp/project                                                     no sandbox                   Auto',
+    ];
+    expect(extractAnswer(screen, question, P.gemini!, { fallbackStart: 40 })).toBe(answer);
+  });
+
+  it('Claude: the middle hidden behind "(0 lines hidden)"; the answer starts after the last row', () => {
+    const screen = [
+      `❯ ${rows[0]}`,
+      ...rows.slice(1, 40).map((r) => `  ${r}`),
+      `  ──── (0 lines hidden) ${'─'.repeat(70)}`,
+      ...rows.slice(-20).map((r) => `  ${r}`),
+      '',
+      `● ${answer}`,
+      '',
+      '✻ Cogitated for 0s',
+      '',
+      '─'.repeat(100),
+      '❯ ',
+      '─'.repeat(100),
+      '  ? for shortcuts · ← for agents',
+    ];
+    expect(extractAnswer(screen, question, P.claude!)).toBe(answer);
+  });
+
+  it('Codex in its alternate screen: only the end of the echo is left', () => {
+    const screen = [
+      ...rows.slice(-18).map((r) => `  ${r}`),
+      '',
+      '',
+      `• ${answer}`,
+      '',
+      '  Worked for <1s • 09:05',
+      '',
+      '',
+      '› Ask Codex to do anything',
+      '',
+      '  fake-model default · /tmp/project · alpha0 bravo1 charlie2',
+      '  delta3 echo4 foxtrot5 golf6 hotel7 a…',
+      '  ← for agents · ? for shortcuts',
+    ];
+    expect(extractAnswer(screen, question, P.codex!)).toBe(answer);
+  });
+
+  it('an answer row that ends like the question does not end the echo', () => {
+    const screen = [
+      ...rows.slice(-18).map((r) => `  ${r}`),
+      '',
+      '• You asked:',
+      '  What is the count?',
+      '  It is 10090.',
+      '',
+      '› Ask Codex to do anything',
+    ];
+    expect(extractAnswer(screen, question, P.codex!)).toBe(
+      'You asked:\nWhat is the count?\nIt is 10090.',
+    );
+  });
+});
+
 describe('echoEnd: an echo whose start is not on screen', () => {
   const earlier = [
     ' > Two lines, run 6:',

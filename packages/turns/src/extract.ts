@@ -30,6 +30,43 @@ const USER_LABEL = /^\s*user\s*$/u;
 /** Claude Code shows a long paste as one line: `❯ [Pasted text #1 +20 lines]`. */
 const PASTED_ECHO = /^\s*[>❯›]\s.*\[Pasted text #\d+/u;
 
+/** A submitted text as its echo is compared: its non-blank lines, each and all without whitespace. */
+export interface TypedForms {
+  /** The non-blank lines, trimmed. */
+  lines: string[];
+  whole: string;
+  first: string;
+  last: string;
+}
+
+/**
+ * The forms of the latest texts: a screen is looked at every few milliseconds with the same
+ * submitted text (`turn.typed`), and compacting a 100 KB paste each time cost a millisecond a
+ * look (half a second for the megabyte a turn may track). A few, for sessions looked at in turn.
+ */
+const typedMemo = new Map<string, TypedForms>();
+/** Texts whose forms are kept: one per session whose turn is open, for a handful of them. */
+const TYPED_MEMO_SIZE = 8;
+
+/** `text`'s forms for echo matching (see TypedForms). */
+export function typedForms(text: string): TypedForms {
+  const kept = typedMemo.get(text);
+  if (kept) return kept;
+  const lines = text
+    .split(/\r?\n|\r/u)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  const forms: TypedForms = {
+    lines,
+    whole: compact(lines.join('')),
+    first: compact(lines[0] ?? ''),
+    last: compact(lines[lines.length - 1] ?? ''),
+  };
+  if (typedMemo.size >= TYPED_MEMO_SIZE) typedMemo.delete(typedMemo.keys().next().value!);
+  typedMemo.set(text, forms);
+  return forms;
+}
+
 /** An echoed line without its prompt or box decoration. */
 export function normEcho(line: string): string {
   return line
@@ -176,12 +213,9 @@ export interface EchoSightings {
  * the agent draws for this submit.
  */
 export function echoSightings(lines: string[], end: number, userInput: string): EchoSightings {
-  const first = userInput
-    .split(/\r?\n|\r/u)
-    .map((l) => compact(l.trim()))
-    .find((l) => l !== '');
+  const { first } = typedForms(userInput);
   const seen: EchoSightings = { count: 0, newest: -1 };
-  if (first === undefined) return seen;
+  if (first === '') return seen;
   for (let i = 0; i < Math.min(end, lines.length); i++) {
     const line = lines[i]!;
     const c = compact(normEcho(line));
@@ -208,14 +242,8 @@ export function echoEnd(
   onlyAt?: number,
   from = 0,
 ): number {
-  const userLines = userInput
-    .split(/\r?\n|\r/u)
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
+  const { lines: userLines, whole, first, last } = typedForms(userInput);
   if (userLines.length === 0) return 0;
-  const whole = compact(userLines.join(''));
-  const first = compact(userLines[0]!);
-  const last = compact(userLines[userLines.length - 1]!);
   const startsEcho = (i: number): boolean => {
     const c = compact(normEcho(lines[i]!));
     if (c === '' || !first.startsWith(c)) return false;
@@ -238,8 +266,8 @@ export function echoEnd(
         j++;
       }
       // An echo shown cut (Claude Code hides the middle of a long message behind "(187 lines
-      // hidden)"): it ends at the row that ends the message's last line.
-      if (pos < whole.length && userLines.length > 1) {
+      // hidden)", of one long line too): it ends at the row that ends the message's last line.
+      if (pos < whole.length) {
         for (let k = j; k < end; k++) {
           if (endsInput(lines[k]!)) {
             j = k + 1;
@@ -252,6 +280,12 @@ export function echoEnd(
   }
   if (onlyAt === undefined) {
     for (let i = end - 1; i >= 0; i--) if (PASTED_ECHO.test(lines[i]!)) return i + 1;
+    // An echo longer than the screen keeps (Gemini's 100 KB question past the scrollback, Codex's
+    // alternate screen): the buffer starts inside it. Its newest row ending the message whose
+    // rows above, up to the buffer's first, all continue the message ends it — however the
+    // buffer's rows moved since the submit (a full scrollback drops its oldest row per new one).
+    for (let k = end - 1; k >= 0; k--)
+      if (endsInput(lines[k]!) && tailToTop(k)) return afterEcho(k + 1);
     // Only the end of a long message's echo is left (its start scrolled out of an alternate
     // screen, as in Codex): the newest row ending its last line ends it — below what the screen
     // showed at the submit: above it, a row ending the same way is an earlier message's (two
@@ -267,6 +301,18 @@ export function echoEnd(
   function endsInput(line: string): boolean {
     const c = compact(normEcho(line));
     return c.length >= Math.min(last.length, ECHO_MIN_PREFIX_CHARS) && last.endsWith(c);
+  }
+
+  /** Whether the rows from the buffer's first to `k` are, in order, the end of the message. */
+  function tailToTop(k: number): boolean {
+    let pos = whole.length;
+    for (let i = k; i >= 0; i--) {
+      const c = compact(normEcho(lines[i]!));
+      if (c === '') continue;
+      if (!whole.endsWith(c, pos)) return false;
+      pos -= c.length;
+    }
+    return true;
   }
 
   /** Past the blank rows and the echo box's bottom border that follow an echo. */

@@ -7,6 +7,16 @@ export class IdleOutput {
   private bytes = 0;
   /** The output offset of the first byte kept. */
   private baseAbs = 0;
+  /** Output of the prompt's line was dropped (see `cut`). */
+  private dropped = false;
+
+  /**
+   * The kept output no longer reaches back to the prompt's line: a paste longer than
+   * MAX_IDLE_RAW_BYTES was echoed on it, and only the end of that echo is kept.
+   */
+  get cut(): boolean {
+    return this.dropped;
+  }
 
   /** What is kept, oldest first. */
   get kept(): readonly Uint8Array[] {
@@ -17,6 +27,7 @@ export class IdleOutput {
   keep(chunk: Uint8Array, base: number): void {
     const part =
       chunk.length > MAX_IDLE_RAW_BYTES ? chunk.slice(-MAX_IDLE_RAW_BYTES) : chunk.slice();
+    if (part.length < chunk.length) this.dropped = true;
     if (this.parts.length === 0) this.baseAbs = base + chunk.length - part.length;
     this.parts.push(part);
     this.bytes += part.length;
@@ -34,19 +45,23 @@ export class IdleOutput {
       this.bytes -= cut;
       this.baseAbs = lineStart;
     }
+    // Output before the prompt's line is not needed: only a drop after its start is a cut.
+    this.dropped = this.baseAbs > lineStart;
   }
 
   /** A turn ended: what is kept is `raw` (its prompt's line, from offset `from`), or nothing
-   * from offset `outAbs` on when the line was not stored. */
-  reset(raw: Uint8Array | null, from: number, outAbs: number): void {
+   * from offset `outAbs` on when the line was not stored; `cut`: the line starts before `from`. */
+  reset(raw: Uint8Array | null, from: number, outAbs: number, cut = false): void {
     this.parts = raw && raw.length > 0 ? [raw.slice()] : [];
     this.bytes = raw?.length ?? 0;
     this.baseAbs = raw ? from : outAbs;
+    this.dropped = cut;
   }
 
   private dropFirst(): void {
-    const dropped = this.parts.shift()!;
-    this.bytes -= dropped.length;
-    this.baseAbs += dropped.length;
+    const first = this.parts.shift()!;
+    this.bytes -= first.length;
+    this.baseAbs += first.length;
+    this.dropped = true;
   }
 }

@@ -1,4 +1,4 @@
-import { normEcho } from './extract.js';
+import { normEcho, typedForms } from './extract.js';
 import { compact } from './screen-lines.js';
 
 /**
@@ -17,6 +17,6 @@ export function inputHolds(inputLine: string, submitted: string): boolean {
   const shown = compact(normEcho(inputLine));
   if (shown === '') return false;
   if (PASTE_PLACEHOLDER.test(inputLine)) return true;
-  const want = compact(submitted);
+  const want = typedForms(submitted).whole;
   return want !== '' && want.startsWith(shown.slice(0, want.length));
 }

@@ -5,6 +5,7 @@
 // text, the echo is over and the content starts after that line feed. A first line that shows
 // no trace of the input means the program does not echo: everything is content.
 import { ECHO_MIN_PREFIX_CHARS, MAX_ECHO_EXTRA_LINES, MAX_ECHO_PHASE_BYTES } from './constants.js';
+import { stripAnsi } from './ansi-stripper.js';
 import { compact } from './screen-lines.js';
 import type { TextRenderer } from './text-renderer.js';
 
@@ -28,6 +29,9 @@ export class LineEcho {
   lastEnd: number;
   /** Rows below the prompt line the echo may reach (its lines, wrapped at the width). */
   private readonly rows: number;
+  /** With `startCut`: the last characters written since Enter, without whitespace and escapes. */
+  private written = '';
+  private readonly decoder = new TextDecoder();
 
   /**
    * The echo of `typed` (submitted at output offset `startAbs`) drawn over `screen`, the input
@@ -41,6 +45,9 @@ export class LineEcho {
     cols: number | undefined,
     /** The program echoes each line of the input after its own continuation prompt. */
     private readonly perLinePrompt: boolean,
+    /** `startCut`: `screen` lacks the start of the input line (a paste longer than the output
+     * kept between turns): only the end of its echo can be seen. */
+    private readonly opts: { startCut?: boolean } = {},
   ) {
     const typedLines = typed.split(/\r\n?|\n/u);
     this.wantLines = typedLines.map(compact).filter((l) => l !== '');
@@ -71,7 +78,7 @@ export class LineEcho {
   ): number | null {
     let from = 0;
     for (const nl of newlines) {
-      this.screen.write(chunk.subarray(from, nl));
+      this.write(chunk.subarray(from, nl));
       from = nl;
       // Enter's line feed: the line editor has drawn the line it runs (a recalled command).
       if (this.newlines === 0) atEnter?.(this.screen);
@@ -83,8 +90,15 @@ export class LineEcho {
       }
       return verdict === 'done' ? base + nl + 1 : this.lastEnd;
     }
-    this.screen.write(chunk.subarray(from));
+    this.write(chunk.subarray(from));
     return base + chunk.length - this.startAbs > MAX_ECHO_PHASE_BYTES ? this.lastEnd : null;
+  }
+
+  private write(bytes: Uint8Array): void {
+    this.screen.write(bytes);
+    if (!this.opts.startCut) return;
+    const text = compact(stripAnsi(this.decoder.decode(bytes, { stream: true })));
+    this.written = (this.written + text).slice(-ECHO_TAIL_CHARS);
   }
 
   /** At a line feed of the echo: the echo is complete, may go on, or was not an echo. */
@@ -99,6 +113,10 @@ export class LineEcho {
       shown = compact(echo.linesToCursor().join(''));
       if (holdsInOrder(shown, this.wantLines)) return 'done';
     }
+    // Only the end of a long input's echo can be on this screen: the line feed that follows the
+    // input's last characters ends it. Told from what was written, not from the rows: bash
+    // draws such a line's rows again at Enter, each after a bare CR, over one another.
+    if (allLines && this.opts.startCut && this.written.endsWith(this.tail)) return 'done';
     // Rows, not line feeds: line editors move the cursor down a wrapped line with line feeds.
     if (echo.maxRow > this.rows + MAX_ECHO_EXTRA_LINES) return 'none';
     if (this.newlines === 1) {

@@ -314,7 +314,9 @@ export class LineWatcher extends WatcherBase<LineTurn> {
     const at = this.outAbs;
     this.turn = {
       ...openTurnAt(typed, now, at, MAX_ECHO_PHASE_BYTES + this.maxTurnBytes, joined),
-      echo: new LineEcho(typed, screen, at, screen.cursorRow, this.cols, this.perLinePrompt()),
+      echo: new LineEcho(typed, screen, at, screen.cursorRow, this.cols, this.perLinePrompt(), {
+        startCut: this.idle.cut,
+      }),
       moreAt: null,
       usedAlt: false,
     };
@@ -359,7 +361,8 @@ export class LineWatcher extends WatcherBase<LineTurn> {
   /** A turn ends at the prompt on the line at `lineStart`: that line starts the idle output. */
   private seedIdle(turn: LineTurn, lineStart: number): void {
     const from = Math.max(lineStart, this.outAbs - MAX_IDLE_RAW_BYTES);
-    this.idle.reset(storedRange(turn, from, this.outAbs), from, this.outAbs);
+    const raw = storedRange(turn, from, this.outAbs);
+    this.idle.reset(raw, from, this.outAbs, raw === null || from > lineStart);
   }
 
   /** The program echoes each line of an input after its own continuation prompt (a REPL). */

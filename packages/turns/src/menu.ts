@@ -1,6 +1,6 @@
 // Reading the question an agent asks, and its choices, from the bottom of its screen: what a
-// `blocked` session waits for. Agents draw four kinds of questions (see
-// /work/shared/reference/agent-screens.md and test/screens): numbered choices with a cursor
+// `blocked` session waits for. Agents draw four kinds of questions (see the real agents'
+// screens in test/screens): numbered choices with a cursor
 // (Claude Code, Codex, Copilot, Gemini: `❯ 1. Yes`), a radio list (Gemini: `● Yes, allow once`,
 // `○ No`), choices side by side on one row (OpenCode: `Allow once   Allow always   Reject …
 // ⇆ select`) and letters typed on the question's line (aider: `(Y)es/(N)o/(D)on't ask again

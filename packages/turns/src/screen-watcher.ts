@@ -81,6 +81,8 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   /** Submits (Enter with the agent ready) so far, and the latest one it took. */
   private submitCount = 0;
   private takenCount = 0;
+  /** The text of the submit the agent did not take (dropUntaken), until the next submit. */
+  private untaken: string | null = null;
 
   /** How many Esc presses stop the agent (its preset's `interruptKeys`, default one). */
   private readonly escapesToInterrupt: number;
@@ -112,6 +114,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   override dropUntaken(now: number): DetectorEvent[] {
     const events: DetectorEvent[] = [];
     if (!this.turn || this.turn.accepted) return events;
+    this.untaken = this.turn.typed;
     this.turn = null;
     this.setState('idle', now, events);
     return events;
@@ -136,7 +139,15 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
 
   protected submit(ev: Submit, now: number, events: DetectorEvent[]): void {
     const t = this.turn;
-    if (!t) return this.startTurn(ev, now, events);
+    const untaken = this.untaken;
+    this.untaken = null;
+    if (!t) {
+      // Enter on a box still holding the text of a submit the agent did not take (an
+      // injection gave up on it, a route tries it again): that text is what it submits.
+      if (ev.text.trim() === '' && untaken !== null && this.inputShows(untaken))
+        return this.startTurn({ ...ev, text: untaken }, now, events);
+      return this.startTurn(ev, now, events);
+    }
     if (!t.accepted) {
       // Enter again while the agent has not taken the last one (its text waits in the input
       // box): this Enter submits that text, or the text typed since. The same text is the same

@@ -20,7 +20,7 @@ function session(extra: Record<string, unknown>, state: SessionInfo['state'] = '
     state,
     command: 'claude',
     args: [],
-    cwd: '/work',
+    cwd: '/home/user/project',
     preset: 'claude',
     cols: 80,
     rows: 24,

@@ -305,7 +305,7 @@ export const editor = {
   },
 
   /** Puts `text` in the active editor with `selected` (its first occurrence) selected. */
-  openEditor(text: string, selected = '', file = '/work/file.txt'): void {
+  openEditor(text: string, selected = '', file = '/home/user/file.txt'): void {
     const start = selected ? text.indexOf(selected) : 0;
     if (start < 0) throw new Error(`'${selected}' is not in the text`);
     const sel = new Selection(start, start + selected.length);

@@ -458,7 +458,7 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
     }
   });
 
-  it('refuses a wrong token, a foreign Origin and a foreign Host', async () => {
+  it('says a wrong token in the address was refused; bad requests leave the daemon unharmed', async () => {
     const base = `http://127.0.0.1:${port}`;
     const ws = `ws://127.0.0.1:${port}/ws`;
     // A wrong token in the address: the page says so, and what to do; the token leaves the address.
@@ -469,38 +469,9 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
       /did not take this address’s token: refused: wrong web view token\. Run `clippy web` in a terminal/,
     );
     expect(page.url()).toBe(`${base}/`);
-    // The page's files hold no secret; requests from another site or name are refused, saying
-    // what to do.
-    expect((await http(`${base}/app.js`)).status).toBe(200);
-    const foreign: Record<string, string>[] = [
-      { origin: 'http://evil.example' },
-      { host: `evil.example:${port}` },
-    ];
-    for (const headers of foreign) {
-      const refused = await http(`${base}/`, { headers });
-      expect(refused.status).toBe(403);
-      expect(refused.body).toContain('run `clippy web` in a terminal and open the URL it prints');
-    }
-    // The token buys a tab session (POST /session, the token as a bearer), nothing else does.
-    const exchange = (authorization: string, headers: Record<string, string> = {}) =>
-      http(`${base}/session`, { method: 'POST', headers: { authorization, ...headers } });
-    expect((await exchange(`Bearer ${'0'.repeat(48)}`)).status).toBe(403);
-    expect((await exchange(`Bearer ${token}`, { origin: 'http://evil.example' })).status).toBe(403);
-    expect(
-      (await http(`${base}/session`, { headers: { authorization: `Bearer ${token}` } })).status,
-    ).toBe(405);
-    const granted = await exchange(`Bearer ${token}`);
-    expect(granted.status).toBe(200);
-    expect(granted.headers['set-cookie']).toBeUndefined();
-    const { session } = JSON.parse(granted.body) as { session: string };
-    expect(session).toMatch(/^[0-9a-f]{48}\.[0-9a-f]{64}$/);
-    expect(await upgrade(`${ws}?session=${session}`, { origin: base })).toBe('open');
-    expect(await upgrade(`${ws}?session=${'0'.repeat(48)}`, { origin: base })).toBe('403');
+    // Every credential and every Host/Origin check of the port, without a browser:
+    // broker/src/web/web-guard.test.ts. Here: a page's own token lets its socket in.
     expect(await upgrade(`${ws}?token=${token}`, { origin: base })).toBe('open');
-    expect(await upgrade(`${ws}?token=nope`, { origin: base })).toBe('403');
-    expect(await upgrade(`${ws}`, { origin: base })).toBe('403');
-    expect(await upgrade(`${ws}?token=${token}`, { origin: 'http://evil.example' })).toBe('403');
-    expect(await upgrade(`${ws}?token=${token}`, { host: `rebound.example:${port}` })).toBe('403');
     // A bad request gets an error naming the problem; the connection and the daemon go on.
     const client = new WebSocket(`${ws}?token=${token}`, { origin: base });
     await new Promise((r) => client.once('open', r));

@@ -297,12 +297,11 @@ function M.capture(ref)
     kind, fields = 'capture_by_id', { turn_id = ref }
   end
   call(kind, fields, config.REQUEST_TIMEOUT_MS, function(r)
+    -- The text's bytes (what :ClippyPaste sends) and the raw ones (ANSI included).
+    local size = r.text_size and string.format('%d bytes of text, %d raw', r.text_size, r.size)
+      or string.format('%d raw bytes', r.size)
     ui.info(
-      string.format(
-        'captured %s (%d bytes); :ClippyPaste {session} puts it into a session',
-        r.turn_id,
-        r.size
-      )
+      string.format('captured %s (%s); :ClippyPaste {session} puts it into a session', r.turn_id, size)
     )
   end)
 end

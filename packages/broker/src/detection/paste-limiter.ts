@@ -1,10 +1,12 @@
+import { MAX_TYPED_CHARS } from '@clippy/turns';
+
 /**
- * Bytes of one bracketed paste passed on to the input tracking of the turn engine: enough to
- * recognise the echo and record the prompt, and bounded because the engine's input tracker
- * costs time growing with the square of a paste's length (a 1 MiB paste would stall the
- * broker for minutes).
+ * Bytes of one bracketed paste passed on to the input tracking of the turn engine: as much as
+ * the engine tracks (MAX_TYPED_CHARS), since its echo removal needs the end of the text (a
+ * 100 KB question cut to 16 KB left its echo in the answer). Tracking is linear in a paste's
+ * length; the bound keeps a runaway paste from being copied to the detector whole.
  */
-export const PASTE_TRACK_BYTES = 16 * 1024;
+export const PASTE_TRACK_BYTES = MAX_TYPED_CHARS;
 
 const START = Buffer.from('\x1b[200~');
 const END = Buffer.from('\x1b[201~');

@@ -7,5 +7,9 @@ export const capture: Handler<'capture'> = (request, context) => {
   const session = findSession(context, request.session);
   const turn = findTurn(context.sessions, session.id);
   context.relayBuffer.set(relayEntryOf(turn));
-  return { size: turn.byte_length, turn_id: turn.turn_id };
+  return {
+    size: turn.byte_length,
+    turn_id: turn.turn_id,
+    text_size: Buffer.byteLength(turn.text),
+  };
 };

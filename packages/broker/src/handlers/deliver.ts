@@ -2,7 +2,7 @@ import { isAbsolute } from 'node:path';
 import { encodeFrame, type Push } from '@clippy/protocol';
 import { HandlerError, findSession, type Handler, type SessionsPort } from './context.js';
 import { copyToClipboard } from '../relay/clipboard.js';
-import { writeFileSink } from '../relay/file-sink.js';
+import { deliverToFile } from '../relay/file-delivery.js';
 import { injectInto } from '../relay/inject-into-session.js';
 
 /** Largest text sent as OSC 52: terminals that support it cap the sequence around 100 kB. */
@@ -35,7 +35,7 @@ export const deliver: Handler<'deliver'> = async (request, context) => {
         `the file path must be absolute (got '${request.path}')`,
       );
     }
-    await writeFileSink(request.path!, data);
+    await deliverToFile(request.path!, data);
     return { size: data.length, turn_id: entry.turnId };
   }
   const provider = await copyToClipboard(data, {

@@ -1,5 +1,5 @@
 import { DEFAULT_KILL_SIGNAL } from '../constants.js';
-import { parseSignal } from '../pty/signals.js';
+import { parseSignal } from '@clippy/system/pty';
 import { HandlerError, findSession, type Handler } from './context.js';
 
 export const kill: Handler<'kill'> = async (request, context) => {

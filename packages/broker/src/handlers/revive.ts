@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolveCommand } from '../pty/resolve-command.js';
-import { spawnPty } from '../pty/node-pty-process.js';
+import { spawnPty } from '@clippy/system/pty';
 import { resumeArgs, wireSession } from '../agents/wire-session.js';
 import { currentTurnConfig, resolveSessionPreset } from '../detection/session-preset.js';
 import type { Session } from '../sessions/session.js';

@@ -31,6 +31,11 @@ export const send: Handler<'send'> = async (request, context) => {
     return { submitted: request.enter ?? false };
   }
   const text = request.text!;
+  if (request.enter && text.trim() === '')
+    throw new HandlerError(
+      'invalid_argument',
+      'the text is empty: there is nothing to submit (to press Enter alone, send the key: keys ["Enter"])',
+    );
   try {
     const result = await injectInto(
       context.sessions,
@@ -40,6 +45,7 @@ export const send: Handler<'send'> = async (request, context) => {
         enter: request.enter ?? false,
         force: request.force ?? false,
         complete: request.complete ?? false,
+        ...(request.idle_wait_ms !== undefined ? { idleWaitMs: request.idle_wait_ms } : {}),
       },
     );
     return { submitted: result.submitted };

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
-import { spawnPty } from '../pty/node-pty-process.js';
+import { spawnPty } from '@clippy/system/pty';
 import { resolveCommand } from '../pty/resolve-command.js';
 import { HandlerError, type Handler } from './context.js';
 import { currentTurnConfig, resolveSessionPreset } from '../detection/session-preset.js';

@@ -3,14 +3,14 @@ import type { TurnMeta } from '@clippy/protocol';
 import type { FocusState } from '../focus/focus-state.js';
 import type { Logger } from '../log.js';
 import type { Session, SessionClient } from '../sessions/session.js';
-import { BellSink } from './bell-sink.js';
-import { ClientSink } from './client-sink.js';
-import { DesktopSink } from './desktop-sink.js';
+import { BellOutput } from './bell-output.js';
+import { ClientOutput } from './client-output.js';
+import { DesktopOutput } from './desktop-output.js';
 import { NotifyClients, type NotifyClient } from './notify-clients.js';
 import type { NotifyEvent } from './notify-event.js';
 import { NotifySettings, type NotifyInForce } from './notify-settings.js';
 import type { WebhookEvent } from './webhook-format.js';
-import { WebhookSink, type WebhookStatus } from './webhook-sink.js';
+import { WebhookOutput, type WebhookStatus } from './webhook-output.js';
 
 export interface NotifierHost {
   env: Record<string, string | undefined>;
@@ -34,27 +34,27 @@ interface Told {
  * a session waits for you — whether to tell the user and where: not for a session they look at
  * (an interactive attach whose terminal has focus, a visible page on it, the focused editor
  * showing it); then, as the settings say, a page's notification or else the desktop's (one
- * popup), the editor's, and the bell. Each sink is handed the event at most once.
+ * popup), the editor's, and the bell. Each output is handed the event at most once.
  */
 export class Notifier {
   readonly clients = new NotifyClients();
   readonly settings: NotifySettings;
-  private readonly desktop: DesktopSink;
-  private readonly page: ClientSink;
-  private readonly editor: ClientSink;
-  private readonly bell: BellSink;
-  private readonly webhook: WebhookSink;
+  private readonly desktop: DesktopOutput;
+  private readonly page: ClientOutput;
+  private readonly editor: ClientOutput;
+  private readonly bell: BellOutput;
+  private readonly webhook: WebhookOutput;
   private readonly told = new Map<string, Told>();
 
   constructor(private readonly host: NotifierHost) {
     this.settings = new NotifySettings(host.env, (message) =>
       host.log.warn({ err: message }, 'notify settings unreadable: the last good ones stay'),
     );
-    this.desktop = new DesktopSink(host.env, host.log);
-    this.page = new ClientSink(this.clients, 'page');
-    this.editor = new ClientSink(this.clients, 'editor');
-    this.bell = new BellSink(host);
-    this.webhook = new WebhookSink(host.log);
+    this.desktop = new DesktopOutput(host.env, host.log);
+    this.page = new ClientOutput(this.clients, 'page');
+    this.editor = new ClientOutput(this.clients, 'editor');
+    this.bell = new BellOutput(host);
+    this.webhook = new WebhookOutput(host.log);
   }
 
   /** The user looks at this session now: nothing to tell them about it. */
@@ -112,6 +112,26 @@ export class Notifier {
       text: body,
       question: menu?.question || null,
       choices: (menu?.options ?? []).map((o) => ({ label: o.label, keys: o.keys })),
+      sound: false,
+    });
+  }
+
+  /**
+   * Something about the session needs the user that is not a question on its screen (a route
+   * into it stopped because it did not take a message): told as a `blocked` event, where and
+   * when a question would be.
+   */
+  needsYou(session: Session, title: string, body: string): void {
+    this.tell(session, 'blocked', {
+      session,
+      sessionId: session.id,
+      name: session.name,
+      event: 'blocked',
+      title,
+      body,
+      text: body,
+      question: null,
+      choices: [],
       sound: false,
     });
   }

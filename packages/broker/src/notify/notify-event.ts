@@ -23,7 +23,7 @@ export interface NotifyEvent {
 }
 
 /** Somewhere a notification shows. `deliver` is true when it was handed to someone. */
-export interface NotifySink {
+export interface NotifyOutput {
   deliver(event: NotifyEvent): boolean;
   dispose?(): void;
 }

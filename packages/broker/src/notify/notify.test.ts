@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentCommand, type AgentName } from '@clippy/testkit/agents/index';
 import { FakeNotifySend } from '@clippy/testkit/fake-notify';
+import { until as waitUntil } from '@clippy/testkit/until';
 import { startBroker, type Broker } from '../server.js';
 import { silentLogger } from '../log.js';
 import { childEnv, tempRuntime } from '../test-support/fixtures.js';
@@ -344,10 +345,5 @@ describe('a terminal too narrow to read', { timeout: 60_000 }, () => {
   });
 });
 
-async function until(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** testkit's until, with this file's longer default (daemons and agents start under load). */
+const until = (cond: () => boolean, timeoutMs = 10_000) => waitUntil(cond, 'condition', timeoutMs);

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../log.js';
 import { SessionReaper } from './session-reaper.js';
+import { until } from '@clippy/testkit/until';
 
 // Issue 44 item 4: the reaper ends the sessions' processes once the daemon is gone (its pipe
 // closes), including processes that ignore SIGHUP and SIGTERM as Gemini CLI's do.
@@ -57,13 +58,11 @@ function sessionMembers(sid: number): number[] {
   return out;
 }
 
-async function goneWithin(sid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (sessionMembers(sid).length > 0) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
+function goneWithin(sid: number, ms: number): Promise<boolean> {
+  return until(() => sessionMembers(sid).length === 0, `session ${sid} gone`, ms).then(
+    () => true,
+    () => false,
+  );
 }
 
 describe.skipIf(process.platform !== 'linux')('SessionReaper', () => {

@@ -1,4 +1,4 @@
-import { runClipboardTool, usableClipboardTools } from '@clippy/protocol/clipboard';
+import { runClipboardTool, usableClipboardTools } from '@clippy/system/clipboard';
 import { HandlerError } from '../errors.js';
 
 export interface ClipboardOptions {

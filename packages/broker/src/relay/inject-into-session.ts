@@ -2,7 +2,7 @@ import { encodeFrame, type Push } from '@clippy/protocol';
 import { HandlerError } from '../errors.js';
 import type { Session, SessionClient } from '../sessions/session.js';
 import { neutralizeControls } from './injected-text.js';
-import { inject, type InjectResult, type InjectTarget } from './injector.js';
+import { INJECT_IDLE_WAIT_MS, inject, type InjectResult, type InjectTarget } from './injector.js';
 
 /** Unsent input bytes above which an injection waits before writing more (PTY backpressure). */
 const INPUT_HIGH_WATER_BYTES = 64 * 1024;
@@ -93,6 +93,10 @@ export interface InjectRequest {
   force?: boolean | undefined;
   /** Close a block left open at a continuation prompt with one more Enter (`ask`). */
   complete?: boolean | undefined;
+  /** Wait at most this long for idle (never longer than INJECT_IDLE_WAIT_MS). */
+  idleWaitMs?: number | undefined;
+  /** Try again after `not_submitted` (see InjectOptions.resubmit). */
+  resubmit?: boolean | undefined;
 }
 
 /**
@@ -144,6 +148,10 @@ export async function injectInto(
         enter,
         force: req.force ?? false,
         complete: req.complete ?? false,
+        ...(req.resubmit ? { resubmit: true } : {}),
+        ...(req.idleWaitMs !== undefined
+          ? { idleWaitMs: Math.min(req.idleWaitMs, INJECT_IDLE_WAIT_MS) }
+          : {}),
       }),
     // The next text waits until this one's turn shows (the agent left its prompt, or already
     // answered): a line agent's Enter is confirmed by its echo, before its detector opens the

@@ -131,8 +131,14 @@ export interface InjectOptions {
    * Enter to close it; still one after that fails with `needs_input` (`clippy ask`).
    */
   complete?: boolean;
-  /** Test seam: the wait for idle (default INJECT_IDLE_WAIT_MS). */
+  /** The wait for idle (default INJECT_IDLE_WAIT_MS; shorter for `ask --timeout`). */
   idleWaitMs?: number;
+  /**
+   * Try a text again after `not_submitted` (a route's hop): where its input still holds it (a
+   * TUI's box shows it; a line program keeps its line) only Enter is pressed, confirmed as
+   * always; where it does not, the text is typed anew. Never typed twice into one input.
+   */
+  resubmit?: boolean;
 }
 
 export interface InjectResult {
@@ -198,20 +204,26 @@ export async function inject(
         `${longestLine(text)} bytes: the kernel would cut it at ${MAX_CANONICAL_LINE_BYTES}`,
     );
   }
-  const pasted = bracketed ? Buffer.concat([PASTE_START, text, PASTE_END]) : text;
-  // At the input box (not into a dialog or a program reading a line), first what empties it.
-  const clear = target.state() === 'idle' && !target.readsLines() ? target.clearInput?.() : null;
-  const body = clear ? Buffer.concat([clear, pasted]) : pasted;
-  const beforeText = target.outputBytes();
-  for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
-    if (!target.isLive())
-      throw new HandlerError('session_exited', `session '${target.name}' exited during the paste`);
-    await target.write(body.subarray(at, at + INJECT_CHUNK_BYTES));
+  const held = opts.resubmit === true && target.inputShows?.(text.toString('utf8')) !== false;
+  if (!held) {
+    const pasted = bracketed ? Buffer.concat([PASTE_START, text, PASTE_END]) : text;
+    // At the input box (not into a dialog or a program reading a line), first what empties it.
+    const clear = target.state() === 'idle' && !target.readsLines() ? target.clearInput?.() : null;
+    const body = clear ? Buffer.concat([clear, pasted]) : pasted;
+    const beforeText = target.outputBytes();
+    for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
+      if (!target.isLive())
+        throw new HandlerError(
+          'session_exited',
+          `session '${target.name}' exited during the paste`,
+        );
+      await target.write(body.subarray(at, at + INJECT_CHUNK_BYTES));
+    }
+    await target.drain();
+    if (opts.enter) await settle(target, beforeText, text.toString('utf8'));
   }
-  await target.drain();
   if (!opts.enter) return { submitted: false, bracketed };
   const typed = text.toString('utf8');
-  await settle(target, beforeText, typed);
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!target.isLive())
       throw new HandlerError('session_exited', `session '${target.name}' exited before Enter`);

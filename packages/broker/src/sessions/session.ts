@@ -17,7 +17,7 @@ import {
   type FlowSink,
   type FrameSink,
 } from '../flow-control.js';
-import type { PtyExit, PtyProcess } from '../pty/pty-process.js';
+import type { PtyExit, PtyProcess } from '@clippy/system/pty';
 import type { SessionTurns } from '../detection/session-turns.js';
 import { SessionWorktree, type WorktreeRecord } from '../worktrees/session-worktree.js';
 import { OutputBatcher } from './output-batcher.js';

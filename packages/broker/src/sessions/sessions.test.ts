@@ -43,8 +43,10 @@ describe('sessions over real PTYs', () => {
   });
 
   it('reports the exit code of sh -c and keeps the session listed until removed', async () => {
-    const s = await spawn('sh', ['-c', 'sleep 0.3; printf done; exit 7']);
+    // It prints once attached (a line sent after attach): a fixed sleep lost that race under load.
+    const s = await spawn('sh', ['-c', 'read x; printf done; exit 7']);
     await c.ok('attach', { session: s.session });
+    await c.ok('input', { session: s.session, data: Buffer.from('\r') });
     const exit = await waitExit(c, s.session);
     expect(exit.exit_code).toBe(7);
     // Output is drained before the exit push.
@@ -68,8 +70,9 @@ describe('sessions over real PTYs', () => {
     await tb.stop();
     tb = await startTestBroker({ limits: { killGraceMs: 300 } });
     c = await tb.client();
-    const s = await spawn('sh', ['-c', 'trap "" HUP; sleep 0.3; echo ready; sleep 30']);
+    const s = await spawn('sh', ['-c', 'trap "" HUP; read x; echo ready; sleep 30']);
     await c.ok('attach', { session: s.session });
+    await c.ok('input', { session: s.session, data: Buffer.from('\r') });
     await c.until(() => c.output(s.session).toString().includes('ready'));
     await c.ok('kill', { session: s.session });
     const exit = await waitExit(c, s.session);

@@ -6,6 +6,7 @@ import { OutputBatch } from '../flow-control.js';
 import { DirectTerminal } from './direct-terminal.js';
 import { openClientTerminal } from './open-terminal.js';
 import { platformMissing } from '@clippy/testkit/requirements';
+import { until } from '@clippy/testkit/until';
 
 // A real pseudo-terminal plays the user's terminal: this test writes keys into its master and
 // reads what the daemon's side writes, as a terminal emulator does; a raw-mode `sleep` holds the
@@ -41,14 +42,6 @@ async function userTerminal(): Promise<{ child: pty.IPty; path: string; seen: ()
   const path = fs.realpathSync(`/proc/${child.pid}/fd/0`);
   const before = out.length;
   return { child, path, seen: () => out.slice(before) };
-}
-
-async function until(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 /** The daemon's side of that terminal, recording what it reports. */

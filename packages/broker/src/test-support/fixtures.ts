@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startBroker, type Broker } from '../server.js';
 import type { BrokerOptions } from '../config.js';
 import { silentLogger } from '../log.js';
+import { until } from '@clippy/testkit/until';
 import { RawClient } from './raw-client.js';
 
 /** A temp XDG_RUNTIME_DIR (and state dir) for one test; `cleanup` removes it. */
@@ -63,11 +64,7 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** Polls `predicate` until it holds (for broker-side state no message announces). */
-export async function waitUntil(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > end) throw new Error('timed out waiting for condition');
-    await sleep(10);
-  }
+/** Waits until `predicate` holds (for broker-side state no message announces): testkit's until. */
+export function waitUntil(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
+  return until(predicate, 'broker state', timeoutMs);
 }

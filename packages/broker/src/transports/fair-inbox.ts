@@ -3,7 +3,7 @@ import type { StreamFailure } from './partial-frames.js';
 
 type Item = { message: unknown } | { failure: StreamFailure };
 
-export interface InboxSink {
+export interface InboxHandler {
   message(message: unknown): void;
   failure(failure: StreamFailure): void;
   /** Stop reading from the peer: a backlog is waiting. */
@@ -28,7 +28,7 @@ export class FairInbox {
 
   constructor(
     private readonly perTurn: number,
-    private readonly sink: InboxSink,
+    private readonly sink: InboxHandler,
     private readonly budgetMs = INBOX_TURN_BUDGET_MS,
     private readonly now: () => number = () => performance.now(),
   ) {}

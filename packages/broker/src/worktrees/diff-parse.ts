@@ -1,4 +1,5 @@
-import { diffGitLine, type DiffFile, type DiffHunk, type DiffStatus } from '@clippy/protocol';
+import type { DiffFile, DiffHunk, DiffStatus } from '@clippy/protocol';
+import { diffGitLine } from '@clippy/system/git';
 
 // Reads what `git diff --raw --numstat --no-abbrev -z [-p]` prints: the raw records (modes,
 // blob IDs, status, paths), the same files' line counts, then (with -p) a NUL and the patch.

@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
+import type { DiffDetail, DiffFile, DiffTotals } from '@clippy/protocol';
 import {
   byPath,
   diffPatchLines,
   gitDiffArgs,
   literalPathspec,
   movedFileHeader,
+  newFilePaths,
+  newFilesArgs,
   pairMoves,
-  type DiffDetail,
-  type DiffFile,
-  type DiffTotals,
-} from '@clippy/protocol';
+} from '@clippy/system/git';
 import { HandlerError } from '../errors.js';
 import { parseDiffOutput, type ParsedFile } from './diff-parse.js';
 import { GIT_OUTPUT_MAX_BYTES, gitMessage, runGit } from './git.js';
@@ -124,7 +124,7 @@ export async function worktreeDiff(
       ),
       opts,
     ),
-    runGit(['ls-files', '--others', '--exclude-standard', '-z', ...pathspec], opts),
+    runGit(newFilesArgs(pathspec), opts),
     record.base_ref && query.base !== false
       ? runGit(['merge-base', record.base_ref, 'HEAD'], opts)
       : null,
@@ -159,11 +159,7 @@ export async function worktreeDiff(
       `the diff in ${record.path} is too large to read (its list of files alone passes ${GIT_OUTPUT_MAX_BYTES} bytes)`,
     );
   }
-  const newPaths = listed.stdout
-    .toString('utf8')
-    .split('\0')
-    // A folder (a repository of its own inside the worktree) is not a file git would add.
-    .filter((p) => p !== '' && !p.endsWith('/'));
+  const newPaths = newFilePaths(listed.stdout);
   const added = await readUntrackedFiles(record.path, newPaths, record.object_format, withPatch);
   const files = withMoves(parsed.files, added, withPatch).map(wireFile).sort(byPath);
 

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { HandlerError } from '../errors.js';
 
-// git itself does the git work (DESIGN.md: worktrees and diffs, "git via `git` itself"): its
-// rules for refs, ignores, renames and locks are the user's, and nothing is re-implemented.
+// git itself does the git work: its rules for refs, ignores, renames and locks are the user's,
+// and nothing of them is re-implemented here.
 
 /** Longest a reading git command may take (a diff of a large repository on a loaded machine). */
 export const GIT_READ_TIMEOUT_MS = 60_000;
@@ -15,7 +15,7 @@ export const GIT_OUTPUT_MAX_BYTES = 64 * 1024 * 1024;
 const GIT_STDERR_MAX_BYTES = 16 * 1024;
 
 // The environment git runs with: protocol's gitEnvironment (clippy diff runs git with it too).
-export { gitEnvironment } from '@clippy/protocol';
+export { gitEnvironment } from '@clippy/system/git';
 
 export interface GitResult {
   stdout: Buffer;

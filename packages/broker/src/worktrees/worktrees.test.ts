@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diffPatchLines, diffStatLines } from '@clippy/protocol';
+import { diffPatchLines, diffStatLines } from '@clippy/system/git';
 import { GIT_TEST_ENV, git, gitOwnDiff, makeRepo, writeFiles } from '@clippy/testkit/git';
 import { RepoTemplate } from '@clippy/testkit/repo-template';
 import { HandlerError } from '../errors.js';

@@ -1,4 +1,5 @@
-import { capLines, diffPatchLines, diffStatLines, type EventName } from '@clippy/protocol';
+import type { EventName } from '@clippy/protocol';
+import { capLines, diffPatchLines, diffStatLines } from '@clippy/system/git';
 import { HandlerError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { TemplateDiff } from '../relay/routes/templates.js';

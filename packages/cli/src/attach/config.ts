@@ -1,4 +1,4 @@
-import { readConfigFile } from '../config-files.js';
+import { configFilePath, InvalidConfigError, readConfigFile } from '../config-files.js';
 import { DEFAULT_DETACH_KEY, parseDetachKey, type DetachKey } from '@clippy/protocol';
 
 export { configFilePath } from '../config-files.js';
@@ -10,6 +10,27 @@ export function resolveDetachKey(
 ): DetachKey {
   const spec = flag || env.CLIPPY_DETACH_KEY || readConfigFile(env).detachKey || DEFAULT_DETACH_KEY;
   return parseDetachKey(spec);
+}
+
+/**
+ * Why the detach key in force (CLIPPY_DETACH_KEY, else config.json's `detachKey`) would be
+ * refused by `new`, `attach` and `revive`, checked by the same resolveDetachKey: for `clippy
+ * config` and `clippy doctor`, which must not pass what those commands refuse. null: none (or
+ * the file itself is broken, which is reported as such).
+ */
+export function detachKeyProblem(
+  env: NodeJS.ProcessEnv = process.env,
+): { from: string; message: string } | null {
+  try {
+    resolveDetachKey(undefined, env);
+    return null;
+  } catch (err) {
+    if (err instanceof InvalidConfigError) return null;
+    const from = env.CLIPPY_DETACH_KEY
+      ? 'CLIPPY_DETACH_KEY'
+      : `detachKey in ${configFilePath(env)}`;
+    return { from, message: (err as Error).message };
+  }
 }
 
 /**

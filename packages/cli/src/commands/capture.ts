@@ -8,6 +8,7 @@ import {
   type FocusedArgs,
 } from '../focus/focused-options.js';
 import { turnCall } from '../turn-exits.js';
+import { capturedSize } from '../turn-output.js';
 
 interface CaptureArgs extends CommonArgs, FocusedArgs {
   ref?: string;
@@ -36,7 +37,7 @@ const command: CommandModule<object, CaptureArgs> = {
       if (argv.focused) {
         return onFocused(c, argv, async (f) => {
           const r = await turnCall(() => c.request('capture', { session: f.session }));
-          return `captured ${r.turn_id} (${r.size} bytes)`;
+          return `captured ${r.turn_id} ${capturedSize(r)}`;
         });
       }
       const ref = argv.ref!;
@@ -45,7 +46,7 @@ const command: CommandModule<object, CaptureArgs> = {
           ? c.request('capture_by_id', { turn_id: ref })
           : c.request('capture', { session: ref }),
       );
-      return `captured ${r.turn_id} (${r.size} bytes)`;
+      return `captured ${r.turn_id} ${capturedSize(r)}`;
     });
     if (!argv.quiet) process.stdout.write(`${line}\n`);
   },

@@ -8,7 +8,9 @@ import {
   readConfigFile,
   readPresetsFile,
 } from '../config-files.js';
+import { detachKeyProblem } from '../attach/config.js';
 import { effectiveConfig, type Setting } from '../config/settings.js';
+import { EXIT } from '../exit-codes.js';
 import { renderTable } from '../table.js';
 
 interface ConfigArgs {
@@ -64,6 +66,12 @@ async function show(argv: ConfigArgs): Promise<void> {
     return;
   }
   const effective = effectiveConfig(readConfigFile(env), env);
+  // A value the file's schema lets through but the commands using it refuse (the same check).
+  const detachKey = detachKeyProblem(env);
+  if (detachKey) {
+    const setting = effective.settings.find((s) => s.key === 'detachKey');
+    if (setting) setting.error = detachKey.message;
+  }
   if (argv.json) {
     const out = { ...effective, valid: true, presets };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -73,7 +81,12 @@ async function show(argv: ConfigArgs): Promise<void> {
     process.stdout.write(
       renderTable(
         [{ header: 'KEY' }, { header: 'VALUE' }, { header: 'FROM' }, { header: 'OVERRIDE' }],
-        effective.settings.map((s) => [s.key, shown(s.value), origin(s, file), s.flag ?? '']),
+        effective.settings.map((s) => [
+          s.key,
+          s.error ? `${shown(s.value)} (refused)` : shown(s.value),
+          origin(s, file),
+          s.flag ?? '',
+        ]),
       ),
     );
     for (const u of effective.unknown)
@@ -90,6 +103,12 @@ async function show(argv: ConfigArgs): Promise<void> {
   if (presetsError) {
     if (!argv.json) process.stderr.write(`clippy: ${presetsError.message}\n`);
     process.exitCode = presetsError.exitCode;
+  }
+  if (detachKey) {
+    process.stderr.write(
+      `clippy: ${detachKey.from}: ${detachKey.message} (clippy new and attach refuse it)\n`,
+    );
+    process.exitCode = EXIT.usage;
   }
 }
 
@@ -108,7 +127,7 @@ const command: CommandModule<object, ConfigArgs> = {
       .option('json', {
         type: 'boolean',
         describe:
-          'print {file, exists, valid, settings: [{key, value, source, line, env, flag, description}], unknown, presets}',
+          'print {file, exists, valid, settings: [{key, value, source, line, env, flag, description, error}], unknown, presets}',
       })
       .command({
         command: 'path',

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { lstat, readFile, readlink } from 'node:fs/promises';
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import type { WorktreeInfo } from '@clippy/protocol';
 import {
   byPath,
   diffGitLine,
@@ -11,23 +10,19 @@ import {
   gitEnvironment,
   literalPathspec,
   movedFileHeader,
-  newFileDiff,
+  newFilePaths,
+  newFilesArgs,
   pairMoves,
-  type WorktreeInfo,
-} from '@clippy/protocol';
+  readNewFiles,
+} from '@clippy/system/git';
 import { coloredPatchLines } from './diff-color.js';
 
 // `clippy diff S` where the session's worktree is on this machine: git runs here, its output
 // (coloured by git itself on a terminal) goes to stdout as it wrote it, and the new files git
-// does not track are written beside it as the daemon writes them (protocol's diff-git.ts), in
+// does not track are written beside it as the daemon writes them (system's git/), in
 // the same order: the same bytes as the daemon's `diff` text, without a patch crossing the
 // socket nor a node process parsing it. Anything unexpected returns null: the caller then asks
 // the daemon, which says what is wrong (docs/worktrees.md).
-
-/** Largest new file read for its lines; a larger one is shown as binary, unread (as the daemon). */
-const UNTRACKED_TEXT_MAX_BYTES = 8 * 1024 * 1024;
-/** New files read at once. */
-const READ_CONCURRENCY = 16;
 
 interface GitRun {
   code: number;
@@ -117,47 +112,6 @@ function trackedFiles(out: Buffer, color: boolean): Tracked[] | null {
   return b === blocks.length ? files : null;
 }
 
-/** A new file: its mode, blob ID and patch lines (as the daemon's readUntrackedFiles). */
-async function untrackedFile(
-  top: string,
-  rel: string,
-  format: 'sha1' | 'sha256',
-): Promise<{ path: string; mode: string; id: string | null; lines: string[] } | null> {
-  const file = path.join(top, rel);
-  let st;
-  try {
-    st = await lstat(file);
-  } catch {
-    return null; // gone since it was listed
-  }
-  let mode: string;
-  let content: Buffer | null = null;
-  if (st.isSymbolicLink()) {
-    mode = '120000';
-    content = Buffer.from(await readlink(file));
-  } else if (st.isFile()) {
-    mode = st.mode & 0o100 ? '100755' : '100644';
-    if (st.size <= UNTRACKED_TEXT_MAX_BYTES) content = await readFile(file).catch(() => null);
-  } else return null;
-  const id = content
-    ? createHash(format).update(`blob ${content.length}\0`).update(content).digest('hex')
-    : null;
-  return { path: rel, mode, id, lines: diffPatchLines([newFileDiff(rel, mode, content, id)]) };
-}
-
-async function untrackedFiles(top: string, paths: string[], format: 'sha1' | 'sha256') {
-  const out: Awaited<ReturnType<typeof untrackedFile>>[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < paths.length) {
-      const i = next++;
-      out[i] = await untrackedFile(top, paths[i]!, format);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, paths.length) }, worker));
-  return out.filter((f) => f !== null);
-}
-
 /**
  * Whether `worktree` is on this machine: its folder is there and is a worktree of its
  * repository (its `.git` file points into that repository's git directory). A daemon reached
@@ -197,7 +151,7 @@ export async function localPatch(
     git(gitDiffArgs(base, { detail: 'patch', color: opts.color }, pathspec), worktree.path, env);
   const [first, listed] = await Promise.all([
     diffOf(worktree.base_ref ? ['--merge-base', worktree.base_ref] : [worktree.base]),
-    git(['ls-files', '--others', '--exclude-standard', '-z', ...pathspec], worktree.path, env),
+    git(newFilesArgs(pathspec), worktree.path, env),
   ]);
   let tracked = first;
   // The ref it came from is gone (or shares no history with HEAD now): the commit it came from.
@@ -205,12 +159,7 @@ export async function localPatch(
   if (tracked.code !== 0 || listed.code !== 0) return null;
   const files = trackedFiles(tracked.stdout, opts.color);
   if (!files) return null;
-  const newPaths = listed.stdout
-    .toString('utf8')
-    .split('\0')
-    // A folder (a repository of its own inside the worktree) is not a file git would add.
-    .filter((p) => p !== '' && !p.endsWith('/'));
-  const added = await untrackedFiles(worktree.path, newPaths, format);
+  const added = await readNewFiles(worktree.path, newFilePaths(listed.stdout), format);
 
   const deleted = files.filter((f) => f.status === 'D');
   const pairs = pairMoves(deleted, added);
@@ -221,7 +170,8 @@ export async function localPatch(
     if (match) gone.add(match);
     // The same path deleted from the index and still there, unchanged: no change at all.
     if (match?.path === u.path) return;
-    entries.push({ path: u.path, lines: match ? movedFileHeader(match.path, u.path) : u.lines });
+    const lines = match ? movedFileHeader(match.path, u.path) : diffPatchLines([u.diff]);
+    entries.push({ path: u.path, lines });
   });
   const all = [...files.filter((f) => !gone.has(f)), ...entries].sort(byPath);
   return all.map((e) => {

@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { diffNameLines, diffStatLines } from '@clippy/protocol';
+import { diffNameLines, diffStatLines } from '@clippy/system/git';
 import { BrokerError, type ClippyClient } from '@clippy/client/lean';
 import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
 import { coloredPatch } from './diff-color.js';

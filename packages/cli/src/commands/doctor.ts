@@ -5,6 +5,7 @@ import {
   checkAgentChannels,
   checkClipboard,
   checkConfig,
+  checkDetachKey,
   checkHotkeys,
   checkNode,
   checkNodePty,
@@ -132,6 +133,7 @@ const command: CommandModule<object, DoctorArgs> = {
       checkHotkeys(env),
       checkAgentChannels(await daemonSessions(argv)),
       ...checkConfig(env),
+      checkDetachKey(env),
     ];
     const ok = checks.every((c) => c.status !== 'fail');
     if (argv.json) {

@@ -2,8 +2,10 @@ import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { turnCall } from '../turn-exits.js';
 import { parseSince } from '../since.js';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { intOption } from '../int-option.js';
+
+/** The most results `history_search` returns (its schema's bound). */
+const MAX_SEARCH_RESULTS = 1000;
 
 interface SearchArgs extends CommonArgs {
   text: string[];
@@ -36,24 +38,19 @@ const search: CommandModule<object, SearchArgs> = {
         requiresArg: true,
         describe: 'only turns since: 30m, 12h, 2d, 1w, or a date',
       })
-      .option('limit', {
-        alias: 'n',
-        type: 'number',
-        requiresArg: true,
-        describe: 'most results (default 20, at most 1000)',
-      })
+      .option(
+        'limit',
+        intOption(
+          'limit',
+          'most results (default 20)',
+          { max: MAX_SEARCH_RESULTS },
+          { alias: 'n' },
+        ),
+      )
       .option('json', { type: 'boolean', describe: 'print {"results": [...]} as JSON' }) as never,
   handler: async (argv) => {
     const query = argv.text.join(' ');
     const since = argv.since !== undefined ? parseSince(argv.since) : undefined;
-    if (
-      argv.limit !== undefined &&
-      !(Number.isInteger(argv.limit) && argv.limit >= 1 && argv.limit <= 1000)
-    )
-      throw new CliError(
-        `--limit must be a whole number from 1 to 1000 (got '${argv.limit}')`,
-        EXIT.usage,
-      );
     const { results } = await withClient(argv, (c) =>
       turnCall(() =>
         c.request('history_search', {

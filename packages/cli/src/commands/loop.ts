@@ -1,8 +1,10 @@
 import type { Argv, CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { intOption } from '../int-option.js';
 import { addedLine, routeCall } from '../routes/route-output.js';
+
+/** The most rounds `add_loop` takes (its schema's bound). */
+const MAX_LOOP_ROUNDS = 1000;
 
 interface LoopArgs extends CommonArgs {
   a: string;
@@ -38,7 +40,7 @@ const command: CommandModule<object, LoopArgs> = {
         requiresArg: true,
         describe: 'a turn matching RE ends the loop (e.g. "LGTM|APPROVED")',
       })
-      .option('rounds', { type: 'number', requiresArg: true, describe: 'most rounds (default 5)' })
+      .option('rounds', intOption('rounds', 'most rounds (default 5)', { max: MAX_LOOP_ROUNDS }))
       .option('name', {
         type: 'string',
         requiresArg: true,
@@ -65,12 +67,6 @@ const command: CommandModule<object, LoopArgs> = {
         '',
       ) as never,
   handler: async (a) => {
-    if (a.rounds !== undefined && (!Number.isInteger(a.rounds) || a.rounds < 1)) {
-      throw new CliError(
-        `--rounds wants a whole number of 1 or more (got '${a.rounds}')`,
-        EXIT.usage,
-      );
-    }
     const { routes } = await withClient(a, (c) =>
       routeCall(() =>
         c.request('add_loop', {

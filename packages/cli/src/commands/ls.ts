@@ -1,11 +1,6 @@
 import type { CommandModule } from 'yargs';
-import {
-  MIN_READABLE_COLS,
-  changesSummary,
-  formatCost,
-  type RouteInfo,
-  type SessionInfo,
-} from '@clippy/protocol';
+import { MIN_READABLE_COLS, formatCost, type RouteInfo, type SessionInfo } from '@clippy/protocol';
+import { changesSummary } from '@clippy/system/git';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAge, renderTable } from '../table.js';
@@ -53,11 +48,14 @@ export function costLabel(s: { cost_usd?: number; cost_unknown?: string }): stri
   return s.cost_unknown ? `${formatCost(s.cost_usd)}+?` : formatCost(s.cost_usd);
 }
 
-/** Where a session's live routes go: `→codex`, a paused one `→codex(paused)`; `-` for none. */
+/**
+ * Where a session's live routes go: `→codex`, a paused one `→codex(paused)`, one stopped because
+ * its target did not take a message `→codex(failed)` (`route ls` says why); `-` for none.
+ */
 function routesFrom(routes: RouteInfo[], session: string): string {
   const out = routes
     .filter((r) => r.state !== 'ended' && r.from.some((f) => f.session === session))
-    .map((r) => `→${r.to.name}${r.state === 'paused' ? '(paused)' : ''}`);
+    .map((r) => `→${r.to.name}${r.failed ? '(failed)' : r.state === 'paused' ? '(paused)' : ''}`);
   return out.length > 0 ? out.join(',') : '-';
 }
 

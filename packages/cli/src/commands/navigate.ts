@@ -1,3 +1,4 @@
+import { intOption } from '../int-option.js';
 import type { Argv, CommandModule } from 'yargs';
 import {
   DEFAULT_MAX_ITERATIONS,
@@ -80,22 +81,24 @@ const navigateCommand: CommandModule<object, NavigateArgs> = {
         describe: 'default: gemini when GEMINI_API_KEY is set, else offline',
       })
       .option('model', { type: 'string', default: DEFAULT_MODEL, describe: 'Gemini model' })
-      .option('budget', {
-        alias: 'tokens',
-        type: 'number',
-        default: DEFAULT_TOKEN_BUDGET,
-        describe: 'token budget of the context',
-      })
+      .option(
+        'budget',
+        intOption(
+          'budget',
+          'token budget of the context',
+          {},
+          { alias: 'tokens', default: DEFAULT_TOKEN_BUDGET },
+        ),
+      )
       .option('max-cost', {
         type: 'number',
         default: DEFAULT_MAX_SPEND_USD,
         describe: 'cost limit in USD',
       })
-      .option('max-iterations', {
-        type: 'number',
-        default: DEFAULT_MAX_ITERATIONS,
-        describe: 'most planner steps',
-      })
+      .option(
+        'max-iterations',
+        intOption('max-iterations', 'most planner steps', {}, { default: DEFAULT_MAX_ITERATIONS }),
+      )
       .option('price-input', {
         type: 'number',
         describe: 'USD per 1M input tokens (overrides the price table)',

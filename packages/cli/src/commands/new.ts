@@ -3,26 +3,29 @@ import type { CommandModule } from 'yargs';
 import { BrokerError, WorktreeNameSchema, type WorktreeInfo } from '@clippy/protocol';
 // The table alone, not the turn engine: `new` must not load zod and the regex engine for its help.
 import { BUILTIN_PRESETS } from '@clippy/turns/builtin-presets';
-import { resolveDetachKey } from '../attach/config.js';
-import { printOrAttach } from '../attach/print-or-attach.js';
-import { checkInteractiveTerminal } from '../attach/needs-terminal.js';
-import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
+import {
+  DETACH_KEY_OPTION,
+  DETACH_OPTION,
+  beforeStart,
+  callerEnvironment,
+  startThenAttach,
+  terminalSize,
+  type StartArgs,
+} from '../attach/start-session.js';
+import { withSocket } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { DEFAULT_SESSION_TERM, resolveSessionTerm } from '../session-term.js';
 
-interface NewArgs extends CommonArgs {
+interface NewArgs extends StartArgs {
   name?: string;
   cwd?: string;
-  detach?: boolean;
   preset?: string;
   pattern?: string;
   'session-env'?: boolean;
-  'detach-key'?: string;
   term?: string;
   persist?: boolean;
   'agent-channel'?: boolean;
-  json?: boolean;
   worktree?: string;
   base?: string;
   command?: string[];
@@ -81,11 +84,7 @@ const command: CommandModule<object, NewArgs> = {
         requiresArg: true,
         describe: 'working directory (default: the current one)',
       })
-      .option('detach', {
-        alias: 'd',
-        type: 'boolean',
-        describe: 'do not attach: print the session name and ID',
-      })
+      .option('detach', DETACH_OPTION)
       .option('preset', {
         type: 'string',
         requiresArg: true,
@@ -101,11 +100,7 @@ const command: CommandModule<object, NewArgs> = {
         describe:
           'set CLIPPY_SESSION_ID to the session’s ID in its environment (default; --no-session-env leaves it out)',
       })
-      .option('detach-key', {
-        type: 'string',
-        requiresArg: true,
-        describe: 'key that detaches (default ctrl-])',
-      })
+      .option('detach-key', DETACH_KEY_OPTION)
       .option('term', {
         type: 'string',
         requiresArg: true,
@@ -155,69 +150,52 @@ const command: CommandModule<object, NewArgs> = {
         );
       }
     }
-    let detachKey;
-    if (!argv.detach) {
-      try {
-        detachKey = resolveDetachKey(argv['detach-key']);
-      } catch (err) {
-        throw new CliError((err as Error).message, EXIT.usage);
-      }
-      // Refused before the session starts: nothing is left running behind the error.
-      checkInteractiveTerminal('new (it attaches)', 'start it detached: clippy new -d');
-    }
-    const cols = process.stdout.isTTY ? process.stdout.columns : undefined;
-    const rows = process.stdout.isTTY ? process.stdout.rows : undefined;
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    // Refused before the session starts: nothing is left running behind the error.
+    const detachKey = beforeStart(argv, 'new');
+    const env = callerEnvironment();
     // The caller's environment, but TERM: the session outlives this terminal (docs/cli.md).
     env.TERM = resolveSessionTerm(argv.term);
-    const { client, remote } = await connectForCommand(argv);
-    let attached = false;
-    try {
-      const created = await usageErrors(() =>
-        client.request(
-          'spawn',
-          {
-            command: cmd!,
-            args,
-            cwd: argv.cwd ? path.resolve(argv.cwd) : process.cwd(),
-            env,
-            ...(argv.name ? { name: argv.name } : {}),
-            ...(cols ? { cols } : {}),
-            ...(rows ? { rows } : {}),
-            ...(argv.preset ? { preset: argv.preset } : {}),
-            ...(argv.pattern ? { pattern: argv.pattern } : {}),
-            ...(argv['session-env'] === false ? { session_env: false } : {}),
-            ...(argv.persist !== undefined ? { persist: argv.persist } : {}),
-            ...(argv['agent-channel'] !== undefined
-              ? { agent_channel: argv['agent-channel'] }
-              : {}),
-            ...(argv.worktree !== undefined
-              ? {
-                  worktree: {
-                    ...(worktreeName !== undefined ? { name: worktreeName } : {}),
-                    ...(argv.base !== undefined ? { base: String(argv.base) } : {}),
-                  },
-                }
-              : {}),
-          },
-          // A checkout of a large repository takes what it takes: the daemon bounds git itself.
-          argv.worktree !== undefined ? { timeoutMs: 0 } : undefined,
+    await startThenAttach(
+      argv,
+      detachKey,
+      (client) =>
+        usageErrors(() =>
+          client.request(
+            'spawn',
+            {
+              command: cmd!,
+              args,
+              cwd: argv.cwd ? path.resolve(argv.cwd) : process.cwd(),
+              env,
+              ...(argv.name ? { name: argv.name } : {}),
+              ...terminalSize(),
+              ...(argv.preset ? { preset: argv.preset } : {}),
+              ...(argv.pattern ? { pattern: argv.pattern } : {}),
+              ...(argv['session-env'] === false ? { session_env: false } : {}),
+              ...(argv.persist !== undefined ? { persist: argv.persist } : {}),
+              ...(argv['agent-channel'] !== undefined
+                ? { agent_channel: argv['agent-channel'] }
+                : {}),
+              ...(argv.worktree !== undefined
+                ? {
+                    worktree: {
+                      ...(worktreeName !== undefined ? { name: worktreeName } : {}),
+                      ...(argv.base !== undefined ? { base: String(argv.base) } : {}),
+                    },
+                  }
+                : {}),
+            },
+            // A checkout of a large repository takes what it takes: the daemon bounds git itself.
+            argv.worktree !== undefined ? { timeoutMs: 0 } : undefined,
+          ),
         ),
-      );
-      if (created.worktree && !argv.json) {
-        process.stderr.write(`${worktreeLine(created.name, created.worktree)}\n`);
-        for (const note of created.notes ?? []) process.stderr.write(`clippy: note: ${note}\n`);
-      }
-      attached = await printOrAttach(client, created, {
-        detach: argv.detach === true,
-        json: argv.json === true,
-        detachKey,
-        remote,
-      });
-    } finally {
-      if (!attached) await client.close();
-    }
+      (created) => {
+        if (created.worktree && !argv.json) {
+          process.stderr.write(`${worktreeLine(created.name, created.worktree)}\n`);
+          for (const note of created.notes ?? []) process.stderr.write(`clippy: note: ${note}\n`);
+        }
+      },
+    );
   },
 };
 

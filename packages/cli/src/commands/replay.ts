@@ -2,8 +2,10 @@ import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { turnCall } from '../turn-exits.js';
 import { INJECT_REQUEST_TIMEOUT_MS } from '../turn-timeout.js';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { intOption } from '../int-option.js';
+
+/** The most turns `replay` sends (its schema's bound). */
+const MAX_REPLAY_TURNS = 1000;
 
 interface ReplayArgs extends CommonArgs {
   session: string;
@@ -26,13 +28,15 @@ const command: CommandModule<object, ReplayArgs> = {
         demandOption: true,
         describe: 'where the turns come from (may have exited)',
       })
-      .option('last', {
-        alias: 'n',
-        type: 'number',
-        demandOption: true,
-        requiresArg: true,
-        describe: 'how many of its newest turns (1–1000)',
-      })
+      .option(
+        'last',
+        intOption(
+          'last',
+          'how many of its newest turns',
+          { max: MAX_REPLAY_TURNS },
+          { alias: 'n', demandOption: true },
+        ),
+      )
       .option('into', {
         type: 'string',
         demandOption: true,
@@ -53,11 +57,6 @@ const command: CommandModule<object, ReplayArgs> = {
       })
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing' }) as never,
   handler: async (argv) => {
-    if (!(Number.isInteger(argv.last) && argv.last >= 1 && argv.last <= 1000))
-      throw new CliError(
-        `--last must be a whole number from 1 to 1000 (got '${argv.last}')`,
-        EXIT.usage,
-      );
     const result = await withClient(argv, (c) =>
       turnCall(() =>
         c.request(

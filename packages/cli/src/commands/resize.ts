@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
+import { intOption } from '../int-option.js';
 import { EXIT } from '../exit-codes.js';
 
 interface ResizeArgs extends CommonArgs {
@@ -14,16 +15,6 @@ interface ResizeArgs extends CommonArgs {
 /** The protocol's bounds of a terminal size (Size in protocol's schemas). */
 const MAX_SIZE = 1000;
 
-function checked(name: string, value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_SIZE)
-    throw new CliError(
-      `--${name} must be a whole number from 1 to ${MAX_SIZE}, not ${value}`,
-      EXIT.usage,
-    );
-  return value;
-}
-
 /**
  * `clippy resize`: set a session's terminal size, as tmux's `resize-window`: `--fit` takes this
  * terminal's size, `--cols/--rows` any size. It holds until a client that drives the size (an
@@ -36,13 +27,13 @@ const command: CommandModule<object, ResizeArgs> = {
     withSocket(y)
       .positional('session', { type: 'string', demandOption: true, describe: 'session name or ID' })
       .option('fit', { type: 'boolean', describe: "fit the session to this terminal's size" })
-      .option('cols', { alias: 'x', type: 'number', requiresArg: true, describe: 'columns' })
-      .option('rows', { alias: 'y', type: 'number', requiresArg: true, describe: 'rows' })
+      .option('cols', intOption('cols', 'columns', { max: MAX_SIZE }, { alias: 'x' }))
+      .option('rows', intOption('rows', 'rows', { max: MAX_SIZE }, { alias: 'y' }))
       .option('json', { type: 'boolean', describe: 'print {"session", "cols", "rows"}' })
       .conflicts('fit', ['cols', 'rows']) as never,
   handler: async (argv) => {
-    let cols = checked('cols', argv.cols);
-    let rows = checked('rows', argv.rows);
+    let cols = argv.cols;
+    let rows = argv.rows;
     if (argv.fit) {
       const out = process.stdout;
       if (!out.isTTY || !out.columns || !out.rows)

@@ -1,82 +1,49 @@
 import type { CommandModule } from 'yargs';
 import { BrokerError } from '@clippy/protocol';
-import { resolveDetachKey } from '../attach/config.js';
-import { printOrAttach } from '../attach/print-or-attach.js';
-import { connectForCommand, withSocket, type CommonArgs } from '../connect.js';
+import {
+  DETACH_KEY_OPTION,
+  DETACH_OPTION,
+  beforeStart,
+  callerEnvironment,
+  startThenAttach,
+  terminalSize,
+  type StartArgs,
+} from '../attach/start-session.js';
+import { withSocket } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-
-interface ReviveArgs extends CommonArgs {
-  session: string;
-  detach?: boolean;
-  'detach-key'?: string;
-  json?: boolean;
-}
 
 /**
  * `clippy revive NAME`: an exited agent session (`clippy ls -a` says which can) starts again
  * where it left off: its agent resumes the conversation (`claude --resume ID`, `codex resume
  * ID`, `gemini --resume ID`) in the same folder, with the same name and preset; its turns and
- * their numbering go on. Then it attaches, as `new` does.
+ * their numbering go on. Then it attaches, as `new` does (and is refused, as `new` is, where
+ * it could not attach).
  */
-const command: CommandModule<object, ReviveArgs> = {
+const command: CommandModule<object, StartArgs & { session: string }> = {
   command: 'revive <session>',
   describe: "Start an exited agent session again where it left off (its agent's resume)",
   builder: (y) =>
     withSocket(y)
       .positional('session', { type: 'string', demandOption: true, describe: 'session name or ID' })
-      .option('detach', {
-        alias: 'd',
-        type: 'boolean',
-        describe: 'do not attach: print the session name and ID',
-      })
-      .option('detach-key', {
-        type: 'string',
-        requiresArg: true,
-        describe: 'key that detaches (default ctrl-])',
-      })
+      .option('detach', DETACH_OPTION)
+      .option('detach-key', DETACH_KEY_OPTION)
       .option('json', {
         type: 'boolean',
         describe: 'with -d: print {session, name, pid, command, args} as JSON',
       }) as never,
   handler: async (argv) => {
-    let detachKey;
-    if (!argv.detach) {
+    const detachKey = beforeStart(argv, 'revive');
+    const env = callerEnvironment();
+    await startThenAttach(argv, detachKey, async (client) => {
       try {
-        detachKey = resolveDetachKey(argv['detach-key']);
-      } catch (err) {
-        throw new CliError((err as Error).message, EXIT.usage);
-      }
-    }
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    const cols = process.stdout.isTTY ? process.stdout.columns : undefined;
-    const rows = process.stdout.isTTY ? process.stdout.rows : undefined;
-    const { client, remote } = await connectForCommand(argv);
-    let attached = false;
-    try {
-      let revived;
-      try {
-        revived = await client.request('revive', {
-          session: argv.session,
-          env,
-          ...(cols ? { cols } : {}),
-          ...(rows ? { rows } : {}),
-        });
+        return await client.request('revive', { session: argv.session, env, ...terminalSize() });
       } catch (err) {
         if (err instanceof BrokerError && err.code === 'not_revivable')
           throw new CliError(err.message, EXIT.usage);
         throw err;
       }
-      attached = await printOrAttach(client, revived, {
-        detach: argv.detach === true,
-        json: argv.json === true,
-        detachKey,
-        remote,
-      });
-    } finally {
-      if (!attached) await client.close();
-    }
+    });
   },
 };
 

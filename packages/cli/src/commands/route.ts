@@ -1,8 +1,13 @@
+import { MAX_ROUTE_HOP_LIMIT } from '@clippy/protocol';
 import type { Argv, CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { intOption } from '../int-option.js';
 import { addedLine, logLine, routeCall, routesTable } from '../routes/route-output.js';
+
+/** The most entries `route_log` returns (its schema's bound). */
+const MAX_ROUTE_LOG_ENTRIES = 10_000;
 
 interface RouteArgs extends CommonArgs {
   from?: string;
@@ -44,19 +49,17 @@ function withRouteOptions(y: Argv): Argv {
       default: true,
       describe: 'leave interrupted turns out (--no-skip-interrupted forwards them)',
     })
-    .option('hop-limit', {
-      type: 'number',
-      requiresArg: true,
-      describe: 'longest chain of automatic hops one turn may set off (default 10)',
-    })
+    .option(
+      'hop-limit',
+      intOption('hop-limit', 'longest chain of automatic hops one turn may set off (default 10)', {
+        max: MAX_ROUTE_HOP_LIMIT,
+      }),
+    )
     .option('json', { type: 'boolean', describe: 'print the route as JSON' })
     .conflicts('template', 'wrap');
 }
 
 function routeFields(a: RouteArgs) {
-  if (a['hop-limit'] !== undefined && !Number.isInteger(a['hop-limit'])) {
-    throw new CliError(`--hop-limit wants a whole number (got '${a['hop-limit']}')`, EXIT.usage);
-  }
   return {
     ...(a.name !== undefined ? { name: a.name } : {}),
     ...(a.template !== undefined ? { template: a.template } : {}),
@@ -141,7 +144,7 @@ async function log(a: RouteArgs): Promise<void> {
     const { entries } = await routeCall(() =>
       c.request('route_log', {
         ...(a.route ? { route: a.route } : {}),
-        ...(a.limit ? { limit: a.limit } : {}),
+        ...(a.limit !== undefined ? { limit: a.limit } : {}),
       }),
     );
     if (a.json) process.stdout.write(`${JSON.stringify({ entries }, null, 2)}\n`);
@@ -237,11 +240,10 @@ const command: CommandModule<object, RouteArgs> = {
               type: 'boolean',
               describe: 'keep printing new entries',
             })
-            .option('limit', {
-              type: 'number',
-              requiresArg: true,
-              describe: 'entries (default 100)',
-            })
+            .option(
+              'limit',
+              intOption('limit', 'entries (default 100)', { max: MAX_ROUTE_LOG_ENTRIES }),
+            )
             .option('json', { type: 'boolean', describe: 'one JSON object per entry' }),
         handler: (a) => log(a as RouteArgs),
       })

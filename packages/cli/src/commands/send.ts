@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { KEY_NAMES } from '@clippy/protocol';
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { MULTILINE_HELP } from '../multiline-help.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { requireSubmittable, textArg } from '../text-arg.js';
 
 /** Exit code of `send --enter` when the text was typed but the session did not react to Enter. */
 export const EXIT_NOT_SUBMITTED = 2;
@@ -16,14 +16,6 @@ interface SendArgs extends CommonArgs {
   enter?: boolean;
   force?: boolean;
   json?: boolean;
-}
-
-/** The text to type: the argument, or standard input for `-` (arguments over ~128 KB fail in the OS). */
-function textOf(argv: SendArgs): string | undefined {
-  if (argv.text === undefined) return undefined;
-  // yargs turns a lone `-` into '' (as it does an empty argument): look at the raw words.
-  const dash = argv.text === '-' || (argv.text === '' && process.argv.slice(2).includes('-'));
-  return dash ? readFileSync(0, 'utf8') : String(argv.text);
 }
 
 /** `clippy send`: type text into a session, as if from a keyboard; or press keys. */
@@ -56,7 +48,7 @@ const command: CommandModule<object, SendArgs> = {
       .example('git diff | $0 send claude - --enter', 'paste standard input and submit it')
       .epilogue(MULTILINE_HELP) as never,
   handler: async (argv) => {
-    const text = textOf(argv);
+    const text = textArg(argv.text, process.argv.slice(2));
     const keys = argv.keys?.map(String);
     if (text !== undefined && keys !== undefined)
       throw new CliError('send takes TEXT (or - for stdin) or --keys KEY..., not both', EXIT.usage);
@@ -71,6 +63,7 @@ const command: CommandModule<object, SendArgs> = {
         EXIT.usage,
       );
     }
+    if (text !== undefined && argv.enter) requireSubmittable(text, 'send --enter', argv.session);
     const result = await withClient(argv, (c) =>
       c.request('send', {
         session: argv.session,

@@ -62,8 +62,7 @@ const command: CommandModule<object, ShowArgs> = {
         `${JSON.stringify({ ...meta, text, ...(screenText !== undefined ? { screen_text: screenText } : {}) }, null, 2)}\n`,
       );
     } else if (argv.meta) {
-      for (const [k, v] of Object.entries(meta))
-        process.stdout.write(`${k}: ${typeof v === 'string' ? JSON.stringify(v) : v}\n`);
+      for (const line of metaLines(meta)) process.stdout.write(`${line}\n`);
     } else if (argv.raw) {
       process.stdout.write(Buffer.from(content));
     } else {
@@ -71,5 +70,23 @@ const command: CommandModule<object, ShowArgs> = {
     }
   },
 };
+
+/**
+ * `key: value` lines of a turn's metadata: strings quoted, a nested record (the agent's own
+ * record of the turn) as one line per field under a dotted key (`agent.model: "…"`), as
+ * `git config --list` does, so that each fact is one line to grep.
+ */
+function metaLines(meta: Record<string, unknown>, prefix = ''): string[] {
+  const lines: string[] = [];
+  for (const [k, v] of Object.entries(meta)) {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v))
+      lines.push(...metaLines(v as Record<string, unknown>, `${prefix}${k}.`));
+    else
+      lines.push(
+        `${prefix}${k}: ${typeof v === 'string' || Array.isArray(v) ? JSON.stringify(v) : String(v)}`,
+      );
+  }
+  return lines;
+}
 
 export default command;

@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
 import { costLabel, tokenLabel } from './ls.js';
 import { clockTime, renderTable } from '../table.js';
+import { intOption } from '../int-option.js';
 import { turnCall } from '../turn-exits.js';
 
 interface TurnsArgs extends CommonArgs {
@@ -17,19 +18,14 @@ const command: CommandModule<object, TurnsArgs> = {
   builder: (y) =>
     withSocket(y)
       .positional('session', { type: 'string', demandOption: true, describe: 'session name or ID' })
-      .option('limit', {
-        alias: 'n',
-        type: 'number',
-        requiresArg: true,
-        describe: 'at most this many turns',
-      })
+      .option('limit', intOption('limit', 'at most this many turns', {}, { alias: 'n' }))
       .option('json', { type: 'boolean', describe: 'print the list as JSON' }) as never,
   handler: async (argv) => {
     const { turns } = await withClient(argv, (c) =>
       turnCall(() =>
         c.request('list_turns', {
           session: argv.session,
-          ...(argv.limit ? { limit: argv.limit } : {}),
+          ...(argv.limit !== undefined ? { limit: argv.limit } : {}),
         }),
       ),
     );

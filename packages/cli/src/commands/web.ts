@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { CommandModule } from 'yargs';
 import { withClient, withSocket, type CommonArgs } from '../connect.js';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { intOption } from '../int-option.js';
 import { removeRedirectPage, writeRedirectPage } from '@clippy/client/lean';
 
 interface WebArgs extends CommonArgs {
@@ -37,13 +36,15 @@ const command: CommandModule<object, WebArgs> = {
   describe: 'Serve the web view on 127.0.0.1 and print its URL (with its access token)',
   builder: (y) =>
     withSocket(y)
-      .option('port', {
-        alias: 'p',
-        type: 'number',
-        requiresArg: true,
-        describe:
+      .option(
+        'port',
+        intOption(
+          'port',
           'TCP port on 127.0.0.1 (default: config.json’s web.port, else the one it had before, else any free port; 0: any free port)',
-      })
+          { min: 0, max: 65535 },
+          { alias: 'p' },
+        ),
+      )
       .option('open', {
         type: 'boolean',
         describe:
@@ -71,9 +72,6 @@ const command: CommandModule<object, WebArgs> = {
       return;
     }
     const port = argv.port;
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-      throw new CliError(`--port must be a whole number from 0 to 65535, not ${port}`, EXIT.usage);
-    }
     const result = await withClient(argv, (c) =>
       c.request('web_start', {
         ...(port === undefined ? {} : { port }),

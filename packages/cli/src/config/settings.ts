@@ -88,6 +88,8 @@ export interface Setting {
   /** The command-line option that overrides it for one command. */
   flag?: string;
   description: string;
+  /** Why the commands that use it refuse this value (the file's schema lets it through). */
+  error?: string;
 }
 
 export interface EffectiveConfig {

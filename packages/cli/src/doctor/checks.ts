@@ -3,8 +3,16 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { NoRuntimeDirError, resolveSocketPaths, type SessionInfo } from '@clippy/protocol';
+import {
+  DEFAULT_DETACH_KEY,
+  NoRuntimeDirError,
+  parseDetachKey,
+  resolveSocketPaths,
+  type DetachKey,
+  type SessionInfo,
+} from '@clippy/protocol';
 import { presetNames, resolvePreset } from '@clippy/turns';
+import { detachKeyProblem, resolveDetachKey } from '../attach/config.js';
 import { clipboardTools } from '../clipboard.js';
 import { configFilePath, readConfigFile, readPresetsFile } from '../config-files.js';
 
@@ -37,22 +45,25 @@ export function checkNode(version = process.versions.node): Check {
       };
 }
 
-/** Loads node-pty the way the daemon does, in a child (a broken addon can crash a process). */
+/**
+ * Loads node-pty the way the daemon does (from @clippy/system, whose PTY wrapper its sessions
+ * run on), in a child (a broken addon can crash a process).
+ */
 export function checkNodePty(): Check {
-  let brokerPkg: string;
+  let systemPkg: string;
   try {
-    brokerPkg = createRequire(import.meta.url).resolve('@clippy/broker/package.json');
+    systemPkg = createRequire(import.meta.url).resolve('@clippy/system/package.json');
   } catch {
     return {
       name: 'node-pty',
       status: 'fail',
-      detail: 'the broker package is not installed next to the CLI',
+      detail: 'the system package is not installed next to the CLI',
       fix: 'run `npm ci` in the clippy checkout',
     };
   }
   const r = spawnSync(
     process.execPath,
-    ['-e', "require('node:module').createRequire(process.argv[1])('node-pty')", brokerPkg],
+    ['-e', "require('node:module').createRequire(process.argv[1])('node-pty')", systemPkg],
     { encoding: 'utf8', timeout: PTY_LOAD_TIMEOUT_MS },
   );
   if (r.status === 0) return { name: 'node-pty', status: 'ok', detail: 'loads' };
@@ -248,6 +259,33 @@ export function checkHotkeys(env: NodeJS.ProcessEnv): Check {
     detail: 'neither tmux nor an X display: `clippy hotkeys` has nothing to bind keys in',
     fix: 'install tmux (`apt-get install tmux`) or run under X11 (DISPLAY set)',
   };
+}
+
+/** The detach key in force is one `new` and `attach` take (the check they make). */
+export function checkDetachKey(env: NodeJS.ProcessEnv): Check {
+  const problem = detachKeyProblem(env);
+  if (!problem) {
+    const { label } = resolveDetachKeyOrDefault(env);
+    return { name: 'detach key', status: 'ok', detail: label };
+  }
+  return {
+    name: 'detach key',
+    status: 'fail',
+    detail: `${problem.from}: ${problem.message}`,
+    fix:
+      problem.from === 'CLIPPY_DETACH_KEY'
+        ? 'set CLIPPY_DETACH_KEY to a key such as ctrl-] or ctrl-q, or unset it'
+        : 'set detachKey in config.json to a key such as ctrl-] or ctrl-q, or remove it',
+  };
+}
+
+/** The key in force, or the default when the config file cannot be read (reported apart). */
+function resolveDetachKeyOrDefault(env: NodeJS.ProcessEnv): DetachKey {
+  try {
+    return resolveDetachKey(undefined, env);
+  } catch {
+    return parseDetachKey(DEFAULT_DETACH_KEY);
+  }
 }
 
 /** config.json and presets.json parse, match their schemas, and every preset compiles. */

@@ -1,3 +1,4 @@
+import { capturedSize } from '../turn-output.js';
 import type { ClippyClient } from '@clippy/client';
 import { showFeedback, type FeedbackMode, type FeedbackPlace } from '../focus/feedback.js';
 import { ADAPTERS, resolveFocused, type FocusedSession } from '../focus/resolve-focused.js';
@@ -54,7 +55,7 @@ export class HotkeyActions {
       const f = focused;
       if (action === 'capture') {
         const r = await turnCall(() => c.request('capture', { session: f.session }));
-        text = `captured ${r.turn_id} from ${f.name} (${r.size} bytes)`;
+        text = `captured ${r.turn_id} from ${f.name} ${capturedSize(r)}`;
       } else {
         const r = await requestInjection(c, {}, 'paste', { session: f.session });
         text = injectedLine('pasted', r, f.name);

@@ -58,7 +58,7 @@ export function routesTable(routes: RouteInfo[]): string {
       r.route,
       r.kind === 'fan_in' ? 'fan-in' : r.kind,
       routePath(r),
-      r.state,
+      r.failed ? `${r.state} (failed)` : r.state,
       String(r.fired),
       String(r.queued),
       r.template,

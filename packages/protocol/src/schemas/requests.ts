@@ -246,6 +246,14 @@ export const SendSchema = message(
       ),
     enter: z.boolean().optional().describe('press Enter after the text'),
     force: z.boolean().optional().describe('do not wait for the session to be idle'),
+    idle_wait_ms: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'wait at most this long for the session to be idle (the daemon waits 15 s at most): `clippy ask --timeout` passes what is left of its time; `target_busy` after it',
+      ),
     complete: z
       .boolean()
       .optional()

@@ -107,7 +107,17 @@ export const ResponseSchema = z
   .loose()
   .describe('Answer to every request but `hello`; result fields sit beside `status`.');
 
-/** Result fields of an ok response, per request type. */
+/** What `capture` puts in the relay buffer: `size` is clippy's v0 field (the raw content's bytes). */
+const CaptureResult = z.object({
+  size: z.number().int().describe('bytes of the turn’s raw content (ANSI included)'),
+  turn_id: z.string(),
+  text_size: z
+    .number()
+    .int()
+    .optional()
+    .describe('bytes of the turn’s text, what a person reads and `paste` sends by default (UTF-8)'),
+});
+
 /** The webhook's deliveries: the last one that went through, the last that did not. */
 const WebhookStatusSchema = z
   .object({
@@ -133,6 +143,7 @@ const WebhookStatusSchema = z
   })
   .describe('webhook deliveries since the daemon started (`clippy notify` shows them)');
 
+/** Result fields of an ok response, per request type. */
 export const RESULT_SCHEMAS = {
   spawn: z.object({
     session: z.string(),
@@ -279,8 +290,8 @@ export const RESULT_SCHEMAS = {
   turn_completed: z.object({ turn_id: z.string() }),
   set_state: z.object({}),
   agent_event: z.object({}),
-  capture: z.object({ size: z.number().int(), turn_id: z.string() }),
-  capture_by_id: z.object({ size: z.number().int(), turn_id: z.string() }),
+  capture: CaptureResult,
+  capture_by_id: CaptureResult,
   paste: z.object({ size: z.number().int(), turn_id: z.string(), submitted: z.boolean() }),
   deliver: z.object({
     size: z.number().int(),

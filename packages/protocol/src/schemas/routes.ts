@@ -31,7 +31,7 @@ export const RouteKindSchema = z
 export const RouteStateSchema = z
   .enum(['active', 'paused', 'ended'])
   .describe(
-    '`paused` by a user or because its target exited; `ended` once a source exited or its loop ended',
+    '`paused` by a user, because its target exited, or because its target did not take a message it sent (`failed`); `ended` once a source exited or its loop ended',
   );
 
 export const RouteInfoSchema = z.object({
@@ -48,6 +48,12 @@ export const RouteInfoSchema = z.object({
   fired: z.number().int().describe('injections made'),
   queued: z.number().int().describe('messages waiting for the target to be idle'),
   created_at: z.number(),
+  failed: z
+    .boolean()
+    .optional()
+    .describe(
+      'paused because its target did not take a message it sent, even when tried again (`reason` says why); resuming it sends that message again',
+    ),
   loop: z
     .object({
       name: RouteNameSchema,

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Answer, ModelRequest } from './types.js';
+import { toolCalls, type CommonAnswer, type ModelRequest, type Usage } from './types.js';
 import { openStream, pieces, sendEvent, sleep } from './sse.js';
 import type { Hang, ParsedRequest } from './api.js';
 
@@ -64,27 +64,23 @@ export function parseAnthropic(path: string, body: unknown): ParsedRequest | nul
 let ids = 0;
 const nextId = (prefix: string) => `${prefix}_fake${(++ids).toString().padStart(6, '0')}`;
 
-function usage(outputTokens: number) {
+/** `usage` as the API sends it: an answer's own counts (thinking is output here), else fixed ones. */
+function usage(outputTokens: number, own?: Usage) {
   return {
-    input_tokens: 12,
-    output_tokens: outputTokens,
+    input_tokens: own ? (own.input ?? 0) : 12,
+    output_tokens: own ? (own.output ?? 0) + (own.thoughts ?? 0) : outputTokens,
     cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_read_input_tokens: own?.cached ?? 0,
   };
 }
 
 export async function answerAnthropic(
-  req: ModelRequest,
+  _req: ModelRequest,
   parsed: ParsedRequest,
-  answer: Answer,
+  answer: CommonAnswer,
   res: ServerResponse,
   hang: Hang,
 ): Promise<void> {
-  if (parsed.special === 'count_tokens') {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ input_tokens: Math.ceil(JSON.stringify(req.body).length / 4) }));
-    return;
-  }
   if (answer.kind === 'error') {
     res.writeHead(answer.status, { 'content-type': 'application/json' });
     res.end(
@@ -96,16 +92,19 @@ export async function answerAnthropic(
     return;
   }
   const id = nextId('msg');
-  const text = answer.kind === 'hang' ? (answer.text ?? '') : (answer.text ?? '');
-  const tool =
-    answer.kind === 'tool'
-      ? { type: 'tool_use', id: nextId('toolu'), name: answer.name, input: answer.input }
-      : null;
-  const stopReason = tool ? 'tool_use' : 'end_turn';
+  const text = answer.text ?? '';
+  const tools = toolCalls(answer).map((c) => ({
+    type: 'tool_use',
+    id: nextId('toolu'),
+    name: c.name,
+    input: c.input,
+  }));
+  const own = answer.kind === 'hang' ? undefined : answer.usage;
+  const stopReason = tools.length > 0 ? 'tool_use' : 'end_turn';
   if (!parsed.stream) {
     const content: unknown[] = [];
     if (text) content.push({ type: 'text', text });
-    if (tool) content.push(tool);
+    content.push(...tools);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
@@ -116,7 +115,7 @@ export async function answerAnthropic(
         content,
         stop_reason: stopReason,
         stop_sequence: null,
-        usage: usage(10),
+        usage: usage(10, own),
       }),
     );
     return;
@@ -134,7 +133,7 @@ export async function answerAnthropic(
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: usage(1),
+        usage: usage(1, own && { ...own, output: 1, thoughts: 0 }),
       },
     },
     'message_start',
@@ -159,7 +158,7 @@ export async function answerAnthropic(
     await sendEvent(res, { type: 'content_block_stop', index }, 'content_block_stop');
     index++;
   } else if (answer.kind === 'hang') return hang(res);
-  if (tool) {
+  for (const tool of tools) {
     await sendEvent(
       res,
       {
@@ -179,13 +178,14 @@ export async function answerAnthropic(
       'content_block_delta',
     );
     await sendEvent(res, { type: 'content_block_stop', index }, 'content_block_stop');
+    index++;
   }
   await sendEvent(
     res,
     {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null },
-      usage: { output_tokens: 10 },
+      usage: { output_tokens: usage(10, own).output_tokens },
     },
     'message_delta',
   );

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Answer, ModelRequest } from './types.js';
+import { toolCalls, type ApiAnswer, type ModelRequest, type Usage } from './types.js';
 import { openStream, pieces, sendEvent, sleep } from './sse.js';
 import type { Hang, ParsedRequest } from './api.js';
 
@@ -93,20 +93,46 @@ export function valueFor(schema: Schema | undefined, key = ''): unknown {
 
 const USAGE = { promptTokenCount: 12, candidatesTokenCount: 10, totalTokenCount: 22 };
 
-function chunk(parts: unknown[], model: string, finish?: string) {
+/** `usageMetadata` as the API sends it: an answer's own counts, else the fixed ones. */
+function usageMetadata(usage: Usage | undefined) {
+  if (!usage) return USAGE;
+  const input = usage.input ?? 0;
+  const output = usage.output ?? 0;
+  return {
+    promptTokenCount: input,
+    candidatesTokenCount: output,
+    ...(usage.thoughts !== undefined ? { thoughtsTokenCount: usage.thoughts } : {}),
+    ...(usage.cached !== undefined ? { cachedContentTokenCount: usage.cached } : {}),
+    totalTokenCount: input + output + (usage.thoughts ?? 0),
+  };
+}
+
+/** Google's status strings for the HTTP errors tests answer with. */
+const STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
+function chunk(parts: unknown[], model: string, finish?: string, usage?: Usage) {
   return {
     candidates: [
       { content: { role: 'model', parts }, index: 0, ...(finish ? { finishReason: finish } : {}) },
     ],
-    usageMetadata: USAGE,
+    usageMetadata: usageMetadata(usage),
     modelVersion: model,
   };
 }
 
 export async function answerGemini(
-  req: ModelRequest,
+  _req: ModelRequest,
   parsed: ParsedRequest,
-  answer: Answer,
+  answer: ApiAnswer,
   res: ServerResponse,
   hang: Hang,
 ): Promise<void> {
@@ -114,16 +140,34 @@ export async function answerGemini(
     res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
     res.end(JSON.stringify(body));
   };
-  if (parsed.special === 'count_tokens')
-    return json(200, { totalTokens: Math.ceil(JSON.stringify(req.body).length / 4) });
   if (answer.kind === 'error')
     return json(answer.status, {
       error: {
         code: answer.status,
         message: answer.message ?? `fake error ${answer.status}`,
-        status: answer.status === 429 ? 'RESOURCE_EXHAUSTED' : 'INTERNAL',
+        status: STATUS_NAMES[answer.status] ?? 'UNKNOWN',
       },
     });
+  if (answer.kind === 'malformed') {
+    const body = {
+      candidates: [
+        {
+          content: { role: 'model', parts: [] },
+          finishReason: 'MALFORMED_FUNCTION_CALL',
+          finishMessage:
+            answer.message ?? 'Malformed function call: default_api.update_flight_plan(',
+          index: 0,
+        },
+      ],
+      usageMetadata: usageMetadata(answer.usage),
+      modelVersion: parsed.model,
+    };
+    if (!parsed.stream) return json(200, body);
+    openStream(res);
+    await sendEvent(res, body);
+    res.end();
+    return;
+  }
   if (parsed.special === 'json' && !parsed.conversation) {
     const body = chunk(
       [{ text: JSON.stringify(valueFor(parsed.schema as Schema)) }],
@@ -137,24 +181,33 @@ export async function answerGemini(
     return;
   }
   const text = answer.text ?? '';
-  const call =
-    answer.kind === 'tool' ? { functionCall: { name: answer.name, args: answer.input } } : null;
+  const calls = toolCalls(answer).map((c) => ({ functionCall: { name: c.name, args: c.input } }));
+  const call = calls.length > 0;
+  const usage = answer.kind === 'hang' ? undefined : answer.usage;
   if (!parsed.stream) {
     const parts: unknown[] = [];
     if (text) parts.push({ text });
-    if (call) parts.push(call);
-    return json(200, chunk(parts, parsed.model, 'STOP'));
+    parts.push(...calls);
+    return json(200, chunk(parts, parsed.model, 'STOP', usage));
   }
   openStream(res);
   const textParts = answer.kind === 'text' ? pieces(text, answer.pieces ?? 4) : text ? [text] : [];
   for (const [i, piece] of textParts.entries()) {
     if (i > 0 && answer.kind === 'text') await sleep(answer.pieceDelayMs ?? 0);
     const lastOne = i === textParts.length - 1 && !call && answer.kind !== 'hang';
-    await sendEvent(res, chunk([{ text: piece }], parsed.model, lastOne ? 'STOP' : undefined));
+    await sendEvent(
+      res,
+      chunk(
+        [{ text: piece }],
+        parsed.model,
+        lastOne ? 'STOP' : undefined,
+        lastOne ? usage : undefined,
+      ),
+    );
   }
   if (answer.kind === 'hang') return hang(res);
-  if (call) await sendEvent(res, chunk([call], parsed.model, 'STOP'));
+  if (call) await sendEvent(res, chunk(calls, parsed.model, 'STOP', usage));
   else if (textParts.length === 0)
-    await sendEvent(res, chunk([{ text: '' }], parsed.model, 'STOP'));
+    await sendEvent(res, chunk([{ text: '' }], parsed.model, 'STOP', usage));
   res.end();
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Answer, ModelRequest } from './types.js';
+import { toolCalls, type CommonAnswer, type ModelRequest, type Usage } from './types.js';
 import { openStream, pieces, sendEvent, sleep } from './sse.js';
 import type { Hang, ParsedRequest } from './api.js';
 
@@ -82,10 +82,25 @@ const nextId = (prefix: string) => `${prefix}-fake${(++ids).toString().padStart(
 /** Token counts every answer reports: fixed, so tests can assert the sums an agent shows. */
 export const CHAT_USAGE = { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22 } as const;
 
+/** `usage` as the API sends it: an answer's own counts (reasoning is part of the completion), else CHAT_USAGE. */
+function usageOf(own: Usage | undefined) {
+  if (!own) return CHAT_USAGE;
+  const completion = (own.output ?? 0) + (own.thoughts ?? 0);
+  return {
+    prompt_tokens: own.input ?? 0,
+    completion_tokens: completion,
+    total_tokens: (own.input ?? 0) + completion,
+    ...(own.cached !== undefined ? { prompt_tokens_details: { cached_tokens: own.cached } } : {}),
+    ...(own.thoughts !== undefined
+      ? { completion_tokens_details: { reasoning_tokens: own.thoughts } }
+      : {}),
+  };
+}
+
 export async function answerOpenAIChat(
   _req: ModelRequest,
   parsed: ParsedRequest,
-  answer: Answer,
+  answer: CommonAnswer,
   res: ServerResponse,
   hang: Hang,
   streamUsage: boolean,
@@ -106,15 +121,13 @@ export async function answerOpenAIChat(
   const id = nextId('chatcmpl');
   const created = Math.floor(Date.now() / 1000);
   const text = answer.text ?? '';
-  const call =
-    answer.kind === 'tool'
-      ? {
-          id: nextId('call'),
-          type: 'function' as const,
-          function: { name: answer.name, arguments: JSON.stringify(answer.input) },
-        }
-      : null;
-  const finish = call ? 'tool_calls' : 'stop';
+  const calls = toolCalls(answer).map((c) => ({
+    id: nextId('call'),
+    type: 'function' as const,
+    function: { name: c.name, arguments: JSON.stringify(c.input) },
+  }));
+  const usage = usageOf(answer.kind === 'hang' ? undefined : answer.usage);
+  const finish = calls.length > 0 ? 'tool_calls' : 'stop';
   if (!parsed.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
@@ -129,12 +142,12 @@ export async function answerOpenAIChat(
             message: {
               role: 'assistant',
               content: text || null,
-              ...(call ? { tool_calls: [call] } : {}),
+              ...(calls.length > 0 ? { tool_calls: calls } : {}),
             },
             finish_reason: finish,
           },
         ],
-        usage: CHAT_USAGE,
+        usage,
       }),
     );
     return;
@@ -157,18 +170,18 @@ export async function answerOpenAIChat(
     }
   }
   if (answer.kind === 'hang') return hang(res);
-  if (call) {
+  for (const [index, call] of calls.entries()) {
     await chunk({
       tool_calls: [
         {
-          index: 0,
+          index,
           id: call.id,
           type: 'function',
           function: { name: call.function.name, arguments: '' },
         },
       ],
     });
-    await chunk({ tool_calls: [{ index: 0, function: { arguments: call.function.arguments } }] });
+    await chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] });
   }
   await chunk({}, finish);
   // `stream_options.include_usage`: one last chunk with no choices carries the usage.
@@ -179,7 +192,7 @@ export async function answerOpenAIChat(
       created,
       model: parsed.model,
       choices: [],
-      usage: CHAT_USAGE,
+      usage,
     });
   }
   res.write('data: [DONE]\n\n');

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Answer, ModelRequest } from './types.js';
+import { toolCalls, type CommonAnswer, type ModelRequest, type Usage } from './types.js';
 import { openStream, pieces, sendEvent, sleep } from './sse.js';
 import type { Hang, ParsedRequest } from './api.js';
 
@@ -67,10 +67,23 @@ const USAGE = {
   total_tokens: 22,
 };
 
+/** `usage` as the API sends it: an answer's own counts (reasoning is part of the output), else fixed ones. */
+function usageOf(own: Usage | undefined) {
+  if (!own) return USAGE;
+  const output = (own.output ?? 0) + (own.thoughts ?? 0);
+  return {
+    input_tokens: own.input ?? 0,
+    input_tokens_details: { cached_tokens: own.cached ?? 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: own.thoughts ?? 0 },
+    total_tokens: (own.input ?? 0) + output,
+  };
+}
+
 export async function answerOpenAI(
   _req: ModelRequest,
   parsed: ParsedRequest,
-  answer: Answer,
+  answer: CommonAnswer,
   res: ServerResponse,
   hang: Hang,
 ): Promise<void> {
@@ -97,21 +110,19 @@ export async function answerOpenAI(
     status: 'completed',
     content: [{ type: 'output_text', text: t, annotations: [] }],
   });
-  const call =
-    answer.kind === 'tool'
-      ? {
-          type: 'function_call',
-          id: nextId('fc'),
-          call_id: nextId('call'),
-          name: answer.name,
-          ...(answer.namespace !== undefined ? { namespace: answer.namespace } : {}),
-          arguments: JSON.stringify(answer.input),
-          status: 'completed',
-        }
-      : null;
+  const calls = toolCalls(answer).map((c) => ({
+    type: 'function_call',
+    id: nextId('fc'),
+    call_id: nextId('call'),
+    name: c.name,
+    ...(c.namespace !== undefined ? { namespace: c.namespace } : {}),
+    arguments: JSON.stringify(c.input),
+    status: 'completed',
+  }));
+  const usage = usageOf(answer.kind === 'hang' ? undefined : answer.usage);
   if (!parsed.stream) {
     if (text) output.push(message(text));
-    if (call) output.push(call);
+    output.push(...calls);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
@@ -120,7 +131,7 @@ export async function answerOpenAI(
         status: 'completed',
         model: parsed.model,
         output,
-        usage: USAGE,
+        usage,
       }),
     );
     return;
@@ -155,14 +166,15 @@ export async function answerOpenAI(
     output.push(item);
     index++;
   } else if (answer.kind === 'hang') return hang(res);
-  if (call) {
+  for (const call of calls) {
     await sendEvent(res, { type: 'response.output_item.added', output_index: index, item: call });
     await sendEvent(res, { type: 'response.output_item.done', output_index: index, item: call });
     output.push(call);
+    index++;
   }
   await sendEvent(res, {
     type: 'response.completed',
-    response: { ...response, status: 'completed', output, usage: USAGE },
+    response: { ...response, status: 'completed', output, usage },
   });
   res.end();
 }

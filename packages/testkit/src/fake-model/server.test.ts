@@ -255,6 +255,38 @@ describe('fake model server', () => {
     expect(JSON.parse(json.text!)).toEqual({ reasoning: 'fake', next_speaker: 'user' });
   });
 
+  it('answers several calls with their usage in each API (one answer, in order)', async () => {
+    const answer = {
+      kind: 'tool' as const,
+      name: 'a',
+      input: { n: 1 },
+      more: [{ name: 'b', input: { n: 2 } }],
+      usage: { input: 100, output: 7, thoughts: 3 },
+    };
+    fake = await startFakeModel({ respond: () => answer });
+    const post = async (path: string, body: unknown) =>
+      (await (
+        await fetch(`${fake!.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()) as Record<string, unknown>;
+    const user = { role: 'user', content: 'go' };
+    const claude = await post('/v1/messages', { model: 'm', tools: TOOLS, messages: [user] });
+    expect((claude.content as { name: string }[]).map((b) => b.name)).toEqual(['a', 'b']);
+    expect(claude.usage).toMatchObject({ input_tokens: 100, output_tokens: 10 });
+    const codex = await post('/v1/responses', { model: 'm', tools: TOOLS, input: [user] });
+    expect((codex.output as { name: string }[]).map((o) => o.name)).toEqual(['a', 'b']);
+    expect(codex.usage).toMatchObject({ input_tokens: 100, output_tokens: 10, total_tokens: 110 });
+    const chat = await post('/v1/chat/completions', { model: 'm', tools: TOOLS, messages: [user] });
+    const [choice] = chat.choices as {
+      message: { tool_calls: { function: { name: string } }[] };
+    }[];
+    expect(choice!.message.tool_calls.map((c) => c.function.name)).toEqual(['a', 'b']);
+    expect(chat.usage).toMatchObject({ prompt_tokens: 100, completion_tokens: 10 });
+  });
+
   it('holds a hanging stream open until the client leaves or the test releases it', async () => {
     fake = await startFakeModel({ script: [{ kind: 'hang', text: 'thinking' }] });
     const pending = sse(`${fake.url}/v1/messages`, {

@@ -9,7 +9,15 @@ import { answerOpenAI, parseOpenAI } from './openai.js';
 import { answerOpenAIChat, parseOpenAIChat } from './openai-chat.js';
 import type { Answer, ModelApi, ModelRequest, Responder } from './types.js';
 
-export type { Answer, ModelApi, ModelRequest, Responder, ToolCallAnswer } from './types.js';
+export type {
+  Answer,
+  ModelApi,
+  ModelRequest,
+  Responder,
+  ToolCall,
+  ToolCallAnswer,
+  Usage,
+} from './types.js';
 
 /**
  * One fake model server for the real agent CLIs under test: a real HTTP server on 127.0.0.1
@@ -18,7 +26,9 @@ export type { Answer, ModelApi, ModelRequest, Responder, ToolCallAnswer } from '
  * streaming and not. A conversation request is answered from the
  * responder, else the script, else the default answer; the agents' side requests (titles,
  * token counts, a quota probe, "who speaks next") get neutral answers. Every request is logged
- * with the exact text of the user's latest message, for tests to assert on.
+ * with the exact text of the user's latest message, for tests to assert on. The navigator's
+ * tests drive it through the real @google/genai SDK: token counts, several calls in one
+ * answer, malformed calls, raw bodies and HTTP errors are answers of the script too.
  */
 
 export interface FakeModelOptions {
@@ -28,6 +38,11 @@ export interface FakeModelOptions {
   script?: Answer[];
   /** The answer when neither decides (default: the text `OK.`). */
   defaultAnswer?: Answer;
+  /**
+   * What a token count request (Gemini's `countTokens`, Anthropic's `count_tokens`) is
+   * answered: default, a quarter of the request body's length.
+   */
+  countTokens?: (body: unknown) => number;
 }
 
 /** A request that matched none of the APIs (answered 404), kept to explain a failure. */
@@ -50,6 +65,8 @@ export interface FakeModel {
   userTexts(api?: ModelApi): string[];
   /** Appends answers to the script. */
   script(...answers: Answer[]): void;
+  /** Answers of the script not yet used. */
+  pending(): number;
   /** Sets (or clears) the responder. */
   respondWith(respond: Responder | undefined): void;
   /**
@@ -83,6 +100,16 @@ async function readBody(req: IncomingMessage): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
+  res.end(JSON.stringify(body));
+}
+
+/** The default token count: a quarter of the request body's length, as a rough tokenizer. */
+function defaultCount(body: unknown): number {
+  return Math.ceil(JSON.stringify(body ?? null).length / 4);
 }
 
 function parse(path: string, body: unknown): ParsedRequest | null {
@@ -166,18 +193,28 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       record.answeredAt = performance.now();
       events.emit('answered', record);
     });
+    if (parsed.special === 'count_tokens') {
+      const tokens = (opts.countTokens ?? defaultCount)(body);
+      return json(
+        res,
+        200,
+        parsed.api === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens },
+      );
+    }
+    if (answer.kind === 'raw') return json(res, answer.status ?? 200, answer.body);
+    if (parsed.api === 'gemini') return answerGemini(record, parsed, answer, res, hang);
+    if (answer.kind === 'malformed') {
+      return json(res, 500, {
+        error: { message: `fake-model: a malformed call is a Gemini answer, not ${parsed.api}'s` },
+      });
+    }
     if (parsed.api === 'openai-chat') {
       const usage = (body as { stream_options?: { include_usage?: boolean } } | undefined)
         ?.stream_options?.include_usage;
       await answerOpenAIChat(record, parsed, answer, res, hang, usage === true);
       return;
     }
-    const answerWith =
-      parsed.api === 'anthropic'
-        ? answerAnthropic
-        : parsed.api === 'openai'
-          ? answerOpenAI
-          : answerGemini;
+    const answerWith = parsed.api === 'anthropic' ? answerAnthropic : answerOpenAI;
     await answerWith(record, parsed, answer, res, hang);
   };
 
@@ -216,6 +253,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
         .map((r) => r.userText)
         .filter((t): t is string => t !== null),
     script: (...answers) => void queue.push(...answers),
+    pending: () => queue.length,
     respondWith: (r) => void (respond = r),
     waitFor: (match, o = {}) => {
       const since = o.since ?? 0;

@@ -1,9 +1,23 @@
 /** The model APIs the real agent CLIs talk to (`openai` is the Responses API, `openai-chat` Chat Completions). */
 export type ModelApi = 'anthropic' | 'openai' | 'openai-chat' | 'gemini';
 
+/**
+ * The token counts an answer reports, each API saying them in its own words; an answer without
+ * them reports small fixed counts (12 in, 10 out).
+ */
+export interface Usage {
+  /** The prompt: Gemini's promptTokenCount, Anthropic's input_tokens, OpenAI's input/prompt tokens. */
+  input?: number;
+  /** The answer: Gemini's candidatesTokenCount, the others' output/completion tokens. */
+  output?: number;
+  /** Thinking: Gemini's thoughtsTokenCount, OpenAI's reasoning tokens (Anthropic counts it as output). */
+  thoughts?: number;
+  /** Read from the API's cache: Gemini's cachedContentTokenCount, the others' cached tokens. */
+  cached?: number;
+}
+
 /** A tool call as the model sends it: the agent's own tool name and its arguments. */
-export interface ToolCallAnswer {
-  kind: 'tool';
+export interface ToolCall {
   name: string;
   input: Record<string, unknown>;
   /**
@@ -11,8 +25,16 @@ export interface ToolCallAnswer {
    * an MCP server's tools as the functions of a namespace `mcp__SERVER`.
    */
   namespace?: string;
+}
+
+/** An answer that calls a tool (or several). */
+export interface ToolCallAnswer extends ToolCall {
+  kind: 'tool';
   /** Text the model says before calling the tool. */
   text?: string;
+  /** More calls in the same answer, after this one: a model calling tools in parallel. */
+  more?: ToolCall[];
+  usage?: Usage;
 }
 
 /** What the fake model answers to one request. */
@@ -24,6 +46,7 @@ export type Answer =
       pieces?: number;
       /** Pause between two pieces (default 0). */
       pieceDelayMs?: number;
+      usage?: Usage;
     }
   | ToolCallAnswer
   | {
@@ -40,7 +63,33 @@ export type Answer =
       kind: 'error';
       status: number;
       message?: string;
+    }
+  | {
+      /**
+       * A function call the model could not form: Gemini answers it with no parts and the
+       * finishReason MALFORMED_FUNCTION_CALL. The other APIs have no such answer: they refuse
+       * it with a 500 naming it.
+       */
+      kind: 'malformed';
+      message?: string;
+      usage?: Usage;
+    }
+  | {
+      /** Any JSON body, sent as it is (not streamed) with this status (default 200). */
+      kind: 'raw';
+      status?: number;
+      body: unknown;
     };
+
+/** What an API module answers: the server sends `raw` bodies itself. */
+export type ApiAnswer = Exclude<Answer, { kind: 'raw' }>;
+/** What every API can answer (the server refuses `malformed` for all but Gemini). */
+export type CommonAnswer = Exclude<Answer, { kind: 'raw' | 'malformed' }>;
+
+/** Every tool call of an answer, in order (none for an answer that calls no tool). */
+export function toolCalls(answer: Answer): ToolCall[] {
+  return answer.kind === 'tool' ? [answer, ...(answer.more ?? [])] : [];
+}
 
 /** One request the fake model received, with what the tests assert on. */
 export interface ModelRequest {

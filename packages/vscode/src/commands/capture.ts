@@ -25,7 +25,7 @@ export const capture: Command = {
       r = await c.request('capture', { session: target.ref }, { timeoutMs: REQUEST_TIMEOUT_MS });
     }
     void vscode.window.showInformationMessage(
-      `clippy: captured ${r.turn_id} (${r.size} bytes); Paste puts it into a session`,
+      `clippy: captured ${r.turn_id} (${r.text_size === undefined ? `${r.size} raw bytes` : `${r.text_size} bytes of text, ${r.size} raw`}); Paste puts it into a session`,
     );
     return r;
   },

@@ -1,4 +1,5 @@
-import { PROTOCOL_VERSION, PUSH_ID, RpcCore, type RpcMessage } from '@clippy/protocol';
+import { RpcCore, type RpcMessage } from '@clippy/client/core';
+import { PROTOCOL_VERSION, PUSH_ID } from '@clippy/protocol';
 import { PageSocket, RpcError } from './page-socket.js';
 import { SIGNED_OUT, sessionKnown } from './sign-in.js';
 

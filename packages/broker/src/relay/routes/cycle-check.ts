@@ -1,4 +1,4 @@
-import type { End, Leg } from './route.js';
+import type { End, Leg } from './records.js';
 
 // Routes may not feed each other for ever: a route that would close a cycle of routes is
 // refused when added (only a loop, which has an end condition, goes round). This sees the

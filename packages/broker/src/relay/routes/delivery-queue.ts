@@ -3,7 +3,7 @@ import { HandlerError } from '../../errors.js';
 import type { Session, SessionClient } from '../../sessions/session.js';
 import { injectInto } from '../inject-into-session.js';
 import type { HopCounts } from './hop-count.js';
-import type { Leg } from './route.js';
+import type { Leg } from './records.js';
 import type { RouteLog } from './route-log.js';
 
 // What routes send waits here, per target, until the target is idle ("never into a busy
@@ -12,6 +12,18 @@ import type { RouteLog } from './route-log.js';
 
 /** Messages waiting per target while it is busy; past it the oldest is dropped (and logged). */
 export const ROUTE_QUEUE_LIMIT = 16;
+/**
+ * Tries of a message whose Enter the target did not take (`not_submitted`) before its route
+ * stops: the second try, at the target's next idle, presses Enter on the text still in its box.
+ */
+export const ROUTE_HOP_TRIES = 2;
+/**
+ * How long after a try failed the next one waits, whatever the target's state does meanwhile
+ * (an agent that left the text in its box stays idle, and goes idle at once when its detector
+ * gives up on the Enter): time for what kept it from taking the Enter (a redraw, a loaded
+ * machine) to pass. A target busy then gets it when it is next idle.
+ */
+export const ROUTE_RETRY_MS = 2_000;
 
 export interface QueueItem {
   leg: Leg;
@@ -20,6 +32,13 @@ export interface QueueItem {
   turnIds: string[];
   /** Hops of the chain this injection continues: its target's next turn carries them. */
   hops: number;
+  /** Tries that failed so far, and when the next may be made. */
+  failures?: number;
+  retryAt?: number | undefined;
+  /** A try typed it and the target did not take the Enter: the next presses Enter on it. */
+  typed?: boolean;
+  /** The target's turn count when a try failed: a later turn of this text means it was taken. */
+  turnsAtFailure?: number;
 }
 
 export interface RouteSessions {
@@ -33,11 +52,21 @@ export interface DeliveryDeps {
   hops: HopCounts;
   /** Sends a route push to subscribers of `event` (about any of `sessions`). */
   publish(event: EventName, push: Push, sessions: string[]): void;
+  /**
+   * A message could not be delivered and will not be tried again (ROUTE_HOP_TRIES failed, or
+   * an error a try cannot mend): its route stops, saying why. `item` is no longer queued.
+   */
+  failed(item: QueueItem, session: Session, reason: string): void;
 }
+
+/** What one try of a message came to. */
+type Outcome = 'fired' | 'busy' | 'retry' | 'failed';
 
 export class DeliveryQueue {
   private readonly queues = new Map<string, QueueItem[]>();
   private readonly delivering = new Set<string>();
+  /** Per target, the timer of a failed message's next try. */
+  private readonly retries = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly deps: DeliveryDeps) {}
 
@@ -51,11 +80,13 @@ export class DeliveryQueue {
     return (this.queues.get(leg.to.session) ?? []).filter((i) => i.leg === leg).length;
   }
 
-  enqueue(target: string, item: QueueItem): void {
+  /** Queues a message for `target` (`first`: ahead of what waits, as one sent before). */
+  enqueue(target: string, item: QueueItem, first = false): void {
     const { log } = this.deps;
     const queue = this.queues.get(target) ?? [];
     this.queues.set(target, queue);
-    queue.push(item);
+    if (first) queue.unshift(item);
+    else queue.push(item);
     if (queue.length > ROUTE_QUEUE_LIMIT) {
       const old = queue.shift()!;
       log.add({
@@ -99,9 +130,14 @@ export class DeliveryQueue {
           continue;
         }
         if ((session.state as SessionState) !== 'idle') return; // state_changed → idle resumes
+        if (head.retryAt !== undefined && Date.now() < head.retryAt) return; // its timer resumes
         const item = queue.shift()!;
-        if (await this.inject(session, item)) continue;
-        queue.unshift(item); // went busy meanwhile: the next idle sends it
+        if (this.takenLate(session, item)) continue;
+        const outcome = await this.inject(session, item);
+        if (outcome === 'fired' || outcome === 'failed') continue;
+        // Went busy meanwhile, or to be tried again: the next idle sends it (first in line).
+        queue.unshift(item);
+        if (outcome === 'retry') this.retryLater(target, item);
         return;
       }
     } finally {
@@ -109,31 +145,83 @@ export class DeliveryQueue {
     }
   }
 
-  /** One message into its idle target; false when the target went busy first. */
-  private async inject(session: Session, item: QueueItem): Promise<boolean> {
+  /**
+   * Whether the target took a message it was said not to (its Enter seen late, on a loaded
+   * machine): a turn since the failed try whose input is this text. Then it is not sent again
+   * (never twice into one agent), and counts as fired.
+   */
+  private takenLate(session: Session, item: QueueItem): boolean {
+    const ring = session.turns?.ring;
+    if (item.turnsAtFailure === undefined || !ring) return false;
+    const text = (item.message as string).replace(/\s+/gu, '');
+    for (let seq = item.turnsAtFailure + 1; seq <= ring.count; seq++) {
+      const prompt = ring.get(seq)?.prompt.replace(/\s+/gu, '') ?? '';
+      if (prompt === '' || !text.startsWith(prompt)) continue;
+      item.leg.fired++;
+      this.deps.log.add({
+        route: item.leg.name,
+        event: 'fired',
+        turn_ids: item.turnIds,
+        to: item.leg.to.name,
+        reason: `'${session.name}' took it after all (turn ${ring.get(seq)!.turn_id}): not sent again`,
+      });
+      return true;
+    }
+    return false;
+  }
+
+  /** The next try of `item` (first in its target's queue) once ROUTE_RETRY_MS passed. */
+  private retryLater(target: string, item: QueueItem): void {
+    clearTimeout(this.retries.get(target));
+    const timer = setTimeout(() => {
+      this.retries.delete(target);
+      void this.deliver(target);
+    }, item.retryAt! - Date.now());
+    timer.unref();
+    this.retries.set(target, timer);
+  }
+
+  /** One try of a message into its idle target (see Outcome). */
+  private async inject(session: Session, item: QueueItem): Promise<Outcome> {
     const { log, hops } = this.deps;
     const message = item.message as string;
     const bytes = Buffer.from(message, 'utf8');
     hops.injecting(session.id, item.hops);
     try {
-      // The queue waited for idle: injection checks again, as relay does (never into a busy target).
+      // The queue waited for idle: injection checks again, as relay does (never into a busy
+      // target). A try after one the target did not take presses Enter on what its box holds.
       await injectInto(
         this.deps.sessions,
         session,
         { content: bytes, text: message },
-        { enter: true },
+        { enter: true, ...(item.typed ? { resubmit: true } : {}) },
       );
     } catch (err) {
       hops.notInjected(session.id);
-      if (err instanceof HandlerError && err.code === 'target_busy') return false;
+      if (err instanceof HandlerError && err.code === 'target_busy') return 'busy';
+      const failures = (item.failures ?? 0) + 1;
+      // Only an Enter not taken may go otherwise another time; other errors would come again.
+      const untaken = err instanceof HandlerError && err.code === 'not_submitted';
+      if (untaken) item.typed = true;
+      const again = untaken && failures < ROUTE_HOP_TRIES;
+      const reason = (err as Error).message;
       log.add({
         route: item.leg.name,
         event: 'failed',
         turn_ids: item.turnIds,
         to: item.leg.to.name,
-        reason: (err as Error).message,
+        reason: again
+          ? `${reason}; tried again when '${session.name}' is next idle`
+          : `${reason}${failures > 1 ? ` (tried ${failures} times)` : ''}`,
       });
-      return true;
+      item.failures = failures;
+      item.turnsAtFailure = session.turns?.ring.count;
+      if (again) {
+        item.retryAt = Date.now() + ROUTE_RETRY_MS;
+        return 'retry';
+      }
+      this.deps.failed(item, session, reason);
+      return 'failed';
     }
     hops.injected(session);
     item.leg.fired++;
@@ -156,7 +244,7 @@ export class DeliveryQueue {
       },
       [...item.leg.from.map((f) => f.session), session.id],
     );
-    return true;
+    return 'fired';
   }
 
   /** Drops what `leg` left waiting, logging each with `reason`. */
@@ -171,6 +259,14 @@ export class DeliveryQueue {
   /** The target ended: its queue goes (the legs into it dropped theirs with a reason first). */
   forget(target: string): void {
     this.queues.delete(target);
+    clearTimeout(this.retries.get(target));
+    this.retries.delete(target);
+  }
+
+  /** Stops the timers of the next tries (the daemon stops). */
+  dispose(): void {
+    for (const timer of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
   }
 
   private drop(item: QueueItem, reason: string): void {

@@ -1,6 +1,6 @@
 import { HandlerError } from '../../errors.js';
 import type { Session } from '../../sessions/session.js';
-import type { Leg } from './route.js';
+import type { Leg } from './records.js';
 import { usesDiff } from './templates.js';
 
 /**

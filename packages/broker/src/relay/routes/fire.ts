@@ -1,5 +1,7 @@
 import { nextRound } from './loop.js';
-import { firstSight, type Leg, type RouteParts, type RouteTurn } from './route.js';
+import type { Leg, RouteTurn } from './records.js';
+import { firstSight } from './route.js';
+import type { RouteParts } from './route-parts.js';
 import { renderWithDiffs, type TemplateView } from './templates.js';
 
 // A leg meets a turn of one of its sources: it forwards it (rendered with its template, into

@@ -1,31 +1,13 @@
 import type { LineRegex } from '@clippy/turns';
-import {
-  DEFAULT_HOP_LIMIT,
-  makeLeg,
-  type End,
-  type Leg,
-  type RouteParts,
-  type RouteTurn,
-} from './route.js';
+import type { End, Leg, LoopState, RouteTurn } from './records.js';
+import { DEFAULT_HOP_LIMIT, makeLeg } from './route.js';
+import type { RouteParts } from './route-parts.js';
 
 // A loop (`clippy loop A B --until RE`): two legs, A → B (`NAME.a`) and B → A (`NAME.b`),
 // sharing one end condition, checked on every turn of either agent, and a count of rounds.
 
 /** Default rounds of a loop. */
 export const DEFAULT_LOOP_ROUNDS = 5;
-
-export interface LoopState {
-  name: string;
-  until: LineRegex;
-  rounds: number;
-  round: number;
-  a: string;
-  b: string;
-  legs: Leg[];
-  ended: boolean;
-  /** The turn whose text matched `until`, once one did. */
-  endedBy: string | null;
-}
 
 export interface LoopOptions {
   until: string;

@@ -6,7 +6,8 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FrameDecoder, encodeFrame } from '@clippy/protocol';
 import { followRemote } from './remote-route.js';
-import { makeLeg, type RouteTurn } from './route.js';
+import type { RouteTurn } from './records.js';
+import { makeLeg } from './route.js';
 
 // A route's source on a daemon older than hop counts: its `turn_completed` carries no
 // `turn.hops`. The route keeps working (such a turn starts a chain, as before) and the daemon

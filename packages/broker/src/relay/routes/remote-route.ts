@@ -1,7 +1,7 @@
 import { HandlerError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { RemoteSource } from './remote-source.js';
-import type { Leg, RouteTurn } from './route.js';
+import type { Leg, RouteTurn } from './records.js';
 
 // The remote part of a route whose source is a session on another machine (`clippy route add
 // build:codex claude`): the link to that machine's daemon (remote-source.ts), wired to the leg.

@@ -1,12 +1,5 @@
-import {
-  FrameError,
-  PROTOCOL_VERSION,
-  PUSH_ID,
-  RpcCore,
-  type RpcMessage,
-  type Transport,
-} from '@clippy/protocol';
-import { openUnixTransport } from '@clippy/protocol/unix-transport';
+import { openUnixTransport, RpcCore, type RpcMessage, type Transport } from '@clippy/client/lean';
+import { FrameError, PROTOCOL_VERSION, PUSH_ID } from '@clippy/protocol';
 
 // A route's source on another machine (`clippy route add build:codex claude`): this daemon
 // connects, as a client, to the other daemon's broker socket forwarded here by SSH (the CLI

@@ -5,29 +5,20 @@ import type { Session } from '../../sessions/session.js';
 import { findTurn } from '../../detection/find-turn.js';
 import type { StoredTurn } from '../../detection/turn-ring.js';
 import { cycleThrough } from './cycle-check.js';
-import { DeliveryQueue, type RouteSessions } from './delivery-queue.js';
+import { DeliveryQueue, type QueueItem, type RouteSessions } from './delivery-queue.js';
 import { fire } from './fire.js';
 import { HopCounts } from './hop-count.js';
 import { checkUntil, endLoop, makeLoop, type LoopOptions } from './loop.js';
 import { followRemote, type RemoteEnd } from './remote-route.js';
-import {
-  endLeg,
-  makeLeg,
-  oneTemplate,
-  pattern,
-  routeInfo,
-  type End,
-  type Leg,
-  type RouteOptions,
-  type RouteParts,
-  type RouteTurn,
-} from './route.js';
+import type { End, Leg, RouteTurn } from './records.js';
+import { endLeg, makeLeg, oneTemplate, pattern, routeInfo, type RouteOptions } from './route.js';
+import type { RouteParts } from './route-parts.js';
 import { RouteLog } from './route-log.js';
 import { RouteTable } from './route-table.js';
 import { requireDiffSources } from './diff-sources.js';
 import { render, resolveTemplate, type TemplateDiff } from './templates.js';
 
-// Routes live in the daemon (broker/src/relay/ beside injection, DESIGN.md): fired by
+// Routes live in the daemon, beside injection (docs/architecture.md, "A relay"): fired by
 // `turn_completed`, they inject through the same path as `relay` (idle wait, bracketed paste,
 // a separate Enter, confirmation), so they keep running when every client has gone. They are
 // kept in memory: a daemon restart ends them (docs/routes.md). This is the engine's front: the
@@ -42,6 +33,8 @@ export interface RouteEngineDeps {
   publish(event: EventName, push: Push, sessions: string[]): void;
   /** A session's worktree diff for `{{diff}}` (null: it has no worktree). */
   diffOf?(session: string): Promise<TemplateDiff> | null;
+  /** Tells the user (a notification) that a route stopped, about its target session. */
+  notify?(session: Session, title: string, body: string): void;
 }
 
 export class RouteEngine {
@@ -53,7 +46,12 @@ export class RouteEngine {
 
   constructor(private readonly deps: RouteEngineDeps) {
     this.log = new RouteLog(deps.log, (entry) => this.publishEntry(entry));
-    this.queue = new DeliveryQueue({ ...deps, log: this.log, hops: this.hops });
+    this.queue = new DeliveryQueue({
+      ...deps,
+      log: this.log,
+      hops: this.hops,
+      failed: (item, target, reason) => this.stopOnFailure(item, target, reason),
+    });
     this.parts = { log: this.log, queue: this.queue, diffOf: deps.diffOf };
   }
 
@@ -146,9 +144,10 @@ export class RouteEngine {
     return this.added(leg);
   }
 
-  /** Ends the links to other machines (the daemon stops). */
+  /** Ends the links to other machines and the timers of next tries (the daemon stops). */
   dispose(): void {
     for (const leg of this.table.all()) leg.remote?.dispose();
+    this.queue.dispose();
   }
 
   /** Turns of one session rendered with a route template (`replay --template`). */
@@ -220,6 +219,13 @@ export class RouteEngine {
       leg.reason = null;
     }
     this.log.add({ route: name, event: 'resumed', turn_ids: [], to: null, reason: null });
+    // The message a route stopped on goes first: a loop goes on from where it stopped.
+    for (const leg of legs) {
+      const held = leg.held;
+      if (!held) continue;
+      leg.held = null;
+      this.queue.enqueue(leg.to.session, { ...held, failures: 0, retryAt: undefined }, true);
+    }
     return legs.map((l) => this.info(l));
   }
 
@@ -295,6 +301,34 @@ export class RouteEngine {
     }
     this.queue.forget(session.id);
     this.hops.forget(session.id);
+  }
+
+  /**
+   * A message its target would not take, tried ROUTE_HOP_TRIES times (or failing in a way a
+   * try cannot mend): its route stops — a loop, both legs — rather than wait for a turn that
+   * will not come. `route ls` and `clippy ls` show it paused and why, the log says so, the user
+   * is notified, and `route resume` sends the message again.
+   */
+  private stopOnFailure(item: QueueItem, target: Session, reason: string): void {
+    const leg = item.leg;
+    const name = leg.loop?.name ?? leg.name;
+    const why = `'${target.name}' did not take a message: ${reason}; after a look at it, \`clippy route resume ${name}\` sends it again`;
+    for (const l of leg.loop ? leg.loop.legs : [leg]) {
+      if (l.state !== 'active') continue;
+      l.state = 'paused';
+      l.reason = why;
+      this.queue.dropFor(l, `route paused: '${target.name}' did not take an earlier message`);
+    }
+    leg.held = item;
+    this.log.add(
+      { route: name, event: 'paused', turn_ids: item.turnIds, to: leg.to.name, reason: why },
+      { warn: true },
+    );
+    this.deps.notify?.(
+      target,
+      `${name} stopped`,
+      `'${target.name}' did not take its message: ${reason}`,
+    );
   }
 
   // --- helpers ---

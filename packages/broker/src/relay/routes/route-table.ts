@@ -1,6 +1,5 @@
 import { HandlerError } from '../../errors.js';
-import type { LoopState } from './loop.js';
-import type { Leg } from './route.js';
+import type { Leg, LoopState } from './records.js';
 
 // The routes and loops a daemon runs, by name: `r1, r2, …` and `loop1, …` unless named; a
 // loop's legs are `NAME.a` and `NAME.b`, and its name stands for both.

@@ -1,71 +1,17 @@
 import type { RouteInfo } from '@clippy/protocol';
 import { compileUserRegex, type LineRegex } from '@clippy/turns';
 import { HandlerError } from '../../errors.js';
-import type { DeliveryQueue } from './delivery-queue.js';
-import type { LoopState } from './loop.js';
-import type { RemoteSource } from './remote-source.js';
-import type { RouteLog } from './route-log.js';
-import {
-  WRAP_TEMPLATE,
-  checked,
-  resolveTemplate,
-  type Template,
-  type TemplateDiff,
-} from './templates.js';
+import type { End, Leg, RouteKind } from './records.js';
+import type { RouteParts } from './route-parts.js';
+import { WRAP_TEMPLATE, checked, resolveTemplate } from './templates.js';
 
-// A route as the engine keeps it: a plain route, a fan-in, or one leg of a loop. Each leg has
-// its sources and target, what it renders, what it filters, and what it did so far.
+// Making a leg (a plain route, a fan-in, or one leg of a loop: the records are in records.ts)
+// with its options checked, what a leg says of itself, and ending one.
 
 /** Default bound on a chain of automatic injections set off by one turn (loops have their own end). */
 export const DEFAULT_HOP_LIMIT = 10;
 /** Turn IDs remembered per route to fire each turn at most once, whatever happens to events. */
 const FIRED_MEMORY = 256;
-
-export type RouteKind = RouteInfo['kind'];
-
-/** One end of a route: a session (a source on another machine: `host:session` for both). */
-export interface End {
-  session: string;
-  name: string;
-}
-
-/** What a route needs of a turn (a stored one, or one read from another machine). */
-export interface RouteTurn {
-  turn_id: string;
-  text: string;
-  prompt: string;
-  interrupted: boolean;
-}
-
-export interface Leg {
-  name: string;
-  kind: RouteKind;
-  from: End[];
-  to: End;
-  template: Template;
-  wrap: string;
-  when: LineRegex | null;
-  includeInterrupted: boolean;
-  hopLimit: number;
-  state: RouteInfo['state'];
-  reason: string | null;
-  fired: number;
-  createdAt: number;
-  loop: LoopState | null;
-  /** Fan-in: each source's newest turn not yet combined. */
-  pending: Map<string, RouteTurn>;
-  seen: string[];
-  /** A source on another machine (`host:session`), followed through its forwarded socket. */
-  remote: RemoteSource | null;
-}
-
-/** What a leg's doings touch: the route log, and the messages waiting for targets. */
-export interface RouteParts {
-  log: RouteLog;
-  queue: DeliveryQueue;
-  /** A source's worktree diff, for templates that show one (null: it has none). */
-  diffOf?: ((session: string) => Promise<TemplateDiff> | null) | undefined;
-}
 
 export interface RouteOptions {
   name?: string | undefined;
@@ -125,6 +71,7 @@ export function makeLeg(
     pending: new Map(),
     seen: [],
     remote: null,
+    held: null,
   };
 }
 
@@ -152,6 +99,7 @@ export function routeInfo(leg: Leg, queued: number): RouteInfo {
     fired: leg.fired,
     queued,
     created_at: leg.createdAt,
+    ...(leg.held ? { failed: true } : {}),
     loop: leg.loop
       ? {
           name: leg.loop.name,

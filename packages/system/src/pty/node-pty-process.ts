@@ -1,0 +1,240 @@
+// The only file that imports node-pty (the PTY library is confined to one file). In system,
+// not the broker: the test kit's terminal needs the same workarounds and may not import broker.
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import * as nodePty from 'node-pty';
+import type { PtyExit, PtyProcess, PtySpawnOptions } from './pty-process.js';
+import { signalName } from './signals.js';
+
+/**
+ * How often a paused PTY checks whether its child has exited. node-pty closes the PTY 200 ms
+ * after the child's exit whether or not its output was read; a paused PTY would lose the output
+ * still in the kernel buffer, so it resumes as soon as the child is gone.
+ */
+const PAUSED_EXIT_PROBE_MS = 20;
+
+/** Longest an exited program's output is read for before the PTY is closed anyway. */
+const EXIT_DRAIN_CAP_MS = 5_000;
+
+/** Whether `pid` still runs (or is not yet reaped). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * node-pty closes its reader 200 ms after the child's exit whether or not the output still in
+ * the kernel's buffer was read, and a daemon that reads late (a loaded machine, a flood on
+ * another session) lost the exiting program's last lines. Once the child is gone, that close
+ * waits until a turn of the event loop reads nothing more: `setImmediate` runs after the loop's
+ * poll, so a check that sees no new chunk means the buffer was empty.
+ */
+function closeOnlyWhenDrained(pty: nodePty.IPty, pid: number): void {
+  const socket = (pty as unknown as { _socket?: Socket })._socket;
+  if (!socket) return;
+  let chunks = 0;
+  socket.on('data', () => chunks++);
+  const destroy = socket.destroy.bind(socket);
+  socket.destroy = (err?: Error): Socket => {
+    // A read error, or a close asked for while the program runs (dispose): at once.
+    if (err !== undefined || alive(pid)) return destroy(err);
+    const deadline = Date.now() + EXIT_DRAIN_CAP_MS;
+    let seen = chunks;
+    const check = (): void => {
+      if (socket.destroyed) return;
+      if (chunks === seen || Date.now() > deadline) {
+        destroy();
+        return;
+      }
+      seen = chunks;
+      setImmediate(check);
+    };
+    setImmediate(check);
+    return socket;
+  };
+}
+
+class NodePtyProcess implements PtyProcess {
+  readonly pid: number;
+  private readonly pty: nodePty.IPty;
+  private readonly subscriptions: nodePty.IDisposable[] = [];
+  private disposed = false;
+  private exited = false;
+  private slaveFd: number | null = null;
+  private exitProbe: NodeJS.Timeout | null = null;
+  /** The child was seen gone while paused: never pause again (its last output must drain). */
+  private childGone = false;
+
+  constructor(options: PtySpawnOptions) {
+    // encoding null: raw bytes out, so output reaches clients byte-for-byte (no UTF-8 split damage).
+    this.pty = nodePty.spawn(options.file, options.args, {
+      name: options.env.TERM ?? 'xterm-256color',
+      cols: options.cols,
+      rows: options.rows,
+      cwd: options.cwd,
+      env: options.env,
+      encoding: null,
+    });
+    this.pid = this.pty.pid;
+    closeOnlyWhenDrained(this.pty, this.pid);
+    // Hold the slave side open: when the child exits and the last slave fd closes, Linux may
+    // drop output still queued for the master (measured: up to ~15 KB of a fast writer's last
+    // output). With our fd open the master drains normally; it is closed on exit.
+    try {
+      const pts = (this.pty as unknown as { ptsName?: string }).ptsName;
+      if (pts) this.slaveFd = openSync(pts, constants.O_RDWR | constants.O_NOCTTY);
+    } catch {
+      this.slaveFd = null;
+    }
+  }
+
+  private closeSlave(): void {
+    if (this.slaveFd === null) return;
+    try {
+      closeSync(this.slaveFd);
+    } catch {
+      // Already closed.
+    }
+    this.slaveFd = null;
+  }
+
+  get ptsName(): string | undefined {
+    return (this.pty as unknown as { ptsName?: string }).ptsName;
+  }
+
+  get readerState(): string {
+    const socket = (
+      this.pty as unknown as { _socket?: { destroyed: boolean; readableFlowing: boolean | null } }
+    )._socket;
+    return socket
+      ? `reader destroyed=${socket.destroyed} flowing=${String(socket.readableFlowing)}`
+      : 'reader unknown';
+  }
+
+  get pendingWriteBytes(): number {
+    return this.queuedWriteBytes() ?? 0;
+  }
+
+  /** Bytes in node-pty's write queue; null when its queue cannot be seen (another version). */
+  private queuedWriteBytes(): number | null {
+    // node-pty queues writes the kernel refused (EAGAIN) in its write stream; not in its typings.
+    const queue = (
+      this.pty as unknown as {
+        _writeStream?: { _writeQueue?: { buffer: Buffer; offset: number }[] };
+      }
+    )._writeStream?._writeQueue;
+    if (!Array.isArray(queue)) return null;
+    let n = 0;
+    for (const task of queue) n += task.buffer.length - task.offset;
+    return n;
+  }
+
+  onData(listener: (chunk: Buffer) => void): void {
+    // With `encoding: null` node-pty emits Buffers although its typings say string.
+    this.subscriptions.push(this.pty.onData((data) => listener(data as unknown as Buffer)));
+  }
+
+  onExit(listener: (exit: PtyExit) => void): void {
+    this.subscriptions.push(
+      this.pty.onExit(({ exitCode, signal }) => {
+        this.exited = true;
+        this.closeSlave();
+        listener(
+          signal ? { exitCode: null, signal: signalName(signal) } : { exitCode, signal: null },
+        );
+      }),
+    );
+  }
+
+  write(data: Uint8Array | string): void {
+    if (this.disposed) return;
+    let bytes =
+      typeof data === 'string'
+        ? Buffer.from(data)
+        : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    // Written here and now when nothing waits before it: node-pty writes through the libuv
+    // thread pool, a thread hand-off each way that made up most of a keystroke's tail latency
+    // (measured: p99 2.5 ms from input to echo inside the daemon). The master is non-blocking,
+    // so a full PTY answers EAGAIN and the rest goes to node-pty's queue, which retries. Only
+    // when that queue is known to be empty: nothing may overtake bytes already queued.
+    const fd = (this.pty as unknown as { fd?: number }).fd;
+    if (typeof fd === 'number' && this.queuedWriteBytes() === 0) {
+      try {
+        const n = writeSync(fd, bytes);
+        if (n === bytes.length) return;
+        bytes = bytes.subarray(n);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return; // the PTY is gone
+      }
+    }
+    // node-pty queues a copy (Buffer.from), so a caller may pass a view of a buffer it reuses.
+    this.pty.write(bytes);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.disposed) return;
+    try {
+      this.pty.resize(cols, rows);
+    } catch {
+      // The PTY closed under us (child exited): nothing left to resize.
+    }
+  }
+
+  pause(): void {
+    if (this.disposed || this.exitProbe || this.childGone) return;
+    this.pty.pause();
+    this.exitProbe = setInterval(() => {
+      try {
+        process.kill(this.pid, 0);
+      } catch {
+        this.childGone = true;
+        this.resume();
+      }
+    }, PAUSED_EXIT_PROBE_MS);
+    this.exitProbe.unref();
+  }
+
+  resume(): void {
+    if (this.exitProbe) clearInterval(this.exitProbe);
+    this.exitProbe = null;
+    if (!this.disposed) this.pty.resume();
+  }
+
+  killGroup(signal: NodeJS.Signals): boolean {
+    // The child is a session leader (node-pty calls setsid), so its pid is its process group id.
+    try {
+      process.kill(-this.pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    if (this.exitProbe) clearInterval(this.exitProbe);
+    this.exitProbe = null;
+    this.disposed = true;
+    this.closeSlave();
+    for (const s of this.subscriptions) s.dispose();
+    this.subscriptions.length = 0;
+    // After exit node-pty has closed the fd itself; destroying then would SIGHUP a pid that
+    // may already belong to another process.
+    if (this.exited) return;
+    try {
+      this.pty.resume();
+      (this.pty as unknown as { destroy?: () => void }).destroy?.();
+    } catch {
+      // Already closed.
+    }
+  }
+}
+
+/** Starts `options.file` on a new PTY. Throws when the fork itself fails. */
+export function spawnPty(options: PtySpawnOptions): PtyProcess {
+  return new NodePtyProcess(options);
+}
