@@ -60,9 +60,17 @@ describe('real agent environments', () => {
               codex: () => [join(s.env.CODEX_HOME!, 'config.toml'), model.url],
               gemini: () => [join(s.home, '.gemini', 'settings.json'), 'gemini-api-key'],
               qwen: () => [join(s.home, '.qwen', 'settings.json'), '"selectedType": "openai"'],
+              opencode: () => [
+                join(s.env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'),
+                model.url,
+              ],
+              copilot: () => [join(s.home, '.copilot', 'config.json'), s.cwd],
             };
             const [seeded, holds] = seeds[agent]();
             expect(readFileSync(seeded, 'utf8')).toContain(holds);
+            // Every folder of its own is the temp HOME's.
+            for (const v of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'CODEX_HOME', 'COPILOT_HOME'])
+              if (s.env[v] !== undefined) expect(s.env[v]!.startsWith(s.home)).toBe(true);
           } finally {
             s.dispose();
           }

@@ -7,17 +7,18 @@ import { unavailable } from './requirements.js';
 import type { FakeModel, ModelApi, ModelRequest, ToolCallAnswer } from './fake-model/server.js';
 
 /**
- * The real agent CLIs under test (Claude Code, Codex, Gemini CLI, Qwen Code), installed at pinned versions
- * outside node_modules (a user's `npm ci` never pulls them; `.ci/run` installs them), and the
+ * The real agent CLIs under test (Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode, Copilot
+ * CLI), installed at pinned versions outside node_modules (a user's `npm ci` never pulls them; `.ci/run` installs them), and the
  * environment each needs to start offline and quiet against the fake model server: a temp HOME
  * (CODEX_HOME) per agent with its first-run state, trust and API-key answers pre-seeded, no
  * update checks, no telemetry. Never the user's own HOME.
  */
 
-export type RealAgentName = 'claude' | 'codex' | 'gemini' | 'qwen';
+export type RealAgentName = 'claude' | 'codex' | 'gemini' | 'qwen' | 'opencode' | 'copilot';
 /**
  * The agents the shared suites (agent channels, relay pairs, ACP) loop over. Agents added later
- * have test files of their own (`real-agents-qwen.e2e.test.ts`): one session each, checked once.
+ * have test files of their own (`real-agents-qwen.e2e.test.ts`, `real-agents-opencode…`): one
+ * session each, checked once.
  */
 export const REAL_AGENTS: readonly RealAgentName[] = ['claude', 'codex', 'gemini'];
 
@@ -48,6 +49,8 @@ export const AGENT_API: Record<RealAgentName, ModelApi> = {
   codex: 'openai',
   gemini: 'gemini',
   qwen: 'openai-chat',
+  opencode: 'openai-chat',
+  copilot: 'openai-chat',
 };
 
 /** The clippy preset of each agent. */
@@ -56,6 +59,8 @@ export const AGENT_PRESET: Record<RealAgentName, string> = {
   codex: 'codex',
   gemini: 'gemini',
   qwen: 'qwen',
+  opencode: 'opencode',
+  copilot: 'copilot',
 };
 
 /** The agent's installed executable, or why it cannot be used (tests skip with this message). */
@@ -144,6 +149,16 @@ const AGENT_VARS = [
   'QWEN_CODE_SYSTEM_SETTINGS_PATH',
   'QWEN_CODE_SYSTEM_DEFAULTS_PATH',
   'DASHSCOPE_API_KEY',
+  'OPENCODE_CONFIG',
+  'OPENCODE_CONFIG_DIR',
+  'OPENCODE_CONFIG_CONTENT',
+  'COPILOT_HOME',
+  'COPILOT_GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GITHUB_TOKEN',
+  'COPILOT_PROVIDER_BASE_URL',
+  'COPILOT_PROVIDER_API_KEY',
+  'COPILOT_MODEL',
   'XDG_CONFIG_HOME',
   'XDG_DATA_HOME',
   'XDG_CACHE_HOME',
@@ -318,15 +333,84 @@ const SEED: Record<RealAgentName, (c: SeedContext) => { args: string[] }> = {
     });
     return { args: [] };
   },
+  opencode: ({ home, model, env }) => {
+    // OpenCode keeps its config, sessions, caches and state in the XDG folders: the temp HOME's.
+    const config = join(home, '.config', 'opencode');
+    Object.assign(env, {
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local', 'share'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local', 'state'),
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+      OPENCODE_DISABLE_SHARE: '1',
+      OPENCODE_DISABLE_CLAUDE_CODE: '1',
+    });
+    json(join(config, 'opencode.json'), {
+      $schema: 'https://opencode.ai/config.json',
+      autoupdate: false,
+      share: 'disabled',
+      model: 'fake/fake-model',
+      small_model: 'fake/fake-model',
+      provider: {
+        fake: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'Fake',
+          options: { baseURL: `${model.url}/v1`, apiKey: FAKE_KEYS.openai },
+          models: { 'fake-model': { name: 'Fake Model' } },
+        },
+      },
+      // Its shell tool asks first (by default it runs commands without asking).
+      permission: { bash: 'ask' },
+    });
+    // OpenCode installs its plugin package into each config folder at every start, from the
+    // registry, unless the folder's package.json, lock and node_modules say it is there.
+    const dependencies = { '@opencode-ai/plugin': AGENT_PINS.opencode.version };
+    json(join(config, 'package.json'), { dependencies });
+    json(join(config, 'package-lock.json'), {
+      lockfileVersion: 3,
+      requires: true,
+      packages: { '': { dependencies } },
+    });
+    mkdirSync(join(config, 'node_modules'));
+    return { args: [] };
+  },
+  copilot: ({ home, cwd, model, env }) => {
+    // Its own model provider (BYOK) and offline mode: no GitHub sign-in, no network but the model.
+    Object.assign(env, {
+      COPILOT_PROVIDER_BASE_URL: `${model.url}/v1`,
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_PROVIDER_API_KEY: FAKE_KEYS.openai,
+      COPILOT_MODEL: 'fake-model',
+      // Its limits for a model it does not know (else it says so on its screen at each start).
+      COPILOT_PROVIDER_MAX_PROMPT_TOKENS: '128000',
+      COPILOT_PROVIDER_MAX_OUTPUT_TOKENS: '8192',
+      COPILOT_OFFLINE: 'true',
+      COPILOT_AUTO_UPDATE: 'false',
+    });
+    // Its first-run state: the folder trusted (else its trust dialog), its tips seen.
+    writeFileSync(
+      join(mkdirp(join(home, '.copilot')), 'config.json'),
+      `${JSON.stringify({ firstLaunchAt: new Date().toISOString(), appTipShown: true, trustedFolders: [cwd] }, null, 2)}\n`,
+    );
+    return { args: [] };
+  },
 };
 
 /** The model Qwen Code asks the fake model for (`OPENAI_MODEL`): a name no price list has. */
 export const QWEN_MODEL = 'fake-qwen-model';
 
+function mkdirp(path: string): string {
+  mkdirSync(path, { recursive: true });
+  return path;
+}
+
 /**
  * The tool call that makes `agent` ask the user before running `command` (its approval
  * dialog): Claude Code's Bash tool, Codex's exec_command asking to run outside its sandbox,
- * Gemini CLI's and Qwen Code's run_shell_command.
+ * Gemini CLI's and Qwen Code's run_shell_command, OpenCode's bash (its seeded config makes it
+ * ask), Copilot CLI's bash.
  */
 export function approvalToolCall(agent: RealAgentName, command: string): ToolCallAnswer {
   switch (agent) {
@@ -349,5 +433,8 @@ export function approvalToolCall(agent: RealAgentName, command: string): ToolCal
         name: 'run_shell_command',
         input: { command, description: 'Run a command' },
       };
+    case 'opencode':
+    case 'copilot':
+      return { kind: 'tool', name: 'bash', input: { command, description: 'Run a command' } };
   }
 }

@@ -323,14 +323,22 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     name: 'copilot',
     kind: 'screen',
     description:
-      'GitHub Copilot CLI: "│ >  Enter @ to mention files or / for commands │" box with a "Ctrl+c Exit" footer; "◉ Thinking (Esc to cancel)" while busy; numbered confirmation boxes when asking.',
+      'GitHub Copilot CLI: "❯" input between ─ rules over a "… / commands · ? help" footer (before 1.0: a "│ >  Enter @ to mention files or / for commands │" box, "Ctrl+c Exit"); "◉ Working · 16 B esc esc interrupt" (before: "◉ Thinking (Esc to cancel)") while busy; numbered confirmation boxes when asking. Answers start with ●.',
     checkedOn: [
       'GitHub Copilot CLI 0.0.328 (agentapi format: 4 cases; initialization: ready, not_ready)',
       'GitHub Copilot CLI 0.0.328–1.0.19 screens pasted in public issue threads (test/screens/public: 6)',
+      'GitHub Copilot CLI 1.0.102 (folder trust and command approval dialogs, input screens empty and with text, busy, answered: test/screens)',
     ],
-    idle: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`],
+    // 1.0.102: "❯" at the left edge under a rule (an echoed message is " ❯ …", indented).
+    idle: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`, r`^❯(?:\s|$)`],
     // "● Cancelling" alone on its line: Copilot stops the operation and takes no input until done.
-    busy: [r`\(Esc to cancel\)`, r`◉ Thinking`, r`^\s*[●◉] Cancelling(?:…|\.\.\.)?$`],
+    busy: [
+      r`\(Esc to cancel\)`,
+      r`◉ Thinking`,
+      r`^\s*[●◉] Cancelling(?:…|\.\.\.)?$`,
+      r`esc esc interrupt`,
+      r`^\s*[◉◎○●] Working · `,
+    ],
     blocked: [
       r`Confirm with number keys`,
       r`Do you want to run this command\?`,
@@ -339,11 +347,61 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
       r`\(y/n\):?$`,
       r`Do you trust the files in this folder\?`,
     ],
-    chrome: [r`\(Esc to cancel\)`, r`^\s*Ctrl\+c Exit`, r`^\s*~\S* \[⎇ .*\]$`],
-    inputLine: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`],
-    inputTop: [r`^\s*╭─`],
+    chrome: [
+      r`\(Esc to cancel\)`,
+      r`^\s*Ctrl\+c Exit`,
+      r`^\s*~\S* \[⎇ .*\]$`,
+      // 1.0.102: the folder above its input box's rule (and its branch in a repository).
+      r`^ [~/]\S*(?: \[⎇ [^\]]*\])?$`,
+    ],
+    inputLine: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`, r`^❯(?:\s|$)`],
+    inputTop: [r`^\s*╭─`, r`^─{10,}$`],
+    // 1.0.102 stops on a second Esc ("esc esc interrupt"); before, on one.
+    interruptKeys: ['Esc', 'Esc'],
     bottomLines: 12,
     model: 'unknown',
     provider: 'github',
+    answerBullet: [' ● ', '● '],
+    agent: 'copilot',
+  },
+  opencode: {
+    name: 'opencode',
+    kind: 'screen',
+    description:
+      'OpenCode: a "┃" input box closed by "╹▀▀▀", over a footer ending "ctrl+p commands"; "⬝⬝■■ esc interrupt" in that footer while busy; "△ Permission required" with "Allow once  Allow always  Reject" and its "Select model … esc" dialogs when asking. Answers are indented 5 columns.',
+    checkedOn: [
+      'OpenCode 1.18.33 (home and session input screens, busy, permission and model dialogs: test/screens)',
+    ],
+    // The footer under the input box: it ends "ctrl+p commands" whenever the box takes input
+    // (a dialog over it cuts it), and is drawn only once the box is.
+    idle: [r`ctrl\+p commands\s*$`],
+    busy: [r`esc (?:again to )?interrupt`],
+    blocked: [
+      r`△ Permission required`,
+      r`Allow once\s+Allow always\s+Reject`,
+      r`enter confirm\s*$`,
+      // A dialog's title row: its name, then "esc" at its right edge.
+      r`^\s+\S.*\S {5,}esc\s*$`,
+    ],
+    chrome: [
+      // The line under each answer: "▣  Build · Fake Model · 26.5s".
+      r`^\s*▣ `,
+    ],
+    inputLine: [r`ctrl\+p commands\s*$`],
+    inputTop: [r`^\s*╹▀{10,}`],
+    // The box's rows above its bottom border, each with its bar: the text typed, the agent and
+    // model line.
+    inputAbove: [r`^\s*┃`],
+    // Its dialogs are centred: over the home screen's box (its footer cut) a dialog's title
+    // row is two thirds up a 30-row screen.
+    bottomLines: 30,
+    model: 'unknown',
+    provider: 'unknown',
+    // Its first Esc only asks for a second ("esc again to interrupt").
+    interruptKeys: ['Esc', 'Esc'],
+    // Not a mark: OpenCode indents every line of an answer by 5 columns (a list's own
+    // indentation comes on top of it).
+    answerBullet: ['     '],
+    agent: 'opencode',
   },
 };

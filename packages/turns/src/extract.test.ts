@@ -33,7 +33,7 @@ describe('extractAnswer', () => {
 
   it('Copilot: drops the cwd status line above the input box', () => {
     expect(extractAnswer(COPILOT_ANSWER, 'Fix the typo in README.md', P.copilot!)).toBe(
-      ' ● Fixed: "teh" → "the" in README.md.',
+      'Fixed: "teh" → "the" in README.md.',
     );
   });
 

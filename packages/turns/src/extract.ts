@@ -13,13 +13,18 @@ import {
   wrappedBorderTails,
 } from './screen-lines.js';
 
-/** Prompt and box decoration in front of an echoed input line: `> `, `❯ `, `› `, `│  > `. */
-const ECHO_DECORATION = /^\s*(?:│\s*)?[>❯›](?:\s|$)/u;
-const LEADING_DECORATION = /^[\s│]*(?:[>❯›](?:\s|$))?\s*/u;
-const TRAILING_BOX = /[\s│]+$/u;
+/**
+ * Prompt and box decoration in front of an echoed input line: `> `, `❯ `, `› `, `│  > `, and
+ * OpenCode's bar `┃  ` (its messages have no prompt character).
+ */
+const ECHO_DECORATION = /^\s*(?:(?:│\s*)?[>❯›](?:\s|$)|┃\s)/u;
+const LEADING_DECORATION = /^\s*(?:┃\s*)?[\s│]*(?:[>❯›](?:\s|$))?\s*/u;
+const TRAILING_BOX = /[\s│┃]+$/u;
+/** The time Copilot CLI 1.0 prints at the right of an echoed message (`❯ hello      10:43`). */
+const ECHO_TIME = /\s{2,}\d{1,2}:\d{2}(?:\s*[AP]M)?$/u;
 /** Bottom border of the box some agents draw around the echoed input (Gemini CLI 0.61 in true
- * colour: a band of half blocks). */
-const ECHO_BOX_BOTTOM = /^\s*(?:╰─|▀{10,}$)/u;
+ * colour: a band of half blocks; OpenCode: its bar's last, empty row). */
+const ECHO_BOX_BOTTOM = /^\s*(?:╰─|▀{10,}$|┃\s*$)/u;
 /** Codex (older) puts a `user` label line above the echoed input. */
 const USER_LABEL = /^\s*user\s*$/u;
 /** Claude Code shows a long paste as one line: `❯ [Pasted text #1 +20 lines]`. */
@@ -64,7 +69,11 @@ export function typedForms(text: string): TypedForms {
 
 /** An echoed line without its prompt or box decoration. */
 export function normEcho(line: string): string {
-  return line.replace(LEADING_DECORATION, '').replace(TRAILING_BOX, '');
+  return line
+    .replace(LEADING_DECORATION, '')
+    .replace(TRAILING_BOX, '')
+    .replace(ECHO_TIME, '')
+    .replace(TRAILING_BOX, '');
 }
 
 /**
@@ -154,7 +163,7 @@ export function answerEnd(
   if (input >= 0) {
     for (let j = input - 1; j >= Math.max(0, input - INPUT_TOP_SCAN_LINES); j--) {
       const top = borderStart(j, tails);
-      if (firstMatch(c.inputTop, lines[top]!) >= 0) return boxTop(top, tails);
+      if (firstMatch(c.inputTop, lines[top]!) >= 0) return boxAbove(lines, boxTop(top, tails), c);
     }
     return input;
   }
@@ -163,6 +172,32 @@ export function answerEnd(
     for (let i = drawn - 1; i >= from; i--) if (firstMatch(c.inputTop, lines[i]!) >= 0) return i;
   }
   return n;
+}
+
+/** The input box's first row: past the rows above its top border that are the box's (`inputAbove`). */
+function boxAbove(lines: string[], top: number, c: CompiledPreset): number {
+  let i = top;
+  while (i > 0 && firstMatch(c.inputAbove, lines[i - 1]!) >= 0) i--;
+  return i;
+}
+
+/**
+ * The rows of the input box that may hold the text typed in it: the input line, and the rows
+ * above its top border that are the box's (`inputAbove`; OpenCode writes its text there), bottom
+ * up. Only the input line when the preset has none.
+ */
+export function inputRows(lines: string[], inputIndex: number, c: CompiledPreset): number[] {
+  const rows = [inputIndex];
+  if (c.inputAbove.length === 0 || inputIndex < 0) return rows;
+  let top = inputIndex - 1;
+  while (
+    top >= Math.max(0, inputIndex - INPUT_TOP_SCAN_LINES) &&
+    firstMatch(c.inputTop, lines[top]!) < 0
+  )
+    top--;
+  if (top < 0 || firstMatch(c.inputTop, lines[top]!) < 0) return rows;
+  for (let i = top - 1; i >= 0 && firstMatch(c.inputAbove, lines[i]!) >= 0; i--) rows.push(i);
+  return rows;
 }
 
 /** Where an input's echo starts on a screen: how many times, and the newest line (-1: none). */

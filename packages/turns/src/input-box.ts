@@ -3,9 +3,10 @@ import { compact } from './screen-lines.js';
 
 /**
  * What TUIs put in their input box instead of a long paste: Claude Code `[Pasted text #1 +20
- * lines]`, Codex `[Pasted Content 1234 chars]`, Gemini CLI `[Pasted Text: 20 lines]`.
+ * lines]`, Codex `[Pasted Content 1234 chars]`, Gemini CLI `[Pasted Text: 20 lines]`, OpenCode
+ * `[Pasted ~9 lines]`.
  */
-const PASTE_PLACEHOLDER = /\[Pasted (?:text|content)\b/iu;
+const PASTE_PLACEHOLDER = /\[Pasted (?:text\b|content\b|~\d+ lines?\])/iu;
 
 /**
  * Whether the input line still holds the submitted text (or the placeholder of a paste): the

@@ -23,6 +23,8 @@ const NO_CHOICES: Record<string, string> = {
   'copilot-blocked-folder-trust': 'the pasted screen ends above the choices',
   'qwen-connect-provider': 'a picker of unnumbered choices, each with a description line',
   'qwen-custom-provider': 'a picker of unnumbered choices, each with a description line',
+  'opencode-select-model': 'a list to search, not a question',
+  'opencode-commands-over-answer': 'a list to search, not a question',
 };
 
 describe('readMenu on the labelled screens (test/screens)', () => {
@@ -40,6 +42,20 @@ describe('readMenu on the labelled screens (test/screens)', () => {
       for (const o of menu!.options) expect(o.keys.length).toBeGreaterThan(0);
     });
   }
+
+  it("OpenCode's permission: choices side by side, Right to move from the first, its hints left out", () => {
+    expect(readMenu(screen('opencode-approve-shell.txt'))).toEqual({
+      question: '△ Permission required',
+      detail: ['# Shell command', '$ touch approved.txt'],
+      options: [
+        { label: 'Allow once', keys: ['Enter'], selected: true },
+        { label: 'Allow always', keys: ['Right', 'Enter'], selected: false },
+        { label: 'Reject', keys: ['Right', 'Right', 'Enter'], selected: false },
+      ],
+      style: 'row',
+      cancel: null,
+    });
+  });
 
   it("Codex's command approval: the question, the command as detail, arrows from the cursor", () => {
     const m = readMenu(screen('codex-approve-command.txt'));

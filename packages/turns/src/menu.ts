@@ -1,14 +1,15 @@
 // Reading the question an agent asks, and its choices, from the bottom of its screen: what a
-// `blocked` session waits for. Agents draw three kinds of questions (see the real agents'
+// `blocked` session waits for. Agents draw four kinds of questions (see the real agents'
 // screens in test/screens): numbered choices with a cursor
 // (Claude Code, Codex, Copilot, Gemini: `❯ 1. Yes`), a radio list (Gemini: `● Yes, allow once`,
-// `○ No`) and letters typed on the question's line (aider: `(Y)es/(N)o/(D)on't ask again [Yes]:`,
-// Amazon Q `[y/n/t]:`, Copilot `(y/n):`). Each choice comes with the keys that pick it, so any
+// `○ No`), choices side by side on one row (OpenCode: `Allow once   Allow always   Reject …
+// ⇆ select`) and letters typed on the question's line (aider: `(Y)es/(N)o/(D)on't ask again
+// [Yes]:`, Amazon Q `[y/n/t]:`, Copilot `(y/n):`). Each choice comes with the keys that pick it, so any
 // client (an ACP editor, the web view) can answer without knowing the agent.
 import { screenLines } from './screen-lines.js';
 
 /** How the choices are picked: moving a cursor, or typing a letter on the question's line. */
-export type MenuStyle = 'numbered' | 'radio' | 'letters';
+export type MenuStyle = 'numbered' | 'radio' | 'row' | 'letters';
 
 export interface MenuOption {
   /** The choice as the screen shows it, without its number or cursor. */
@@ -71,6 +72,10 @@ const LEFT_EDGE = /^\s*[│┃║▌]\s?/u;
 const RIGHT_EDGE = /\s*[│┃║]\s*$/u;
 /** The screen offers Esc to dismiss the question. */
 const ESC_HINT = /\besc\b/iu;
+/** The hint of choices side by side, picked with Left and Right (OpenCode's `⇆ select`). */
+const ROW_HINT = /(?:^|\s{2})⇆ select\b/u;
+/** A key hint after a row of choices (`ctrl+f fullscreen`, `⇆ select`, `enter confirm`). */
+const KEY_HINT = /^(?:⇆|enter|esc|tab|ctrl\+\S+|shift\+\S+|alt\+\S+)\s/iu;
 /** A question's end: `?`, maybe before a hint in parentheses. */
 const QUESTION_END = /\?(?:\s*\([^)]*\))?\s*:?$/u;
 
@@ -108,7 +113,40 @@ function rows(screen: string | readonly string[]): Row[] {
 export function readMenu(screen: string | readonly string[]): Menu | null {
   const r = rows(screen);
   if (r.length === 0) return null;
-  return lettersMenu(r) ?? cursorMenu(r);
+  return lettersMenu(r) ?? rowMenu(r) ?? cursorMenu(r);
+}
+
+// ---- choices side by side -----------------------------------------------------------------
+
+/**
+ * `Allow once   Allow always   Reject      ctrl+f fullscreen  ⇆ select  enter confirm`: the
+ * choices are the row's cells (two or more spaces apart) before its key hints. The cursor is
+ * drawn as a colour only, so it is taken to be where the dialog opens it, on the first choice.
+ * The question is the dialog's first line above (its title), the rest its detail.
+ */
+function rowMenu(r: Row[]): Menu | null {
+  const i = r.findLastIndex((row) => ROW_HINT.test(row.text));
+  if (i < 0) return null;
+  const cells = r[i]!.text.trim().split(/\s{2,}/u);
+  const labels = cells.slice(
+    0,
+    cells.findIndex((c) => KEY_HINT.test(c)),
+  );
+  if (labels.length < 2) return null;
+  const { detail, hints } = dialogAbove(r, i);
+  const options = labels.map((label, j) => ({
+    label,
+    keys: [...Array.from({ length: j }, () => 'Right'), 'Enter'],
+    selected: j === 0,
+  }));
+  const offersEsc = [...hints, ...cells].some((t) => ESC_HINT.test(t));
+  return {
+    question: hints[0] ?? '',
+    detail: hints.length > 0 ? hints.slice(1) : detail,
+    options,
+    style: 'row',
+    cancel: offersEsc ? ['Esc'] : null,
+  };
 }
 
 // ---- typed letters ------------------------------------------------------------------------

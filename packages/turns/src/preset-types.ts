@@ -46,6 +46,12 @@ export interface Preset {
   /** The top border of the input box above the input line (rule, box corner); the answer ends above it. */
   inputTop?: string[];
   /**
+   * Screen presets whose input box goes on above `inputTop` (OpenCode draws its text rows, each
+   * with a bar at the left, above the border under them): its rows there. The answer ends above
+   * them, and the text you typed is looked for in them as well as on the input line.
+   */
+  inputAbove?: string[];
+  /**
    * Screen presets: the agent's own reports of its state, matched against the payload of every
    * OSC sequence it writes as `<code>;<text>` (the window title `0;✳ Claude Code`, Codex's
    * `7501;state=working`). While the latest report is busy (or blocked) no turn completes, the
@@ -54,6 +60,12 @@ export interface Preset {
   busySignal?: string[];
   idleSignal?: string[];
   blockedSignal?: string[];
+  /**
+   * Screen presets: the keys that stop the agent's work, pressed one after the other (default
+   * `Esc`; OpenCode stops on a second Esc). A turn is flagged interrupted once its Esc presses
+   * while busy reach the number of Escs here.
+   */
+  interruptKeys?: string[];
   /** How many bottom screen lines the classifier looks at. */
   bottomLines?: number;
   /** Screen presets: how long the screen must stay unchanged and idle before a turn completes. */
@@ -109,7 +121,7 @@ export type MultilineSetting =
 export type MultilineMode = 'lines' | 'join' | 'continuation';
 
 /** Agents with a channel the broker can wire (broker/src/agents/<agent>/). */
-export const PRESET_AGENTS = ['claude', 'codex', 'gemini', 'qwen'] as const;
+export const PRESET_AGENTS = ['claude', 'codex', 'gemini', 'qwen', 'opencode', 'copilot'] as const;
 export type PresetAgent = (typeof PRESET_AGENTS)[number];
 
 const regexList = z.array(z.string()).max(64);
@@ -156,9 +168,11 @@ export const UserPresetSchema = z
     live: regexList.optional(),
     inputLine: regexList.optional(),
     inputTop: regexList.optional(),
+    inputAbove: regexList.optional(),
     busySignal: regexList.optional(),
     idleSignal: regexList.optional(),
     blockedSignal: regexList.optional(),
+    interruptKeys: z.array(z.string().min(1).max(16)).min(1).max(4).optional(),
     bottomLines: z.number().int().min(1).max(1000).optional(),
     settleMs: z.number().int().min(0).max(60_000).optional(),
     redrawsWhole: z.boolean().optional(),

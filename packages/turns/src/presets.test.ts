@@ -22,6 +22,7 @@ const REQUIRED = [
   'gemini',
   'generic',
   'node',
+  'opencode',
   'python',
   'qwen',
   'zsh',

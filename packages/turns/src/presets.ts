@@ -38,6 +38,7 @@ export interface CompiledPreset {
   readonly live: LineRegex[];
   readonly inputLine: LineRegex[];
   readonly inputTop: LineRegex[];
+  readonly inputAbove: LineRegex[];
   readonly busySignal: LineRegex[];
   readonly idleSignal: LineRegex[];
   readonly blockedSignal: LineRegex[];
@@ -53,6 +54,7 @@ const REGEX_LIST_FIELDS = [
   'live',
   'inputLine',
   'inputTop',
+  'inputAbove',
   'busySignal',
   'idleSignal',
   'blockedSignal',
@@ -147,6 +149,8 @@ export function freezePreset(preset: Preset): Readonly<Preset> {
     if (list) copy[field] = Object.freeze([...list]) as string[];
   }
   if (typeof preset.multiline === 'object') copy.multiline = Object.freeze({ ...preset.multiline });
+  if (preset.interruptKeys)
+    copy.interruptKeys = Object.freeze([...preset.interruptKeys]) as string[];
   Object.freeze(copy.checkedOn);
   return Object.freeze(copy);
 }

@@ -151,6 +151,41 @@ describe('labelled agent screens (test/screens)', () => {
     expect(extractAnswer(lines, 'What is 2+2?', BUILTIN_PRESETS.gemini!)).toBe('4');
   });
 
+  it("cuts OpenCode's answer between its message's bar and the input box, without its indentation and status line", () => {
+    // The real screen, with an earlier exchange above (its first, blank row replaced).
+    const lines = read('opencode-answered.txt').split('\n');
+    lines.splice(
+      0,
+      1,
+      '  ┃',
+      '  ┃  An earlier question?',
+      '  ┃',
+      '',
+      '     An earlier answer.',
+      '',
+    );
+    const answer = extractAnswer(lines, 'What is 2+2? TABLE', BUILTIN_PRESETS.opencode!);
+    const rows = answer.split('\n');
+    // Its table is drawn as a box; the code block loses its fences: the screen keeps no Markdown.
+    expect(rows[0]).toMatch(/^┌─+┬─+┐$/u);
+    expect(rows[1]).toMatch(/^│a +│b +│$/u);
+    expect(rows.at(-1)).toBe('const x = 1;');
+    expect(answer).not.toMatch(/┃|▣|ctrl\+p|What is 2\+2/u);
+  });
+
+  it("cuts Copilot CLI 1.0's answer below its echo (the time at its right), without its bullet or the folder line", () => {
+    const lines = read('copilot-answered-after-approval.txt').split('\n');
+    const answer = extractAnswer(
+      lines,
+      'Please create a file. APPROVE-ME',
+      BUILTIN_PRESETS.copilot!,
+    );
+    const rows = answer.split('\n');
+    expect(rows[0]).toMatch(/^ \$ Shell Create a file/u);
+    expect(rows.at(-1)).toBe('The command ran.');
+    expect(answer).not.toMatch(/APPROVE-ME|Answer to a question|cp1\/project|─{10}/u);
+  });
+
   it("keeps a wrapped border of the input box out of the answer, and the answer's dashes in", () => {
     const table = [
       'Two files changed:',
@@ -172,8 +207,140 @@ describe('labelled agent screens (test/screens)', () => {
     }
     const copilot = read('copilot-idle-box-one-wider.txt').split('\n');
     expect(extractAnswer(copilot, 'fix the typo in README.md', BUILTIN_PRESETS.copilot!)).toBe(
-      ' ● Fixed: "teh" → "the" in README.md.',
+      'Fixed: "teh" → "the" in README.md.',
     );
+  });
+
+  it("sees the text typed in OpenCode's input box, which sits above the box's border and footer (the input line)", () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
+    const lines = read('opencode-idle.txt').replace(/\n$/u, '').split('\n');
+    const question = 'Explain this project in two lines?';
+    const typed = lines.map((l) =>
+      l.replace(/Ask anything… "Fix a TODO in the codebase"/u, question),
+    );
+    d.onOutput(new TextEncoder().encode('start'), 1000);
+    d.onScreen({ lines: typed, viewportTop: 0, rows: typed.length, cols: 100 }, 1000);
+    expect(d.inputShows(question)).toBe(true);
+    expect(d.inputShows('Something else')).toBe(false);
+    // The placeholder is no typed text.
+    d.onScreen({ lines, viewportTop: 0, rows: lines.length, cols: 100 }, 2000);
+    expect(d.inputShows(question)).toBe(false);
+    // A paste of 3 lines or more shows as its summary.
+    const pasted = lines.map((l) =>
+      l.replace(/Ask anything… "Fix a TODO in the codebase"/u, '[Pasted ~9 lines]'),
+    );
+    d.onScreen({ lines: pasted, viewportTop: 0, rows: pasted.length, cols: 100 }, 3000);
+    expect(d.inputShows('one\ntwo\nthree')).toBe(true);
+  });
+
+  it('OpenCode: one Esc while it works is not an interrupt, a second is (its interruptKeys)', () => {
+    for (const presses of [1, 2]) {
+      const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
+      const snap = (name: string): ScreenSnapshot => {
+        const lines = read(`${name}.txt`).replace(/\n$/u, '').split('\n');
+        return { lines, viewportTop: 0, rows: lines.length, cols: 100 };
+      };
+      const settle = 200;
+      const bytes = (s: string) => new TextEncoder().encode(s);
+      let t = 1000;
+      const events = (name: string) => {
+        t += 1000;
+        return [...d.onOutput(bytes(name), t), ...d.onScreen(snap(name), t), ...d.tick(t + settle)];
+      };
+      events('opencode-idle');
+      d.onInput(bytes('What is 2+2? TABLE\r'), (t += 10));
+      events('opencode-busy');
+      for (let i = 0; i < presses; i++) d.onInput(bytes('\x1b'), (t += 10));
+      const done = events('opencode-answered').find((e) => e.type === 'turn');
+      expect([presses, done?.type === 'turn' && done.interrupted]).toEqual([
+        presses,
+        presses === 2,
+      ]);
+    }
+  });
+
+  it("OpenCode: a long answer whose busy frames were never seen and whose echo scrolled off completes once the agent's record says it ended", () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
+    const snap = (lines: string[]): ScreenSnapshot => ({
+      lines,
+      viewportTop: 0,
+      rows: lines.length,
+      cols: 100,
+    });
+    const idle = read('opencode-answered.txt').replace(/\n$/u, '').split('\n');
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    d.onOutput(bytes('a'), 1000);
+    d.onScreen(snap(idle), 1000);
+    d.tick(1300);
+    const typed = idle;
+    // The question in the box (above its border), Enter, then the answer at once: 30 rows of it.
+    const box = typed.findIndex((l) => l.startsWith('  ╹▀'));
+    const withText = [...typed];
+    withText[box - 3] = '  ┃  Please give the tall answer.';
+    d.onOutput(bytes('b'), 2000);
+    d.onScreen(snap(withText), 2000);
+    d.onInput(bytes('Please give the tall answer.\r'), 2100);
+    const answered = [
+      ...Array.from({ length: 20 }, (_, i) => `     line ${281 + i} of 300`),
+      '',
+      '     ▣  Build · Fake Model · 1.6s',
+      '',
+      ...typed.slice(box - 4),
+    ];
+    d.onOutput(bytes('c'), 3000);
+    const events = [...d.onScreen(snap(answered), 3000), ...d.tick(3300), ...d.tick(5000)];
+    expect(events.filter((e) => e.type === 'turn')).toEqual([]);
+    const startedAt = 2100;
+    const done = [...d.recordedEnd(startedAt, 5100), ...d.tick(5200)].find(
+      (e) => e.type === 'turn',
+    );
+    expect(done?.type === 'turn' && done.text.split('\n').at(-1)).toBe('line 300 of 300');
+  });
+
+  it('OpenCode: Enter pressed again while its echo is drawn is the same submission; the turn completes', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
+    const snap = (lines: string[]): ScreenSnapshot => ({
+      lines,
+      viewportTop: 0,
+      rows: lines.length,
+      cols: 100,
+    });
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    const idle = read('opencode-answered.txt').replace(/\n$/u, '').split('\n');
+    const box = idle.findIndex((l) => l.startsWith('  ╹▀'));
+    const question = 'Please give the long answer.';
+    d.onOutput(bytes('a'), 1000);
+    d.onScreen(snap(idle), 1000);
+    d.tick(1300);
+    const typed = [...idle];
+    typed[box - 3] = `  ┃  ${question}`;
+    d.onOutput(bytes('b'), 2000);
+    d.onScreen(snap(typed), 2000);
+    d.onInput(bytes(`${question}\r`), 2100);
+    // Its box empty, its echo drawn above it, no answer yet; Enter once more.
+    const echoed = [
+      ...idle.slice(0, box - 5),
+      '  ┃',
+      `  ┃  ${question}`,
+      '  ┃',
+      '',
+      ...idle.slice(box - 4),
+    ].slice(-idle.length);
+    d.onOutput(bytes('c'), 2500);
+    d.onScreen(snap(echoed), 2500);
+    d.onInput(bytes('\r'), 2550);
+    const answered = [
+      ...echoed.slice(0, box - 4),
+      '     A long line follows.',
+      '',
+      '     ▣  Build · Fake Model · 1.1s',
+      '',
+      ...echoed.slice(box - 4),
+    ].slice(-idle.length);
+    d.onOutput(bytes('d'), 3000);
+    const events = [...d.onScreen(snap(answered), 3000), ...d.tick(3300), ...d.tick(3600)];
+    const done = events.find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.text).toBe('A long line follows.');
   });
 
   it('a Qwen Code dialog that Enter answered is not asked again when its redraw comes late, Qwen saying it works', () => {

@@ -2,7 +2,14 @@
 // submit taken, busy and blocked screens, and the turn over once the idle screen has settled.
 import { classifyLines, type Classification } from './classify.js';
 import { NO_REACTION_MS, RECORDED_SETTLE_MS } from './constants.js';
-import { answerEnd, echoEnd, echoSightings, extractAnswer, type EchoSightings } from './extract.js';
+import {
+  answerEnd,
+  echoEnd,
+  echoSightings,
+  extractAnswer,
+  inputRows,
+  type EchoSightings,
+} from './extract.js';
 import { inputHolds } from './input-box.js';
 import { readMenu } from './menu.js';
 import { openTurnAt, storeOutput, type OpenTurn } from './open-turn.js';
@@ -33,6 +40,8 @@ interface ScreenTurn extends OpenTurn {
   echoesAtSubmit: EchoSightings;
   /** The agent's own record says the turn ended (see recordedEnd): a shorter settle. */
   recorded: boolean;
+  /** Esc presses while it was busy (the preset's `interruptKeys` may want more than one). */
+  escapes: number;
 }
 
 /**
@@ -99,8 +108,15 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   /** The text of the submit the agent did not take (dropUntaken), until the next submit. */
   private untaken: string | null = null;
 
+  /** How many Esc presses stop the agent (its preset's `interruptKeys`, default one). */
+  private readonly escapesToInterrupt: number;
+
   constructor(c: CompiledPreset, opts: Omit<TurnDetectorOptions, 'preset'>) {
     super(c, opts);
+    this.escapesToInterrupt = Math.max(
+      1,
+      (c.preset.interruptKeys ?? ['Esc']).filter((k) => /^esc(?:ape)?$/iu.test(k)).length,
+    );
     const signals = c.busySignal.length + c.idleSignal.length + c.blockedSignal.length;
     this.osc = signals > 0 ? new OscScanner() : null;
   }
@@ -138,8 +154,11 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   }
 
   protected escape(): void {
-    // TUIs (Claude Code, Codex, Gemini, Copilot) stop working on Esc; a dialog's Esc is an answer.
-    if (this.turn && this._state === 'busy') this.turn.interrupted = true;
+    // TUIs (Claude Code, Codex, Gemini, Copilot) stop working on Esc, OpenCode on a second one;
+    // a dialog's Esc is an answer.
+    if (!this.turn || this._state !== 'busy') return;
+    this.turn.escapes++;
+    if (this.turn.escapes >= this.escapesToInterrupt) this.turn.interrupted = true;
   }
 
   protected submit(ev: Submit, now: number, events: DetectorEvent[]): void {
@@ -155,8 +174,14 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     }
     if (!t.accepted) {
       // Enter again while the agent has not taken the last one (its text waits in the input
-      // box): this Enter submits that text, or the text typed since.
-      this.openTurn(ev.text.trim() === '' ? t.typed : ev.text, now);
+      // box): this Enter submits that text, or the text typed since. The same text is the same
+      // submission, pressed again (an injection's second Enter into an agent slow to show it
+      // took the first): its turn keeps what the screen showed at the first Enter — taken for
+      // a new turn, the echo drawn meanwhile counted as an older message's and the turn never
+      // completed.
+      const typed = ev.text.trim() === '' ? t.typed : ev.text;
+      if (typed === t.typed) t.submitSeq = ++this.submitCount;
+      else this.openTurn(typed, now);
     } else if (t.outputBytes === 0) {
       // Nothing answered the previous submit yet: Enter on an empty input box, this input
       // replaces it.
@@ -176,12 +201,11 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       accepted: false,
       worked: false,
       // The text may be in the box already (drawn before Enter), which counts as seen there.
-      seenHeld:
-        this.lastClass?.state === 'idle' &&
-        inputHolds(this.lastViewport[this.lastClass.inputIndex] ?? '', typed),
+      seenHeld: this.inputShows(typed),
       viewportTopAtSubmit: this.lastViewportTop,
       echoesAtSubmit: echoSightings(this.lastLines, answerEnd(this.lastLines, this.c), typed),
       recorded: false,
+      escapes: 0,
     };
   }
 
@@ -295,10 +319,9 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
    */
   override inputShows(text: string): boolean {
     const cls = this.lastClass;
-    return (
-      cls !== null &&
-      cls.state === 'idle' &&
-      inputHolds(this.lastViewport[cls.inputIndex] ?? '', text)
+    if (cls === null || cls.state !== 'idle') return false;
+    return inputRows(this.lastViewport, cls.inputIndex, this.c).some((i) =>
+      inputHolds(this.lastViewport[i] ?? '', text),
     );
   }
 
@@ -412,8 +435,11 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     });
     // Taken but not answered yet: an agent that queued the message (Gemini CLI still starting,
     // Codex still loading) or has not started on it shows its input box as when idle. Without
-    // having seen it work, only an answer below the echo of the message shows it is done.
-    if (!turn.worked && (text.trim() === '' || !this.echoShown(turn))) return events;
+    // having seen it work, only an answer below the echo of the message shows it is done — or
+    // the agent's own record of its end: a loaded machine may render a quick answer's busy
+    // frames in one go, and a long one scrolls the echo off a full-screen agent (OpenCode).
+    if (!turn.worked && !turn.recorded && (text.trim() === '' || !this.echoShown(turn)))
+      return events;
     const prompt = cls.inputIndex >= 0 ? (this.lastViewport[cls.inputIndex] ?? '') : '';
     this.closeTurn(turn, this.outAbs, prompt, now, events, () => text);
     return events;

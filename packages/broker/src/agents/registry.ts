@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 import type { AgentName } from '@clippy/protocol';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
+import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
+import { opencode } from './opencode/index.js';
 import { qwen } from './qwen/index.js';
 import type { AgentDefinition } from './types.js';
 
@@ -12,6 +14,8 @@ export const AGENT_DEFINITIONS: Record<AgentName, AgentDefinition> = {
   claude,
   codex,
   gemini,
+  opencode,
+  copilot,
   qwen,
 };
 

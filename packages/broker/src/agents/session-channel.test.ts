@@ -116,6 +116,23 @@ describe('SessionChannel.follow', () => {
     s.dispose();
   });
 
+  it('a push channel with no record to read (OpenCode’s plugin): its report of the open turn tells the screen', async () => {
+    const startedAt = Date.now();
+    const {
+      recorded: _r,
+      recordPath: _p,
+      ...push
+    } = channel({
+      kind: 'turn',
+      turn: report('answer', 'hi', startedAt + 10),
+    });
+    const s = session(push);
+    s.follow({ input: 'hi', startedAt }, (at) => ended.push(at));
+    await s.event('turn', '{}');
+    expect(ended).toEqual([startedAt]);
+    s.dispose();
+  });
+
   it('a report read while the screen completed the turn is given to it (it waits for it)', async () => {
     writeFileSync(file, '');
     let release!: () => void;

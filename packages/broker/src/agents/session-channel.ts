@@ -62,10 +62,11 @@ export class SessionChannel {
   /**
    * The turn the screen has open now (null: none). A new one is followed in the agent's record
    * (channels that read one: `recorded`); `ended` is called once the record (or the agent's
-   * hook) says it ended. Cheap when nothing changed: called after every detector step.
+   * hook, for every push channel) says it ended. Cheap when nothing changed: called after every
+   * detector step.
    */
   follow(turn: OpenScreenTurn | null, ended: (startedAt: number) => void): void {
-    if (!this.channel.recorded || this.disposed) return;
+    if (this.disposed) return;
     if (turn?.startedAt === this.followed?.startedAt) return;
     this.unfollow();
     if (!turn) return;
@@ -135,8 +136,9 @@ export class SessionChannel {
     this.followed = null;
   }
 
-  /** Watches the followed turn's record file, when the channel knows it. */
+  /** Watches the followed turn's record file, when the channel reads one and knows it. */
   private watch(f: Followed): void {
+    if (!this.channel.recorded) return;
     const path = this.channel.recordPath?.();
     if (!path || (f.files?.watching && f.files.path === path)) return;
     f.files?.dispose();

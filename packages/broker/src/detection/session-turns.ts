@@ -91,6 +91,8 @@ export class SessionTurns {
   readonly readsLines: boolean;
   /** How a multi-line text is typed into the program when it takes no bracketed paste. */
   readonly multiline: MultilineForm;
+  /** The keys that stop the program's work, pressed one after the other (`interrupt`). */
+  readonly interruptKeys: readonly string[];
   /** What an injection types first to empty the input box (the preset's `clearInput`), or null. */
   readonly clearInput: Uint8Array | null;
   private detector: TurnDetector | null;
@@ -124,6 +126,8 @@ export class SessionTurns {
     this.presetKind = opts.preset?.kind ?? null;
     this.readsLines = opts.preset?.kind === 'line';
     this.multiline = multilineForm(opts.preset);
+    this.interruptKeys =
+      opts.preset?.interruptKeys ?? (opts.preset?.kind === 'screen' ? ['Esc'] : ['C-c']);
     this.clearInput = opts.preset?.clearInput ? Buffer.from(opts.preset.clearInput, 'utf8') : null;
     this.detector = null;
     if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionState } from '@clippy/protocol';
 import type { MultilineForm } from '@clippy/turns';
-import { inject, type InjectTarget } from './injector.js';
+import { INJECT_TAKEN_MS, INJECT_VIEW_CHANGE_MS, inject, type InjectTarget } from './injector.js';
 
 /**
  * A target that stays in one state, echoes every write and records what it was given; `lines`:
@@ -132,5 +132,44 @@ describe("multi-line text into a program without bracketed paste: its preset's f
       message: expect.stringContaining('line 2 of the text is "clippy}"'),
     });
     expect(t.written).toHaveLength(0);
+  });
+});
+
+describe('an Enter a TUI is slow to show it took', () => {
+  /**
+   * A TUI whose detector saw each Enter as a submit and never says it took it within the first
+   * wait; `shows` is whether its box still holds the text then. Its longer wait says yes.
+   */
+  function slow(shows: boolean) {
+    let sent = 0;
+    const waits: number[] = [];
+    return {
+      ...target('idle', false),
+      waits,
+      inputShows: (text: string) => (sent === 0 ? text === 'a question' : shows),
+      submits: () => ({ sent, taken: 0 }),
+      write: async function (this: void, data: Uint8Array) {
+        if (Buffer.from(data).toString() === '\r') sent++;
+      },
+      waitTaken: async (_seq: number, ms: number) => {
+        waits.push(ms);
+        return ms === INJECT_VIEW_CHANGE_MS;
+      },
+    };
+  }
+
+  it('its box gone from a screen that says nothing yet (a view being drawn): waited on, one Enter', async () => {
+    const t = slow(false);
+    const r = await inject(t, Buffer.from('a question'), { enter: true, force: false });
+    expect(r.submitted).toBe(true);
+    expect(t.waits).toEqual([INJECT_TAKEN_MS, INJECT_VIEW_CHANGE_MS]);
+  });
+
+  it('its box still holding the text: Enter again, and not_submitted after the second', async () => {
+    const t = slow(true);
+    await expect(
+      inject(t, Buffer.from('a question'), { enter: true, force: false }),
+    ).rejects.toMatchObject({ code: 'not_submitted' });
+    expect(t.waits).toEqual([INJECT_TAKEN_MS, INJECT_TAKEN_MS]);
   });
 });

@@ -36,6 +36,14 @@ export const INJECT_CONFIRM_MS = 1_000;
  */
 export const INJECT_TAKEN_MS = 5_000;
 /**
+ * How much longer a TUI may take when, past INJECT_TAKEN_MS, its input box no longer shows the
+ * text but its screen does not say what came of it (a view being drawn): it took the Enter and is
+ * slow to show it, and a second Enter would land in its next view. Measured: OpenCode 1.18.33
+ * opens its session view at the first message, blank for 13 s with a load of 20 on 2 cores and
+ * over 35 s with a load of 40. (An Enter not taken leaves the text in the box: never waited on.)
+ */
+export const INJECT_VIEW_CHANGE_MS = 90_000;
+/**
  * How long `complete` waits after Enter for a REPL's continuation prompt: it is drawn with the
  * echo of Enter (nothing runs before a block is complete), so within this even under load;
  * a turn completing first ends the wait at once.
@@ -215,6 +223,7 @@ export async function inject(
     if (opts.enter) await settle(target, beforeText, text.toString('utf8'));
   }
   if (!opts.enter) return { submitted: false, bracketed };
+  const typed = text.toString('utf8');
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!target.isLive())
       throw new HandlerError('session_exited', `session '${target.name}' exited before Enter`);
@@ -230,7 +239,7 @@ export async function inject(
     const sent = target.submits?.()?.sent ?? 0;
     const taken =
       sent > sentBefore && target.waitTaken
-        ? await target.waitTaken(sent, INJECT_TAKEN_MS)
+        ? await waitTaken(target, sent, typed)
         : await target.waitOutput(before, INJECT_CONFIRM_MS);
     if (taken) {
       if (opts.complete) await closeContinuation(target);
@@ -242,6 +251,17 @@ export async function inject(
     'not_submitted',
     `the text was written to '${target.name}' but it did not react to Enter (tried twice)`,
   );
+}
+
+/**
+ * Whether the agent took submit `seq`: within INJECT_TAKEN_MS, or — when by then its input box
+ * is gone from a screen that does not say what came of it (no input line, no marker: a view
+ * being drawn) — within INJECT_VIEW_CHANGE_MS more. A box still holding the text did not take it.
+ */
+async function waitTaken(target: InjectTarget, seq: number, typed: string): Promise<boolean> {
+  if (await target.waitTaken!(seq, INJECT_TAKEN_MS)) return true;
+  if (!target.isLive() || target.inputShows?.(typed) !== false) return false;
+  return target.waitTaken!(seq, INJECT_VIEW_CHANGE_MS);
 }
 
 /** The text as the target's preset has multi-line text typed without bracketed paste. */

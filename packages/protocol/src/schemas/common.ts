@@ -71,9 +71,9 @@ export const MenuSchema = z
       .describe("the dialog's other lines above the choices (the command, the file, the reason)"),
     options: z.array(MenuOptionSchema).min(1),
     style: z
-      .enum(['numbered', 'radio', 'letters'])
+      .enum(['numbered', 'radio', 'row', 'letters'])
       .describe(
-        '`numbered`/`radio`: a cursor moves over the choices; `letters`: a letter is typed',
+        '`numbered`/`radio`: a cursor moves over the choices (Up/Down); `row`: over choices side by side (Left/Right); `letters`: a letter is typed',
       ),
     cancel: z
       .array(z.string())
@@ -212,7 +212,7 @@ export type NotifyEffective = z.infer<typeof NotifyEffectiveSchema>;
  * preset names one with its `agent` field.
  */
 export const AgentNameSchema = z
-  .enum(['claude', 'codex', 'gemini', 'qwen'])
+  .enum(['claude', 'codex', 'gemini', 'qwen', 'opencode', 'copilot'])
   .describe('an agent whose own record of its turns clippy reads');
 export type AgentName = z.infer<typeof AgentNameSchema>;
 
@@ -252,7 +252,7 @@ export const AgentTurnSchema = z
     via: z
       .string()
       .describe(
-        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`, `qwen-transcript`, `qwen-stop-hook`',
+        'where clippy read it: `claude-transcript`, `claude-stop-hook`, `codex-rollout`, `codex-notify`, `gemini-chat`, `qwen-transcript`, `qwen-stop-hook`, `opencode-plugin`, `copilot-events`',
       ),
     session_id: z.string().optional().describe('the agent’s own session (thread) ID'),
     turn_id: z

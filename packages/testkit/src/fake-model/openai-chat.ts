@@ -22,6 +22,12 @@ type Message = {
  */
 const AGENT_PART = /^<(?:system-reminder|environment_context|env|context)\b/;
 
+/**
+ * Context Copilot CLI puts in front of the user's own text in the same part:
+ * `<current_datetime>…</current_datetime>` and a blank line.
+ */
+const LEADING_CONTEXT = /^<current_datetime>[^<]*<\/current_datetime>\s*/u;
+
 function partsOf(content: Message['content']): Part[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   return Array.isArray(content) ? content : [];
@@ -30,7 +36,7 @@ function partsOf(content: Message['content']): Part[] {
 function userTextOf(content: Message['content']): string | null {
   const texts = partsOf(content)
     .filter((p) => (p.type === 'text' || p.type === undefined) && typeof p.text === 'string')
-    .map((p) => p.text!)
+    .map((p) => p.text!.replace(LEADING_CONTEXT, ''))
     .filter((t) => !AGENT_PART.test(t.trimStart()));
   return texts.length > 0 ? texts.join('') : null;
 }

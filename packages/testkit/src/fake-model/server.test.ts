@@ -202,11 +202,22 @@ describe('fake model server', () => {
       ],
       false,
     );
-    const [first, second, third] = fake.conversation('openai-chat');
+    // Copilot CLI's user message: the date in front of the text, in the same string.
+    await post(
+      [
+        {
+          role: 'user',
+          content: '<current_datetime>2026-12-05T10:43:16.972+00:00</current_datetime>\n\nhello?',
+        },
+      ],
+      false,
+    );
+    const [first, second, third, fourth] = fake.conversation('openai-chat');
     expect(first!.userText).toBe('What is 2+2?');
     expect(second!.userText).toBe('list files');
     expect(third!.toolResult).toBe('a.txt');
     expect(third!.userText).toBeNull();
+    expect(fourth!.userText).toBe('hello?');
   });
 
   it('speaks the Gemini API to the real SDK: a stream, and a JSON side question answered from its schema', async () => {

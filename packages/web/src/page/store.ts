@@ -8,7 +8,7 @@ export interface Menu {
   question: string;
   detail: string[];
   options: { label: string; keys: string[]; selected: boolean }[];
-  style: 'numbered' | 'radio' | 'letters';
+  style: 'numbered' | 'radio' | 'row' | 'letters';
   cancel: string[] | null;
 }
 
