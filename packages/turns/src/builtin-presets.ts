@@ -356,8 +356,10 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     ],
     inputLine: [r`Enter @ to mention files or / for commands`, r`^\s*│ >\s*$`, r`^❯(?:\s|$)`],
     inputTop: [r`^\s*╭─`, r`^─{10,}$`],
-    // 1.0.102 stops on a second Esc ("esc esc interrupt"); before, on one.
-    interruptKeys: ['Esc', 'Esc'],
+    // Ctrl-C while it works stops it ("Operation cancelled by user") on every version. 1.0.102's
+    // "esc esc interrupt" wants two Escs read apart (0.1–0.5 s): a loaded Copilot reads them as
+    // one ESC ESC sequence and goes on working.
+    interruptKeys: ['C-c'],
     bottomLines: 12,
     model: 'unknown',
     provider: 'github',

@@ -259,6 +259,33 @@ describe('labelled agent screens (test/screens)', () => {
     }
   });
 
+  it('Copilot CLI: its interrupt is one key press (Ctrl-C), which flags the turn', () => {
+    // 1.0.102 stops on two Escs only when it reads them apart (0.1–0.5 s, measured): a loaded
+    // Copilot reads two presses 0.1 s apart as one ESC ESC sequence and goes on working (seen
+    // in acp-real-agents-copilot's cancel), while one Ctrl-C stops it. Its interrupt must be one
+    // key press, which the detector sees as the turn's interrupt.
+    const KEY: Record<string, string> = { Esc: '\x1b', 'C-c': '\x03' };
+    const keys = BUILTIN_PRESETS.copilot!.interruptKeys ?? ['Esc'];
+    expect(keys).toHaveLength(1);
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.copilot! });
+    const snap = (name: string): ScreenSnapshot => {
+      const lines = read(`${name}.txt`).replace(/\n$/u, '').split('\n');
+      return { lines, viewportTop: 0, rows: lines.length, cols: 100 };
+    };
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    let t = 1000;
+    const events = (name: string) => {
+      t += 1000;
+      return [...d.onOutput(bytes(name), t), ...d.onScreen(snap(name), t), ...d.tick(t + 5000)];
+    };
+    events('copilot-idle');
+    d.onInput(bytes('Think about it for long.\r'), (t += 10));
+    events('copilot-busy');
+    d.onInput(bytes(keys.map((k) => KEY[k]!).join('')), (t += 10));
+    const done = events('copilot-idle').find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.interrupted).toBe(true);
+  });
+
   it("OpenCode: a long answer whose busy frames were never seen and whose echo scrolled off completes once the agent's record says it ended", () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
     const snap = (lines: string[]): ScreenSnapshot => ({

@@ -17,9 +17,9 @@ export const INTERRUPT_KEY_REACT_MS = 1_500;
 
 /**
  * Interrupts what a session's program is doing with the keys a person would press: its preset's
- * `interruptKeys`, by default Esc for a full-screen agent (Claude Code, Codex, Gemini and Copilot
- * stop working on it; Ctrl-C may quit them; OpenCode wants it twice) and Ctrl-C for a line
- * program (a shell, a REPL, aider: SIGINT). The turn detector sees the keys on the input path
+ * `interruptKeys`, by default Esc for a full-screen agent (Claude Code, Codex and Gemini stop
+ * working on it; Ctrl-C may quit them; OpenCode wants it twice; Copilot CLI's preset says
+ * Ctrl-C) and Ctrl-C for a line program (a shell, a REPL, aider: SIGINT). The turn detector sees the keys on the input path
  * and flags the turn in progress `interrupted`.
  */
 export const interrupt: Handler<'interrupt'> = async (request, context) => {
