@@ -315,8 +315,13 @@ export function newAgentSuite(agent: NewAgent, traits: NewAgentTraits): void {
           env(),
         );
         expect(r.code, r.stderr).toBe(0);
-        await receivedBy('anthropic', MARKDOWN_ANSWERS.list!, since);
-        await receivedBy('openai-chat', MARKDOWN_ANSWERS.unicode!, since);
+        // A loop that stops says why in its log: the failure shows it.
+        const said = async (err: unknown) => {
+          const log = await runClippy(['route', 'log', 'loop1'], env());
+          throw new Error(`${String(err)}\nclippy route log loop1:\n${log.stdout}${log.stderr}`);
+        };
+        await receivedBy('anthropic', MARKDOWN_ANSWERS.list!, since).catch(said);
+        await receivedBy('openai-chat', MARKDOWN_ANSWERS.unicode!, since).catch(said);
         // Its answer to Claude's unicode answer ends the loop.
         for (;;) {
           const { turn } = await c.request('wait_turn', {
