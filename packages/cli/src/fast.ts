@@ -27,6 +27,8 @@ interface OptionSpec {
   modelled: boolean;
   aliases: string[];
   default?: unknown;
+  /** The option's `coerce` (e.g. intOption's check): a value it refuses is yargs' to explain. */
+  coerce?: (value: unknown) => unknown;
 }
 
 interface PositionalSpec extends CommandWord {
@@ -50,6 +52,7 @@ const MODELLED_KEYS = new Set([
   'default',
   'string',
   'hidden',
+  'coerce',
 ]);
 /** Builder calls that only shape help text. */
 const HELP_ONLY = new Set(['example', 'usage', 'epilogue', 'epilog', 'group']);
@@ -72,12 +75,17 @@ function recordSpec(cmd: AnyCommand): CommandSpec | null {
         type !== undefined &&
         ['boolean', 'string', 'number', 'array'].includes(type);
       if (!modelled && 'default' in cfg) unsupported = true;
+      // yargs coerces a default too, in its own order: such a command is yargs' alone.
+      if (typeof cfg.coerce === 'function' && 'default' in cfg) unsupported = true;
       const alias = cfg.alias;
       spec.options.set(name, {
         type: type ?? 'string',
         modelled,
         aliases: alias === undefined ? [] : ([] as string[]).concat(alias as string | string[]),
         ...('default' in cfg ? { default: cfg.default } : {}),
+        ...(typeof cfg.coerce === 'function'
+          ? { coerce: cfg.coerce as (value: unknown) => unknown }
+          : {}),
       });
     },
     positional(name, cfg) {
@@ -151,6 +159,13 @@ function parseFast(cmd: AnyCommand, spec: CommandSpec, rest: string[]): object |
       if (raw === undefined || raw === '' || Number.isNaN(n)) return null;
       values[name] = n;
     } else values[name] = raw;
+    if (o.coerce) {
+      try {
+        values[name] = o.coerce(values[name]);
+      } catch {
+        return null;
+      }
+    }
   }
   // yargs reads a `true`/`false` after a boolean flag as its value: leave such lines to it.
   for (let i = 0; i < args.length - 1; i++) {

@@ -219,7 +219,11 @@ describe('Relay, Capture, Paste, Show Turn', () => {
   it('Capture takes a turn into the relay buffer; Paste puts it into a session', async () => {
     const turn = await answered('alpha', 'capture this');
     await run('clippy.capture', 'alpha');
-    await messageShown('info', new RegExp(`^clippy: captured ${turn.turn_id} \\(\\d+ bytes\\)`));
+    const size = Buffer.byteLength(turn.text);
+    await messageShown(
+      'info',
+      new RegExp(`^clippy: captured ${turn.turn_id} \\(${size} bytes of text, \\d+ raw\\)`),
+    );
     const before = submissions(betaLog).length;
     await run('clippy.paste', 'beta');
     expect(await received(betaLog, before)).toMatchObject({ text: turn.text, pasted: true });
@@ -470,7 +474,7 @@ describe('Kill Session', () => {
     expect(await run('clippy.kill', 'victim')).toBeUndefined();
     const warning = editor.messages.find((m) => m.level === 'warning')!;
     expect(warning).toMatchObject({ actions: ['Kill'], modal: true });
-    expect(warning.text).toMatch(/^Kill victim\? .*aider\.js.* \(pid \d+\) ends\.$/);
+    expect(warning.text).toMatch(/^Kill victim\? .*aider\.m?js.* \(pid \d+\) ends\.$/);
     const state = async () =>
       (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'victim')?.state;
     expect(await state()).toBe('idle');

@@ -20,11 +20,13 @@ const PROMPT_SLACK_MS = 50;
 
 /**
  * Longest the Stop hook's report waits for the transcript to hold its turn's answer (with its
- * model and tokens): Claude Code writes it shortly after it started the hook; past this the
- * report's copy of the answer is never taken: the screen's text is (issue 46: a report's words
- * never become a turn's text).
+ * model and tokens): Claude Code writes it shortly after it started the hook, but a loaded
+ * machine (a full test run, load 25) was seen to take over 3 s. Past this the report's copy of
+ * the answer is never taken: the screen's text is (issue 46: a report's words never become a
+ * turn's text). Kept well under the join's CHANNEL_WAIT_MS, which a late hook start shares.
+ * A transcript that holds the answer ends the wait at once (file events).
  */
-export const CLAUDE_RECORD_WAIT_MS = 3_000;
+export const CLAUDE_RECORD_WAIT_MS = 6_000;
 /** How often a transcript that cannot be watched yet (no folder yet) is looked at meanwhile. */
 const CLAUDE_RECORD_POLL_MS = 100;
 
