@@ -224,6 +224,9 @@ export async function inject(
   }
   if (!opts.enter) return { submitted: false, bracketed };
   const typed = text.toString('utf8');
+  // Whether the box showed the text before Enter: only then is a box gone after Enter a sign
+  // the agent took it (text a dialog took as its keys never shows there).
+  const shownBeforeEnter = target.inputShows?.(typed) === true;
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!target.isLive())
       throw new HandlerError('session_exited', `session '${target.name}' exited before Enter`);
@@ -239,7 +242,7 @@ export async function inject(
     const sent = target.submits?.()?.sent ?? 0;
     const taken =
       sent > sentBefore && target.waitTaken
-        ? await waitTaken(target, sent, typed)
+        ? await waitTaken(target, sent, typed, shownBeforeEnter)
         : await target.waitOutput(before, INJECT_CONFIRM_MS);
     if (taken) {
       if (opts.complete) await closeContinuation(target);
@@ -256,11 +259,17 @@ export async function inject(
 /**
  * Whether the agent took submit `seq`: within INJECT_TAKEN_MS, or — when by then its input box
  * is gone from a screen that does not say what came of it (no input line, no marker: a view
- * being drawn) — within INJECT_VIEW_CHANGE_MS more. A box still holding the text did not take it.
+ * being drawn) — within INJECT_VIEW_CHANGE_MS more. A box still holding the text did not take it,
+ * and text the box never showed (a dialog took it as its keys) is not waited on either.
  */
-async function waitTaken(target: InjectTarget, seq: number, typed: string): Promise<boolean> {
+async function waitTaken(
+  target: InjectTarget,
+  seq: number,
+  typed: string,
+  shownBeforeEnter: boolean,
+): Promise<boolean> {
   if (await target.waitTaken!(seq, INJECT_TAKEN_MS)) return true;
-  if (!target.isLive() || target.inputShows?.(typed) !== false) return false;
+  if (!shownBeforeEnter || !target.isLive() || target.inputShows?.(typed) !== false) return false;
   return target.waitTaken!(seq, INJECT_VIEW_CHANGE_MS);
 }
 
