@@ -4,8 +4,8 @@ import type { Logger } from '../log.js';
 import { InputWaitWatch } from '../sessions/input-wait.js';
 import type { Session } from '../sessions/session.js';
 import { SessionTurns } from './session-turns.js';
-import type { TurnConfig } from './turn-config.js';
-import { toMeta } from './turn-ring.js';
+import type { TurnConfig } from '../turn-config/turn-config.js';
+import { toMeta } from '../turn-ring/turn-ring.js';
 import type { TurnStore } from '../store/turn-store.js';
 import type { AgentChannel } from '../agents/types.js';
 

@@ -11,7 +11,7 @@ import { until } from '@clippy/testkit/until';
 import type { SessionState } from '@clippy/protocol';
 import { inject, type InjectTarget } from '../relay/injector.js';
 import { readCanonicalMode } from '../relay/line-discipline.js';
-import type { StoredTurn } from './turn-ring.js';
+import type { StoredTurn } from '../turn-ring/turn-ring.js';
 import { SessionTurns } from './session-turns.js';
 
 const { Terminal } = headless;

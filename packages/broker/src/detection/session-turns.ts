@@ -17,7 +17,12 @@ import {
   type DetectorPort,
   type DetectorReply,
 } from './worker-detector.js';
-import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './turn-ring.js';
+import {
+  TurnRing,
+  type NewTurn,
+  type RingLimits,
+  type StoredTurn,
+} from '../turn-ring/turn-ring.js';
 import { SessionChannel } from '../agents/session-channel.js';
 import type { AgentChannel } from '../agents/types.js';
 import type { JoinHost } from '../agents/turn-join.js';

@@ -4,8 +4,8 @@ import type { Logger } from '../log.js';
 import type { Session, SessionParams } from '../sessions/session.js';
 import type { SessionTable } from '../sessions/session-table.js';
 import type { NewSessionParams } from '../handlers/context.js';
-import type { TurnConfig } from '../detection/turn-config.js';
-import type { SessionUsage, StoredTurn } from '../detection/turn-ring.js';
+import type { TurnConfig } from '../turn-config/turn-config.js';
+import type { SessionUsage, StoredTurn } from '../turn-ring/turn-ring.js';
 import { storedTurn } from './stored-turn.js';
 import { TurnStore, type PersistedSession } from './turn-store.js';
 
