@@ -87,6 +87,7 @@ export function createSessionTurns(
       error: (err) => log.error({ err, session: session.id }, 'turn detection failed'),
       stopped: (reason) => log.error({ session: session.id, name: session.name, reason }, reason),
       backlog: () => session.updateFlow(),
+      activity: () => session.notifyActivity(),
     },
   });
   // A line program reading input without a prompt is `blocked`, not busy forever (its own
@@ -105,7 +106,7 @@ export function createSessionTurns(
             return session.outputBytes;
           },
           setState: (state) => session.setState(state),
-          onActivity: (listener) => turns.onActivity(listener),
+          onActivity: (listener) => session.onActivity(listener),
         })
       : null;
   if (preset?.kind === 'screen') session.screen.onParsed = () => turns.onScreenParsed();

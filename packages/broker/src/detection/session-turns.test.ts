@@ -32,6 +32,8 @@ class Harness {
   outputBytes = 0;
   readyCount = 0;
   exited = false;
+  /** Waits on the harness's session, woken as the broker's Session wakes them (onActivity). */
+  private readonly activity = new Set<() => void>();
 
   constructor(agent: AgentName, preset: string, args: string[], maxTurnBytes = 4 * 1024 * 1024) {
     const { command, args: full } = agentCommand(agent, args);
@@ -53,6 +55,7 @@ class Harness {
         },
         turn: (t) => this.stored.push(t),
         error: (e) => this.errors.push(e),
+        activity: () => this.notify(),
       },
     });
     this.pty.onData((d) => {
@@ -60,11 +63,21 @@ class Harness {
       this.outputBytes += chunk.length;
       this.term.write(chunk, () => this.turns.onScreenParsed());
       this.turns.onOutput(chunk);
+      this.notify();
     });
     this.pty.onExit(() => {
       this.exited = true;
       this.turns.end();
     });
+  }
+
+  private notify(): void {
+    for (const listener of [...this.activity]) listener();
+  }
+
+  onActivity(listener: () => void): () => void {
+    this.activity.add(listener);
+    return () => this.activity.delete(listener);
   }
 
   snapshot(): ScreenSnapshot {
@@ -79,7 +92,7 @@ class Harness {
       new Promise<void>((resolve) => {
         if (done()) return resolve();
         const timer = setTimeout(finish, ms);
-        const off = this.turns.onActivity(() => done() && finish());
+        const off = this.onActivity(() => done() && finish());
         function finish() {
           clearTimeout(timer);
           off();

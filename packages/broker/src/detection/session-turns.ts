@@ -54,6 +54,8 @@ export interface SessionTurnsEvents {
   stopped?(reason: string): void;
   /** `overloaded` changed: the session pauses or resumes its PTY. */
   backlog?(): void;
+  /** The detector has news a wait may look for (a submit taken, a screen read, the end). */
+  activity?(): void;
 }
 
 export interface SessionTurnsOptions {
@@ -112,7 +114,6 @@ export class SessionTurns {
   lastAwaitedSeq = 0;
   private ready = false;
   private ended = false;
-  private readonly activity = new Set<() => void>();
   /** Submits seen on the input path (one answers a continuation prompt at once). */
   private readonly inputs = new InputTracker();
   /** Line presets in the built broker: the detector runs in the detector worker. */
@@ -234,16 +235,6 @@ export class SessionTurns {
         this.events.error(err);
       }
     }
-    this.notify();
-  }
-
-  /**
-   * Calls `listener` after every output chunk, state change and the end of the session (for
-   * waits such as "until idle" or "until output follows Enter"). Returns the unsubscribe.
-   */
-  onActivity(listener: () => void): () => void {
-    this.activity.add(listener);
-    return () => this.activity.delete(listener);
   }
 
   /** Input bytes on their way to the PTY (typed, pasted or injected). */
@@ -369,11 +360,9 @@ export class SessionTurns {
     this.notify();
   }
 
-  /** A wrapper reported its state, or the detector changed it: wake the waits. */
-  notify(): void {
-    // Called for every output chunk: nothing to copy when nobody listens (the usual case).
-    if (this.activity.size === 0) return;
-    for (const listener of [...this.activity]) listener();
+  /** The detector has news: the session wakes its waits (Session.onActivity). */
+  private notify(): void {
+    this.events.activity?.();
   }
 
   dispose(): void {

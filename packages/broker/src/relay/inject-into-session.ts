@@ -71,12 +71,12 @@ function waitFor(session: Session, done: () => boolean, ms: number): Promise<voi
   if (done()) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(finish, ms);
-    const off = session.turns?.onActivity(() => {
+    const off = session.onActivity(() => {
       if (done()) finish();
     });
     function finish() {
       clearTimeout(timer);
-      off?.();
+      off();
       resolve();
     }
   });

@@ -147,6 +147,8 @@ export class Session {
   private paused = false;
   private killTimer: NodeJS.Timeout | null = null;
   private exitWaiters: (() => void)[] = [];
+  /** Waits on the session (an injection, a progress feed, the input-wait watch): see onActivity. */
+  private readonly activity = new Set<() => void>();
   private disposed = false;
   /** Output on its way to the attached clients (floods go out in large frames). */
   private readonly toClients = new OutputBatcher((chunks, bytes) => this.sendOutput(chunks, bytes));
@@ -313,6 +315,23 @@ export class Session {
   }
 
   /**
+   * Calls `listener` after every output chunk, state change, news of the session's detector (a
+   * submit taken, a new screen read) and the end of the session: the waits on a session ("until
+   * idle", "until output follows Enter") look again then. Returns the unsubscribe.
+   */
+  onActivity(listener: () => void): () => void {
+    this.activity.add(listener);
+    return () => this.activity.delete(listener);
+  }
+
+  /** Wakes every wait on the session (see onActivity). */
+  notifyActivity(): void {
+    // Called for every output chunk: nothing to copy when nobody listens (the usual case).
+    if (this.activity.size === 0) return;
+    for (const listener of [...this.activity]) listener();
+  }
+
+  /**
    * Hook: runs right after client input was written to the PTY (echo removal, Enter, Ctrl-C).
    * After, not before: the keystroke reaches the program first, and the detector's work is off
    * the echo's path; it still sees the input before any output that follows it (the PTY's
@@ -343,7 +362,7 @@ export class Session {
     // A question ends with the state that asked it; the next one is read afresh.
     if (this.reported !== 'blocked') this.question = null;
     this.observer.stateChanged(this, previous);
-    this.turns?.notify();
+    this.notifyActivity();
   }
 
   // --- clients ---
@@ -595,6 +614,7 @@ export class Session {
     this.turns?.dispose();
     this.pty?.dispose();
     this.screen.dispose();
+    this.activity.clear();
     for (const w of this.exitWaiters) w();
     this.exitWaiters = [];
   }
@@ -606,6 +626,7 @@ export class Session {
     if (this.attachments.size > 0) this.toClients.push(chunk);
     this.screen.write(chunk);
     this.onOutput(chunk);
+    this.notifyActivity();
   }
 
   private sendOutput(chunks: Buffer[], bytes: number): void {
@@ -639,6 +660,7 @@ export class Session {
     this.setState('exited');
     this.observer.exited(this);
     this.pty?.dispose();
+    this.notifyActivity();
     const waiters = this.exitWaiters;
     this.exitWaiters = [];
     for (const w of waiters) w();
