@@ -120,6 +120,14 @@ export class TurnDetector implements W.TurnWatcher {
   }
 
   /**
+   * Screen presets: the input line of the latest screen while it is idle (null otherwise, and for
+   * line presets); `inputHolds(inputLine, text)` is what `inputShows(text)` answers.
+   */
+  get inputLine(): string | null {
+    return this.watcher.inputLine;
+  }
+
+  /**
    * The text of the open turn so far, as `text` would be if it completed now; null when no turn
    * is open, while the session is blocked, and for a line preset's turn too long to render
    * again for each look (see WatcherBase.partialText).

@@ -43,7 +43,11 @@ describe('OutputScan: OSC strings', () => {
 
   it('collects nothing it was not asked for', () => {
     const s = new OutputScan();
-    expect(s.scan(bytes('a\x1b]0;title\x07b\r\n'))).toEqual({ segments: [], osc: [] });
+    expect(s.scan(bytes('a\x1b]0;title\x07b\r\n'))).toEqual({
+      segments: [],
+      osc: [],
+      modesChanged: false,
+    });
   });
 });
 
@@ -105,5 +109,18 @@ describe('OutputScan: line-local stretches (flood compaction)', () => {
       );
       expect(r.events, JSON.stringify(text)).toContain('non-local');
     }
+  });
+});
+
+describe('OutputScan: terminal modes', () => {
+  it('follows the private modes a program turns on and off, across chunks', () => {
+    const s = new OutputScan({ modes: true });
+    expect(s.scan(bytes('\x1b[?2004h\x1b[?1;10')).modesChanged).toBe(true);
+    expect([...s.modes]).toEqual([2004]);
+    expect(s.scan(bytes('04h\x1b[?25h\x1b[?7h')).modesChanged).toBe(true);
+    expect([...s.modes].sort((a, b) => a - b)).toEqual([1, 25, 1004, 2004]);
+    expect(s.scan(bytes('\x1b[?2004h\x1b[31mtext')).modesChanged).toBe(false);
+    s.scan(bytes('\x1b[?1004;2004l'));
+    expect([...s.modes].sort((a, b) => a - b)).toEqual([1, 25]);
   });
 });

@@ -1,7 +1,9 @@
 // One pass of the escape parser over a session's output, for everything that reads the stream:
 // the line watcher (visible text, line feeds, switches of the alternate screen), the screen
-// watcher (OSC strings, where agents report their state) and flood compaction (which stretches
-// only write the line under the cursor). Each byte is parsed once, whoever reads it.
+// watcher (OSC strings, where agents report their state), flood compaction (which stretches
+// only write the line under the cursor) and the terminal modes the program turned on (bracketed
+// paste, application cursor keys, mouse and focus reports: what an injection and a detach need
+// to know). Each byte is parsed once, whoever reads it.
 import { StringDecoder } from 'node:string_decoder';
 import { copyInto } from './bytes.js';
 import { ALT_SCREEN_MODES, EscapeParser, type EscapeSink } from './escape-parser.js';
@@ -44,7 +46,18 @@ export interface ChunkScan {
   segments: TextSegment[];
   /** Payloads of the OSC sequences that ended in the chunk (unless `osc` was not asked for). */
   osc: string[];
+  /** A tracked mode was turned on or off in the chunk (see OutputScan.modes). */
+  modesChanged: boolean;
 }
+
+/**
+ * Private modes (`CSI ? n h` / `l`) followed: the alternate screen (1049, 1047, 47), application
+ * cursor keys (1), the cursor's visibility (25), mouse reports (1000–1006, 1015), focus reports
+ * (1004) and bracketed paste (2004).
+ */
+export const TRACKED_MODES: ReadonlySet<number> = new Set([
+  1, 25, 47, 1000, 1002, 1003, 1004, 1005, 1006, 1015, 1047, 1049, 2004,
+]);
 
 export interface OutputScanOptions {
   /** Collect the visible text (line presets). */
@@ -53,6 +66,8 @@ export interface OutputScanOptions {
   osc?: boolean;
   /** Follow line-local stretches (flood compaction). */
   lines?: LineLocalListener;
+  /** Follow the TRACKED_MODES the program turns on and off. */
+  modes?: boolean;
 }
 
 /** C0 controls kept in the text: backspace, tab, line feed, carriage return. */
@@ -81,6 +96,9 @@ export class OutputScan implements EscapeSink {
   private readonly wantText: boolean;
   private readonly wantOsc: boolean;
   private readonly lines: LineLocalListener | null;
+  private readonly wantModes: boolean;
+  private readonly on = new Set<number>();
+  private modesChanged = false;
   private readonly decoder = new StringDecoder('utf8');
   private scratch = new Uint8Array(4096);
   /** The chunk being scanned, its stream offset, and the text gathered for its current segment. */
@@ -99,8 +117,14 @@ export class OutputScan implements EscapeSink {
     this.wantText = opts.text === true;
     this.wantOsc = opts.osc === true;
     this.lines = opts.lines ?? null;
+    this.wantModes = opts.modes === true;
     // Only a scan that wants payloads has the parser collect them.
     this.parser = new EscapeParser(this, { osc: this.wantOsc });
+  }
+
+  /** The TRACKED_MODES on after the chunks scanned so far (with `modes`). */
+  get modes(): ReadonlySet<number> {
+    return this.on;
   }
 
   /** Scans the next chunk of the stream. */
@@ -113,10 +137,11 @@ export class OutputScan implements EscapeSink {
     this.newlines = [];
     this.segments = [];
     this.oscs = [];
+    this.modesChanged = false;
     this.parser.parse(chunk);
     if (this.wantText) this.endSegment(chunk.length, null);
     this.chunk = new Uint8Array(0);
-    return { segments: this.segments, osc: this.oscs };
+    return { segments: this.segments, osc: this.oscs, modesChanged: this.modesChanged };
   }
 
   print(chunk: Uint8Array, start: number, end: number): void {
@@ -169,18 +194,20 @@ export class OutputScan implements EscapeSink {
         this.lines.sgr(startAbs, params, params === '' || /^0*(;|$)/.test(params));
       } else if (!(plain && final === 0x4b) /* K */) this.lines.nonLocal();
     }
-    if (
-      this.wantText &&
-      (final === 0x68 || final === 0x6c) /* h, l */ &&
-      parser.paramByte(0) === 0x3f /* ? */ &&
-      parser
-        .params()
-        .slice(1)
-        .split(';')
-        .some((p) => ALT_SCREEN_MODES.has(p))
-    ) {
-      this.endSegment(end, final === 0x68);
+    if ((final !== 0x68 && final !== 0x6c) /* h, l */ || parser.paramByte(0) !== 0x3f /* ? */)
+      return;
+    const set = final === 0x68;
+    const modes = parser.params().slice(1).split(';');
+    if (this.wantModes) {
+      for (const m of modes) {
+        const n = Number(m);
+        if (!TRACKED_MODES.has(n) || this.on.has(n) === set) continue;
+        if (set) this.on.add(n);
+        else this.on.delete(n);
+        this.modesChanged = true;
+      }
     }
+    if (this.wantText && modes.some((p) => ALT_SCREEN_MODES.has(p))) this.endSegment(end, set);
   }
 
   /** Ends the current text segment at `end` (a switch of the alternate screen, or the chunk's end). */

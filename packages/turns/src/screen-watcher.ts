@@ -319,6 +319,13 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     }
   }
 
+  /** The input line of the latest screen when it is idle (null: not idle, or none on it). */
+  override get inputLine(): string | null {
+    const cls = this.lastClass;
+    if (cls === null || cls.state !== 'idle') return null;
+    return this.lastViewport[cls.inputIndex] ?? null;
+  }
+
   /**
    * Whether the input box of the latest screen shows `text` (typed or pasted, not submitted
    * yet): the agent read it.

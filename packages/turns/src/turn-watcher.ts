@@ -81,5 +81,7 @@ export interface TurnWatcher {
    */
   recordedEnd(startedAt: number, now: number): DetectorEvent[];
   inputShows(text: string): boolean | null;
+  /** Screen presets: the input line of the latest screen while it is idle (else null). */
+  readonly inputLine: string | null;
   partialText(): string | null;
 }

@@ -36,7 +36,7 @@ export function createSessionTurns(
     preset,
     limits: { depth: config.turnRingDepth, maxTurnBytes: config.maxTurnBytes },
     cols: session.cols,
-    screen: { snapshot: () => session.screen.turnSnapshot() },
+    pipeline: session.output,
     ...(channel
       ? {
           channel: {
@@ -86,7 +86,6 @@ export function createSessionTurns(
       },
       error: (err) => log.error({ err, session: session.id }, 'turn detection failed'),
       stopped: (reason) => log.error({ session: session.id, name: session.name, reason }, reason),
-      backlog: () => session.updateFlow(),
       activity: () => session.notifyActivity(),
     },
   });
@@ -109,6 +108,5 @@ export function createSessionTurns(
           onActivity: (listener) => session.onActivity(listener),
         })
       : null;
-  if (preset?.kind === 'screen') session.screen.onParsed = () => turns.onScreenParsed();
   return turns;
 }

@@ -29,7 +29,7 @@ export const snapshot: Handler<'snapshot'> = async (request, context) => {
     taken_at: Date.now(),
     session: session.info(),
     screen: screenKnown
-      ? { cols: session.cols, rows: session.rows, ansi: await session.screen.snapshot() }
+      ? { cols: session.cols, rows: session.rows, ansi: await session.output.snapshot() }
       : null,
     turns: kept.map((t) => ({
       // The whole text follows: a preview would repeat its start.

@@ -20,7 +20,7 @@ export function sessionTarget(session: Session): InjectTarget {
         ready.includes(session.state),
       ),
     readsLines: () => session.turns?.readsLines ?? false,
-    bracketedPaste: () => session.screen.bracketedPaste,
+    bracketedPaste: () => session.output.bracketedPaste,
     multiline: () => session.turns?.multiline ?? { mode: 'lines' },
     clearInput: () => session.turns?.clearInput ?? null,
     outputBytes: () => session.outputBytes,
@@ -30,6 +30,9 @@ export function sessionTarget(session: Session): InjectTarget {
       ),
     write: async (data) => {
       session.input(data);
+      // The detector (in the pipeline worker) has taken this input before the injector asks
+      // whether an Enter was a submit.
+      await session.turns?.synced();
       while (session.live && session.pendingInputBytes > INPUT_HIGH_WATER_BYTES) {
         await new Promise((r) => setTimeout(r, INPUT_DRAIN_POLL_MS));
       }

@@ -113,7 +113,7 @@ export function restoreSessions(
       session.turns?.ring.restore(turns, p.turns.at(-1)?.meta.seq ?? 0, usage);
       void history.readExitScreen(p).then(
         (screen) => {
-          if (screen) session.screen.write(Buffer.from(screen));
+          if (screen) session.output.restore(Buffer.from(screen));
         },
         () => {},
       );
@@ -153,7 +153,7 @@ export async function persistExit(
 ): Promise<void> {
   let screen: string | null = null;
   try {
-    screen = await session.screen.snapshot();
+    screen = await session.output.snapshot();
   } catch (err) {
     log.debug({ err, session: session.id }, 'history: no final screen');
   }
