@@ -6,8 +6,6 @@ import { INJECT_IDLE_WAIT_MS, inject, type InjectResult, type InjectTarget } fro
 
 /** Unsent input bytes above which an injection waits before writing more (PTY backpressure). */
 const INPUT_HIGH_WATER_BYTES = 64 * 1024;
-/** Poll period while waiting for the PTY to take queued input. */
-const INPUT_DRAIN_POLL_MS = 2;
 
 /** The injector's view of a broker-owned PTY session. */
 export function sessionTarget(session: Session): InjectTarget {
@@ -33,15 +31,9 @@ export function sessionTarget(session: Session): InjectTarget {
       // The detector (in the pipeline worker) has taken this input before the injector asks
       // whether an Enter was a submit.
       await session.turns?.synced();
-      while (session.live && session.pendingInputBytes > INPUT_HIGH_WATER_BYTES) {
-        await new Promise((r) => setTimeout(r, INPUT_DRAIN_POLL_MS));
-      }
+      await session.inputTaken(INPUT_HIGH_WATER_BYTES);
     },
-    drain: async () => {
-      while (session.live && session.pendingInputBytes > 0) {
-        await new Promise((r) => setTimeout(r, INPUT_DRAIN_POLL_MS));
-      }
-    },
+    drain: () => session.inputTaken(0),
     canonicalMode: () =>
       import('./line-discipline.js').then((m) => m.readCanonicalMode(session.ptsName)),
     inputShows: (text) => session.turns?.inputShows(text) ?? null,

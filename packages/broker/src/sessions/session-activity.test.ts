@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tmpdir } from 'node:os';
 import { DEFAULT_FLOW_LIMITS } from '../flow-control.js';
 import { spawnPty } from '@clippy/system/pty';
@@ -65,5 +65,24 @@ describe('a session without a turn detector', () => {
     const idle = sessionTarget(session).waitState(['idle'], NEVER_MS);
     session.setState('idle');
     expect(await idle).toBe(true);
+  });
+});
+
+describe('input an injection writes', () => {
+  it('is waited for on the PTY taking it, not by polling a timer', async () => {
+    // The program reads nothing for a moment, so the paste waits in the PTY's queue; then it
+    // reads all of it. Timers are frozen meanwhile: a wait that polled them would never end.
+    const session = sessionWithoutDetection('stty raw -echo; sleep 1; cat > /dev/null');
+    const target = sessionTarget(session);
+    const paste = Buffer.alloc(256 * 1024, 0x61);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      session.input(paste);
+      expect(session.pendingInputBytes).toBeGreaterThan(0);
+      await target.drain();
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(session.pendingInputBytes).toBe(0);
   });
 });

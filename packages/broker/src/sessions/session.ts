@@ -342,6 +342,12 @@ export class Session {
     return this.pty?.pendingWriteBytes ?? 0;
   }
 
+  /** Resolves once at most `below` input bytes wait for the PTY (or the session ended). */
+  inputTaken(below: number): Promise<void> {
+    if (!this.pty || !this.live) return Promise.resolve();
+    return this.pty.whenWritten(below);
+  }
+
   /** The PTY's slave device path; undefined for wrapper sessions. */
   get ptsName(): string | undefined {
     return this.pty?.ptsName;
