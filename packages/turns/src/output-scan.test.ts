@@ -47,6 +47,7 @@ describe('OutputScan: OSC strings', () => {
       segments: [],
       osc: [],
       modesChanged: false,
+      focusReportsOff: false,
     });
   });
 });
@@ -120,7 +121,11 @@ describe('OutputScan: terminal modes', () => {
     expect(s.scan(bytes('04h\x1b[?25h\x1b[?7h')).modesChanged).toBe(true);
     expect([...s.modes].sort((a, b) => a - b)).toEqual([1, 25, 1004, 2004]);
     expect(s.scan(bytes('\x1b[?2004h\x1b[31mtext')).modesChanged).toBe(false);
-    s.scan(bytes('\x1b[?1004;2004l'));
+    expect(s.scan(bytes('\x1b[?1004;2004l')).focusReportsOff).toBe(true);
     expect([...s.modes].sort((a, b) => a - b)).toEqual([1, 25]);
+    // Turned off while off: no mode changed, but a terminal that wants focus reports hears of it.
+    const again = s.scan(bytes('\x1b[?1004l'));
+    expect(again.modesChanged).toBe(false);
+    expect(again.focusReportsOff).toBe(true);
   });
 });

@@ -48,6 +48,11 @@ export interface ChunkScan {
   osc: string[];
   /** A tracked mode was turned on or off in the chunk (see OutputScan.modes). */
   modesChanged: boolean;
+  /**
+   * The chunk turns focus reports off (`CSI ? 1004 l`), whether or not they were on: a terminal
+   * whose focus the daemon follows wants them on again.
+   */
+  focusReportsOff: boolean;
 }
 
 /**
@@ -69,6 +74,9 @@ export interface OutputScanOptions {
   /** Follow the TRACKED_MODES the program turns on and off. */
   modes?: boolean;
 }
+
+/** The private mode of focus reports (`CSI ? 1004 h`). */
+const FOCUS_REPORTS = 1004;
 
 /** C0 controls kept in the text: backspace, tab, line feed, carriage return. */
 function keptControl(b: number): boolean {
@@ -99,6 +107,7 @@ export class OutputScan implements EscapeSink {
   private readonly wantModes: boolean;
   private readonly on = new Set<number>();
   private modesChanged = false;
+  private focusOff = false;
   private readonly decoder = new StringDecoder('utf8');
   private scratch = new Uint8Array(4096);
   /** The chunk being scanned, its stream offset, and the text gathered for its current segment. */
@@ -138,10 +147,16 @@ export class OutputScan implements EscapeSink {
     this.segments = [];
     this.oscs = [];
     this.modesChanged = false;
+    this.focusOff = false;
     this.parser.parse(chunk);
     if (this.wantText) this.endSegment(chunk.length, null);
     this.chunk = new Uint8Array(0);
-    return { segments: this.segments, osc: this.oscs, modesChanged: this.modesChanged };
+    return {
+      segments: this.segments,
+      osc: this.oscs,
+      modesChanged: this.modesChanged,
+      focusReportsOff: this.focusOff,
+    };
   }
 
   print(chunk: Uint8Array, start: number, end: number): void {
@@ -201,6 +216,7 @@ export class OutputScan implements EscapeSink {
     if (this.wantModes) {
       for (const m of modes) {
         const n = Number(m);
+        if (n === FOCUS_REPORTS && !set) this.focusOff = true;
         if (!TRACKED_MODES.has(n) || this.on.has(n) === set) continue;
         if (set) this.on.add(n);
         else this.on.delete(n);

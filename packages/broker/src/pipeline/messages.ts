@@ -53,8 +53,11 @@ export interface DetectorStatus {
 export type Reply =
   /** Bytes of output the worker is done with (parsed by the screen model or dropped). */
   | { id: number; consumed: number }
-  /** The tracked terminal modes now on (after every byte scanned so far). */
-  | { id: number; modes: number[] }
+  /**
+   * The tracked terminal modes now on (after every byte scanned so far), sent when they change
+   * or the output turned focus reports off (`focusOff`, whether or not they were on).
+   */
+  | { id: number; modes: number[]; focusOff: boolean }
   /** The terminal's answer to a query the program wrote (DA1, cursor position, mode reports). */
   | { id: number; answer: string }
   | { id: number; serialized: { req: number; replay: string } }

@@ -30,6 +30,7 @@ import {
   PIPELINE_STALL_MS,
   SCROLLBACK_LINES,
 } from '../constants.js';
+import type { SessionModes } from '../terminal/direct-terminal.js';
 import type { DetectorSetup, Reply } from './messages.js';
 import { OutputBatcher } from './output-batcher.js';
 import { workerClient, type WorkerClient, type WorkerSession } from './worker-client.js';
@@ -80,6 +81,7 @@ export class OutputPipeline implements WorkerSession {
   private holding = false;
   private stallTimer: NodeJS.Timeout | null = null;
   private readonly modesOn = new Set<number>();
+  private readonly focusOffListeners = new Set<() => void>();
   private listener: DetectorListener | null = null;
   private nextReq = 1;
   private readonly waiting = new Map<number, (reply: Reply | null) => void>();
@@ -108,6 +110,21 @@ export class OutputPipeline implements WorkerSession {
   get rows(): number {
     return this.height;
   }
+
+  /** The modes the program's output turned on, for the attach path (direct attach). */
+  readonly modes: SessionModes = {
+    isOn: (mode) => this.modesOn.has(mode),
+    settled: async () => {
+      if (this.dead) return null;
+      this.flush();
+      const reply = await this.request((req) => ({ op: 'sync', id: this.id, req }));
+      return reply ? new Set(this.modesOn) : null;
+    },
+    onFocusReportsOff: (listener) => {
+      this.focusOffListeners.add(listener);
+      return () => this.focusOffListeners.delete(listener);
+    },
+  };
 
   /** Whether the application turned bracketed paste on (`ESC[?2004h`). */
   get bracketedPaste(): boolean {
@@ -199,6 +216,7 @@ export class OutputPipeline implements WorkerSession {
     } else if ('modes' in reply) {
       this.modesOn.clear();
       for (const m of reply.modes) this.modesOn.add(m);
+      if (reply.focusOff) for (const listener of [...this.focusOffListeners]) listener();
     } else if ('answer' in reply) {
       this.owner.answer(reply.answer);
     } else if ('serialized' in reply) {
@@ -220,6 +238,7 @@ export class OutputPipeline implements WorkerSession {
     this.batcher.dispose();
     this.clearStallTimer();
     this.listener = null;
+    this.focusOffListeners.clear();
     this.settleAll();
     if (!this.dead) this.worker.unregister(this.id);
     this.dead ??= 'disposed';

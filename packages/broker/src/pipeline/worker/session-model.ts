@@ -69,7 +69,8 @@ export class SessionModel {
       modes: true,
     }));
     const scan = scanner.scan(chunk);
-    if (scan.modesChanged) this.send({ modes: [...scanner.modes] });
+    if (scan.modesChanged || scan.focusReportsOff)
+      this.send({ modes: [...scanner.modes], focusOff: scan.focusReportsOff });
     this.detector?.output(chunk, now, scan);
     this.toScreen(chunk);
     this.report();
