@@ -16,11 +16,22 @@ export const SCROLLBACK_LINES = 1000;
 export const SCREEN_FLUSH_MS = 10;
 
 /**
- * Output per window that marks a flood (~6 MB/s: far beyond what an agent prints for a person
- * to read): output is then held from the screen model while the flood goes on, so that most of
- * it can be dropped.
+ * Output per window that marks a flood (~1.6 MB/s: far beyond what an agent prints for a person
+ * to read, or a TUI redraws): output is then held from the screen model while the flood goes
+ * on, so that most of it can be dropped. Low enough that a flood slowed down by a loaded machine
+ * is still one (measured at a load of 40 on 2 cores: `cat` delivered 5–6 MB/s, and a 64 KiB
+ * threshold let xterm parse all of it).
  */
-export const SCREEN_FLOOD_BYTES = 64 * 1024;
+export const SCREEN_FLOOD_BYTES = 16 * 1024;
+
+/**
+ * How long a flood's output must have stopped before held output is parsed, for a session whose
+ * detector does not read the screen: until then the screen model is read only by a replay, which
+ * takes what is held first. Longer than the gaps a loaded machine leaves in a flood (measured at
+ * a load of 40: windows without any output every few hundred milliseconds, each of which parsed
+ * up to SCREEN_COMPACT_BYTES that a longer hold would have dropped).
+ */
+export const SCREEN_QUIET_MS = 50;
 
 /**
  * Longest a flood holds output back from a screen preset's screen model: its detector reads the
@@ -80,6 +91,15 @@ export const PIPELINE_STALL_MS = 10_000;
  * while an idle daemon does not hold the thread for long.
  */
 export const PIPELINE_WORKER_IDLE_MS = 60_000;
+
+/**
+ * Least time between two messages to the pipeline worker while output keeps coming: a flood's
+ * batches (a PTY read of 4 KiB, gathered for at most OUTPUT_BATCH_MS) then travel a few at a
+ * time (measured: a message per batch cost the main thread 0.4 s of postMessage per 64 MB),
+ * while output after a pause, input and requests go at once. Small next to the 20 ms turn
+ * latency target.
+ */
+export const PIPELINE_POST_INTERVAL_MS = 2;
 
 /**
  * How long input waits before it goes to the pipeline worker, unless the output it caused (its

@@ -30,7 +30,7 @@ export type Step =
   | { op: 'held'; id: number; on: boolean }
   | { op: 'close'; id: number };
 
-/** Main thread → pipeline worker: every session's steps of one turn of the main event loop. */
+/** Main thread → pipeline worker: every session's steps queued since the last message, in order. */
 export interface ToWorker {
   steps: Step[];
   /** The bytes of the `out` and `in` steps (transferred). */

@@ -7,8 +7,8 @@
  *   OutputBatcher  ── small chunks at once; a flood's reads gather for OUTPUT_BATCH_MS
  *     │ one batch
  *     ├─► 1. every attached client (deliver: socket frames, or the terminal the daemon writes)
- *     └─► 2. one copy to the pipeline worker (worker-client.ts: the steps of a loop turn in one
- *            message, input waiting for its echo)
+ *     └─► 2. one copy to the pipeline worker (worker-client.ts: every session's steps of a loop
+ *            turn in one message, at least 2 ms apart in a flood; input waits for its echo)
  *                 │ (worker thread: worker/session-model.ts)
  *                 ▼
  *            OutputScan — the one parse of every byte ──┬─► turn detector (line watcher, OSC signals)
@@ -17,8 +17,8 @@
  *            flood compactor ─► xterm (the screen model) ─► replays; renderings for screen presets
  *                 │
  *                 ▼ replies (one message per worker loop turn)
- *   main thread: progress (flow control), modes, terminal answers, replays, detector events
- *   and status (SessionTurns: the turn bookkeeping)
+ *   main thread: progress (flow control), modes (injection, direct attach), terminal answers,
+ *   replays, detector events and status (SessionTurns: the turn bookkeeping)
  *
  * The main thread keeps only what must be there: the batch, the clients and their flow control,
  * the PTY's pause while the worker is far behind, and the turn bookkeeping. Nothing slow runs

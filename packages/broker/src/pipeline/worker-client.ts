@@ -1,4 +1,8 @@
-import { INPUT_POST_DELAY_MS, PIPELINE_WORKER_IDLE_MS } from '../constants.js';
+import {
+  INPUT_POST_DELAY_MS,
+  PIPELINE_POST_INTERVAL_MS,
+  PIPELINE_WORKER_IDLE_MS,
+} from '../constants.js';
 import { startWorker } from '../worker-start.js';
 import type { FromWorker, Reply, Step, ToWorker } from './messages.js';
 
@@ -42,6 +46,11 @@ export class WorkerClient {
   private data: Uint8Array[] = [];
   private dataBytes = 0;
   private scheduled: NodeJS.Immediate | null = null;
+  /** The next message waits for PIPELINE_POST_INTERVAL_MS after the last (output only). */
+  private paced: NodeJS.Timeout | null = null;
+  private lastPostAt = -Infinity;
+  /** Steps queued that must not wait for the pace (input, requests, opening a session). */
+  private urgent = false;
   /** Sessions whose input waits for its echo, and the wait's bound. */
   private readonly awaitingEcho = new Set<number>();
   private echoWait: NodeJS.Timeout | null = null;
@@ -79,6 +88,7 @@ export class WorkerClient {
 
   queue(step: BareStep): void {
     this.steps.push(step);
+    this.urgent = true;
     this.schedule();
   }
 
@@ -97,6 +107,7 @@ export class WorkerClient {
     this.steps.push({ op: 'in', id, at: this.dataBytes, length: data.length, now });
     this.data.push(data.slice());
     this.dataBytes += data.length;
+    this.urgent = true;
     this.awaitingEcho.add(id);
     this.echoWait ??= setTimeout(() => {
       this.echoWait = null;
@@ -113,6 +124,15 @@ export class WorkerClient {
   private schedule(): void {
     // While input waits for its echo, everything joins it (the wait is short).
     if (this.scheduled || this.awaitingEcho.size > 0) return;
+    // Output right after the last message waits out the pace (a flood: see the constant).
+    const wait = this.lastPostAt + PIPELINE_POST_INTERVAL_MS - performance.now();
+    if (!this.urgent && wait > 0) {
+      this.paced ??= setTimeout(() => {
+        this.paced = null;
+        if (this.awaitingEcho.size === 0) this.send();
+      }, wait);
+      return;
+    }
     this.scheduled = setImmediate(() => {
       this.scheduled = null;
       if (this.awaitingEcho.size === 0) this.send();
@@ -123,8 +143,12 @@ export class WorkerClient {
   private send(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = null;
+    if (this.paced) clearTimeout(this.paced);
+    this.paced = null;
     this.endEchoWait();
     if (this.steps.length === 0) return;
+    this.urgent = false;
+    this.lastPostAt = performance.now();
     let data: ArrayBuffer | null = null;
     if (this.dataBytes > 0) {
       const bytes = new Uint8Array(this.dataBytes);
@@ -145,6 +169,9 @@ export class WorkerClient {
   private clearQueue(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = null;
+    if (this.paced) clearTimeout(this.paced);
+    this.paced = null;
+    this.urgent = false;
     this.endEchoWait();
     this.awaitingEcho.clear();
     this.steps = [];

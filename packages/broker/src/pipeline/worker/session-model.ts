@@ -6,6 +6,7 @@ import {
   SCREEN_FLOOD_HOLD_MS,
   SCREEN_FLUSH_MS,
   SCREEN_POST_HIGH,
+  SCREEN_QUIET_MS,
 } from '../../constants.js';
 import type { DetectorSetup, ReplyBody } from '../messages.js';
 import { FloodCompactor } from './flood-compactor.js';
@@ -34,6 +35,7 @@ export class SessionModel {
   private flooding = false;
   private floodSince = 0;
   private arrived = 0;
+  private lastArrivalAt = 0;
   private tick: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -126,15 +128,16 @@ export class SessionModel {
   /**
    * Output on its way to the screen model. Straight through while output is calm; during a
    * flood it is held, and what cannot change the model's final state is dropped unparsed
-   * (FloodCompactor), until the flood pauses — for a screen preset at most SCREEN_FLOOD_HOLD_MS,
-   * since its detector reads the screen.
+   * (FloodCompactor), until the flood stops (SCREEN_QUIET_MS) — for a screen preset until it
+   * slows down, at most SCREEN_FLOOD_HOLD_MS, since its detector reads the screen.
    */
   private toScreen(chunk: Uint8Array): void {
     this.compactor.push(chunk);
     this.arrived += chunk.length;
+    this.lastArrivalAt = Date.now();
     if (!this.flooding && this.arrived > SCREEN_FLOOD_BYTES) {
       this.flooding = true;
-      this.floodSince = Date.now();
+      this.floodSince = this.lastArrivalAt;
     }
     if (!this.flooding) this.flushHeld();
     else if (this.compactor.size > SCREEN_COMPACT_BYTES) {
@@ -152,10 +155,12 @@ export class SessionModel {
     const arrived = this.arrived;
     this.arrived = 0;
     if (this.flooding) {
-      const bounded = this.detector?.readsScreen === true;
-      const goesOn =
-        arrived > SCREEN_FLOOD_BYTES &&
-        (!bounded || Date.now() - this.floodSince < SCREEN_FLOOD_HOLD_MS);
+      const now = Date.now();
+      // A screen preset's detector reads the screen: its hold ends when the flood slows down,
+      // or after SCREEN_FLOOD_HOLD_MS. Any other session's, once the output stopped.
+      const goesOn = this.detector?.readsScreen
+        ? arrived > SCREEN_FLOOD_BYTES && now - this.floodSince < SCREEN_FLOOD_HOLD_MS
+        : now - this.lastArrivalAt < SCREEN_QUIET_MS;
       // Also while the screen model is still busy with earlier output: what waits here may still
       // be dropped, what waits there is parsed.
       if (goesOn || this.term.backlog >= SCREEN_POST_HIGH) {
@@ -189,10 +194,7 @@ export class SessionModel {
   private report(): void {
     const consumed = this.consumed;
     if (consumed === this.reported) return;
-    if (
-      consumed - this.reported >= PIPELINE_PROGRESS_BYTES ||
-      (this.held && consumed === this.received)
-    ) {
+    if (consumed - this.reported >= PIPELINE_PROGRESS_BYTES || this.held) {
       this.reported = consumed;
       this.send({ consumed });
     }
