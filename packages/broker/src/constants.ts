@@ -273,3 +273,11 @@ export const LOG_PIPE_WAIT_MS = 100;
  * for the daemon's answer, so the two never write at once.
  */
 export const TERMINAL_GIVE_BACK_MS = 2_000;
+
+/**
+ * Direct attach: longest a terminal given back waits for the session's modes as of its last
+ * output (a round trip through the pipeline worker, which a loaded machine may hold up); then
+ * it gets the blind restore (every mode a session may turn on, off). A part of
+ * TERMINAL_GIVE_BACK_MS, so the terminal's own writes keep most of that bound.
+ */
+export const TERMINAL_MODES_WAIT_MS = 500;

@@ -227,6 +227,22 @@ describe.skipIf(!onLinux)('DirectTerminal', () => {
     expect(seen().slice(seen().indexOf('LAST-WORDS'))).not.toMatch(/\x1b\[\d+;1H/);
   });
 
+  it('gives the terminal back when the session’s modes do not come: the last output, then the blind restore', async () => {
+    const { child, path, seen } = await userTerminal();
+    // The pipeline worker is held up (a loaded machine): the modes as of the last output never
+    // come, and the terminal must not be closed without its restore for that.
+    const modes = { ...followedModes(), settled: () => new Promise<never>(() => {}) };
+    const { term, sent } = drive(path, child.pid, modes);
+    term.start(Buffer.from(''));
+    term.sendOutput(batch('\x1b[?1049h\x1b[?1000hLAST-WORDS'), () => {});
+    term.sendExit(Buffer.from('exit'));
+    await until(() => sent.length === 1);
+    await until(() => seen().includes('\x1b[?1000l'));
+    const restore = seen().slice(seen().indexOf('LAST-WORDS'));
+    expect(restore).toContain('\x1b[?1049l');
+    expect(restore).toContain('\x1b[?2004l');
+  });
+
   it('writes notices on the bottom row; dispose closes without writing', async () => {
     const { child, path, seen } = await userTerminal();
     const { term } = drive(path, child.pid);

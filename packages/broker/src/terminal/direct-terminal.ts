@@ -10,7 +10,7 @@ import {
   noticeLineBytes,
   terminalRestoreBytes,
 } from '@clippy/protocol';
-import { TERMINAL_GIVE_BACK_MS } from '../constants.js';
+import { TERMINAL_GIVE_BACK_MS, TERMINAL_MODES_WAIT_MS } from '../constants.js';
 import type { FlowSink, FrameSink, OutputBatch } from '../flow-control.js';
 
 /**
@@ -56,6 +56,8 @@ export interface DirectTerminalOptions {
   failed(err: Error): void;
   /** How long a give-back waits for the terminal to take what was written (tests shorten it). */
   giveBackMs?: number;
+  /** Longest wait for the session's modes before the blind restore (TERMINAL_MODES_WAIT_MS). */
+  modesWaitMs?: number;
 }
 
 /**
@@ -239,16 +241,26 @@ export class DirectTerminal implements FlowSink {
       };
       // One bound for it all: the modes as of the last output, then the terminal's writes.
       const timer = setTimeout(finish, this.opts.giveBackMs ?? TERMINAL_GIVE_BACK_MS);
-      void this.opts.modes.settled().then((modes) => {
-        if (this.done) return;
+      // The session's output is already on its way to the terminal; only the restore waits for
+      // the modes, and not for long (a held-up worker must not cost the terminal its restore).
+      let restored = false;
+      const restore = (modes: ReadonlySet<number> | null) => {
+        clearTimeout(modesTimer);
+        if (restored || this.done) return;
+        restored = true;
         const size = { rows: this.opts.size().rows, moveBelow: opts.moveBelow };
-        // Modes not known (the pipeline is gone): everything a session may turn on, off.
+        // Modes not known (the pipeline is gone or late): everything a session may turn on, off.
         const bytes = modes
           ? terminalRestoreBytes(trackerOf(modes), size)
           : blindRestoreBytes(size);
         // The callback runs once this and everything before it was written (or on an error).
         this.stream.write(bytes, finish);
-      });
+      };
+      const modesTimer = setTimeout(
+        () => restore(null),
+        this.opts.modesWaitMs ?? TERMINAL_MODES_WAIT_MS,
+      );
+      void this.opts.modes.settled().then(restore);
     });
     return this.releasing;
   }
