@@ -401,6 +401,11 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     provider: 'unknown',
     // Its first Esc only asks for a second ("esc again to interrupt").
     interruptKeys: ['Esc', 'Esc'],
+    // 1.18.33 shows a turn done (footer idle, "▣  Build · Fake Model · 1.5s") a frame before it
+    // draws the answer: 131 ms apart at a load of 27 on 2 cores (test/screens
+    // opencode-answer-not-drawn), longer under more load. A turn that really shows nothing ends
+    // after this.
+    emptyAnswerMs: 5_000,
     // Not a mark: OpenCode indents every line of an answer by 5 columns (a list's own
     // indentation comes on top of it).
     answerBullet: ['     '],

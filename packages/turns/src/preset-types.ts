@@ -71,6 +71,12 @@ export interface Preset {
   /** Screen presets: how long the screen must stay unchanged and idle before a turn completes. */
   settleMs?: number;
   /**
+   * Screen presets: how long an idle screen that shows nothing of the answer to a message must
+   * stay so before it ends the turn with nothing (default `settleMs`): an agent that marks its
+   * turn done a frame before it draws the answer (OpenCode) is not done on that frame.
+   */
+  emptyAnswerMs?: number;
+  /**
    * Screen presets: the agent rewrites its whole screen line by line (Codex's alternate
    * screen), so a dialog it closes after Enter is read in part (some choices, only its footer)
    * before it goes: not a new question.
@@ -175,6 +181,7 @@ export const UserPresetSchema = z
     interruptKeys: z.array(z.string().min(1).max(16)).min(1).max(4).optional(),
     bottomLines: z.number().int().min(1).max(1000).optional(),
     settleMs: z.number().int().min(0).max(60_000).optional(),
+    emptyAnswerMs: z.number().int().min(0).max(60_000).optional(),
     redrawsWhole: z.boolean().optional(),
     model: z.string().optional(),
     provider: z.string().optional(),

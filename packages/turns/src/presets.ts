@@ -44,6 +44,8 @@ export interface CompiledPreset {
   readonly blockedSignal: LineRegex[];
   readonly bottomLines: number;
   readonly settleMs: number;
+  /** See Preset.emptyAnswerMs (never shorter than the settle window). */
+  readonly emptyAnswerMs: number;
 }
 
 const REGEX_LIST_FIELDS = [
@@ -135,6 +137,10 @@ export function compilePreset(preset: Preset): CompiledPreset {
     inputLine: lists.inputLine.length > 0 ? lists.inputLine : lists.idle,
     bottomLines: preset.bottomLines ?? (preset.kind === 'line' ? 1 : DEFAULT_BOTTOM_LINES),
     settleMs: preset.settleMs ?? SCREEN_SETTLE_MS,
+    emptyAnswerMs: Math.max(
+      preset.settleMs ?? SCREEN_SETTLE_MS,
+      preset.emptyAnswerMs ?? SCREEN_SETTLE_MS,
+    ),
   };
   compiledCache.set(preset, compiled);
   compiledCache.set(frozen, compiled);

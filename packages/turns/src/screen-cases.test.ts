@@ -324,6 +324,71 @@ describe('labelled agent screens (test/screens)', () => {
     expect(done?.type === 'turn' && done.text.split('\n').at(-1)).toBe('line 300 of 300');
   });
 
+  it('OpenCode: the frame that shows the turn done before its answer is drawn does not end the turn; the answer does', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
+    const snap = (lines: string[]): ScreenSnapshot => ({
+      lines,
+      viewportTop: 0,
+      rows: lines.length,
+      cols: 100,
+    });
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    const screen = (file: string) => read(file).replace(/\n$/u, '').split('\n');
+    // Captured: the turn marked done (footer idle, "· 1.5s") over an empty answer; the next
+    // frame, 131 ms later at a load of 27 (later under more load), drew the answer in the empty
+    // rows between the echo and that status line.
+    const notDrawn = screen('opencode-answer-not-drawn.txt');
+    const answer = [
+      'Steps:',
+      '',
+      '1. Read the file.',
+      '2. Parse it:',
+      '   - headers first',
+      '   - then the body',
+      '3. Write the result.',
+      '',
+      '- a star item',
+      '',
+      '- a dash item',
+    ];
+    const status = notDrawn.findIndex((l) => l.includes('· 1.5s'));
+    const answered = [
+      ...notDrawn.slice(0, status - 1 - answer.length),
+      ...answer.map((l) => (l === '' ? '' : `     ${l}`)),
+      ...notDrawn.slice(status - 1),
+    ];
+    const question = 'Please give the list answer.';
+    const echo = notDrawn.findIndex((l) => l.includes(question));
+    const box = notDrawn.findIndex((l) => l.startsWith('  ╹▀'));
+    // Before: the previous answer, the question in the input box; after Enter, the echo while
+    // it works (the footer's "esc interrupt").
+    const before = [...notDrawn.slice(0, echo - 1), ...notDrawn.slice(echo + 2)];
+    while (before.length < notDrawn.length) before.splice(echo - 1, 0, '');
+    const typed = [...before];
+    typed[box - 3] = `  ┃  ${question}`;
+    const busy = [...notDrawn];
+    busy[box + 1] =
+      '   ⬝⬝⬝⬝■■■■  esc interrupt                                                     22  ctrl+p commands';
+    busy[box - 8] = '     ▣  Build · Fake Model';
+    d.onOutput(bytes('a'), 1000);
+    d.onScreen(snap(before), 1000);
+    d.tick(1300);
+    d.onOutput(bytes('b'), 2000);
+    d.onScreen(snap(typed), 2000);
+    d.onInput(bytes(`${question}\r`), 2100);
+    d.onOutput(bytes('c'), 2500);
+    const events = [...d.onScreen(snap(busy), 2500)];
+    d.onOutput(bytes('d'), 3000);
+    events.push(...d.onScreen(snap(notDrawn), 3000), ...d.tick(3300), ...d.tick(4000));
+    // Done by its footer, but nothing answered yet: the turn goes on.
+    expect(events.filter((e) => e.type === 'turn')).toEqual([]);
+    expect(d.state).toBe('busy');
+    d.onOutput(bytes('e'), 4200);
+    events.push(...d.onScreen(snap(answered), 4200), ...d.tick(4500));
+    const done = events.find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.text).toBe(answer.join('\n'));
+  });
+
   it('OpenCode: Enter pressed again while its echo is drawn is the same submission; the turn completes', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
     const snap = (lines: string[]): ScreenSnapshot => ({

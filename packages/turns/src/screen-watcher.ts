@@ -42,6 +42,8 @@ interface ScreenTurn extends OpenTurn {
   recorded: boolean;
   /** Esc presses while it was busy (the preset's `interruptKeys` may want more than one). */
   escapes: number;
+  /** An idle screen showed nothing of the answer yet (see Preset.emptyAnswerMs). */
+  emptyShown: boolean;
 }
 
 /**
@@ -212,6 +214,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       echoesAtSubmit: echoSightings(this.lastLines, answerEnd(this.lastLines, this.c), typed),
       recorded: false,
       escapes: 0,
+      emptyShown: false,
     };
   }
 
@@ -286,7 +289,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       return null;
     const t = this.turn;
     if (t && t.outputBytes === 0 && t.typed.trim() === '') return t.startedAt + NO_REACTION_MS;
-    return this.lastChangeAt + this.settleMs();
+    return this.lastChangeAt + (t?.emptyShown ? this.c.emptyAnswerMs : this.settleMs());
   }
 
   /**
@@ -453,6 +456,18 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     // frames in one go, and a long one scrolls the echo off a full-screen agent (OpenCode).
     if (!turn.worked && !turn.recorded && (text.trim() === '' || !this.echoShown(turn)))
       return events;
+    // Nothing of the answer to a message on the screen yet: OpenCode shows the turn done (its
+    // footer, the duration on its status line) a frame before it draws the answer — longer
+    // before on a loaded machine. Ended now, the turn would be dropped as empty and its answer
+    // drawn after it belong to no turn. The preset says how long nothing stays nothing.
+    if (
+      text.trim() === '' &&
+      turn.typed.trim() !== '' &&
+      now - this.lastChangeAt < this.c.emptyAnswerMs
+    ) {
+      turn.emptyShown = true;
+      return events;
+    }
     const prompt = cls.inputIndex >= 0 ? (this.lastViewport[cls.inputIndex] ?? '') : '';
     this.closeTurn(turn, this.outAbs, prompt, now, events, () => text);
     return events;
