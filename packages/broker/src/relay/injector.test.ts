@@ -142,13 +142,17 @@ describe('an Enter a TUI is slow to show it took', () => {
    */
   function slow(shows: boolean) {
     let sent = 0;
+    let out = 0;
     const waits: number[] = [];
     return {
       ...target('idle', false),
       waits,
       inputShows: (text: string) => (sent === 0 ? text === 'a question' : shows),
       submits: () => ({ sent, taken: 0 }),
+      // It redraws at each Enter (its box, or a view being drawn).
+      outputBytes: () => out,
       write: async function (this: void, data: Uint8Array) {
+        out += data.length;
         if (Buffer.from(data).toString() === '\r') sent++;
       },
       waitTaken: async (_seq: number, ms: number) => {
@@ -171,5 +175,42 @@ describe('an Enter a TUI is slow to show it took', () => {
       inject(t, Buffer.from('a question'), { enter: true, force: false }),
     ).rejects.toMatchObject({ code: 'not_submitted' });
     expect(t.waits).toEqual([INJECT_TAKEN_MS, INJECT_TAKEN_MS]);
+  });
+
+  it('not a byte from it since Enter (it has not read it yet): its first output is waited for, one Enter', async () => {
+    // OpenCode's first message on a loaded machine: nothing at all for over 10 s after Enter,
+    // then its session view. A second Enter then was pressed and the send failed.
+    let sent = 0;
+    let out = 0;
+    let reacted = false;
+    const waits: string[] = [];
+    const t = {
+      ...target('idle', false),
+      inputShows: (text: string) => text === 'a question',
+      submits: () => ({ sent, taken: reacted ? sent : 0 }),
+      outputBytes: () => out,
+      write: async (data: Uint8Array) => {
+        if (Buffer.from(data).toString() === '\r') sent++;
+        else out += data.length; // the paste is drawn; the Enter brings nothing (yet)
+      },
+      waitOutput: async (after: number, ms: number) => {
+        waits.push(`output ${ms}`);
+        if (ms === INJECT_VIEW_CHANGE_MS && sent > 0) {
+          reacted = true;
+          out++;
+        }
+        return out > after;
+      },
+      waitTaken: async (seq: number, ms: number) => {
+        waits.push(`taken ${ms}`);
+        return reacted && seq <= sent;
+      },
+    };
+    const r = await inject(t, Buffer.from('a question'), { enter: true, force: false });
+    expect(r.submitted).toBe(true);
+    expect(sent).toBe(1);
+    expect(waits.filter((w) => !w.startsWith('output 80') && !w.startsWith('output 5000'))).toEqual(
+      [`taken ${INJECT_TAKEN_MS}`, `output ${INJECT_VIEW_CHANGE_MS}`, `taken ${INJECT_TAKEN_MS}`],
+    );
   });
 });

@@ -245,7 +245,7 @@ export async function inject(
     const sent = target.submits?.()?.sent ?? 0;
     const taken =
       sent > sentBefore && target.waitTaken
-        ? await waitTaken(target, sent, typed, shownBeforeEnter)
+        ? await waitTaken(target, sent, typed, shownBeforeEnter, before)
         : await target.waitOutput(before, INJECT_CONFIRM_MS);
     if (taken) {
       if (opts.complete) await closeContinuation(target);
@@ -263,15 +263,24 @@ export async function inject(
  * Whether the agent took submit `seq`: within INJECT_TAKEN_MS, or — when by then its input box
  * is gone from a screen that does not say what came of it (no input line, no marker: a view
  * being drawn) — within INJECT_VIEW_CHANGE_MS more. A box still holding the text did not take it,
- * and text the box never showed (a dialog took it as its keys) is not waited on either.
+ * and text the box never showed (a dialog took it as its keys) is not waited on either. An agent
+ * that printed nothing at all since the Enter (output `before` it) has not read it yet: its first
+ * output, up to INJECT_VIEW_CHANGE_MS later, is what says.
  */
 async function waitTaken(
   target: InjectTarget,
   seq: number,
   typed: string,
   shownBeforeEnter: boolean,
+  before: number,
 ): Promise<boolean> {
   if (await target.waitTaken!(seq, INJECT_TAKEN_MS)) return true;
+  // OpenCode's first message on a loaded machine: not a byte for over 10 s after Enter. Its box
+  // still holds the text only because it has not redrawn; an Enter more would be typed after it.
+  if (target.isLive() && target.outputBytes() === before) {
+    if (!(await target.waitOutput(before, INJECT_VIEW_CHANGE_MS))) return false;
+    if (await target.waitTaken!(seq, INJECT_TAKEN_MS)) return true;
+  }
   if (!shownBeforeEnter || !target.isLive() || target.inputShows?.(typed) !== false) return false;
   return target.waitTaken!(seq, INJECT_VIEW_CHANGE_MS);
 }
