@@ -177,6 +177,30 @@ describe("clippy acp: an agent's own answer (its channel)", () => {
     expect(firstOf(acp, 'agent_message_chunk').first).toBeGreaterThan(first);
   });
 
+  it("claude with its hooks, an answer drawn at once: the thoughts still end as the screen's text", async () => {
+    // One piece: the screen's text stops changing at once, so no look at it ever finds its
+    // lines settled (nor its last line, which a stream never sends before the end).
+    const { acp } = acpFor('claude', ['--hooks']);
+    const sessionId = await newSession(acp);
+    await waitChannelLive(clippy, sessionId);
+    expect((await acp.prompt(sessionId, 'What is clippy?')).stopReason).toBe('end_turn');
+    const turn = await latestTurn(sessionId);
+    expect(turn.text_source).toBe('agent');
+    expect(turn.screen_text).toBeTruthy();
+    const { done } = firstOf(acp, 'agent_thought_chunk');
+    const thoughts = acp.seen
+      .slice(0, done)
+      .flatMap((s) =>
+        s.kind === 'update' && s.notification.update.sessionUpdate === 'agent_thought_chunk'
+          ? [s.notification.update.content]
+          : [],
+      )
+      .map((c) => (c.type === 'text' ? c.text : ''));
+    // The last thought message (a screen that changed what was sent starts a new one) is it.
+    expect(thoughts.join('')).toContain(turn.screen_text);
+    expect(acp.messages(sessionId).map((m) => m.text)).toEqual([turn.text]);
+  });
+
   it('--no-agent-channel is refused with --session (it names how sessions start)', async () => {
     const env = { ...daemon.env.env, CLIPPYD_PATH: '/nonexistent/clippyd.js' };
     const run = await runClippy(['acp', '--session', 's', '--no-agent-channel'], env);

@@ -377,6 +377,14 @@ export class PromptTurn {
     if (this.finished) return;
     await this.questionGone(this.cancelled ? 'cancelled' : 'answered in a terminal');
     if (turn) {
+      // The screen's thoughts end as the screen ended: a stream sends a line only once two looks
+      // agree and never the last, and a quick answer (or a loaded machine's few looks) stops
+      // changing before that — its thoughts stopped mid-answer.
+      const thought =
+        this.agentText && turn.screen_text !== undefined
+          ? this.screen.final(turn.screen_text)
+          : null;
+      if (thought) await this.sendChunk(thought.messageId, thought.text, true);
       const chunk = this.stream.final(turn.text);
       if (chunk) await this.sendChunk(chunk.messageId, chunk.text);
     }
