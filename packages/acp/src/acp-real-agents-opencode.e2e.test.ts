@@ -3,13 +3,15 @@ import { describe, it } from 'vitest';
 import { acpAgentSuite } from './test-support/acp-agent-suite.js';
 
 /**
- * Opt-in until issue 45's open defect is fixed (see cli/src/real-agents-opencode.e2e.test.ts):
- * OpenCode's screen-side turn completion is flaky under load. Set CLIPPY_TEST_OPENCODE=1.
+ * Opt-in until two defects of issue 45 are fixed (the screen-side turn completion and the
+ * thoughts that stopped mid-answer are): on a loaded 2-core machine (load 25–38) OpenCode took
+ * over STARTUP_TIMEOUT_MS (60 s) to show its prompt, so the first prompt failed, and
+ * session/cancel left the hanging turn not interrupted, in 3 of 3 runs. Set CLIPPY_TEST_OPENCODE=1.
  */
 const OPT_IN = 'CLIPPY_TEST_OPENCODE';
 
 if (process.env[OPT_IN] === '1') acpAgentSuite('opencode');
 else
   describe('opencode through clippy acp', () => {
-    it.skip(`opt-in (${OPT_IN}=1): its screen-side turn completion is flaky under load (issue 45)`, () => {});
+    it.skip(`opt-in (${OPT_IN}=1): its start and its cancel fail under load (issue 45)`, () => {});
   });
