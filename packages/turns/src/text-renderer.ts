@@ -16,6 +16,12 @@ export class TextRenderer implements EscapeSink {
   /** Finished lines; the line at `row` lives in `cur` while it is being edited. */
   private lines: string[] = [];
   private cur: string[] = [];
+  /**
+   * The line at `row` as one string while it was only appended to with text of one column per
+   * UTF-16 unit (then `cur` is empty): a flood's lines never become arrays of characters.
+   * Anything else that edits the line first spreads it into `cur` (spread()).
+   */
+  private appended = '';
   private row = 0;
   private col = 0;
   private saved: { row: number; col: number } = { row: 0, col: 0 };
@@ -29,6 +35,8 @@ export class TextRenderer implements EscapeSink {
   private main: { lines: string[]; cur: string[]; row: number; col: number } | null = null;
   /** Deepest row the cursor reached. */
   private _maxRow = 0;
+  /** The decoder holds no part of a character (the last bytes it took ended one). */
+  private decoderIdle = true;
 
   constructor(opts: { cols?: number } = {}) {
     this.cols = opts.cols !== undefined && opts.cols > 0 ? opts.cols : undefined;
@@ -52,27 +60,25 @@ export class TextRenderer implements EscapeSink {
   /** The rendered lines, each right-trimmed. */
   lineList(): string[] {
     const all = this.lines.slice();
-    all[this.row] = this.cur.join('');
+    all[this.row] = this.line();
     for (let i = 0; i < all.length; i++) all[i] = (all[i] ?? '').replace(/\s+$/u, '');
     return all;
   }
 
   /** The line the cursor is on (not right-trimmed). */
   currentLine(): string {
-    return this.cur.join('');
+    return this.line();
   }
 
   /** The last `n` rows up to the cursor's, joined (a wrapped line's end spans rows). */
   lastRows(n: number): string {
-    return [...this.lines.slice(Math.max(0, this.row - n + 1), this.row), this.cur.join('')].join(
-      '',
-    );
+    return [...this.lines.slice(Math.max(0, this.row - n + 1), this.row), this.line()].join('');
   }
 
   /** The lines from the first up to and including the cursor's (where an echo can be). */
   linesToCursor(): string[] {
     const upper = this.lines.slice(0, this.row);
-    upper.push(this.cur.join(''));
+    upper.push(this.line());
     return upper;
   }
 
@@ -88,7 +94,12 @@ export class TextRenderer implements EscapeSink {
   }
 
   print(chunk: Uint8Array, start: number, end: number): void {
+    const idle = this.decoderIdle;
     const text = this.decoder.decode(chunk.subarray(start, end), { stream: true });
+    // An ASCII byte last: the decoder holds nothing back (a character split here ends later).
+    this.decoderIdle = chunk[end - 1]! < 0x80;
+    if (idle && this.append(text, end - start)) return;
+    this.spread();
     for (const ch of text) {
       const c = ch.codePointAt(0)!;
       // C1 controls (U+0080–U+009F) show nothing.
@@ -153,6 +164,7 @@ export class TextRenderer implements EscapeSink {
   }
 
   private sequence(params: string, final: string): void {
+    this.spread();
     // Cursor moves end a pending wrap; colours and modes do not.
     if (CURSOR_MOVES.has(final)) this.wrapPending = false;
     if (params.startsWith('?') && (final === 'h' || final === 'l')) {
@@ -238,6 +250,7 @@ export class TextRenderer implements EscapeSink {
   }
 
   private eraseInDisplay(mode: number): void {
+    this.spread();
     if (mode === 0) {
       this.cur.length = Math.min(this.cur.length, this.col);
       this.lines.length = Math.min(this.lines.length, this.row + 1);
@@ -250,6 +263,32 @@ export class TextRenderer implements EscapeSink {
       this.cur = [];
       this.row = 0;
     }
+  }
+
+  /**
+   * Appends `text` (decoded from `bytes` bytes, with nothing held before them) to a line that is
+   * one string, where it cannot wrap, when each of its UTF-16 units is one byte — ASCII, or
+   * U+FFFD for an invalid byte — and so one column, as put() would place them. False: nothing done.
+   */
+  private append(text: string, bytes: number): boolean {
+    if (text.length !== bytes || this.wrapPending || this.cur.length > 0) return false;
+    if (this.col !== this.appended.length) return false;
+    if (this.cols !== undefined && this.col + bytes >= this.cols) return false;
+    this.appended += text;
+    this.col += bytes;
+    return true;
+  }
+
+  /** The line at `row` as text. */
+  private line(): string {
+    return this.cur.length > 0 ? this.cur.join('') : this.appended;
+  }
+
+  /** The line at `row` becomes `cur`, an array of its characters, to be edited. */
+  private spread(): void {
+    if (this.appended === '') return;
+    this.cur = this.appended.split('');
+    this.appended = '';
   }
 
   private put(ch: string): void {
@@ -269,6 +308,7 @@ export class TextRenderer implements EscapeSink {
   /** Shows (`on`) or leaves the alternate screen: left, it is gone and the main screen is back. */
   private altScreen(on: boolean): void {
     if (on && !this.main) {
+      this.spread();
       this.lines[this.row] = this.cur.join('');
       this.main = { lines: this.lines, cur: this.cur, row: this.row, col: this.col };
       this.lines = [];
@@ -276,6 +316,7 @@ export class TextRenderer implements EscapeSink {
       this.row = 0;
       this.col = 0;
     } else if (!on && this.main) {
+      this.appended = '';
       ({ lines: this.lines, row: this.row, col: this.col } = this.main);
       this.cur = Array.from(this.lines[this.row] ?? '');
       this.main = null;
@@ -284,10 +325,12 @@ export class TextRenderer implements EscapeSink {
 
   private moveTo(row: number, col: number): void {
     if (row !== this.row) {
-      this.lines[this.row] = this.cur.join('');
+      this.lines[this.row] = this.line();
+      this.appended = '';
       while (this.lines.length <= row) this.lines.push('');
       this.row = row;
-      this.cur = Array.from(this.lines[row] ?? '');
+      const text = this.lines[row] ?? '';
+      this.cur = text === '' ? [] : Array.from(text);
       if (row > this._maxRow) this._maxRow = row;
     }
     this.col = col;
@@ -296,6 +339,7 @@ export class TextRenderer implements EscapeSink {
   private reset(): void {
     this.lines = [];
     this.cur = [];
+    this.appended = '';
     this.row = 0;
     this.col = 0;
   }

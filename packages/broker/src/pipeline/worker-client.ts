@@ -151,7 +151,8 @@ export class WorkerClient {
     this.lastPostAt = performance.now();
     let data: ArrayBuffer | null = null;
     if (this.dataBytes > 0) {
-      const bytes = new Uint8Array(this.dataBytes);
+      // Not zeroed: every byte is written just below (a flood's messages are tens of KB each).
+      const bytes = Buffer.allocUnsafeSlow(this.dataBytes);
       let at = 0;
       for (const c of this.data) {
         bytes.set(c, at);
