@@ -1,6 +1,6 @@
-// Issue 45: OpenCode 1.18.33, the real CLI (the scenarios: test-support/new-agents-suite.ts).
+// Issue 45: OpenCode 1.18.33, the real CLI (the scenarios: test-support/agent-channel-suite.ts).
 import { describe, it } from 'vitest';
-import { newAgentSuite } from './test-support/new-agents-suite.js';
+import { agentChannelSuite } from './test-support/agent-channel-suite.js';
 
 /**
  * Opt-in until issue 45's open defect is fixed: on a loaded machine OpenCode's screen at times
@@ -11,10 +11,16 @@ import { newAgentSuite } from './test-support/new-agents-suite.js';
 const OPT_IN = 'CLIPPY_TEST_OPENCODE';
 
 if (process.env[OPT_IN] === '1')
-  newAgentSuite('opencode', {
+  agentChannelSuite('opencode', {
     sessionId: /^ses_/u,
-    resume: '--session',
+    partner: 'claude',
+    // It stops on a second Esc ("esc again to interrupt").
+    interruptKeys: ['Esc', 'Esc'],
     chrome: /┃|▣|ctrl\+p|esc interrupt/u,
+    resume: '--session',
+    pricedModel: 'fake-model',
+    via: 'opencode-plugin',
+    nextPromptAlone: true,
   });
 else
   describe('opencode, the real CLI', () => {
