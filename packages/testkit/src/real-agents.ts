@@ -16,9 +16,9 @@ import type { FakeModel, ModelApi, ModelRequest, ToolCallAnswer } from './fake-m
 
 export type RealAgentName = 'claude' | 'codex' | 'gemini' | 'qwen' | 'opencode' | 'copilot';
 /**
- * The agents the shared suites (agent channels, relay pairs, ACP) loop over. Agents added later
- * have test files of their own (`real-agents-qwen.e2e.test.ts`, `real-agents-opencode…`): one
- * session each, checked once.
+ * The three first agents, which the life-cycle tests (real-agents-life) and the agents benches
+ * run side by side. The agent-channel and ACP suites run per agent, one test file each
+ * (`agent-channels-AGENT`, `real-agents-qwen…`, `acp-real-agents-AGENT`), for all six.
  */
 export const REAL_AGENTS: readonly RealAgentName[] = ['claude', 'codex', 'gemini'];
 

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { toolCalls, type CommonAnswer, type ModelRequest, type Usage } from './types.js';
 import { openStream, pieces, sendEvent, sleep } from './sse.js';
 import type { Hang, ParsedRequest } from './api.js';
+import { sendOpenAIError } from './openai.js';
 
 /**
  * The OpenAI Chat Completions API (`POST …/chat/completions`), streaming and not, with usage:
@@ -105,19 +106,7 @@ export async function answerOpenAIChat(
   hang: Hang,
   streamUsage: boolean,
 ): Promise<void> {
-  if (answer.kind === 'error') {
-    res.writeHead(answer.status, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        error: {
-          message: answer.message ?? `fake error ${answer.status}`,
-          type: 'server_error',
-          code: null,
-        },
-      }),
-    );
-    return;
-  }
+  if (answer.kind === 'error') return sendOpenAIError(res, answer);
   const id = nextId('chatcmpl');
   const created = Math.floor(Date.now() / 1000);
   const text = answer.text ?? '';

@@ -80,6 +80,23 @@ function usageOf(own: Usage | undefined) {
   };
 }
 
+/** An error answer as both OpenAI APIs (Responses, Chat Completions) send it. */
+export function sendOpenAIError(
+  res: ServerResponse,
+  answer: { status: number; message?: string | undefined },
+): void {
+  res.writeHead(answer.status, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      error: {
+        message: answer.message ?? `fake error ${answer.status}`,
+        type: 'server_error',
+        code: null,
+      },
+    }),
+  );
+}
+
 export async function answerOpenAI(
   _req: ModelRequest,
   parsed: ParsedRequest,
@@ -87,19 +104,7 @@ export async function answerOpenAI(
   res: ServerResponse,
   hang: Hang,
 ): Promise<void> {
-  if (answer.kind === 'error') {
-    res.writeHead(answer.status, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        error: {
-          message: answer.message ?? `fake error ${answer.status}`,
-          type: 'server_error',
-          code: null,
-        },
-      }),
-    );
-    return;
-  }
+  if (answer.kind === 'error') return sendOpenAIError(res, answer);
   const responseId = nextId('resp');
   const text = answer.text ?? '';
   const output: unknown[] = [];

@@ -302,4 +302,27 @@ describe('fake model server', () => {
     expect(events.map((e) => e.type)).toContain('content_block_delta');
     await fake.waitFor((r) => r.seq === req.seq, { answered: true });
   });
+
+  it('answers an error as each OpenAI API does: its status and an error object with the message', async () => {
+    fake = await startFakeModel({
+      respond: () => ({ kind: 'error', status: 529, message: 'overloaded' }),
+    });
+    for (const [path, body] of [
+      ['/v1/responses', { model: 'm', tools: TOOLS, input: [{ role: 'user', content: 'go' }] }],
+      [
+        '/v1/chat/completions',
+        { model: 'm', tools: TOOLS, messages: [{ role: 'user', content: 'go' }] },
+      ],
+    ] as const) {
+      const res = await fetch(`${fake.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status, path).toBe(529);
+      expect(await res.json()).toEqual({
+        error: { message: 'overloaded', type: 'server_error', code: null },
+      });
+    }
+  });
 });

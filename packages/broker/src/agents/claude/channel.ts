@@ -9,7 +9,7 @@ import type {
   ChannelUpdate,
   ScreenTurnInfo,
 } from '../types.js';
-import { FileChanges } from '../file-changes.js';
+import { readUntil } from '../record-wait.js';
 import { ClaudeTranscript, type TranscriptTurn } from './transcript.js';
 
 /**
@@ -27,8 +27,6 @@ const PROMPT_SLACK_MS = 50;
  * A transcript that holds the answer ends the wait at once (file events).
  */
 export const CLAUDE_RECORD_WAIT_MS = 6_000;
-/** How often a transcript that cannot be watched yet (no folder yet) is looked at meanwhile. */
-const CLAUDE_RECORD_POLL_MS = 100;
 
 /** Whether the transcript's turn holds the answer the Stop hook reported (its copy is trimmed). */
 function holds(
@@ -161,39 +159,20 @@ export class ClaudeChannel implements AgentChannel {
    * The transcript's record of the turn of `promptId`, waited for: Claude Code runs its Stop
    * hooks before it has written the turn's answer to the transcript (2.1.197: at the hook's
    * start the transcript held only the prompt, or did not exist yet on the first turn), and the
-   * answer's model and tokens are only there. Waits on the file's changes, at most
-   * CLAUDE_RECORD_WAIT_MS; whatever the transcript holds by then is returned.
+   * answer's model and tokens are only there. Waits at most CLAUDE_RECORD_WAIT_MS (readUntil);
+   * whatever the transcript holds by then is returned.
    */
-  private async recordedTurn(
+  private recordedTurn(
     transcript: ClaudeTranscript,
     promptId: string,
     hookAnswer: string | undefined,
   ): Promise<TranscriptTurn | undefined> {
-    const read = () => this.reads.run(() => transcript.turn(promptId));
-    const settled = (x: TranscriptTurn | undefined) => !!x && (x.ended || holds(x, hookAnswer));
-    let t = await read();
-    if (settled(t)) return t;
-    const deadline = Date.now() + CLAUDE_RECORD_WAIT_MS;
-    let wake: (() => void) | null = null;
-    const files = new FileChanges(transcript.path, () => wake?.());
-    try {
-      while (!settled(t) && Date.now() < deadline) {
-        await new Promise<void>((resolve) => {
-          // Not watchable yet (its folder is made with the first write): looked at again soon.
-          const ms = files.watching ? deadline - Date.now() : CLAUDE_RECORD_POLL_MS;
-          const timer = setTimeout(resolve, Math.max(0, ms));
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = null;
-        t = await read();
-      }
-    } finally {
-      files.dispose();
-    }
-    return t;
+    return readUntil(
+      transcript.path,
+      () => this.reads.run(() => transcript.turn(promptId)),
+      (t) => !!t && (t.ended || holds(t, hookAnswer)),
+      CLAUDE_RECORD_WAIT_MS,
+    );
   }
 
   /** A turn as the transcript (or the Stop hook's copy of its answer) gives it. */

@@ -1,6 +1,6 @@
 import type { AgentTurn } from '@clippy/protocol';
-import { FileChanges } from '../file-changes.js';
 import { defined } from '../records.js';
+import { readUntil } from '../record-wait.js';
 import { samePrompt } from '../turn-join.js';
 import type {
   AgentChannel,
@@ -69,38 +69,14 @@ export class CopilotChannel implements AgentChannel {
   async readTurn(turn: ScreenTurnInfo): Promise<ChannelTurn | null> {
     const events = this.file();
     if (!events) throw new Error('the Copilot CLI session ID is unknown');
-    const deadline = Date.now() + COPILOT_ANSWER_WAIT_MS;
     const forModel = turn.prompt.trim() !== '' && !NOT_FOR_THE_MODEL.test(turn.prompt);
-    let changes = 0;
-    let wake: (() => void) | null = null;
-    const watch = new FileChanges(events.path, () => {
-      changes++;
-      wake?.();
-    });
-    let t: Interaction | undefined;
-    try {
-      for (;;) {
-        // Counted before the read: a line written while it reads is a change still to come.
-        const seen = changes;
-        t = await events.latest();
-        const mine = t !== undefined && this.ofTurn(t, turn);
-        if (mine && t!.ended) break;
-        if (!mine && !forModel) break;
-        const left = deadline - Date.now();
-        if (left <= 0) break;
-        if (changes === seen)
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, watch.watching ? left : Math.min(left, 100));
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-        wake = null;
-      }
-    } finally {
-      watch.dispose();
-    }
+    // Its end, or (a turn it did not record: not for the model) nothing to wait for.
+    const t = await readUntil(
+      events.path,
+      () => events.latest(),
+      (t) => (t !== undefined && this.ofTurn(t, turn) ? t.ended : !forModel),
+      COPILOT_ANSWER_WAIT_MS,
+    );
     if (!t || !this.ofTurn(t, turn) || !t.ended || t.aborted) return null;
     return this.report(t);
   }

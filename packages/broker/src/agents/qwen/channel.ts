@@ -1,6 +1,6 @@
 import type { AgentTurn } from '@clippy/protocol';
-import { FileChanges } from '../file-changes.js';
 import { defined, parsePayload, str } from '../records.js';
+import { readUntil } from '../record-wait.js';
 import { Serial } from '../serial.js';
 import { samePrompt } from '../turn-join.js';
 import type { AgentChannel, ChannelContext, ChannelUpdate, ScreenTurnInfo } from '../types.js';
@@ -118,43 +118,21 @@ export class QwenChannel implements AgentChannel {
   }
 
   /**
-   * The transcript's latest turn once its answer is the hook's (waiting for the file to change,
-   * at most QWEN_TRANSCRIPT_WAIT_MS); null when it never is.
+   * The transcript's latest turn once its answer is the hook's (readUntil: at most
+   * QWEN_TRANSCRIPT_WAIT_MS); null when it never is.
    */
   private async untilRecorded(
     transcript: QwenTranscript,
     answer: string | null,
   ): Promise<QwenTranscriptTurn | null> {
     const agrees = (t: QwenTranscriptTurn | undefined) => t !== undefined && t.answer === answer;
-    let t = await transcript.latest();
-    if (agrees(t)) return t!;
-    const deadline = Date.now() + QWEN_TRANSCRIPT_WAIT_MS;
-    let changed = 0;
-    let wake: (() => void) | null = null;
-    const files = new FileChanges(transcript.path, () => {
-      changed++;
-      wake?.();
-    });
-    try {
-      while (files.watching && Date.now() < deadline) {
-        const seen = changed;
-        t = await transcript.latest();
-        if (agrees(t)) return t!;
-        if (changed === seen)
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-        wake = null;
-      }
-      t = await transcript.latest();
-      return agrees(t) ? t! : null;
-    } finally {
-      files.dispose();
-    }
+    const t = await readUntil(
+      transcript.path,
+      () => transcript.latest(),
+      agrees,
+      QWEN_TRANSCRIPT_WAIT_MS,
+    );
+    return agrees(t) ? t! : null;
   }
 
   /** The prompt taken for `promptId` (UserPromptSubmit), when the channel saw it. */
