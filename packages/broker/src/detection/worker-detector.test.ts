@@ -140,10 +140,10 @@ describe('WorkerDetector', () => {
     expect(changes).toBe(1);
     expect(fed.length * 4096).toBeGreaterThan(DETECTOR_HOLD_BYTES);
     // The worker catches up: the waiting output is written to the ring as space frees.
-    while (d.overloaded) {
+    await until(() => {
       worker.consume();
-      await new Promise((r) => setTimeout(r, 3));
-    }
+      return !d.overloaded;
+    }, 'the detector caught up');
     expect(changes).toBe(2);
     await until(() => {
       worker.consume();
