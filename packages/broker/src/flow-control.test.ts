@@ -131,7 +131,7 @@ describe('flow control', () => {
     await c.ok('subscribe', { events: ['session_exited'] });
     const r = await c.ok('spawn', {
       command: 'sh',
-      args: ['-c', 'sleep 0.1; head -c 30000000 /dev/zero | tr "\\0" a; printf END'],
+      args: ['-c', 'sleep 0.1; head -c 16000000 /dev/zero | tr "\\0" a; printf END'],
       env: childEnv(),
       cwd: tmpdir(),
     });
@@ -146,7 +146,7 @@ describe('flow control', () => {
     } finally {
       clearInterval(sampler);
     }
-    expect(session.outputBytes).toBe(30_000_003);
+    expect(session.outputBytes).toBe(16_000_003);
     expect(maxBacklog).toBeLessThan(SCREEN_BACKLOG_HIGH + 1024 * 1024);
     await waitUntil(() => session.screen.backlog === 0);
     expect(await session.screen.snapshot()).toContain('aEND');
