@@ -8,38 +8,106 @@
 export const SCROLLBACK_LINES = 1000;
 
 /**
- * How long output waits on the main thread before it is sent to the screen worker: short for
- * the model (replays flush at once; screen presets settle over 200 ms), long enough that a flood
- * piles up here and its droppable part is dropped unparsed — parsing everything would cost
- * more CPU than forwarding it.
+ * The window in which the pipeline worker counts a session's output to tell a flood: short for
+ * the screen model (a replay flushes at once; screen presets settle over 200 ms), long enough
+ * that a flood piles up and its droppable part is dropped unparsed — parsing everything would
+ * cost more CPU than forwarding it.
  */
 export const SCREEN_FLUSH_MS = 10;
 
 /**
- * Output per flush interval that marks a flood (~6 MB/s: far beyond what an agent prints for a
- * person to read): held output then keeps waiting, so that most of it can be dropped.
+ * Output per window that marks a flood (~1.6 MB/s: far beyond what an agent prints for a person
+ * to read, or a TUI redraws): output is then held from the screen model while the flood goes
+ * on, so that most of it can be dropped. Low enough that a flood slowed down by a loaded machine
+ * is still one (measured at a load of 40 on 2 cores: `cat` delivered 5–6 MB/s, and a 64 KiB
+ * threshold let xterm parse all of it).
  */
-export const SCREEN_FLOOD_BYTES = 64 * 1024;
+export const SCREEN_FLOOD_BYTES = 16 * 1024;
 
-/** Longest a flood holds output back from the screen model (screen presets still settle in time). */
+/**
+ * How long a flood's output must have stopped before held output is parsed, for a session whose
+ * detector does not read the screen: until then the screen model is read only by a replay, which
+ * takes what is held first. Longer than the gaps a loaded machine leaves in a flood (measured at
+ * a load of 40: windows without any output every few hundred milliseconds, each of which parsed
+ * up to SCREEN_COMPACT_BYTES that a longer hold would have dropped).
+ */
+export const SCREEN_QUIET_MS = 50;
+
+/**
+ * Longest a flood holds output back from a screen preset's screen model: its detector reads the
+ * screen, and still settles in time. Other sessions hold as long as the flood goes on (their
+ * screen is read only for a replay, which takes what is held at once).
+ */
 export const SCREEN_FLOOD_HOLD_MS = 100;
 
-/** Unparsed bytes queued in the screen worker above which held output keeps waiting. */
+/** Unparsed bytes queued in the screen model above which held output keeps waiting. */
 export const SCREEN_POST_HIGH = 256 * 1024;
 
-/** Held bytes above which the droppable part is dropped at once: bounds memory during a flood. */
+/**
+ * Held bytes above which the droppable part is dropped at once: bounds memory during a flood.
+ * What stays above it cannot be dropped, and is parsed.
+ */
 export const SCREEN_COMPACT_BYTES = 256 * 1024;
 
 /**
- * Bytes fed to a session's screen model and not yet parsed (held or queued) above which the PTY
- * is paused. Plain text floods never get here (they are dropped to a few screens); output that
- * cannot be dropped (a TUI redrawing with cursor addressing) is paced at the model's speed
- * (xterm parses ~20–40 MB/s, and fails past 50 MB queued) instead of growing memory.
+ * Least time between two renderings of the screen fed to a screen preset's detector: TUIs
+ * redraw in bursts of many small writes, and rendering the screen for each would cost more than
+ * the output itself; 25 ms (agentapi's period) keeps detection well inside its latency target.
  */
-export const SCREEN_BACKLOG_HIGH = 4 * 1024 * 1024;
+export const SCREEN_SNAPSHOT_INTERVAL_MS = 25;
 
-/** Unparsed bytes below which a PTY paused for the screen model resumes. */
-export const SCREEN_BACKLOG_LOW = 1024 * 1024;
+/**
+ * Bytes of a session's output handed to the pipeline worker and not yet done with there (held
+ * for the screen model or queued in it) above which the PTY is paused. Plain text floods never
+ * get here (they are dropped to a few screens); output that cannot be dropped (a TUI redrawing
+ * with cursor addressing) is paced at the screen model's speed (xterm parses ~20–40 MB/s, and
+ * fails past 50 MB queued) instead of growing memory. Detection is never behind the screen
+ * model: it reads each batch as it arrives.
+ */
+export const PIPELINE_BACKLOG_HIGH = 4 * 1024 * 1024;
+
+/** Backlog below which a PTY paused for the pipeline worker resumes. */
+export const PIPELINE_BACKLOG_LOW = 1024 * 1024;
+
+/**
+ * Bytes the worker is done with between two reports of its progress to the main thread (and it
+ * always reports while the main thread holds the PTY for it): a report per batch would wake the
+ * main thread for every echo, while the main thread's view of the backlog stays this close.
+ */
+export const PIPELINE_PROGRESS_BYTES = 256 * 1024;
+
+/**
+ * Longest the PTY is held for a pipeline worker that makes no progress at all: catching up
+ * takes some 100 ms, so a worker without any progress this long is stuck (a bug, a dead thread);
+ * the session's screen model and detection are given up (and logged) rather than its output. A
+ * slow worker that still progresses keeps the hold.
+ */
+export const PIPELINE_STALL_MS = 10_000;
+
+/**
+ * How long the pipeline worker stays after the last session left before it is stopped: a
+ * session started soon after (a test run, a user's next command) finds it loaded (starting it
+ * costs some 100 ms of module loading, seconds from TypeScript sources on a loaded machine),
+ * while an idle daemon does not hold the thread for long.
+ */
+export const PIPELINE_WORKER_IDLE_MS = 60_000;
+
+/**
+ * Least time between two messages to the pipeline worker while output keeps coming: a flood's
+ * batches (a PTY read of 4 KiB, gathered for at most OUTPUT_BATCH_MS) then travel a few at a
+ * time (measured: a message per batch cost the main thread 0.4 s of postMessage per 64 MB),
+ * while output after a pause, input and requests go at once. Small next to the 20 ms turn
+ * latency target.
+ */
+export const PIPELINE_POST_INTERVAL_MS = 2;
+
+/**
+ * How long input waits before it goes to the pipeline worker, unless the output it caused (its
+ * echo) comes first: then both travel in one message, one wake-up of the worker per keystroke
+ * instead of two (measured: about 0.1 ms of CPU per wake-up, and on two cores every extra
+ * runnable thread lengthens the keystroke's tail latency).
+ */
+export const INPUT_POST_DELAY_MS = 1;
 
 /** Size of a new session when `spawn` gives none: the classic terminal default. */
 export const DEFAULT_COLS = 80;
@@ -179,22 +247,6 @@ export const DEFAULT_KILL_SIGNAL = 'SIGHUP';
 export const DEFAULT_PRESET = 'generic';
 
 /**
- * Output waiting on the main thread for a detector that fell a whole ring behind: above this
- * the session's PTY is paused (memory stays bounded and no byte skips detection), below
- * DETECTOR_RESUME_BYTES it resumes. A few hundred milliseconds of a flood.
- */
-export const DETECTOR_HOLD_BYTES = 4 * 1024 * 1024;
-export const DETECTOR_RESUME_BYTES = 1024 * 1024;
-
-/**
- * Longest the PTY is held for a detector that frees no ring space at all: catching up takes
- * some 100 ms, so a detector without any progress this long is stuck (a bug, a dead thread);
- * the session's detection is given up (and logged) rather than its output. A slow detector that
- * still progresses keeps the hold.
- */
-export const DETECTOR_STALL_MS = 10_000;
-
-/**
  * Size at which the log file is renamed to `clippyd.log.1` (replacing the previous one) and a
  * new one started: days of info-level lines, and the two files bound the disk the log can take
  * to 20 MiB even when `trace` writes terminal content.
@@ -221,3 +273,11 @@ export const LOG_PIPE_WAIT_MS = 100;
  * for the daemon's answer, so the two never write at once.
  */
 export const TERMINAL_GIVE_BACK_MS = 2_000;
+
+/**
+ * Direct attach: longest a terminal given back waits for the session's modes as of its last
+ * output (a round trip through the pipeline worker, which a loaded machine may hold up); then
+ * it gets the blind restore (every mode a session may turn on, off). A part of
+ * TERMINAL_GIVE_BACK_MS, so the terminal's own writes keep most of that bound.
+ */
+export const TERMINAL_MODES_WAIT_MS = 500;

@@ -2,7 +2,7 @@ import { writeSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { DAEMON_EXIT_INVALID_CONFIG, NoRuntimeDirError } from '@clippy/protocol';
-import { InvalidConfigError } from './detection/turn-config.js';
+import { InvalidConfigError } from './turn-config/turn-config.js';
 import { startBroker, type Broker } from './server.js';
 import { AlreadyRunningError } from './transports/listen.js';
 

@@ -5,8 +5,8 @@ import { TestDaemon } from '@clippy/testkit/daemon';
 import { eventually } from '@clippy/testkit/until';
 
 // A user's prompt pattern runs on other people's output: one session's pattern must never stop
-// turn detection for the others (they share the detector worker). The real daemon (built, so
-// line detection runs in its worker), real bash sessions, the real CLI.
+// turn detection for the others (they share the pipeline worker). The real daemon (built, so
+// detection runs in its worker), real bash sessions, the real CLI.
 
 /** Nested quantifiers: a backtracking engine takes 2^n steps on n word characters and a `!`. */
 const EVIL_PATTERN = String.raw`^(\w+\s?)+> $`;

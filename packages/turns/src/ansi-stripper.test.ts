@@ -84,7 +84,9 @@ describe('AnsiStripper', () => {
   });
 
   it('executes a line feed that arrives inside a CSI sequence, like a terminal does', () => {
-    expect(stripAnsi('x\x1b[1\n;2Hy')).toBe('x\ny');
+    const s = new AnsiStripper();
+    expect(s.push(enc.encode('x\x1b[1\n;2Hy'))).toBe('x\ny');
+    expect(s.lastNewlines).toEqual([4]);
   });
 
   it('reports when it is inside a sequence (a newline byte there is no line end)', () => {

@@ -25,3 +25,21 @@ export function startsWithBytes(hay: Uint8Array, at: number, needle: Uint8Array)
   for (let j = 0; j < needle.length; j++) if (hay[at + j] !== needle[j]) return false;
   return true;
 }
+
+/**
+ * Copies bytes [start, end) of `from` into `to` at `at`. Short runs (the text between a TUI's
+ * escape sequences) by hand: a view per run cost more than the copy itself.
+ */
+export function copyInto(
+  to: Uint8Array,
+  at: number,
+  from: Uint8Array,
+  start: number,
+  end: number,
+): void {
+  if (end - start > 32) {
+    to.set(from.subarray(start, end), at);
+    return;
+  }
+  for (let i = start; i < end; i++) to[at++] = from[i]!;
+}

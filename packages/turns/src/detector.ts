@@ -1,6 +1,7 @@
 // The per-session turn detector of the turn contract: the watcher its preset needs (a line
 // preset's LineWatcher, a screen preset's ScreenWatcher) behind one face.
 import { LineWatcher } from './line-watcher.js';
+import type { ChunkScan, OutputScanOptions } from './output-scan.js';
 import type { Preset } from './preset-types.js';
 import { compilePreset, type CompiledPreset } from './presets.js';
 import { ScreenWatcher } from './screen-watcher.js';
@@ -63,8 +64,17 @@ export class TurnDetector implements W.TurnWatcher {
     this.watcher.resize(cols);
   }
 
-  onOutput(chunk: Uint8Array, now: number): W.DetectorEvent[] {
-    return this.watcher.onOutput(chunk, now);
+  /**
+   * What an OutputScan must collect for its scans to be passed to onOutput: a caller that scans
+   * the stream anyway (the broker's pipeline) parses each byte once for everyone.
+   */
+  get scanNeeds(): Omit<OutputScanOptions, 'lines'> {
+    return this.watcher.scanNeeds;
+  }
+
+  /** Output, with its scan when the caller made one (see scanNeeds; for every chunk or none). */
+  onOutput(chunk: Uint8Array, now: number, scan?: ChunkScan): W.DetectorEvent[] {
+    return this.watcher.onOutput(chunk, now, scan);
   }
 
   onInput(data: Uint8Array, now: number): W.DetectorEvent[] {
@@ -107,6 +117,14 @@ export class TurnDetector implements W.TurnWatcher {
    */
   inputShows(text: string): boolean | null {
     return this.watcher.inputShows(text);
+  }
+
+  /**
+   * Screen presets: the input line of the latest screen while it is idle (null otherwise, and for
+   * line presets); `inputHolds(inputLine, text)` is what `inputShows(text)` answers.
+   */
+  get inputLine(): string | null {
+    return this.watcher.inputLine;
   }
 
   /**

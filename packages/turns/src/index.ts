@@ -1,5 +1,13 @@
 export { AnsiStripper, stripAnsi } from './ansi-stripper.js';
 export { TextRenderer } from './text-renderer.js';
+export {
+  OutputScan,
+  TRACKED_MODES,
+  type ChunkScan,
+  type LineLocalListener,
+  type OutputScanOptions,
+} from './output-scan.js';
+export { inputHolds } from './input-box.js';
 export type {
   MultilineSetting,
   Preset,

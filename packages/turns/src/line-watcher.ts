@@ -1,8 +1,7 @@
 // The line watcher: a turn of a shell or REPL (a line preset) — from Enter, past the echo of the
 // input, to the next prompt on an output line; continuation prompts, questions on the last line
 // and full-screen programs on the alternate screen on the way.
-import { AltScreenScanner } from './alt-screen.js';
-import { AnsiStripper, stripAnsi } from './ansi-stripper.js';
+import { stripAnsi } from './ansi-stripper.js';
 import { concat } from './bytes.js';
 import {
   MAX_ECHO_PHASE_BYTES,
@@ -16,6 +15,7 @@ import { LineEcho } from './line-echo.js';
 import { lineTurnText, onlyContinuationPrompts } from './line-turn-text.js';
 import { readMenu } from './menu.js';
 import { openTurnAt, storedRange, storeOutput, type OpenTurn } from './open-turn.js';
+import type { ChunkScan } from './output-scan.js';
 import {
   inputOnLine,
   matchPrompt,
@@ -48,8 +48,7 @@ const MAX_PARTIAL_BYTES = 256 * 1024;
 
 export class LineWatcher extends WatcherBase<LineTurn> {
   readonly needsScreen = false;
-  private readonly stripper = new AnsiStripper();
-  private readonly alt = new AltScreenScanner();
+  readonly scanNeeds = { text: true };
   /** The alternate screen is shown: nothing on it is a prompt. */
   private altOn = false;
   // The current (unterminated) line.
@@ -61,16 +60,16 @@ export class LineWatcher extends WatcherBase<LineTurn> {
   private prevPrompt = '';
   private readonly idle = new IdleOutput();
 
-  protected output(chunk: Uint8Array, now: number, events: DetectorEvent[]): void {
-    const switches = this.alt.scan(chunk);
-    if (switches.length === 0) return this.lineOutput(chunk, now, events);
+  protected output(chunk: Uint8Array, now: number, events: DetectorEvent[], scan: ChunkScan): void {
     let from = 0;
-    for (const sw of switches) {
-      this.lineOutput(chunk.subarray(from, sw.end), now, events);
-      from = sw.end;
-      this.altOn = sw.on;
-      if (sw.on && this.turn) this.turn.usedAlt = true;
-      if (!sw.on) {
+    for (const seg of scan.segments) {
+      if (seg.end > from)
+        this.lineOutput(chunk.subarray(from, seg.end), seg.text, seg.newlines, now, events);
+      from = seg.end;
+      if (seg.alt === null) continue;
+      this.altOn = seg.alt;
+      if (seg.alt && this.turn) this.turn.usedAlt = true;
+      if (!seg.alt) {
         // Keys typed into the full-screen program were its own, not the start of an input.
         this.input.clear();
         // Back on the main screen: the line under the cursor starts afresh.
@@ -79,12 +78,16 @@ export class LineWatcher extends WatcherBase<LineTurn> {
         this.lineStartAbs = this.outAbs;
       }
     }
-    if (from < chunk.length) this.lineOutput(chunk.subarray(from), now, events);
   }
 
-  private lineOutput(chunk: Uint8Array, now: number, events: DetectorEvent[]): void {
-    const text = this.stripper.push(chunk);
-    const newlines = this.stripper.lastNewlines;
+  /** A stretch of output on one screen, with its visible text and line feeds (from the scan). */
+  private lineOutput(
+    chunk: Uint8Array,
+    text: string,
+    newlines: readonly number[],
+    now: number,
+    events: DetectorEvent[],
+  ): void {
     const base = this.outAbs;
     const turn = this.turn;
     if (turn) {

@@ -13,7 +13,7 @@ import {
 import { inputHolds } from './input-box.js';
 import { readMenu } from './menu.js';
 import { openTurnAt, storeOutput, type OpenTurn } from './open-turn.js';
-import { OscScanner } from './osc-scanner.js';
+import type { ChunkScan } from './output-scan.js';
 import type { CompiledPreset } from './presets.js';
 import { firstMatch, screenLines } from './screen-lines.js';
 import type { DetectorEvent, ScreenSnapshot, TurnDetectorOptions } from './turn-watcher.js';
@@ -99,8 +99,9 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   private answered: { dialog: Dialog | null; at: number; working?: boolean } | null = null;
   /** The latest time the screen was evaluated (a deadline up to it is spent). */
   private evaluatedAt = Number.NEGATIVE_INFINITY;
-  /** The agent's own reports of its state (OSC sequences) and the latest one. */
-  private readonly osc: OscScanner | null;
+  /** The agent's own reports of its state (OSC sequences) are read: its preset has signals. */
+  readonly scanNeeds: { osc: boolean };
+  /** The latest report. */
   private signal: 'idle' | 'busy' | 'blocked' | null = null;
   /** Submits (Enter with the agent ready) so far, and the latest one it took. */
   private submitCount = 0;
@@ -118,7 +119,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       (c.preset.interruptKeys ?? ['Esc']).filter((k) => /^esc(?:ape)?$/iu.test(k)).length,
     );
     const signals = c.busySignal.length + c.idleSignal.length + c.blockedSignal.length;
-    this.osc = signals > 0 ? new OscScanner() : null;
+    this.scanNeeds = { osc: signals > 0 };
   }
 
   /**
@@ -144,13 +145,18 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     return events;
   }
 
-  protected output(chunk: Uint8Array): void {
+  protected output(
+    chunk: Uint8Array,
+    _now: number,
+    _events: DetectorEvent[],
+    scan: ChunkScan,
+  ): void {
     if (this.turn) {
       storeOutput(this.turn, chunk, this.outAbs);
       this.turn.outputBytes += chunk.length;
     }
     this.outAbs += chunk.length;
-    if (this.osc) for (const payload of this.osc.scan(chunk)) this.onSignal(payload);
+    for (const payload of scan.osc) this.onSignal(payload);
   }
 
   protected escape(): void {
@@ -311,6 +317,13 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
         this.takenCount = t.submitSeq;
       }
     }
+  }
+
+  /** The input line of the latest screen when it is idle (null: not idle, or none on it). */
+  override get inputLine(): string | null {
+    const cls = this.lastClass;
+    if (cls === null || cls.state !== 'idle') return null;
+    return this.lastViewport[cls.inputIndex] ?? null;
   }
 
   /**

@@ -3,36 +3,23 @@
 // and cursor moves within and between the lines it has seen; it knows no screen size (no
 // wrapping unless given a width, no absolute rows), so absolute row positioning is ignored.
 // What a full-screen program draws on the alternate screen is dropped when it leaves it: the
-// reader sees the main screen again, as before.
+// reader sees the main screen again, as before. Its escape sequences are the escape parser's
+// tokens (escape-parser.ts, the engine's one state machine for them).
+import { ALT_SCREEN_MODES, EscapeParser, type EscapeSink } from './escape-parser.js';
 
 const TAB_WIDTH = 8;
 
-/** Private modes that select the alternate screen (as in alt-screen.ts). */
-const ALT_MODES = new Set(['1049', '1047', '47']);
 /** CSI finals that move the cursor. */
 const CURSOR_MOVES = new Set(['A', 'B', 'C', 'D', 'E', 'F', 'G', '`', 'H', 'f', 'd']);
 
-/** Parser states for escape sequences in decoded text. */
-const enum P {
-  Ground,
-  Esc,
-  EscIntermediate,
-  Csi,
-  Osc,
-  OscEsc,
-  Str,
-  StrEsc,
-}
-
-export class TextRenderer {
+export class TextRenderer implements EscapeSink {
   /** Finished lines; the line at `row` lives in `cur` while it is being edited. */
   private lines: string[] = [];
   private cur: string[] = [];
   private row = 0;
   private col = 0;
   private saved: { row: number; col: number } = { row: 0, col: 0 };
-  private state: P = P.Ground;
-  private params = '';
+  private readonly parser = new EscapeParser(this);
   private readonly decoder = new TextDecoder('utf-8');
   /** The terminal's width, when known: a character written past the last column wraps. */
   private readonly cols: number | undefined;
@@ -59,8 +46,7 @@ export class TextRenderer {
 
   /** Feeds raw bytes (decoded as UTF-8, split characters kept across calls) or decoded text. */
   write(data: Uint8Array | string): void {
-    const text = typeof data === 'string' ? data : this.decoder.decode(data, { stream: true });
-    for (const ch of text) this.feed(ch);
+    this.parser.parse(typeof data === 'string' ? ENCODER.encode(data) : data);
   }
 
   /** The rendered lines, each right-trimmed. */
@@ -101,95 +87,45 @@ export class TextRenderer {
     return r.toString();
   }
 
-  private feed(ch: string): void {
-    const c = ch.codePointAt(0)!;
-    switch (this.state) {
-      case P.Ground:
-        if (c === 0x1b) this.state = P.Esc;
-        else if (c < 0x20 || c === 0x7f || (c >= 0x80 && c < 0xa0)) this.control(c);
-        else this.put(ch);
+  print(chunk: Uint8Array, start: number, end: number): void {
+    const text = this.decoder.decode(chunk.subarray(start, end), { stream: true });
+    for (const ch of text) {
+      const c = ch.codePointAt(0)!;
+      // C1 controls (U+0080–U+009F) show nothing.
+      if (c < 0x80 || c >= 0xa0) this.put(ch);
+    }
+  }
+
+  execute(byte: number): void {
+    this.control(byte);
+  }
+
+  escape(intermediates: string, final: number): void {
+    if (intermediates !== '') return; // character sets (ESC ( B), alignment (ESC # 8): no text
+    switch (final) {
+      case 0x37: // ESC 7
+        this.saved = { row: this.row, col: this.col };
         return;
-      case P.Esc:
-        this.escape(ch, c);
+      case 0x38: // ESC 8
+        this.moveTo(this.saved.row, this.saved.col);
         return;
-      case P.EscIntermediate:
-        if (c >= 0x20 && c <= 0x2f) return;
-        if (c === 0x1b) this.state = P.Esc;
-        else if (c < 0x20) this.control(c);
-        else this.state = P.Ground;
+      case 0x4d: // ESC M
+        this.moveTo(Math.max(0, this.row - 1), this.col);
         return;
-      case P.Csi:
-        if (c >= 0x40 && c <= 0x7e) {
-          this.state = P.Ground;
-          this.csi(this.params, ch);
-        } else if (c >= 0x20 && c <= 0x3f) {
-          if (this.params.length < 64) this.params += ch;
-        } else if (c === 0x1b) this.state = P.Esc;
-        else if (c < 0x20) this.control(c);
-        else this.state = P.Ground;
+      case 0x44: // ESC D
+        this.moveTo(this.row + 1, this.col);
         return;
-      case P.Osc:
-        if (c === 0x07 || c === 0x18 || c === 0x1a) this.state = P.Ground;
-        else if (c === 0x1b) this.state = P.OscEsc;
+      case 0x45: // ESC E
+        this.moveTo(this.row + 1, 0);
         return;
-      case P.Str:
-        if (c === 0x18 || c === 0x1a) this.state = P.Ground;
-        else if (c === 0x1b) this.state = P.StrEsc;
-        return;
-      case P.OscEsc:
-      case P.StrEsc:
-        if (c === 0x5c) this.state = P.Ground;
-        else {
-          this.state = P.Esc;
-          this.escape(ch, c);
-        }
+      case 0x63: // ESC c
+        this.reset();
         return;
     }
   }
 
-  private escape(ch: string, c: number): void {
-    this.state = P.Ground;
-    switch (ch) {
-      case '[':
-        this.state = P.Csi;
-        this.params = '';
-        return;
-      case ']':
-        this.state = P.Osc;
-        return;
-      case 'P':
-      case 'X':
-      case '^':
-      case '_':
-        this.state = P.Str;
-        return;
-      case '7':
-        this.saved = { row: this.row, col: this.col };
-        return;
-      case '8':
-        this.moveTo(this.saved.row, this.saved.col);
-        return;
-      case 'M':
-        this.moveTo(Math.max(0, this.row - 1), this.col);
-        return;
-      case 'D':
-        this.moveTo(this.row + 1, this.col);
-        return;
-      case 'E':
-        this.moveTo(this.row + 1, 0);
-        return;
-      case 'c':
-        this.reset();
-        return;
-      case '\x1b':
-        this.state = P.Esc;
-        return;
-    }
-    if (c >= 0x20 && c <= 0x2f) this.state = P.EscIntermediate;
-    else if (c < 0x20) {
-      this.state = P.Esc;
-      this.control(c);
-    }
+  csi(final: number): void {
+    this.sequence(this.parser.params(), String.fromCharCode(final));
   }
 
   private control(c: number): void {
@@ -216,7 +152,7 @@ export class TextRenderer {
     }
   }
 
-  private csi(params: string, final: string): void {
+  private sequence(params: string, final: string): void {
     // Cursor moves end a pending wrap; colours and modes do not.
     if (CURSOR_MOVES.has(final)) this.wrapPending = false;
     if (params.startsWith('?') && (final === 'h' || final === 'l')) {
@@ -224,7 +160,7 @@ export class TextRenderer {
         params
           .slice(1)
           .split(';')
-          .some((p) => ALT_MODES.has(p))
+          .some((p) => ALT_SCREEN_MODES.has(p))
       )
         this.altScreen(final === 'h');
       return;
@@ -364,3 +300,5 @@ export class TextRenderer {
     this.col = 0;
   }
 }
+
+const ENCODER = new TextEncoder();

@@ -1,5 +1,6 @@
 // What a turn watcher reports and the one interface both watchers (line and screen) offer.
 import type { Menu } from './menu.js';
+import type { ChunkScan, OutputScanOptions } from './output-scan.js';
 import type { Preset } from './preset-types.js';
 
 export type SessionState = 'starting' | 'idle' | 'busy' | 'blocked';
@@ -63,8 +64,10 @@ export interface TurnWatcher {
   readonly currentTurn: { input: string; startedAt: number } | null;
   /** Screen presets: submits seen and the latest one taken (line presets: none). */
   readonly submits: { sent: number; taken: number };
+  /** What a caller's scan of the output must collect to be passed to onOutput. */
+  readonly scanNeeds: Omit<OutputScanOptions, 'lines'>;
   resize(cols: number): void;
-  onOutput(chunk: Uint8Array, now: number): DetectorEvent[];
+  onOutput(chunk: Uint8Array, now: number, scan?: ChunkScan): DetectorEvent[];
   onInput(data: Uint8Array, now: number): DetectorEvent[];
   onScreen(snap: ScreenSnapshot, now: number): DetectorEvent[];
   tick(now: number): DetectorEvent[];
@@ -78,5 +81,7 @@ export interface TurnWatcher {
    */
   recordedEnd(startedAt: number, now: number): DetectorEvent[];
   inputShows(text: string): boolean | null;
+  /** Screen presets: the input line of the latest screen while it is idle (else null). */
+  readonly inputLine: string | null;
   partialText(): string | null;
 }

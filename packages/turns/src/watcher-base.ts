@@ -5,6 +5,7 @@ import { InputTracker, type InputEvent } from './input-tracker.js';
 import type { Menu } from './menu.js';
 import { multilineForm, unwrapMultiline } from './multiline.js';
 import { turnContent, type OpenTurn } from './open-turn.js';
+import { OutputScan, type ChunkScan, type OutputScanOptions } from './output-scan.js';
 import type { CompiledPreset } from './presets.js';
 import type {
   DetectorEvent,
@@ -31,6 +32,8 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
   protected lastOutputAt = Number.NEGATIVE_INFINITY;
   /** The menu last reported while blocked (its JSON), to report changes only. */
   private menuKey: string | null = null;
+  /** The scan of output made here when the caller passes none (see onOutput). */
+  private ownScan: OutputScan | null = null;
 
   constructor(
     protected readonly c: CompiledPreset,
@@ -71,12 +74,24 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
     return { sent: 0, taken: 0 };
   }
 
-  onOutput(chunk: Uint8Array, now: number): DetectorEvent[] {
+  /** What a scan of the output must collect for this watcher (see onOutput). */
+  abstract readonly scanNeeds: Omit<OutputScanOptions, 'lines'>;
+
+  /**
+   * Output, and its scan: made by the caller's OutputScan (with at least `scanNeeds`) when it
+   * scans the stream anyway, else here. A caller passes it for every chunk or for none.
+   */
+  onOutput(chunk: Uint8Array, now: number, scan?: ChunkScan): DetectorEvent[] {
     const events: DetectorEvent[] = [];
     if (chunk.length === 0) return events;
     this.lastOutputAt = now;
     this.outputSeq++;
-    this.output(chunk, now, events);
+    this.output(
+      chunk,
+      now,
+      events,
+      scan ?? (this.ownScan ??= new OutputScan(this.scanNeeds)).scan(chunk),
+    );
     return events;
   }
 
@@ -112,6 +127,10 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
     return null;
   }
 
+  get inputLine(): string | null {
+    return null;
+  }
+
   /**
    * The text of the open turn so far, as `text` would be if it completed now (the same
    * extraction: echo, input box and chrome removed); null when no turn is open. For showing an
@@ -127,8 +146,13 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
 
   abstract tick(now: number): DetectorEvent[];
   abstract nextDeadline(): number | null;
-  /** Output (not empty), after its time and sequence are noted. */
-  protected abstract output(chunk: Uint8Array, now: number, events: DetectorEvent[]): void;
+  /** Output (not empty) and its scan, after its time and sequence are noted. */
+  protected abstract output(
+    chunk: Uint8Array,
+    now: number,
+    events: DetectorEvent[],
+    scan: ChunkScan,
+  ): void;
   /** Enter, with the session ready. */
   protected abstract submit(ev: Submit, now: number, events: DetectorEvent[]): void;
   /** A lone Esc key press. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { BUILTIN_PRESETS } from '@clippy/turns';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../log.js';
-import { loadTurnConfig } from '../detection/turn-config.js';
+import { loadTurnConfig } from '../turn-config/turn-config.js';
 import { locateAgent, type AgentIdentity } from './command-line.js';
 import { lastCommand } from './shell-script.js';
 import { resumeArgs, wireSession } from './wire-session.js';

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { NewTurn } from '../detection/turn-ring.js';
+import type { NewTurn } from '../turn-ring/turn-ring.js';
 import { SessionChannel } from './session-channel.js';
 import type { AgentChannel, ChannelTurn, ChannelUpdate, ScreenTurnInfo } from './types.js';
 

@@ -1,5 +1,5 @@
 import type { SessionInfo } from '@clippy/protocol';
-import type { NewTurn } from '../detection/turn-ring.js';
+import type { NewTurn } from '../turn-ring/turn-ring.js';
 import { FileChanges } from './file-changes.js';
 import { TurnJoin, samePrompt, type JoinHost } from './turn-join.js';
 import type { AgentChannel, ChannelTurn } from './types.js';

@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import type { AgentName } from '@clippy/protocol';
 import type { Preset } from '@clippy/turns';
 import type { Logger } from '../log.js';
-import { agentChannelByDefault, type TurnConfig } from '../detection/turn-config.js';
+import { agentChannelByDefault, type TurnConfig } from '../turn-config/turn-config.js';
 import { locateAgent } from './command-line.js';
 import { AGENT_DEFINITIONS, hookCommand } from './registry.js';
 import { HOOK_SECRET_VAR, newHookSecret, rememberSecret, withoutSecret } from './hook-secret.js';

@@ -5,7 +5,7 @@ import { DEFAULT_PRICES, type AgentTurn } from '@clippy/protocol';
 import { describe, expect, it } from 'vitest';
 import type { AgentChannel, ChannelTurn } from './types.js';
 import { WiredChannel, pricedRecord } from './wired-channel.js';
-import { TurnRing } from '../detection/turn-ring.js';
+import { TurnRing } from '../turn-ring/turn-ring.js';
 
 const record = (extra: Partial<AgentTurn>): AgentTurn => ({
   agent: 'qwen',

@@ -4,8 +4,8 @@ import type { Logger } from '../log.js';
 import { InputWaitWatch } from '../sessions/input-wait.js';
 import type { Session } from '../sessions/session.js';
 import { SessionTurns } from './session-turns.js';
-import type { TurnConfig } from './turn-config.js';
-import { toMeta } from './turn-ring.js';
+import type { TurnConfig } from '../turn-config/turn-config.js';
+import { toMeta } from '../turn-ring/turn-ring.js';
 import type { TurnStore } from '../store/turn-store.js';
 import type { AgentChannel } from '../agents/types.js';
 
@@ -36,7 +36,7 @@ export function createSessionTurns(
     preset,
     limits: { depth: config.turnRingDepth, maxTurnBytes: config.maxTurnBytes },
     cols: session.cols,
-    screen: { snapshot: () => session.screen.turnSnapshot() },
+    pipeline: session.output,
     ...(channel
       ? {
           channel: {
@@ -86,7 +86,7 @@ export function createSessionTurns(
       },
       error: (err) => log.error({ err, session: session.id }, 'turn detection failed'),
       stopped: (reason) => log.error({ session: session.id, name: session.name, reason }, reason),
-      backlog: () => session.updateFlow(),
+      activity: () => session.notifyActivity(),
     },
   });
   // A line program reading input without a prompt is `blocked`, not busy forever (its own
@@ -105,9 +105,8 @@ export function createSessionTurns(
             return session.outputBytes;
           },
           setState: (state) => session.setState(state),
-          onActivity: (listener) => turns.onActivity(listener),
+          onActivity: (listener) => session.onActivity(listener),
         })
       : null;
-  if (preset?.kind === 'screen') session.screen.onParsed = () => turns.onScreenParsed();
   return turns;
 }

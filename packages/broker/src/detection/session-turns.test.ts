@@ -1,29 +1,27 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import headless from '@xterm/headless';
 import * as nodePty from 'node-pty';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolvePreset, type ScreenSnapshot } from '@clippy/turns';
+import { resolvePreset } from '@clippy/turns';
 import { agentCommand, type AgentName } from '@clippy/testkit/agents/index';
 import { submissions } from '@clippy/testkit/agents/harness';
 import { until } from '@clippy/testkit/until';
 import type { SessionState } from '@clippy/protocol';
 import { inject, type InjectTarget } from '../relay/injector.js';
 import { readCanonicalMode } from '../relay/line-discipline.js';
-import type { StoredTurn } from './turn-ring.js';
+import { OutputPipeline } from '../pipeline/output-pipeline.js';
+import type { StoredTurn } from '../turn-ring/turn-ring.js';
 import { SessionTurns } from './session-turns.js';
 
-const { Terminal } = headless;
-
 /**
- * A fake agent in a real PTY, its output forwarded to a headless terminal and to SessionTurns
- * the way the broker's session does it, and an InjectTarget over it: the turn machinery end to
- * end without the daemon.
+ * A fake agent in a real PTY, its output going through an output pipeline (the screen model and
+ * the detector in the pipeline worker) with SessionTurns on it, the way the broker's session
+ * does it, and an InjectTarget over it: the turn machinery end to end without the daemon.
  */
 class Harness {
   readonly pty: nodePty.IPty;
-  readonly term = new Terminal({ cols: 80, rows: 24, scrollback: 1000, allowProposedApi: true });
+  readonly output: OutputPipeline;
   readonly turns: SessionTurns;
   readonly stored: StoredTurn[] = [];
   readonly states: SessionState[] = [];
@@ -32,6 +30,8 @@ class Harness {
   outputBytes = 0;
   readyCount = 0;
   exited = false;
+  /** Waits on the harness's session, woken as the broker's Session wakes them (onActivity). */
+  private readonly activity = new Set<() => void>();
 
   constructor(agent: AgentName, preset: string, args: string[], maxTurnBytes = 4 * 1024 * 1024) {
     const { command, args: full } = agentCommand(agent, args);
@@ -40,11 +40,18 @@ class Harness {
       rows: 24,
       encoding: null as unknown as string,
     });
+    this.output = new OutputPipeline(80, 24, {
+      deliver: () => {},
+      flowChanged: () => {},
+      // The terminal's answers to the program's queries, as the session gives them.
+      answer: (data) => this.pty.write(data),
+    });
     this.turns = new SessionTurns({
       sessionId: 'sess',
       preset: resolvePreset(preset),
       limits: { depth: 32, maxTurnBytes },
-      screen: { snapshot: () => this.snapshot() },
+      cols: 80,
+      pipeline: this.output,
       events: {
         ready: () => this.readyCount++,
         state: (s) => {
@@ -53,13 +60,14 @@ class Harness {
         },
         turn: (t) => this.stored.push(t),
         error: (e) => this.errors.push(e),
+        activity: () => this.notify(),
       },
     });
     this.pty.onData((d) => {
       const chunk = d as unknown as Buffer;
       this.outputBytes += chunk.length;
-      this.term.write(chunk, () => this.turns.onScreenParsed());
-      this.turns.onOutput(chunk);
+      this.output.write(chunk);
+      this.notify();
     });
     this.pty.onExit(() => {
       this.exited = true;
@@ -67,11 +75,13 @@ class Harness {
     });
   }
 
-  snapshot(): ScreenSnapshot {
-    const b = this.term.buffer.active;
-    const lines: string[] = [];
-    for (let y = 0; y < b.length; y++) lines.push(b.getLine(y)?.translateToString(true) ?? '');
-    return { lines, viewportTop: b.viewportY, rows: this.term.rows, cols: this.term.cols };
+  private notify(): void {
+    for (const listener of [...this.activity]) listener();
+  }
+
+  onActivity(listener: () => void): () => void {
+    this.activity.add(listener);
+    return () => this.activity.delete(listener);
   }
 
   target(): InjectTarget {
@@ -79,7 +89,7 @@ class Harness {
       new Promise<void>((resolve) => {
         if (done()) return resolve();
         const timer = setTimeout(finish, ms);
-        const off = this.turns.onActivity(() => done() && finish());
+        const off = this.onActivity(() => done() && finish());
         function finish() {
           clearTimeout(timer);
           off();
@@ -99,13 +109,14 @@ class Harness {
         waitFor(() => (this.turns.submits?.taken ?? 0) >= seq, ms).then(
           () => (this.turns.submits?.taken ?? 0) >= seq,
         ),
-      bracketedPaste: () => this.term.modes.bracketedPasteMode,
+      bracketedPaste: () => this.output.bracketedPaste,
       outputBytes: () => this.outputBytes,
       waitOutput: (after, ms) =>
         waitFor(() => this.outputBytes > after, ms).then(() => this.outputBytes > after),
       write: async (data) => {
-        this.turns.onInput(data);
         this.pty.write(Buffer.from(data) as unknown as string);
+        this.turns.onInput(data);
+        await this.turns.synced();
       },
       drain: async () => {},
       canonicalMode: () => readCanonicalMode((this.pty as unknown as { ptsName?: string }).ptsName),
@@ -127,7 +138,7 @@ class Harness {
     } catch {
       // already gone
     }
-    this.term.dispose();
+    this.output.dispose();
   }
 }
 
@@ -301,7 +312,7 @@ describe('SessionTurns with the real engine and fake agents in real PTYs', () =>
   it('injection waits for the idle prompt, or fails with target_busy', async () => {
     const h = start('slow', 'aider', ['--pause', '600']);
     await h.ask('one');
-    // Detection runs in the detector worker, as in the daemon: the input reaches it a moment later.
+    // Detection runs in the pipeline worker, as in the daemon: the input reaches it a moment later.
     await until(() => h.state === 'busy');
     expect(h.state).toBe('busy');
     await expect(

@@ -1,38 +1,30 @@
 import type { SessionState } from '@clippy/protocol';
 import {
   InputTracker,
+  inputHolds,
   multilineForm,
-  TurnDetector,
   type DetectorEvent,
   type Menu,
   type MultilineForm,
   type Preset,
-  type ScreenSnapshot,
 } from '@clippy/turns';
 import { HandlerError } from '../errors.js';
+import type { DetectorStatus } from '../pipeline/messages.js';
+import type {
+  DetectorLink,
+  DetectorListener,
+  OutputPipeline,
+} from '../pipeline/output-pipeline.js';
 import { PasteLimiter } from './paste-limiter.js';
 import {
-  WorkerDetector,
-  workerAvailable,
-  type DetectorPort,
-  type DetectorReply,
-} from './worker-detector.js';
-import { TurnRing, type NewTurn, type RingLimits, type StoredTurn } from './turn-ring.js';
+  TurnRing,
+  type NewTurn,
+  type RingLimits,
+  type StoredTurn,
+} from '../turn-ring/turn-ring.js';
 import { SessionChannel } from '../agents/session-channel.js';
 import type { AgentChannel } from '../agents/types.js';
 import type { JoinHost } from '../agents/turn-join.js';
-
-/**
- * Least time between two screen snapshots fed to a screen preset's detector: TUIs redraw in
- * bursts of many small writes, and reading the screen for each would cost more than the
- * output itself; 25 ms (agentapi's period) keeps detection well inside its latency target.
- */
-export const SCREEN_SNAPSHOT_INTERVAL_MS = 25;
-
-/** The session's rendered screen, read after the terminal model has parsed the output. */
-export interface TurnsScreen {
-  snapshot(): ScreenSnapshot;
-}
 
 /** What the turn machinery tells its session (which turns them into broker events). */
 export interface SessionTurnsEvents {
@@ -47,8 +39,8 @@ export interface SessionTurnsEvents {
   error(err: unknown): void;
   /** Detection stopped for good (the session goes on without turns): why, for the log. */
   stopped?(reason: string): void;
-  /** `overloaded` changed: the session pauses or resumes its PTY. */
-  backlog?(): void;
+  /** The detector has news a wait may look for (a submit taken, a screen read, the end). */
+  activity?(): void;
 }
 
 export interface SessionTurnsOptions {
@@ -56,10 +48,12 @@ export interface SessionTurnsOptions {
   /** The session's preset; null for a wrapper session (its client publishes the turns). */
   preset: Preset | null;
   limits: RingLimits;
-  screen?: TurnsScreen;
+  /**
+   * The session's output pipeline: its worker runs the detector beside the screen model, on the
+   * one scan of the output. Needed for detection (with a preset).
+   */
+  pipeline?: Pick<OutputPipeline, 'detect'>;
   events: SessionTurnsEvents;
-  /** Where a line preset's detector runs (tests give a recorder); default the shared worker. */
-  detectorPort?: DetectorPort;
   /** The terminal's width at start (line presets follow a long input's wrapped echo on it). */
   cols?: number;
   /** The agent's own channel, when wired: its reports are joined to the screen's turns. */
@@ -72,11 +66,21 @@ interface Waiter {
   reject(err: Error): void;
 }
 
+/** Nothing open, nothing submitted: what the mirror of a detector says before it said anything. */
+const NO_STATUS: DetectorStatus = {
+  turnOpen: false,
+  startedAt: null,
+  input: '',
+  submits: { sent: 0, taken: 0 },
+  inputLine: null,
+};
+
 /**
- * A session's turns: the detector fed from the output and input paths (after output was
- * forwarded: detection never delays output), screen snapshots throttled for screen presets,
- * one timer at the detector's next deadline, the ring of completed turns, and waits for the
- * next turn.
+ * A session's turns, the bookkeeping on the main thread: its detector runs in the pipeline worker
+ * (fed there from the output, after clients had it: detection never delays output), and what it
+ * says comes here — its events, and the status mirrored for synchronous questions (a turn open,
+ * submits taken, the input box). Here: the input path (the paste limit, Enter), the ring of
+ * completed turns, the agent's channel, and waits for the next turn.
  */
 export class SessionTurns {
   readonly ring: TurnRing;
@@ -95,23 +99,18 @@ export class SessionTurns {
   readonly interruptKeys: readonly string[];
   /** What an injection types first to empty the input box (the preset's `clearInput`), or null. */
   readonly clearInput: Uint8Array | null;
-  private detector: TurnDetector | null;
-  private readonly screen: TurnsScreen | undefined;
+  /** The detector in the pipeline worker (null: none, or detection stopped). */
+  private detector: DetectorLink | null = null;
   private readonly events: SessionTurnsEvents;
-  private timer: NodeJS.Timeout | null = null;
-  private timerAt: number | null = null;
-  private snapshotDueAt: number | null = null;
-  private lastSnapshotAt = -Infinity;
+  /** What the detector said of itself last. */
+  private status: DetectorStatus = NO_STATUS;
   private waiters = new Set<Waiter>();
   /** The newest turn a `wait_turn` was waiting for when it completed (0: none). */
   lastAwaitedSeq = 0;
   private ready = false;
   private ended = false;
-  private readonly activity = new Set<() => void>();
   /** Submits seen on the input path (one answers a continuation prompt at once). */
   private readonly inputs = new InputTracker();
-  /** Line presets in the built broker: the detector runs in the detector worker. */
-  private worker: WorkerDetector | null = null;
   private readonly pasteLimiter = new PasteLimiter();
   private _detectionStopped: string | null = null;
   private _awaitingMore = false;
@@ -129,32 +128,24 @@ export class SessionTurns {
     this.interruptKeys =
       opts.preset?.interruptKeys ?? (opts.preset?.kind === 'screen' ? ['Esc'] : ['C-c']);
     this.clearInput = opts.preset?.clearInput ? Buffer.from(opts.preset.clearInput, 'utf8') : null;
-    this.detector = null;
-    if (opts.preset?.kind === 'line' && (opts.detectorPort || workerAvailable())) {
-      this.worker = new WorkerDetector(
-        opts.preset,
-        opts.limits.maxTurnBytes,
-        (r) => this.onWorkerReply(r),
-        () => this.events.backlog?.(),
-        opts.detectorPort,
-        opts.cols,
-      );
-    } else if (opts.preset) {
-      this.detector = new TurnDetector({
-        preset: opts.preset,
-        maxTurnBytes: opts.limits.maxTurnBytes,
-        ...(opts.cols ? { cols: opts.cols } : {}),
-      });
-    }
-    this.screen = opts.screen;
     this.events = opts.events;
+    if (opts.preset && opts.pipeline) {
+      const listener: DetectorListener = {
+        onReply: (reply) => this.onDetectorReply(reply),
+        onStopped: (reason) => this.stopDetection(reason),
+      };
+      this.detector = opts.pipeline.detect(
+        { preset: opts.preset, maxTurnBytes: opts.limits.maxTurnBytes, cols: opts.cols ?? 0 },
+        listener,
+      );
+    }
     this.channel = opts.channel
       ? new SessionChannel(
           opts.channel.agent,
           {
             store: (t) => this.store(t),
             screenIdle: () =>
-              this.detector ? !this.detector.turnOpen : this.screenState === 'idle',
+              this.presetKind === 'screen' ? !this.status.turnOpen : this.screenState === 'idle',
             amend: (note, record) => {
               const latest = this.ring.latest();
               if (!latest) return;
@@ -176,11 +167,12 @@ export class SessionTurns {
   }
 
   /**
-   * Screen presets: submits seen and the latest the agent took (see TurnDetector.submits);
-   * null where it cannot be told (line presets: their output after Enter tells).
+   * Screen presets: submits seen and the latest the agent took (see TurnDetector.submits), as
+   * the detector said last (`synced` makes that current); null where it cannot be told (line
+   * presets: their output after Enter tells).
    */
   get submits(): { sent: number; taken: number } | null {
-    return this.detector?.needsScreen ? this.detector.submits : null;
+    return this.presetKind === 'screen' && this.detector ? this.status.submits : null;
   }
 
   /**
@@ -188,23 +180,25 @@ export class SessionTurns {
    * where it cannot be told.
    */
   inputShows(text: string): boolean | null {
-    return this.detector?.inputShows(text) ?? null;
+    if (this.presetKind !== 'screen' || !this.detector) return null;
+    const line = this.status.inputLine;
+    return line !== null && inputHolds(line, text);
   }
 
-  /** The agent did not take an injection's Enter: its open turn is dropped (screen presets). */
-  dropUntaken(): void {
-    if (!this.detector) return;
-    try {
-      this.handle(this.detector.dropUntaken(Date.now()));
-    } catch (err) {
-      this.events.error(err);
-    }
+  /**
+   * The agent did not take an injection's Enter: its open turn is dropped (screen presets).
+   * Resolves once the detector did (the session's state says so then).
+   */
+  async dropUntaken(): Promise<void> {
+    const detector = this.detector;
+    if (this.presetKind !== 'screen' || !detector) return;
+    detector.dropUntaken();
+    await detector.synced();
   }
 
-  /** The terminal was resized. */
-  resize(cols: number): void {
-    this.worker?.resize(cols);
-    this.detector?.resize(cols);
+  /** Resolves once the detector took every input given so far: its status is current then. */
+  synced(): Promise<void> {
+    return this.detector?.synced() ?? Promise.resolve();
   }
 
   /** Why turn detection stopped for this session (shown in its info), or null while it runs. */
@@ -212,69 +206,21 @@ export class SessionTurns {
     return this._detectionStopped;
   }
 
-  /** Whether detection is so far behind that the PTY must wait (see WorkerDetector). */
-  get overloaded(): boolean {
-    return this.worker?.overloaded ?? false;
-  }
-
-  /** Output bytes, called after they were forwarded to clients. */
-  onOutput(chunk: Uint8Array): void {
-    if (this.worker) {
-      this.worker.onOutput(chunk, Date.now());
-    } else if (this.detector) {
-      try {
-        this.handle(this.detector.onOutput(chunk, Date.now()));
-        this.schedule();
-      } catch (err) {
-        this.events.error(err);
-      }
-    }
-    this.notify();
-  }
-
-  /**
-   * Calls `listener` after every output chunk, state change and the end of the session (for
-   * waits such as "until idle" or "until output follows Enter"). Returns the unsubscribe.
-   */
-  onActivity(listener: () => void): () => void {
-    this.activity.add(listener);
-    return () => this.activity.delete(listener);
-  }
-
   /** Input bytes on their way to the PTY (typed, pasted or injected). */
   onInput(data: Uint8Array): void {
-    if (!this.detector && !this.worker) return;
+    const detector = this.detector;
+    if (!detector) return;
     try {
-      const now = Date.now();
       // A copy: the caller's bytes may be a view of a buffer it reuses (the terminal's reads),
-      // and detection keeps input (the worker's outbox, echo removal).
+      // and the paste limiter keeps a pending paste's start.
       data = this.pasteLimiter.filter(new Uint8Array(data));
       for (const ev of this.inputs.feed(data)) {
-        // Input answers a continuation prompt (the detector, maybe in the worker, follows).
+        // Input answers a continuation prompt (the detector, in the worker, follows).
         if (ev.type === 'submit') this._awaitingMore = false;
       }
-      if (this.worker) {
-        this.worker.onInput(data, now);
-        return;
-      }
-      this.handle(this.detector!.onInput(data, now));
-      this.schedule();
+      detector.input(data);
     } catch (err) {
       this.events.error(err);
-    }
-  }
-
-  /** The screen model parsed more output: snapshot it now, or at the next free slot. */
-  onScreenParsed(): void {
-    if (!this.detector?.needsScreen || !this.screen) return;
-    const now = Date.now();
-    if (now - this.lastSnapshotAt >= SCREEN_SNAPSHOT_INTERVAL_MS) {
-      this.snapshotDueAt = null;
-      this.takeSnapshot(now);
-      this.schedule();
-    } else if (this.snapshotDueAt === null) {
-      this.snapshotDueAt = this.lastSnapshotAt + SCREEN_SNAPSHOT_INTERVAL_MS;
-      this.schedule();
     }
   }
 
@@ -283,13 +229,7 @@ export class SessionTurns {
    * the session is blocked, or no detector runs): for showing an answer while it grows.
    */
   partialText(): Promise<string | null> {
-    if (this.worker) return this.worker.partialText();
-    try {
-      return Promise.resolve(this.detector?.partialText() ?? null);
-    } catch (err) {
-      this.events.error(err);
-      return Promise.resolve(null);
-    }
+    return this.detector?.partialText() ?? Promise.resolve(null);
   }
 
   /** A wrapper publishes a completed turn of its session. */
@@ -353,9 +293,6 @@ export class SessionTurns {
     this.channel?.dispose();
     this.ended = true;
     this.detector = null;
-    this.worker?.dispose();
-    this.worker = null;
-    this.clearTimer();
     for (const w of [...this.waiters]) {
       w.reject(
         new HandlerError('session_exited', 'the session exited before its next turn completed'),
@@ -364,23 +301,13 @@ export class SessionTurns {
     this.notify();
   }
 
-  /** A wrapper reported its state, or the detector changed it: wake the waits. */
-  notify(): void {
-    // Called for every output chunk: nothing to copy when nobody listens (the usual case).
-    if (this.activity.size === 0) return;
-    for (const listener of [...this.activity]) listener();
+  /** The detector has news: the session wakes its waits (Session.onActivity). */
+  private notify(): void {
+    this.events.activity?.();
   }
 
   dispose(): void {
     this.end();
-  }
-
-  private handle(events: DetectorEvent[] | void): void {
-    if (!events) return;
-    this.handleEvents(events);
-    // The open turn (a new one, or none now) is followed in the agent's record.
-    if (this.channel && this.detector?.needsScreen)
-      this.channel.follow(this.detector.currentTurn, (startedAt) => this.recordedEnd(startedAt));
   }
 
   /**
@@ -388,13 +315,44 @@ export class SessionTurns {
    * shows the prompt, after a shorter quiet wait (see TurnDetector.recordedEnd).
    */
   private recordedEnd(startedAt: number): void {
-    if (!this.detector) return;
+    this.detector?.recordedEnd(startedAt);
+  }
+
+  /** What the detector in the worker said. */
+  private onDetectorReply(reply: Parameters<DetectorListener['onReply']>[0]): void {
+    if (this.ended) return;
+    if ('error' in reply) {
+      this.events.error(new Error(`turn detector: ${reply.error}`));
+      return;
+    }
     try {
-      this.handle(this.detector.recordedEnd(startedAt, Date.now()));
-      this.schedule();
+      if ('events' in reply) {
+        this.handleEvents(reply.events);
+        return;
+      }
+      this.status = reply.status;
+      // The open turn (a new one, or none now) is followed in the agent's record.
+      if (this.channel && this.presetKind === 'screen') {
+        const turn =
+          reply.status.startedAt === null
+            ? null
+            : { input: reply.status.input, startedAt: reply.status.startedAt };
+        this.channel.follow(turn, (startedAt) => this.recordedEnd(startedAt));
+      }
+      // A submit taken, the input box read: the waits look again.
+      this.notify();
     } catch (err) {
       this.events.error(err);
     }
+  }
+
+  /** The detector is gone for good; output goes on without detection. */
+  private stopDetection(reason: string): void {
+    if (this.ended || !this.detector) return;
+    this.detector = null;
+    this._detectionStopped = reason;
+    this.events.stopped?.(reason);
+    this.notify();
   }
 
   private handleEvents(events: DetectorEvent[]): void {
@@ -433,28 +391,6 @@ export class SessionTurns {
     }
   }
 
-  /** Events of a detector running in the worker. */
-  private onWorkerReply(reply: DetectorReply): void {
-    if (this.ended) return;
-    if ('stopped' in reply) {
-      // The detector ended itself; output goes on without detection.
-      this.worker = null;
-      this._detectionStopped = reply.stopped;
-      this.events.stopped?.(reply.stopped);
-      this.notify();
-      return;
-    }
-    if ('error' in reply) {
-      this.events.error(new Error(`turn detector worker: ${reply.error}`));
-      return;
-    }
-    try {
-      this.handle(reply.events);
-    } catch (err) {
-      this.events.error(err);
-    }
-  }
-
   private store(turn: NewTurn): StoredTurn {
     const stored = this.ring.add(turn);
     // Someone waits for this answer (ask, wait): it shows it to the user itself.
@@ -462,56 +398,5 @@ export class SessionTurns {
     this.events.turn(stored);
     for (const w of [...this.waiters]) if (stored.seq > w.after) w.resolve(stored);
     return stored;
-  }
-
-  private takeSnapshot(now: number): void {
-    if (!this.detector || !this.screen) return;
-    this.lastSnapshotAt = now;
-    this.handle(this.detector.onScreen(this.screen.snapshot(), now));
-    // An injection waiting for the text to show, or for its Enter to be taken, looks again.
-    this.notify();
-  }
-
-  /**
-   * Arms the one timer at the earliest of the detector's deadline and a pending snapshot. A
-   * later deadline keeps the armed timer (it fires early, ticks harmlessly, re-arms): output
-   * chunks then cost no timer churn.
-   */
-  private schedule(): void {
-    if (!this.detector) return;
-    const deadline = this.detector.nextDeadline();
-    let at = deadline;
-    if (this.snapshotDueAt !== null && (at === null || this.snapshotDueAt < at))
-      at = this.snapshotDueAt;
-    if (at === null) return;
-    if (this.timerAt !== null && this.timerAt <= at) return;
-    this.clearTimer();
-    this.timerAt = at;
-    this.timer = setTimeout(() => this.fire(), Math.max(0, at - Date.now()));
-  }
-
-  private fire(): void {
-    this.timer = null;
-    this.timerAt = null;
-    if (!this.detector) return;
-    try {
-      const now = Date.now();
-      if (this.snapshotDueAt !== null && now >= this.snapshotDueAt) {
-        this.snapshotDueAt = null;
-        this.takeSnapshot(now);
-      }
-      if (this.detector) this.handle(this.detector.tick(now));
-      // A submit the detector has seen taken only now (its screen stayed so): wake the waits.
-      this.notify();
-      this.schedule();
-    } catch (err) {
-      this.events.error(err);
-    }
-  }
-
-  private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.timerAt = null;
   }
 }

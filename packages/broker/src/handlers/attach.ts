@@ -81,6 +81,7 @@ function directTerminal(
     fd,
     connection,
     detachKey: request.detach_key!,
+    modes: session.output.modes,
     interactive: request.mode === 'interactive',
     size: () => session.clientSize(connection),
     input: (data) => {

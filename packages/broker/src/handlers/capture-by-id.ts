@@ -1,6 +1,6 @@
 import type { Handler } from './context.js';
 import { relayEntryOf } from '../relay/relay-buffer.js';
-import { findTurn } from '../detection/find-turn.js';
+import { findTurn } from '../turn-ring/find-turn.js';
 
 /** Copies a stored turn, by ID, into the global relay buffer. */
 export const captureById: Handler<'capture_by_id'> = (request, context) => {

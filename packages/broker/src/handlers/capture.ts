@@ -1,6 +1,6 @@
 import { findSession, type Handler } from './context.js';
 import { relayEntryOf } from '../relay/relay-buffer.js';
-import { findTurn } from '../detection/find-turn.js';
+import { findTurn } from '../turn-ring/find-turn.js';
 
 /** Copies the session's latest turn into the global relay buffer (clippy's `capture`). */
 export const capture: Handler<'capture'> = (request, context) => {

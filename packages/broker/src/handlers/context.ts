@@ -4,7 +4,7 @@ import type { Preset } from '@clippy/turns';
 import type { Logger } from '../log.js';
 import type { Session, SessionClient, SessionParams } from '../sessions/session.js';
 import type { RemovedBy } from '../sessions/session-table.js';
-import type { TurnConfig } from '../detection/turn-config.js';
+import type { TurnConfig } from '../turn-config/turn-config.js';
 import type { RelayEntry } from '../relay/relay-buffer.js';
 import type { FocusState } from '../focus/focus-state.js';
 import type { Notifier } from '../notify/notifier.js';

@@ -1,6 +1,6 @@
 import { parseTurnId, type Turn } from '@clippy/protocol';
 import { HandlerError, type Handler } from './context.js';
-import { findTurn } from '../detection/find-turn.js';
+import { findTurn } from '../turn-ring/find-turn.js';
 import { historyTurn } from '../store/history-turn.js';
 
 /** One stored turn with its content: by `turn_id`, or a session's latest; `read` marks it read. */

@@ -40,7 +40,7 @@ export const interrupt: Handler<'interrupt'> = async (request, context) => {
     }
     if (!session.live) break;
     before = session.outputBytes;
-    session.input(encodeKeys([key], { applicationCursor: session.screen.applicationCursor }));
+    session.input(encodeKeys([key], { applicationCursor: session.output.applicationCursor }));
   }
   return { keys };
 };

@@ -1,6 +1,6 @@
 import { PresetError, presetNames, resolvePreset } from '@clippy/turns';
 import { DEFAULT_PRESET } from '../constants.js';
-import { currentTurnConfig } from '../detection/session-preset.js';
+import { currentTurnConfig } from '../turn-config/session-preset.js';
 import type { Handler } from './context.js';
 
 /**

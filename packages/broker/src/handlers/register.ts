@@ -1,6 +1,6 @@
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../constants.js';
 import { HandlerError, type Handler } from './context.js';
-import { currentTurnConfig } from '../detection/session-preset.js';
+import { currentTurnConfig } from '../turn-config/session-preset.js';
 
 /** A wrapper registers a session it runs itself (clippy's v0 model); it ends with the connection. */
 export const register: Handler<'register'> = (request, context) => {

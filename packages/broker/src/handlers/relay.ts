@@ -1,6 +1,6 @@
 import { findSession, type Handler } from './context.js';
 import { relayEntryOf } from '../relay/relay-buffer.js';
-import { findTurn } from '../detection/find-turn.js';
+import { findTurn } from '../turn-ring/find-turn.js';
 import { injectInto } from '../relay/inject-into-session.js';
 
 /** Capture (into the relay buffer) and paste in one step: FROM's latest turn or a turn ID, into TO. */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolveCommand } from '../pty/resolve-command.js';
 import { spawnPty } from '@clippy/system/pty';
 import { resumeArgs, wireSession } from '../agents/wire-session.js';
-import { currentTurnConfig, resolveSessionPreset } from '../detection/session-preset.js';
+import { currentTurnConfig, resolveSessionPreset } from '../turn-config/session-preset.js';
 import type { Session } from '../sessions/session.js';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../constants.js';
 import { HandlerError, findSession, type Handler, type HandlerContext } from './context.js';

@@ -22,7 +22,7 @@ export const send: Handler<'send'> = async (request, context) => {
     let bytes: string;
     try {
       const keys = request.enter ? [...request.keys, 'Enter'] : request.keys;
-      bytes = encodeKeys(keys, { applicationCursor: session.screen.applicationCursor });
+      bytes = encodeKeys(keys, { applicationCursor: session.output.applicationCursor });
     } catch (err) {
       if (err instanceof KeyError) throw new HandlerError('invalid_argument', err.message);
       throw err;

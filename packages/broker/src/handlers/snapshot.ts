@@ -1,6 +1,6 @@
 import type { SnapshotDoc } from '@clippy/protocol';
 import { findSession, type Handler } from './context.js';
-import { toMeta } from '../detection/turn-ring.js';
+import { toMeta } from '../turn-ring/turn-ring.js';
 import { sessionTurns } from '../store/history-turns.js';
 
 /** Turn bytes a snapshot carries at most: the answer must fit in one 16 MiB frame (base64 grows it by a third). */
@@ -29,7 +29,7 @@ export const snapshot: Handler<'snapshot'> = async (request, context) => {
     taken_at: Date.now(),
     session: session.info(),
     screen: screenKnown
-      ? { cols: session.cols, rows: session.rows, ansi: await session.screen.snapshot() }
+      ? { cols: session.cols, rows: session.rows, ansi: await session.output.snapshot() }
       : null,
     turns: kept.map((t) => ({
       // The whole text follows: a preview would repeat its start.

@@ -4,8 +4,8 @@ import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
 import { spawnPty } from '@clippy/system/pty';
 import { resolveCommand } from '../pty/resolve-command.js';
 import { HandlerError, type Handler } from './context.js';
-import { currentTurnConfig, resolveSessionPreset } from '../detection/session-preset.js';
-import { persistByDefault } from '../detection/turn-config.js';
+import { currentTurnConfig, resolveSessionPreset } from '../turn-config/session-preset.js';
+import { persistByDefault } from '../turn-config/turn-config.js';
 import { wireSession } from '../agents/wire-session.js';
 
 /** Characters a session name may not hold: `:` separates session and seq in turn IDs. */

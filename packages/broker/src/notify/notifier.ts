@@ -28,6 +28,9 @@ export interface NotifierHost {
 interface Told {
   turnSeq: number;
   blocked: string | null;
+  /** The turn count and the session's input bytes when that `blocked` was told. */
+  blockedTurn: number;
+  blockedInput: number;
 }
 
 /**
@@ -101,7 +104,13 @@ export class Notifier {
     // The same question in the same turn, drawn again after a flap, is the same event.
     const key = blockedKey(session.turnCount, menu);
     if (told.blocked === key) return;
+    // A question drawn otherwise while nobody answered (read half-drawn, then whole) is the
+    // one told: a new one needs a new turn or the user's input since.
+    const answered = session.inputBytes !== told.blockedInput;
+    if (told.blocked !== null && told.blockedTurn === session.turnCount && !answered) return;
     told.blocked = key;
+    told.blockedTurn = session.turnCount;
+    told.blockedInput = session.inputBytes;
     const body = menu?.question || 'it waits for your input';
     this.tell(session, 'blocked', {
       session,
@@ -159,7 +168,10 @@ export class Notifier {
 
   private toldOf(session: Session): Told {
     let t = this.told.get(session.id);
-    if (!t) this.told.set(session.id, (t = { turnSeq: 0, blocked: null }));
+    if (!t) {
+      t = { turnSeq: 0, blocked: null, blockedTurn: 0, blockedInput: 0 };
+      this.told.set(session.id, t);
+    }
     return t;
   }
 

@@ -6,8 +6,6 @@ import { INJECT_IDLE_WAIT_MS, inject, type InjectResult, type InjectTarget } fro
 
 /** Unsent input bytes above which an injection waits before writing more (PTY backpressure). */
 const INPUT_HIGH_WATER_BYTES = 64 * 1024;
-/** Poll period while waiting for the PTY to take queued input. */
-const INPUT_DRAIN_POLL_MS = 2;
 
 /** The injector's view of a broker-owned PTY session. */
 export function sessionTarget(session: Session): InjectTarget {
@@ -20,7 +18,7 @@ export function sessionTarget(session: Session): InjectTarget {
         ready.includes(session.state),
       ),
     readsLines: () => session.turns?.readsLines ?? false,
-    bracketedPaste: () => session.screen.bracketedPaste,
+    bracketedPaste: () => session.output.bracketedPaste,
     multiline: () => session.turns?.multiline ?? { mode: 'lines' },
     clearInput: () => session.turns?.clearInput ?? null,
     outputBytes: () => session.outputBytes,
@@ -30,15 +28,12 @@ export function sessionTarget(session: Session): InjectTarget {
       ),
     write: async (data) => {
       session.input(data);
-      while (session.live && session.pendingInputBytes > INPUT_HIGH_WATER_BYTES) {
-        await new Promise((r) => setTimeout(r, INPUT_DRAIN_POLL_MS));
-      }
+      // The detector (in the pipeline worker) has taken this input before the injector asks
+      // whether an Enter was a submit.
+      await session.turns?.synced();
+      await session.inputTaken(INPUT_HIGH_WATER_BYTES);
     },
-    drain: async () => {
-      while (session.live && session.pendingInputBytes > 0) {
-        await new Promise((r) => setTimeout(r, INPUT_DRAIN_POLL_MS));
-      }
-    },
+    drain: () => session.inputTaken(0),
     canonicalMode: () =>
       import('./line-discipline.js').then((m) => m.readCanonicalMode(session.ptsName)),
     inputShows: (text) => session.turns?.inputShows(text) ?? null,
@@ -71,12 +66,12 @@ function waitFor(session: Session, done: () => boolean, ms: number): Promise<voi
   if (done()) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(finish, ms);
-    const off = session.turns?.onActivity(() => {
+    const off = session.onActivity(() => {
       if (done()) finish();
     });
     function finish() {
       clearTimeout(timer);
-      off?.();
+      off();
       resolve();
     }
   });

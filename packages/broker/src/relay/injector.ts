@@ -110,8 +110,11 @@ export interface InjectTarget {
    * null when the detector cannot tell (line presets: output after Enter tells).
    */
   submits?(): { sent: number; taken: number } | null;
-  /** The agent took none of the Enters: its detector forgets the submit (no turn is open). */
-  dropUntaken?(): void;
+  /**
+   * The agent took none of the Enters: its detector forgets the submit (no turn is open);
+   * resolves once it did.
+   */
+  dropUntaken?(): void | Promise<void>;
   /** Resolves true once submit number `seq` (or a later one) was taken, false after `ms`. */
   waitTaken?(seq: number, ms: number): Promise<boolean>;
   /** Whether the session's preset knows a continuation prompt (REPLs). */
@@ -249,7 +252,7 @@ export async function inject(
       return { submitted: true, bracketed };
     }
   }
-  target.dropUntaken?.();
+  await target.dropUntaken?.();
   throw new HandlerError(
     'not_submitted',
     `the text was written to '${target.name}' but it did not react to Enter (tried twice)`,

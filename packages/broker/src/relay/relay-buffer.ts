@@ -1,4 +1,4 @@
-import type { StoredTurn } from '../detection/turn-ring.js';
+import type { StoredTurn } from '../turn-ring/turn-ring.js';
 
 /** What the global relay buffer holds: which turn, and a copy of it. */
 export interface RelayEntry {

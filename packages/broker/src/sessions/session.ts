@@ -19,9 +19,8 @@ import {
 } from '../flow-control.js';
 import type { PtyExit, PtyProcess } from '@clippy/system/pty';
 import type { SessionTurns } from '../detection/session-turns.js';
+import { OutputPipeline } from '../pipeline/output-pipeline.js';
 import { SessionWorktree, type WorktreeRecord } from '../worktrees/session-worktree.js';
-import { OutputBatcher } from './output-batcher.js';
-import { Screen } from './screen.js';
 
 /** The terminal bell: a notification where a terminal shows one (tmux marks the window). */
 const BEL = '\x07';
@@ -81,15 +80,15 @@ export interface SessionParams {
   };
   /**
    * Builds the session's turns (detector and ring) while the session is built, before any
-   * output: null for none. Called once, with the session's screen and process in place.
+   * output: null for none. Called once, with the session's output pipeline and process in place.
    */
   turns(session: Session): SessionTurns | null;
 }
 
 /**
- * One session: owns its process (behind PtyProcess), its screen model, the clients attached
- * to it and their flow control. Output path: PTY → every attached client (hot path) → screen
- * → `onOutput` (where the turn detector plugs in). Input path: PTY → `onInput`.
+ * One session: owns its process (behind PtyProcess), its output pipeline (the clients first, then
+ * the pipeline worker's screen model and turn detector: pipeline/output-pipeline.ts), the clients
+ * attached to it and their flow control, and its turns. Input path: PTY → `onInput`.
  */
 export class Session {
   readonly id: string;
@@ -112,7 +111,8 @@ export class Session {
   readonly worktree: SessionWorktree | null;
   /** Its agent's channel was wanted and not wired: which agent, and why. */
   private readonly agentOff: { agent: AgentName; reason: string } | undefined;
-  readonly screen: Screen;
+  /** Where its output goes: the clients, then the screen model and the detector in the worker. */
+  readonly output: OutputPipeline;
   state: SessionState = 'starting';
   /** What the detector (or wrapper) said last, before a too-narrow screen's `blocked` was doubted. */
   private reported: SessionState = 'starting';
@@ -147,9 +147,9 @@ export class Session {
   private paused = false;
   private killTimer: NodeJS.Timeout | null = null;
   private exitWaiters: (() => void)[] = [];
+  /** Waits on the session (an injection, a progress feed, the input-wait watch): see onActivity. */
+  private readonly activity = new Set<() => void>();
   private disposed = false;
-  /** Output on its way to the attached clients (floods go out in large frames). */
-  private readonly toClients = new OutputBatcher((chunks, bytes) => this.sendOutput(chunks, bytes));
 
   constructor(params: SessionParams) {
     this.id = params.id;
@@ -177,8 +177,11 @@ export class Session {
       this.exitSignal = params.restored.exitSignal;
       this.state = 'exited';
     }
-    this.screen = new Screen(params.cols, params.rows, () => this.updateFlow());
-    this.screen.onReply = (data) => this.answerQuery(data);
+    this.output = new OutputPipeline(params.cols, params.rows, {
+      deliver: (chunks, bytes) => this.sendOutput(chunks, bytes),
+      flowChanged: () => this.updateFlow(),
+      answer: (data) => this.answerQuery(data),
+    });
     this.turns = params.turns(this);
     if (this.pty) {
       this.pty.onData((chunk) => this.handleOutput(chunk));
@@ -191,11 +194,11 @@ export class Session {
   }
 
   get cols(): number {
-    return this.screen.cols;
+    return this.output.cols;
   }
 
   get rows(): number {
-    return this.screen.rows;
+    return this.output.rows;
   }
 
   /** Completed turns seen since the session started (evicted ones included). */
@@ -307,9 +310,21 @@ export class Session {
     this.question = menu;
   }
 
-  /** Hook: runs after a chunk was forwarded to clients and fed to the screen (turn detection). */
-  private onOutput(chunk: Buffer): void {
-    this.turns?.onOutput(chunk);
+  /**
+   * Calls `listener` after every output chunk, state change, news of the session's detector (a
+   * submit taken, a new screen read) and the end of the session: the waits on a session ("until
+   * idle", "until output follows Enter") look again then. Returns the unsubscribe.
+   */
+  onActivity(listener: () => void): () => void {
+    this.activity.add(listener);
+    return () => this.activity.delete(listener);
+  }
+
+  /** Wakes every wait on the session (see onActivity). */
+  notifyActivity(): void {
+    // Called for every output chunk: nothing to copy when nobody listens (the usual case).
+    if (this.activity.size === 0) return;
+    for (const listener of [...this.activity]) listener();
   }
 
   /**
@@ -325,6 +340,12 @@ export class Session {
   /** Input bytes written and not yet taken by the PTY (injectors wait on this). */
   get pendingInputBytes(): number {
     return this.pty?.pendingWriteBytes ?? 0;
+  }
+
+  /** Resolves once at most `below` input bytes wait for the PTY (or the session ended). */
+  inputTaken(below: number): Promise<void> {
+    if (!this.pty || !this.live) return Promise.resolve();
+    return this.pty.whenWritten(below);
   }
 
   /** The PTY's slave device path; undefined for wrapper sessions. */
@@ -343,7 +364,7 @@ export class Session {
     // A question ends with the state that asked it; the next one is read afresh.
     if (this.reported !== 'blocked') this.question = null;
     this.observer.stateChanged(this, previous);
-    this.turns?.notify();
+    this.notifyActivity();
   }
 
   // --- clients ---
@@ -364,9 +385,9 @@ export class Session {
     ignoreSize = false,
   ): Promise<{ attachment: Attachment; replay: string }> {
     this.drop(client);
-    // Output the screen has already taken goes to the clients attached before this one: the
-    // replay carries it for the new client.
-    this.toClients.flush();
+    // Output waiting in the batch goes to the clients attached before this one: the replay
+    // carries it for the new client.
+    this.output.flush();
     const attachment = new Attachment(mode, sink, this.flowLimits, {
       onHoldChanged: () => this.updateFlow(),
       onSlowConsumer: () => this.observer.slowConsumer(this, client),
@@ -377,7 +398,7 @@ export class Session {
     attachment.drivesSize = mode === 'interactive' && !ignoreSize;
     this.attachments.set(client, attachment);
     if (attachment.drivesSize) this.takeSize(client, attachment);
-    const replay = await this.screen.snapshot();
+    const replay = await this.output.snapshot();
     return { attachment, replay };
   }
 
@@ -545,9 +566,8 @@ export class Session {
   /** Sets the size of the PTY and the screen, and says so (`session_resized`). */
   private applySize(cols: number, rows: number): void {
     if (cols === this.cols && rows === this.rows) return;
-    this.screen.resize(cols, rows);
+    this.output.resize(cols, rows);
     if (this.live) this.pty?.resize(cols, rows);
-    this.turns?.resize(cols);
     this.observer.resized?.(this);
     // Wide enough again: a question doubted while it was too narrow stands.
     if (this.live && this.reported === 'blocked' && this.state !== 'blocked')
@@ -590,11 +610,11 @@ export class Session {
     this.disposed = true;
     if (this.killTimer) clearTimeout(this.killTimer);
     this.killTimer = null;
-    this.toClients.dispose();
     for (const client of [...this.attachments.keys()]) this.drop(client);
     this.turns?.dispose();
     this.pty?.dispose();
-    this.screen.dispose();
+    this.output.dispose();
+    this.activity.clear();
     for (const w of this.exitWaiters) w();
     this.exitWaiters = [];
   }
@@ -603,9 +623,8 @@ export class Session {
 
   private handleOutput(chunk: Buffer): void {
     this.outputBytes += chunk.length;
-    if (this.attachments.size > 0) this.toClients.push(chunk);
-    this.screen.write(chunk);
-    this.onOutput(chunk);
+    this.output.write(chunk);
+    this.notifyActivity();
   }
 
   private sendOutput(chunks: Buffer[], bytes: number): void {
@@ -625,7 +644,7 @@ export class Session {
     this.killTimer = null;
     if (this.paused) this.paused = false;
     // Every byte of output reaches the clients before the exit.
-    this.toClients.flush();
+    this.output.flush();
     const frame = encodeFrame({
       type: 'exit',
       id: 0,
@@ -639,6 +658,7 @@ export class Session {
     this.setState('exited');
     this.observer.exited(this);
     this.pty?.dispose();
+    this.notifyActivity();
     const waiters = this.exitWaiters;
     this.exitWaiters = [];
     for (const w of waiters) w();
@@ -647,9 +667,9 @@ export class Session {
   /** Re-evaluates whether the PTY must be paused (a consumer of its output changed its mind). */
   updateFlow(): void {
     if (!this.pty || !this.live) return;
-    // Paused while the screen model or the turn detector is far behind, or while an
+    // Paused while the pipeline worker (screen model, detection) is far behind, or while an
     // interactive client is.
-    let hold = this.screen.overloaded || (this.turns?.overloaded ?? false);
+    let hold = this.output.overloaded;
     for (const a of this.attachments.values()) if (a.holding) hold = true;
     if (hold && !this.paused) {
       this.paused = true;

@@ -4,8 +4,8 @@ import type { Logger } from '../log.js';
 import type { Session, SessionParams } from '../sessions/session.js';
 import type { SessionTable } from '../sessions/session-table.js';
 import type { NewSessionParams } from '../handlers/context.js';
-import type { TurnConfig } from '../detection/turn-config.js';
-import type { SessionUsage, StoredTurn } from '../detection/turn-ring.js';
+import type { TurnConfig } from '../turn-config/turn-config.js';
+import type { SessionUsage, StoredTurn } from '../turn-ring/turn-ring.js';
 import { storedTurn } from './stored-turn.js';
 import { TurnStore, type PersistedSession } from './turn-store.js';
 
@@ -113,7 +113,7 @@ export function restoreSessions(
       session.turns?.ring.restore(turns, p.turns.at(-1)?.meta.seq ?? 0, usage);
       void history.readExitScreen(p).then(
         (screen) => {
-          if (screen) session.screen.write(Buffer.from(screen));
+          if (screen) session.output.restore(Buffer.from(screen));
         },
         () => {},
       );
@@ -153,7 +153,7 @@ export async function persistExit(
 ): Promise<void> {
   let screen: string | null = null;
   try {
-    screen = await session.screen.snapshot();
+    screen = await session.output.snapshot();
   } catch (err) {
     log.debug({ err, session: session.id }, 'history: no final screen');
   }

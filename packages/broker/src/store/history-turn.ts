@@ -1,5 +1,5 @@
 import { parseTurnId } from '@clippy/protocol';
-import type { StoredTurn } from '../detection/turn-ring.js';
+import type { StoredTurn } from '../turn-ring/turn-ring.js';
 import type { Session } from '../sessions/session.js';
 import { storedTurn } from './stored-turn.js';
 import type { TurnStore } from './turn-store.js';

@@ -1,5 +1,5 @@
 import type { Session } from '../sessions/session.js';
-import type { StoredTurn } from '../detection/turn-ring.js';
+import type { StoredTurn } from '../turn-ring/turn-ring.js';
 import { storedTurn } from './stored-turn.js';
 import type { TurnStore } from './turn-store.js';
 

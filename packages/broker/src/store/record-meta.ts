@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AgentTurnSchema, type AgentTurn } from '@clippy/protocol';
-import type { SessionUsage } from '../detection/turn-ring.js';
+import type { SessionUsage } from '../turn-ring/turn-ring.js';
 import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
 import type { WorktreeRecord } from '../worktrees/session-worktree.js';
 

@@ -1,4 +1,4 @@
-import type { StoredTurn } from '../detection/turn-ring.js';
+import type { StoredTurn } from '../turn-ring/turn-ring.js';
 
 /**
  * The message `replay` injects: a heading, then each turn (oldest first) with what was asked

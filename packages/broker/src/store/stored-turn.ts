@@ -1,4 +1,4 @@
-import type { StoredTurn } from '../detection/turn-ring.js';
+import type { StoredTurn } from '../turn-ring/turn-ring.js';
 import type { ReadTurn } from './segment-reader.js';
 
 /** A persisted turn read back, as the daemon holds turns everywhere else (a ring's StoredTurn). */

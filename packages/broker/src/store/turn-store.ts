@@ -4,7 +4,7 @@ import { DEFAULT_HISTORY_MAX_BYTES } from '@clippy/protocol';
 import type { AgentTurn } from '@clippy/protocol';
 import type { Logger } from '../log.js';
 import { ownFolder } from '../own-files.js';
-import type { SessionUsage } from '../detection/turn-ring.js';
+import type { SessionUsage } from '../turn-ring/turn-ring.js';
 import { HistoryIndex, type PersistedSession, type TurnRef } from './history-index.js';
 import { HistoryLock, type LockOptions } from './history-lock.js';
 import { blobsOffset, encodeRecord } from './record-format.js';

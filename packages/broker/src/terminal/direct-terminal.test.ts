@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import pty from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLEAR_SCREEN, FOCUS_REPORTS_ON } from '@clippy/protocol';
+import { OutputScan } from '@clippy/turns';
 import { OutputBatch } from '../flow-control.js';
-import { DirectTerminal } from './direct-terminal.js';
+import { DirectTerminal, type SessionModes } from './direct-terminal.js';
 import { openClientTerminal } from './open-terminal.js';
 import { platformMissing } from '@clippy/testkit/requirements';
 import { until } from '@clippy/testkit/until';
@@ -44,8 +45,28 @@ async function userTerminal(): Promise<{ child: pty.IPty; path: string; seen: ()
   return { child, path, seen: () => out.slice(before) };
 }
 
+/**
+ * The modes of a session's output as its pipeline follows them: the same scan, here fed by the
+ * test (`follow`) with what it hands the terminal.
+ */
+function followedModes(): SessionModes & { follow(text: string): void } {
+  const scan = new OutputScan({ modes: true });
+  const focusOff = new Set<() => void>();
+  return {
+    follow: (text) => {
+      if (scan.scan(Buffer.from(text)).focusReportsOff) for (const l of focusOff) l();
+    },
+    isOn: (mode) => scan.modes.has(mode),
+    settled: () => Promise.resolve(new Set(scan.modes)),
+    onFocusReportsOff: (listener) => {
+      focusOff.add(listener);
+      return () => focusOff.delete(listener);
+    },
+  };
+}
+
 /** The daemon's side of that terminal, recording what it reports. */
-function drive(path: string, pid: number) {
+function drive(path: string, pid: number, modes: SessionModes = followedModes()) {
   const opened = openClientTerminal(path, pid);
   if (!opened.ok) throw new Error(opened.reason);
   const events: string[] = [];
@@ -54,6 +75,7 @@ function drive(path: string, pid: number) {
     fd: opened.fd,
     connection: { send: (f) => sent.push(f), bufferedAmount: 0 },
     detachKey: [Buffer.from([0x1d])],
+    modes,
     interactive: true,
     size: () => ({ cols: 100, rows: ROWS }),
     input: (d) => events.push(`input:${d.toString('latin1')}`),
@@ -158,10 +180,13 @@ describe.skipIf(!onLinux)('DirectTerminal', () => {
 
   it('gives the terminal back: modes the output turned on off, below the screen, then the farewell; nothing after', async () => {
     const { child, path, seen } = await userTerminal();
-    const { term, sent } = drive(path, child.pid);
+    const modes = followedModes();
+    const { term, sent } = drive(path, child.pid, modes);
     expect(heldBy(process.pid, path)).toBe(1);
     term.start(Buffer.from(''));
-    term.sendOutput(batch('\x1b[?1049h\x1b[?1000hAPP'), () => {});
+    const output = '\x1b[?1049h\x1b[?1000hAPP';
+    modes.follow(output);
+    term.sendOutput(batch(output), () => {});
     const farewell = Buffer.from('farewell');
     await term.release(farewell);
     expect(sent).toEqual([farewell]);
@@ -180,6 +205,17 @@ describe.skipIf(!onLinux)('DirectTerminal', () => {
     expect(seen()).not.toContain('LATE');
   });
 
+  it('turns focus reports on again after the output turned them off', async () => {
+    const { child, path, seen } = await userTerminal();
+    const modes = followedModes();
+    const { term } = drive(path, child.pid, modes);
+    term.start(Buffer.from(''));
+    const output = 'vim leaves\x1b[?1004l';
+    term.sendOutput(batch(output), () => {});
+    modes.follow(output);
+    await until(() => seen().endsWith(`\x1b[?1004l${FOCUS_REPORTS_ON}`));
+  });
+
   it('at the session’s exit writes its last output and the restore (staying put), then sends exit', async () => {
     const { child, path, seen } = await userTerminal();
     const { term, sent } = drive(path, child.pid);
@@ -190,6 +226,22 @@ describe.skipIf(!onLinux)('DirectTerminal', () => {
     // The daemon's write is done once the kernel took it; the emulator reads it just after.
     await until(() => seen().includes('LAST-WORDS'));
     expect(seen().slice(seen().indexOf('LAST-WORDS'))).not.toMatch(/\x1b\[\d+;1H/);
+  });
+
+  it('gives the terminal back when the session’s modes do not come: the last output, then the blind restore', async () => {
+    const { child, path, seen } = await userTerminal();
+    // The pipeline worker is held up (a loaded machine): the modes as of the last output never
+    // come, and the terminal must not be closed without its restore for that.
+    const modes = { ...followedModes(), settled: () => new Promise<never>(() => {}) };
+    const { term, sent } = drive(path, child.pid, modes);
+    term.start(Buffer.from(''));
+    term.sendOutput(batch('\x1b[?1049h\x1b[?1000hLAST-WORDS'), () => {});
+    term.sendExit(Buffer.from('exit'));
+    await until(() => sent.length === 1);
+    await until(() => seen().includes('\x1b[?1000l'));
+    const restore = seen().slice(seen().indexOf('LAST-WORDS'));
+    expect(restore).toContain('\x1b[?1049l');
+    expect(restore).toContain('\x1b[?2004l');
   });
 
   it('writes notices on the bottom row; dispose closes without writing', async () => {

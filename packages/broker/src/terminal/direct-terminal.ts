@@ -5,11 +5,12 @@ import {
   FOCUS_REPORTS_ON,
   InputFilter,
   ModeTracker,
+  blindRestoreBytes,
   cursorAfterReplay,
   noticeLineBytes,
   terminalRestoreBytes,
 } from '@clippy/protocol';
-import { TERMINAL_GIVE_BACK_MS } from '../constants.js';
+import { TERMINAL_GIVE_BACK_MS, TERMINAL_MODES_WAIT_MS } from '../constants.js';
 import type { FlowSink, FrameSink, OutputBatch } from '../flow-control.js';
 
 /**
@@ -19,6 +20,19 @@ import type { FlowSink, FrameSink, OutputBatch } from '../flow-control.js';
  */
 const INPUT_BUFFER_BYTES = 64 * 1024;
 
+/**
+ * The terminal modes the session's output turned on, as its output pipeline follows them (the
+ * one parse of the output, in the pipeline worker): what a terminal given back must have turned
+ * off, and whether the program wants focus reports itself.
+ */
+export interface SessionModes {
+  isOn(mode: number): boolean;
+  /** The modes on after every byte of output sent so far; null when they cannot be known. */
+  settled(): Promise<ReadonlySet<number> | null>;
+  /** Calls `listener` when the output turned focus reports off; returns the unsubscribe. */
+  onFocusReportsOff(listener: () => void): () => void;
+}
+
 export interface DirectTerminalOptions {
   /** The terminal, opened and checked (openClientTerminal); owned (closed) from now on. */
   fd: number;
@@ -26,6 +40,8 @@ export interface DirectTerminalOptions {
   connection: FrameSink;
   /** Every byte string the terminal may send for the detach key. */
   detachKey: readonly Uint8Array[];
+  /** The modes the session's output turned on (its pipeline follows them). */
+  modes: SessionModes;
   /** Observers' keystrokes (but the detach key) go nowhere. */
   interactive: boolean;
   /** The client's terminal size (for notices and the restore's move below the screen). */
@@ -40,6 +56,8 @@ export interface DirectTerminalOptions {
   failed(err: Error): void;
   /** How long a give-back waits for the terminal to take what was written (tests shorten it). */
   giveBackMs?: number;
+  /** Longest wait for the session's modes before the blind restore (TERMINAL_MODES_WAIT_MS). */
+  modesWaitMs?: number;
 }
 
 /**
@@ -50,8 +68,8 @@ export interface DirectTerminalOptions {
  * and is finally detached like any slow client. The writes never block: the terminal is a libuv
  * TTY handle, which reopens the pseudo-terminal non-blocking for this process alone (Node's
  * tty.WriteStream would make it blocking). Input goes through the same InputFilter as in the
- * attach client: focus reports taken out, the detach key seen here. The ModeTracker follows
- * what is written, so the terminal can be given back with the session's modes turned off.
+ * attach client: focus reports taken out, the detach key seen here. The session's pipeline
+ * follows the modes its output turns on, so the terminal can be given back with them turned off.
  * Errors of the terminal (EIO when it closed) end this attachment only.
  */
 export class DirectTerminal implements FlowSink {
@@ -59,8 +77,8 @@ export class DirectTerminal implements FlowSink {
   private readonly stream: tty.ReadStream;
   /** libuv's non-blocking descriptor of the terminal (written directly when nothing is queued). */
   private readonly fd: number;
-  private readonly modes = new ModeTracker();
   private readonly filter: InputFilter;
+  private readonly offFocusWatch: () => void;
   private reading = false;
   /** Given back or disposed: nothing more is read or written. */
   private done = false;
@@ -109,16 +127,15 @@ export class DirectTerminal implements FlowSink {
           opts.detachKeyTyped();
         },
         focus: (focused) => opts.focus(focused),
-        programWantsFocus: () => this.modes.isOn(1004),
+        programWantsFocus: () => opts.modes.isOn(FOCUS_REPORTS),
       },
       opts.interactive,
     );
     // The attach turns focus reports on, so the daemon knows which session the user looks at;
-    // a program that turns them off is overruled (right after the output that did it).
-    this.modes.onFocusReportsOff = () =>
-      queueMicrotask(() => {
-        if (!this.done) this.stream.write(FOCUS_REPORTS_ON);
-      });
+    // a program that turns them off is overruled (once the pipeline saw the output that did it).
+    this.offFocusWatch = opts.modes.onFocusReportsOff(() => {
+      if (!this.done) this.stream.write(FOCUS_REPORTS_ON);
+    });
   }
 
   /**
@@ -127,7 +144,6 @@ export class DirectTerminal implements FlowSink {
    */
   start(replay: Buffer): void {
     if (this.done) return;
-    this.modes.feed(replay);
     this.stream.cork();
     this.stream.write(CLEAR_SCREEN);
     this.stream.write(replay);
@@ -144,7 +160,6 @@ export class DirectTerminal implements FlowSink {
     this.consumed = consumed;
     if (chunks.length === 1) {
       const chunk = chunks[0]!;
-      this.modes.feed(chunk);
       const written = this.writeNow(chunk);
       if (written > 0) consumed(written);
       if (written === chunk.length) return;
@@ -156,7 +171,6 @@ export class DirectTerminal implements FlowSink {
     // One writev for the batch; the last write's callback means the terminal took all of it.
     this.stream.cork();
     for (let i = 0; i < chunks.length; i++) {
-      this.modes.feed(chunks[i]!);
       if (i < chunks.length - 1) this.stream.write(chunks[i]!);
       else this.stream.write(chunks[i]!, this.onWritten);
     }
@@ -225,13 +239,28 @@ export class DirectTerminal implements FlowSink {
         this.close();
         resolve();
       };
+      // One bound for it all: the modes as of the last output, then the terminal's writes.
       const timer = setTimeout(finish, this.opts.giveBackMs ?? TERMINAL_GIVE_BACK_MS);
-      const bytes = terminalRestoreBytes(this.modes, {
-        rows: this.opts.size().rows,
-        moveBelow: opts.moveBelow,
-      });
-      // The callback runs once this and everything before it was written (or on an error).
-      this.stream.write(bytes, finish);
+      // The session's output is already on its way to the terminal; only the restore waits for
+      // the modes, and not for long (a held-up worker must not cost the terminal its restore).
+      let restored = false;
+      const restore = (modes: ReadonlySet<number> | null) => {
+        clearTimeout(modesTimer);
+        if (restored || this.done) return;
+        restored = true;
+        const size = { rows: this.opts.size().rows, moveBelow: opts.moveBelow };
+        // Modes not known (the pipeline is gone or late): everything a session may turn on, off.
+        const bytes = modes
+          ? terminalRestoreBytes(trackerOf(modes), size)
+          : blindRestoreBytes(size);
+        // The callback runs once this and everything before it was written (or on an error).
+        this.stream.write(bytes, finish);
+      };
+      const modesTimer = setTimeout(
+        () => restore(null),
+        this.opts.modesWaitMs ?? TERMINAL_MODES_WAIT_MS,
+      );
+      void this.opts.modes.settled().then(restore);
     });
     return this.releasing;
   }
@@ -253,6 +282,7 @@ export class DirectTerminal implements FlowSink {
   private close(): void {
     if (this.done) return;
     this.done = true;
+    this.offFocusWatch();
     this.stopReading();
     this.stream.off('close', this.onClose);
     // Errors after this (a write that was pending) concern nobody: keep a listener for them.
@@ -260,4 +290,14 @@ export class DirectTerminal implements FlowSink {
     this.stream.on('error', () => {});
     this.stream.destroy();
   }
+}
+
+/** The private mode of focus reports (`CSI ? 1004 h`). */
+const FOCUS_REPORTS = 1004;
+
+/** A mode tracker with `modes` on: what protocol's restore sequence is built from. */
+function trackerOf(modes: ReadonlySet<number>): ModeTracker {
+  const tracker = new ModeTracker();
+  tracker.feed(Buffer.from([...modes].map((m) => `\x1b[?${m}h`).join('')));
+  return tracker;
 }

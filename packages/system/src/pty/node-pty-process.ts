@@ -68,6 +68,8 @@ class NodePtyProcess implements PtyProcess {
   private exitProbe: NodeJS.Timeout | null = null;
   /** The child was seen gone while paused: never pause again (its last output must drain). */
   private childGone = false;
+  /** Waits for queued input to be taken (whenWritten), each with its bound. */
+  private drainWaiters: { below: number; resolve: () => void }[] = [];
 
   constructor(options: PtySpawnOptions) {
     // encoding null: raw bytes out, so output reaches clients byte-for-byte (no UTF-8 split damage).
@@ -81,6 +83,7 @@ class NodePtyProcess implements PtyProcess {
     });
     this.pid = this.pty.pid;
     closeOnlyWhenDrained(this.pty, this.pid);
+    this.followWriteQueue();
     // Hold the slave side open: when the child exits and the last slave fd closes, Linux may
     // drop output still queued for the master (measured: up to ~15 KB of a fast writer's last
     // output). With our fd open the master drains normally; it is closed on exit.
@@ -117,6 +120,38 @@ class NodePtyProcess implements PtyProcess {
 
   get pendingWriteBytes(): number {
     return this.queuedWriteBytes() ?? 0;
+  }
+
+  whenWritten(below: number): Promise<void> {
+    if (this.disposed || this.pendingWriteBytes <= below) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push({ below, resolve }));
+  }
+
+  /**
+   * node-pty writes its queue (input the kernel refused at first) from its own callbacks and
+   * says nothing when it is done: each step of it is followed here, so waits for the queue to
+   * shrink are woken by it.
+   */
+  private followWriteQueue(): void {
+    const stream = (this.pty as unknown as { _writeStream?: { _processWriteQueue?: () => void } })
+      ._writeStream;
+    const step = stream?._processWriteQueue;
+    if (!stream || typeof step !== 'function') return;
+    stream._processWriteQueue = () => {
+      step.call(stream);
+      this.wakeDrainWaiters();
+    };
+  }
+
+  private wakeDrainWaiters(all = false): void {
+    if (this.drainWaiters.length === 0) return;
+    const pending = all ? 0 : this.pendingWriteBytes;
+    const waiting = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiting) {
+      if (pending <= w.below) w.resolve();
+      else this.drainWaiters.push(w);
+    }
   }
 
   /** Bytes in node-pty's write queue; null when its queue cannot be seen (another version). */
@@ -219,6 +254,7 @@ class NodePtyProcess implements PtyProcess {
     if (this.exitProbe) clearInterval(this.exitProbe);
     this.exitProbe = null;
     this.disposed = true;
+    this.wakeDrainWaiters(true);
     this.closeSlave();
     for (const s of this.subscriptions) s.dispose();
     this.subscriptions.length = 0;

@@ -24,6 +24,11 @@ export interface PtyProcess {
   readonly ptsName: string | undefined;
   /** Input bytes accepted by `write` and not yet taken by the kernel (input backpressure). */
   readonly pendingWriteBytes: number;
+  /**
+   * Resolves once at most `below` input bytes wait to be taken by the kernel (at once if that is
+   * so already, and when the PTY is disposed): an event, not a poll.
+   */
+  whenWritten(below: number): Promise<void>;
   /** Raw output bytes, in order; no callback after `onExit`'s. */
   onData(listener: (chunk: Buffer) => void): void;
   /** Called once, after all output was delivered. */

@@ -1,6 +1,6 @@
 import type { TurnMeta } from '@clippy/protocol';
 import { describe, expect, it } from 'vitest';
-import { TurnRing } from '../../detection/turn-ring.js';
+import { TurnRing } from '../../turn-ring/turn-ring.js';
 import type { Session } from '../../sessions/session.js';
 import { HopCounts } from './hop-count.js';
 

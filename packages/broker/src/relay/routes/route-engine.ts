@@ -2,8 +2,8 @@ import type { EventName, Push, RouteInfo, RouteLogEntry, TurnMeta } from '@clipp
 import { HandlerError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { Session } from '../../sessions/session.js';
-import { findTurn } from '../../detection/find-turn.js';
-import type { StoredTurn } from '../../detection/turn-ring.js';
+import { findTurn } from '../../turn-ring/find-turn.js';
+import type { StoredTurn } from '../../turn-ring/turn-ring.js';
 import { cycleThrough } from './cycle-check.js';
 import { DeliveryQueue, type QueueItem, type RouteSessions } from './delivery-queue.js';
 import { fire } from './fire.js';

@@ -60,7 +60,7 @@ class SessionFeed {
     private readonly host: TurnProgressHost,
     private readonly onEnd: () => void,
   ) {
-    this.off = session.turns!.onActivity(() => this.activity());
+    this.off = session.onActivity(() => this.activity());
     this.activity();
   }
 

@@ -1,6 +1,7 @@
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
 import { describe, expect, it } from 'vitest';
+import { OutputScan } from '@clippy/turns';
 import { FloodCompactor } from './flood-compactor.js';
 
 const { Terminal } = headless;
@@ -30,15 +31,21 @@ async function stateAfter(chunks: Uint8Array[]): Promise<string> {
   return out;
 }
 
-/** Feeds the stream in uneven chunks, compacting as the broker does, and returns what it would post. */
+/**
+ * Feeds the stream in uneven chunks, scanned and compacting as the pipeline does, and returns
+ * what the screen model would parse.
+ */
 function throughCompactor(stream: Buffer, every = 7_000): { out: Uint8Array[]; dropped: number } {
   const c = new FloodCompactor(KEEP);
+  const scan = new OutputScan({ lines: c });
   const out: Uint8Array[] = [];
   let seed = 7;
   for (let i = 0; i < stream.length;) {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     const n = 1 + (seed % 3000);
-    c.push(Buffer.from(stream.subarray(i, i + n)));
+    const chunk = Buffer.from(stream.subarray(i, i + n));
+    scan.scan(chunk);
+    c.push(chunk);
     i += n;
     if (c.size > every) c.compact();
   }

@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Menu } from '@clippy/protocol';
+import { FocusState } from '../focus/focus-state.js';
+import { silentLogger } from '../log.js';
+import type { Session } from '../sessions/session.js';
+import { Notifier } from './notifier.js';
+
+/** The part of a session the notifier reads for a `blocked` event. */
+interface FakeSession {
+  id: string;
+  name: string;
+  preset: string;
+  kind: string;
+  state: string;
+  menu: Pick<Menu, 'question' | 'detail' | 'options'> | null;
+  turnCount: number;
+  inputBytes: number;
+  clientCount: number;
+}
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A notifier with default settings, no desktop, and the list of events it decided to tell. */
+function notifier(): { n: Notifier; told: string[] } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-notifier-'));
+  dirs.push(dir);
+  const told: string[] = [];
+  const log = silentLogger();
+  const info = log.info.bind(log);
+  log.info = ((obj: unknown, msg?: string) => {
+    if (msg === 'notified') told.push((obj as { event: string }).event);
+    return info(obj as object, msg);
+  }) as typeof log.info;
+  const n = new Notifier({
+    env: { XDG_CONFIG_HOME: dir, XDG_RUNTIME_DIR: dir },
+    log,
+    focus: new FocusState(),
+    attachedClients: () => new Map(),
+  });
+  return { n, told };
+}
+
+const dialog = (question: string): FakeSession['menu'] => ({
+  question,
+  detail: [],
+  options: [{ label: 'Yes', keys: ['Enter'] }] as Menu['options'],
+});
+
+function session(): FakeSession {
+  return {
+    id: 's1',
+    name: 'qwen',
+    preset: 'qwen',
+    kind: 'agent',
+    state: 'busy',
+    menu: null,
+    turnCount: 3,
+    inputBytes: 40,
+    clientCount: 0,
+  };
+}
+
+function blocked(n: Notifier, s: FakeSession, question: string): void {
+  s.state = 'blocked';
+  s.menu = dialog(question);
+  n.stateChanged(s as unknown as Session);
+  s.state = 'busy';
+  n.stateChanged(s as unknown as Session);
+}
+
+describe('a session that waits for its user is told once per question asked', () => {
+  it('a dialog read half-drawn, then whole, with no answer between: one event', () => {
+    const { n, told } = notifier();
+    const s = session();
+    blocked(n, s, 'Allow execution of');
+    blocked(n, s, 'Allow execution of: touch approved.txt?');
+    expect(told).toEqual(['blocked']);
+    n.dispose();
+  });
+
+  it('a second question after the user answered the first, in the same turn: told again', () => {
+    const { n, told } = notifier();
+    const s = session();
+    blocked(n, s, 'Allow execution of: touch a.txt?');
+    s.inputBytes += 1; // the user's Enter
+    blocked(n, s, 'Allow execution of: touch b.txt?');
+    expect(told).toEqual(['blocked', 'blocked']);
+    n.dispose();
+  });
+
+  it('the next turn’s question is told even when nobody typed since', () => {
+    const { n, told } = notifier();
+    const s = session();
+    blocked(n, s, 'Allow execution of: touch a.txt?');
+    s.turnCount += 1;
+    blocked(n, s, 'Allow execution of: touch b.txt?');
+    expect(told).toEqual(['blocked', 'blocked']);
+    n.dispose();
+  });
+});

@@ -1,0 +1,117 @@
+import headless from '@xterm/headless';
+import serialize from '@xterm/addon-serialize';
+import type { ScreenSnapshot } from '@clippy/turns';
+
+const { Terminal } = headless;
+const { SerializeAddon } = serialize;
+type HeadlessTerminal = InstanceType<typeof Terminal>;
+
+/**
+ * A session's screen model: a headless xterm fed the session's output (what flood compaction
+ * leaves of it), serialized for a replay when a client attaches (VS Code's pty host does the
+ * same), rendered for a screen preset's detector. Bytes written and bytes parsed are counted so
+ * that a replay is taken at a known point of the stream: it covers every byte written before it
+ * was asked for.
+ */
+export class TerminalModel {
+  private readonly term: HeadlessTerminal;
+  private readonly serializer: InstanceType<typeof SerializeAddon>;
+  /** Bytes written, and parsed of them. */
+  private written = 0;
+  private parsedBytes = 0;
+  private cursorHidden = false;
+  /** Replays waiting for the bytes written before they were asked for to be parsed. */
+  private waiters: { target: number; done: (replay: string) => void }[] = [];
+
+  constructor(
+    cols: number,
+    rows: number,
+    private readonly scrollback: number,
+    /** After each write was parsed (the screen changed). */
+    private readonly onParsed: () => void,
+    /** The terminal's answer to a query the program wrote (device attributes, cursor position). */
+    onAnswer: (data: string) => void,
+  ) {
+    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
+    this.serializer = new SerializeAddon();
+    this.term.loadAddon(this.serializer as unknown as Parameters<HeadlessTerminal['loadAddon']>[0]);
+    // The serialize addon does not restore cursor visibility (DECTCEM): track it. Returning
+    // false lets xterm's own handler run as well.
+    this.term.parser.registerCsiHandler({ prefix: '?', final: 'h' }, (params) => {
+      if (params.includes(25)) this.cursorHidden = false;
+      return false;
+    });
+    this.term.parser.registerCsiHandler({ prefix: '?', final: 'l' }, (params) => {
+      if (params.includes(25)) this.cursorHidden = true;
+      return false;
+    });
+    this.term.onData(onAnswer);
+  }
+
+  get cols(): number {
+    return this.term.cols;
+  }
+
+  get rows(): number {
+    return this.term.rows;
+  }
+
+  /** Bytes written and not yet parsed. */
+  get backlog(): number {
+    return this.written - this.parsedBytes;
+  }
+
+  write(data: Uint8Array): void {
+    this.written += data.length;
+    const length = data.length;
+    try {
+      this.term.write(data, () => this.afterParse(length));
+    } catch {
+      // xterm refused the data (its own overflow guard): count it so waiters never hang.
+      this.afterParse(length);
+    }
+  }
+
+  resize(cols: number, rows: number): void {
+    if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
+  }
+
+  /** The replay of the screen once every byte written so far is parsed. */
+  replayWhenParsed(done: (replay: string) => void): void {
+    if (this.parsedBytes >= this.written) done(this.replay());
+    else this.waiters.push({ target: this.written, done });
+  }
+
+  /** The rendered buffer (scrollback + viewport), for a screen preset's detector. */
+  snapshot(): ScreenSnapshot {
+    const buffer = this.term.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < buffer.length; y++)
+      lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+    return { lines, viewportTop: buffer.viewportY, rows: this.term.rows, cols: this.term.cols };
+  }
+
+  dispose(): void {
+    for (const w of this.waiters) w.done('');
+    this.waiters = [];
+    this.term.dispose();
+  }
+
+  /**
+   * Runs in xterm's write callback: after this chunk was parsed and before the next one is, so
+   * a replay taken here covers exactly the bytes parsed so far.
+   */
+  private afterParse(length: number): void {
+    this.parsedBytes += length;
+    while (this.waiters.length > 0 && this.waiters[0]!.target <= this.parsedBytes) {
+      this.waiters.shift()!.done(this.replay());
+    }
+    this.onParsed();
+  }
+
+  private replay(): string {
+    const text = this.serializer.serialize({ scrollback: this.scrollback });
+    // Always state cursor visibility: the client's terminal may have it hidden from before.
+    return text + (this.cursorHidden ? '\x1b[?25l' : '\x1b[?25h');
+  }
+}

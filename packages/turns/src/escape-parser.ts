@@ -1,0 +1,327 @@
+// The turn engine's one escape-sequence state machine (ECMA-48 / VT500, reduced to what text
+// needs): bytes in, tokens out to a sink — runs of text, controls, escape and CSI sequences, OSC
+// strings. It streams: a sequence or a UTF-8 character may be split across chunks at any byte.
+// Its sinks: the streaming stripper (AnsiStripper), the text renderer (TextRenderer) and the scan
+// of a session's output that feeds turn detection and flood compaction (OutputScan).
+
+const ESC = 0x1b;
+const BEL = 0x07;
+const CAN = 0x18;
+const SUB = 0x1a;
+const DEL = 0x7f;
+/** Lead byte of a UTF-8 two-byte character: with 0x80–0x9F after it, a C1 control. */
+const C2 = 0xc2;
+
+/** Private modes that select the alternate screen (`CSI ? 1049 h`, and the older 1047 and 47):
+ * full-screen programs (less, vim, top) draw there. */
+export const ALT_SCREEN_MODES: ReadonlySet<string> = new Set(['1049', '1047', '47']);
+
+/** Longest CSI parameter string kept (mode lists and colours are far shorter). */
+export const MAX_CSI_PARAMS = 64;
+
+/** Longest OSC payload kept: titles and status reports are short; a longer one (a clipboard
+ * copy, an image) is skipped whole. */
+export const MAX_OSC_PAYLOAD_BYTES = 512;
+
+/** Where the parser is: ground (text), or inside a sequence. */
+export const enum ParserState {
+  Ground,
+  Esc,
+  EscIntermediate,
+  Csi,
+  /** OSC payload: ends with BEL or ST (ESC \). */
+  Osc,
+  OscEsc,
+  /** DCS, SOS, PM, APC payload: ends with ST only. */
+  Str,
+  StrEsc,
+}
+
+/** What the parser hands its tokens to. Offsets are indices into the chunk being parsed. */
+export interface EscapeSink {
+  /** Bytes [start, end) are text: printable ASCII and UTF-8 (never a C0 control or DEL). */
+  print(chunk: Uint8Array, start: number, end: number): void;
+  /**
+   * A C0 control or DEL at `at`, executed as a terminal does: in text, or (`inSequence`) inside an
+   * ESC or CSI sequence — where ESC then starts a new sequence, and CAN and SUB cancel it.
+   */
+  execute(byte: number, at: number, inSequence: boolean): void;
+  /** A C1 control encoded in UTF-8 ends at `at` (its two bytes were printed as text too). */
+  c1?(at: number): void;
+  /** A complete escape sequence other than CSI and strings: `ESC intermediates final`. */
+  escape(intermediates: string, final: number, at: number): void;
+  /**
+   * A complete CSI sequence with its final byte; `startAbs` is the stream offset of its ESC, `end`
+   * the index after its final byte. Its parameters are read from the parser while this runs
+   * (`params()`, `paramByte()`): most sinks never need them as text.
+   */
+  csi(final: number, startAbs: number, end: number): void;
+  /** A string sequence (OSC, DCS, SOS, PM, APC) begins at `at`. */
+  stringStart?(at: number): void;
+  /** A byte that cannot be in a CSI sequence ended it unfinished; the byte is parsed as text. */
+  malformed?(at: number): void;
+  /**
+   * An OSC sequence ended (BEL or ST): its payload, or null when longer than kept. Called only
+   * for a parser made with `{ osc: true }`.
+   */
+  osc?(payload: string | null): void;
+}
+
+/** Feeds a stream of terminal output to a sink, token by token. */
+export class EscapeParser {
+  private st: ParserState = ParserState.Ground;
+  /** The current CSI's parameter and intermediate bytes (the first MAX_CSI_PARAMS of them). */
+  private readonly paramBytes = new Uint8Array(MAX_CSI_PARAMS);
+  private paramCount = 0;
+  private long = false;
+  private intermediates = '';
+  /** Stream offset of the current sequence's ESC, and of the next chunk's first byte. */
+  private seqStartAbs = 0;
+  private base = 0;
+  /** The last chunk ended with a C2 byte in text: a C1 control if the next byte is 0x80–0x9F. */
+  private pendingC2 = false;
+  /** OSC payload bytes, collected only when the sink wants payloads. */
+  private readonly payload: number[] | null;
+  private payloadTooLong = false;
+  private readonly decoder: InstanceType<typeof TextDecoder> | null;
+
+  /** `osc`: collect OSC payloads for the sink's `osc` (only those who read them pay for it). */
+  constructor(
+    private readonly sink: EscapeSink,
+    opts: { osc?: boolean } = {},
+  ) {
+    this.payload = opts.osc ? [] : null;
+    this.decoder = opts.osc ? new TextDecoder() : null;
+  }
+
+  /** Where the parser stands after the last chunk. */
+  get state(): ParserState {
+    return this.st;
+  }
+
+  /** Bytes parsed so far (the stream offset of the next chunk). */
+  get offset(): number {
+    return this.base;
+  }
+
+  /**
+   * The CSI being handed to `csi`: its parameter and intermediate bytes as text (a private marker
+   * included, cut at MAX_CSI_PARAMS).
+   */
+  params(): string {
+    return String.fromCharCode(...this.paramBytes.subarray(0, this.paramCount));
+  }
+
+  /** Byte `i` of the CSI's parameters (-1 past them). */
+  paramByte(i: number): number {
+    return i < this.paramCount ? this.paramBytes[i]! : -1;
+  }
+
+  /** How many parameter bytes the CSI has (kept ones: see `paramsLong`). */
+  get paramLength(): number {
+    return this.paramCount;
+  }
+
+  /** The CSI had more parameter bytes than MAX_CSI_PARAMS (the rest were not kept). */
+  get paramsLong(): boolean {
+    return this.long;
+  }
+
+  /** Back to text, the stream starting afresh (a partial sequence is dropped). */
+  reset(): void {
+    this.st = ParserState.Ground;
+    this.pendingC2 = false;
+  }
+
+  parse(chunk: Uint8Array): void {
+    const sink = this.sink;
+    const len = chunk.length;
+    let state = this.st;
+    let i = 0;
+    if (this.pendingC2 && len > 0) {
+      this.pendingC2 = false;
+      const b = chunk[0]!;
+      if (state === ParserState.Ground && b >= 0x80 && b <= 0x9f) sink.c1?.(0);
+    }
+    for (; i < len; i++) {
+      const b = chunk[i]!;
+      if (
+        b < 0x20 &&
+        (state === ParserState.Esc ||
+          state === ParserState.EscIntermediate ||
+          state === ParserState.Csi)
+      ) {
+        // C0 controls inside an escape or CSI sequence are executed by terminals, not part of it;
+        // ESC starts a new sequence, CAN and SUB cancel it.
+        sink.execute(b, i, true);
+        if (b === ESC) {
+          state = ParserState.Esc;
+          this.seqStartAbs = this.base + i;
+          this.intermediates = '';
+        } else if (b === CAN || b === SUB) state = ParserState.Ground;
+        continue;
+      }
+      switch (state) {
+        case ParserState.Ground: {
+          // A run of text is handed over in one go: most output is plain text.
+          let j = i;
+          while (j < len) {
+            const c = chunk[j]!;
+            if (c < 0x20 || c === DEL) break;
+            if (c === C2) {
+              if (j + 1 === len) {
+                this.pendingC2 = true;
+              } else {
+                const next = chunk[j + 1]!;
+                if (next >= 0x80 && next <= 0x9f) {
+                  sink.print(chunk, i, j + 2);
+                  sink.c1?.(j + 1);
+                  i = j + 2;
+                  j = i;
+                  continue;
+                }
+              }
+            }
+            j++;
+          }
+          if (j > i) sink.print(chunk, i, j);
+          if (j === len) {
+            i = j;
+            break;
+          }
+          const c = chunk[j]!;
+          if (c === ESC) {
+            state = ParserState.Esc;
+            this.seqStartAbs = this.base + j;
+            this.intermediates = '';
+          } else sink.execute(c, j, false);
+          i = j;
+          break;
+        }
+        case ParserState.Esc:
+          if (b === 0x5b) {
+            state = ParserState.Csi;
+            this.paramCount = 0;
+            this.long = false;
+          } else if (b === 0x5d) {
+            state = ParserState.Osc;
+            sink.stringStart?.(i);
+            this.startPayload();
+          } else if (b === 0x50 || b === 0x58 || b === 0x5e || b === 0x5f) {
+            state = ParserState.Str;
+            sink.stringStart?.(i);
+          } else if (b >= 0x20 && b <= 0x2f) {
+            state = ParserState.EscIntermediate;
+            this.intermediates = String.fromCharCode(b);
+          } else {
+            // The final byte of a two-byte escape (ESC 7, ESC M, ESC =, …).
+            state = ParserState.Ground;
+            sink.escape('', b, i);
+          }
+          break;
+        case ParserState.EscIntermediate:
+          if (b <= 0x2f) {
+            if (this.intermediates.length < MAX_CSI_PARAMS)
+              this.intermediates += String.fromCharCode(b);
+          } else {
+            // ESC ( B, ESC # 8, …
+            state = ParserState.Ground;
+            sink.escape(this.intermediates, b, i);
+          }
+          break;
+        case ParserState.Csi:
+          if (b >= 0x30 && b <= 0x3f) {
+            // A run of parameter bytes in one go: TUI output is mostly CSI sequences.
+            let j = i;
+            let n = this.paramCount;
+            const buf = this.paramBytes;
+            while (j < len) {
+              const c = chunk[j]!;
+              if (c < 0x30 || c > 0x3f) break;
+              if (n < MAX_CSI_PARAMS) buf[n++] = c;
+              else this.long = true;
+              j++;
+            }
+            this.paramCount = n;
+            i = j - 1;
+          } else if (b >= 0x40 && b <= 0x7e) {
+            state = ParserState.Ground;
+            sink.csi(b, this.seqStartAbs, i + 1);
+          } else if (b >= 0x20 && b <= 0x3f) {
+            if (this.paramCount < MAX_CSI_PARAMS) this.paramBytes[this.paramCount++] = b;
+            else this.long = true;
+          } else {
+            // A byte that cannot be in a CSI: the sequence was malformed; the byte is text again.
+            state = ParserState.Ground;
+            sink.malformed?.(i);
+            i--;
+          }
+          break;
+        case ParserState.Osc:
+          if (b === BEL) {
+            state = ParserState.Ground;
+            this.endPayload();
+          } else if (b === CAN || b === SUB) state = ParserState.Ground;
+          else if (b === ESC) state = ParserState.OscEsc;
+          else if (this.payload) this.addPayload(b);
+          else {
+            // Skipped to its end when nobody reads payloads (a title, a hyperlink's URL).
+            let j = i + 1;
+            while (j < len) {
+              const c = chunk[j]!;
+              if (c === BEL || c === ESC || c === CAN || c === SUB) break;
+              j++;
+            }
+            i = j - 1;
+          }
+          break;
+        case ParserState.OscEsc:
+          if (b === 0x5c) {
+            state = ParserState.Ground;
+            this.endPayload();
+          } else {
+            // ESC not followed by '\': the string ended unfinished and a new escape starts here.
+            state = ParserState.Esc;
+            this.seqStartAbs = this.base + i - 1;
+            this.intermediates = '';
+            i--;
+          }
+          break;
+        case ParserState.Str:
+          if (b === CAN || b === SUB) state = ParserState.Ground;
+          else if (b === ESC) state = ParserState.StrEsc;
+          break;
+        case ParserState.StrEsc:
+          if (b === 0x5c) state = ParserState.Ground;
+          else {
+            state = ParserState.Esc;
+            this.seqStartAbs = this.base + i - 1;
+            this.intermediates = '';
+            i--;
+          }
+          break;
+      }
+    }
+    this.st = state;
+    this.base += len;
+  }
+
+  private startPayload(): void {
+    if (!this.payload) return;
+    this.payload.length = 0;
+    this.payloadTooLong = false;
+  }
+
+  private addPayload(b: number): void {
+    if (this.payload!.length < MAX_OSC_PAYLOAD_BYTES) this.payload!.push(b);
+    else this.payloadTooLong = true;
+  }
+
+  private endPayload(): void {
+    if (!this.payload) return;
+    this.sink.osc?.(
+      this.payloadTooLong ? null : this.decoder!.decode(new Uint8Array(this.payload)),
+    );
+    this.payload.length = 0;
+  }
+}
