@@ -43,9 +43,10 @@ export function sessionTarget(session: Session): InjectTarget {
     },
     submits: () => session.turns?.submits ?? null,
     dropUntaken: () => session.turns?.dropUntaken(),
-    waitTaken: (seq, ms) => {
+    waitTaken: (seq, ms, held) => {
       const taken = () => (session.turns?.submits?.taken ?? 0) >= seq;
-      return waitFor(session, () => taken() || !session.live, ms).then(taken);
+      const back = () => held !== undefined && session.turns?.inputShows(held) === true;
+      return waitFor(session, () => taken() || back() || !session.live, ms).then(taken);
     },
     hasContinuation: () => session.turns?.hasContinuation ?? false,
     waitContinuation: (ms) => {

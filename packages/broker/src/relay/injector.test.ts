@@ -173,4 +173,37 @@ describe('an Enter a TUI is slow to show it took', () => {
     ).rejects.toMatchObject({ code: 'not_submitted' });
     expect(t.waits).toEqual([INJECT_TAKEN_MS, INJECT_TAKEN_MS]);
   });
+
+  it('its box gone after Enter, then back holding the text (a resumed Gemini CLI): Enter again at once', async () => {
+    // Gemini CLI resumed: the first Enter dropped while "Resuming session..." replaces its box,
+    // which comes back with the text; the second Enter is taken. No wait runs out its time.
+    let sent = 0;
+    let boxGone = false;
+    const waits: string[] = [];
+    const t = {
+      ...target('idle', false),
+      inputShows: (text: string) => !boxGone && text === 'a question',
+      submits: () => ({ sent, taken: sent >= 2 ? 2 : 0 }),
+      write: async function (this: void, data: Uint8Array) {
+        if (Buffer.from(data).toString() !== '\r') return;
+        sent++;
+        boxGone = sent === 1;
+      },
+      waitTaken: async (seq: number, ms: number, held?: string) => {
+        if (sent >= 2) return true;
+        // The first wait runs out with the box gone; then the box comes back holding the text,
+        // which a wait given `held` ends on (one that is not runs out its time).
+        if (ms === INJECT_TAKEN_MS) waits.push(`ran out (${ms} ms)`);
+        else {
+          boxGone = false;
+          waits.push(held === 'a question' ? 'box back' : `ran out (${ms} ms)`);
+        }
+        return false;
+      },
+    };
+    const r = await inject(t, Buffer.from('a question'), { enter: true, force: false });
+    expect(r.submitted).toBe(true);
+    expect(sent).toBe(2);
+    expect(waits).toEqual([`ran out (${INJECT_TAKEN_MS} ms)`, 'box back']);
+  });
 });

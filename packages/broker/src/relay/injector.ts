@@ -115,8 +115,12 @@ export interface InjectTarget {
    * resolves once it did.
    */
   dropUntaken?(): void | Promise<void>;
-  /** Resolves true once submit number `seq` (or a later one) was taken, false after `ms`. */
-  waitTaken?(seq: number, ms: number): Promise<boolean>;
+  /**
+   * Resolves true once submit number `seq` (or a later one) was taken, false after `ms` — or,
+   * given `held`, as soon as the input box shows that text again (the agent drew its box anew
+   * with the text still in it: it did not take the Enter).
+   */
+  waitTaken?(seq: number, ms: number, held?: string): Promise<boolean>;
   /** Whether the session's preset knows a continuation prompt (REPLs). */
   hasContinuation?(): boolean;
   /** Resolves true once the program shows its continuation prompt, false once a turn
@@ -262,8 +266,9 @@ export async function inject(
 /**
  * Whether the agent took submit `seq`: within INJECT_TAKEN_MS, or — when by then its input box
  * is gone from a screen that does not say what came of it (no input line, no marker: a view
- * being drawn) — within INJECT_VIEW_CHANGE_MS more. A box still holding the text did not take it,
- * and text the box never showed (a dialog took it as its keys) is not waited on either.
+ * being drawn) — within INJECT_VIEW_CHANGE_MS more, unless the box comes back with the text.
+ * A box still holding the text did not take it, and text the box never showed (a dialog took it
+ * as its keys) is not waited on either.
  */
 async function waitTaken(
   target: InjectTarget,
@@ -273,7 +278,10 @@ async function waitTaken(
 ): Promise<boolean> {
   if (await target.waitTaken!(seq, INJECT_TAKEN_MS)) return true;
   if (!shownBeforeEnter || !target.isLive() || target.inputShows?.(typed) !== false) return false;
-  return target.waitTaken!(seq, INJECT_VIEW_CHANGE_MS);
+  // Ends as soon as the box is back holding the text: Gemini CLI, resumed, draws "Resuming
+  // session..." in place of its box, drops the Enter meanwhile and draws the box again with the
+  // text: the next Enter is taken; waiting on, the ask timed out.
+  return target.waitTaken!(seq, INJECT_VIEW_CHANGE_MS, typed);
 }
 
 /** The text as the target's preset has multi-line text typed without bracketed paste. */

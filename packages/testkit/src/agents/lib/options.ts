@@ -46,6 +46,13 @@ export interface AgentOptions {
    */
   newlineEnters: number;
   /**
+   * TUI style, `--drop-enter MS`: the first Enter on text in the box is dropped, and for MS ms
+   * a `Resuming session...` line replaces the box, every key read meanwhile dropped; then the
+   * box is back holding the text. Gemini CLI 0.61 resumed does this when the Enter comes before
+   * it has loaded the chat (it draws its box first).
+   */
+  dropEnterMs: number;
+  /**
    * `--settings JSON`: what clippy wires for a Claude Code session (its hooks). Taken always, so
    * a fake agent under the `claude` preset starts as the real one does; its hooks run only with
    * `--hooks` (without, it is a Claude Code that runs none: the screen alone gives its turns).
@@ -91,6 +98,7 @@ export function parseAgentOptions(
       ask: { type: 'boolean' },
       edits: { type: 'string' },
       'newline-enters': { type: 'string' },
+      'drop-enter': { type: 'string' },
       settings: { type: 'string' },
       hooks: { type: 'boolean' },
       'hook-lag': { type: 'string' },
@@ -116,6 +124,7 @@ export function parseAgentOptions(
     ask: values.ask ?? defaults.ask ?? false,
     edits: values.edits ? (JSON.parse(readFileSync(values.edits, 'utf8')) as Edit[][]) : [],
     newlineEnters: num(values['newline-enters'], defaults.newlineEnters ?? 0),
+    dropEnterMs: num(values['drop-enter'], defaults.dropEnterMs ?? 0),
     settings: values.settings,
     hooks: values.hooks ?? false,
     hookLag: num(values['hook-lag'], 0),

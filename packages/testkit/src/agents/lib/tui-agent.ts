@@ -46,6 +46,9 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   let spinner: NodeJS.Timeout | null = null;
   let startedAt = 0;
   let newlineEnters = opts.newlineEnters;
+  /** `--drop-enter`: the Enter to drop is still to come; the box is replaced meanwhile. */
+  let dropEnter = opts.dropEnterMs > 0;
+  let resuming = false;
   const queue: Buffer[] = [];
   /** The permission dialog on screen (`--ask`): where its cursor is, and who waits for the choice. */
   let asking: { selected: number; choose: (index: number) => void } | null = null;
@@ -88,6 +91,7 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   ];
   const live = (): string[] => {
     if (asking) return dialog(asking.selected);
+    if (resuming) return ['⠋ Resuming session...', '', '─'.repeat(cols), '  workspace'];
     const rule = '─'.repeat(cols);
     const status = busy
       ? [`${SPINNER[frame % SPINNER.length]} Thinking… (esc to interrupt)`, '']
@@ -238,7 +242,9 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
 
   const parser = new KeyParser();
   process.stdin.on('data', (chunk: Buffer) => {
-    for (const key of parser.feed(chunk)) {
+    const keys = parser.feed(chunk);
+    if (resuming) return;
+    for (const key of keys) {
       if (asking) {
         dialogKey(key);
         continue;
@@ -257,6 +263,15 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
         case 'enter': {
           const bytes = Buffer.concat(input);
           if (bytes.length === 0) break;
+          if (dropEnter) {
+            dropEnter = false;
+            resuming = true;
+            setTimeout(() => {
+              resuming = false;
+              void render();
+            }, opts.dropEnterMs);
+            break;
+          }
           if (newlineEnters > 0) {
             newlineEnters--;
             input.push(Buffer.from('\n'));
