@@ -7,10 +7,6 @@ import { CPU_BOUND } from './vitest.workers.js';
 // page); `npm run test:unit` leaves them out and runs everything else from the sources.
 export default defineConfig({
   resolve: { conditions: ['source'] },
-  // Transformed sources kept on disk (node_modules/.experimental-vitest-cache, keyed by file
-  // content and config) for the next run: a warm `npm run test:unit` spent a quarter less CPU
-  // on the turns project. `vitest --clearCache` empties it.
-  experimental: { fsModuleCache: true },
   test: {
     // `scripts`: checks of the repository itself (e.g. the package boundaries in lint);
     // `editors/nvim`: the Neovim plugin, tested in a real Neovim.
