@@ -9,6 +9,7 @@ import { GIT_TEST_ENV, git, gitOwnDiff, makeRepo, writeFiles } from '@clippy/tes
 import { Nvim } from '@clippy/testkit/nvim';
 import { bins } from '@clippy/testkit/paths';
 import { programMissing } from '@clippy/testkit/requirements';
+import { eventually as testkitEventually } from '@clippy/testkit/until';
 
 // :ClippyDiff (issue 37): a session's changes in its worktree in a diff buffer, in a real
 // headless Neovim against the real daemon, the worktree made and diffed by real git.
@@ -49,15 +50,12 @@ async function startNvim(): Promise<Nvim> {
 }
 
 /** Waits until `check` gives something; throws with the plugin's messages after the timeout. */
-async function eventually<T>(n: Nvim, check: () => Promise<T | null | undefined>): Promise<T> {
-  const deadline = Date.now() + SHOWN_TIMEOUT_MS;
-  for (;;) {
-    const v = await check();
-    if (v !== null && v !== undefined) return v;
-    if (Date.now() > deadline)
-      throw new Error(`not shown; messages: ${JSON.stringify(await n.notes())}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+function eventually<T>(n: Nvim, check: () => Promise<T | null | undefined>): Promise<T> {
+  return testkitEventually(
+    check,
+    async () => `shown (messages: ${JSON.stringify(await n.notes())})`,
+    SHOWN_TIMEOUT_MS,
+  );
 }
 
 const note = (n: Nvim, re: RegExp) =>

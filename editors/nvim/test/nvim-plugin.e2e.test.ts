@@ -11,7 +11,7 @@ import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { otherRelease } from '@clippy/testkit/other-release';
 import { Nvim, nvimPluginDir } from '@clippy/testkit/nvim';
 import { bins } from '@clippy/testkit/paths';
-import { until } from '@clippy/testkit/until';
+import { eventually as testkitEventually, until } from '@clippy/testkit/until';
 import { programMissing } from '@clippy/testkit/requirements';
 
 // The Neovim plugin (editors/nvim) in a real headless Neovim, against the real daemon and
@@ -39,44 +39,32 @@ async function startNvim(env: NodeJS.ProcessEnv, setup = ''): Promise<Nvim> {
   return n;
 }
 
+/** testkit's `eventually` with this file's patience (SHOWN_TIMEOUT_MS). */
+function eventually<T>(
+  check: () => Promise<T | false | null | undefined>,
+  what: string | (() => Promise<string>),
+): Promise<T> {
+  return testkitEventually(check, what, SHOWN_TIMEOUT_MS);
+}
+
 /** Waits for a vim.notify message matching `re` and returns it. */
 async function note(n: Nvim, re: RegExp): Promise<{ msg: string; level: number }> {
-  let found: { msg: string; level: number } | undefined;
-  const deadline = Date.now() + SHOWN_TIMEOUT_MS;
-  while (!found) {
-    found = (await n.notes()).find((x) => re.test(x.msg));
-    if (found) break;
-    if (Date.now() > deadline) {
-      throw new Error(`no message matching ${re}; got: ${JSON.stringify(await n.notes())}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return found;
+  return eventually(
+    async () => (await n.notes()).find((x) => re.test(x.msg)),
+    async () => `a message matching ${re}; got: ${JSON.stringify(await n.notes())}`,
+  );
 }
 
 /** Waits until the buffer named `name` exists and satisfies `ok`; returns its lines. */
 async function buffer(n: Nvim, name: string, ok: (l: string[]) => boolean = () => true) {
-  let lines: string[] | null = null;
-  const deadline = Date.now() + SHOWN_TIMEOUT_MS;
-  for (;;) {
-    lines = await n.bufferLines(name);
-    if (lines && ok(lines)) return lines;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `buffer ${name}: ${JSON.stringify(lines)}; messages: ${JSON.stringify(await n.notes())}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** Resolves once the asynchronous `check` holds; throws (naming `what`) after SHOWN_TIMEOUT_MS. */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + SHOWN_TIMEOUT_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${SHOWN_TIMEOUT_MS} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return eventually(
+    async () => {
+      const lines = await n.bufferLines(name);
+      return lines && ok(lines) ? lines : null;
+    },
+    async () =>
+      `buffer ${name}: ${JSON.stringify(await n.bufferLines(name))}; messages: ${JSON.stringify(await n.notes())}`,
+  );
 }
 
 /** Fills the current buffer with `lines`. */
@@ -298,14 +286,12 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     const n = await startNvim(d.env.env);
     await setLines(n, []);
     await n.command('ClippyAttach alpha');
-    const deadline = Date.now() + SHOWN_TIMEOUT_MS;
     const clients = async () =>
       (await c.request('list_sessions', {})).sessions.find((s) => s.name === 'alpha')!;
-    while ((await clients()).clients !== 1) {
-      if (Date.now() > deadline)
-        throw new Error(`never attached: ${JSON.stringify(await n.notes())}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(
+      async () => (await clients()).clients === 1,
+      async () => `attached (messages: ${JSON.stringify(await n.notes())})`,
+    );
     const term = await n.lua<{ buftype: string; session: string; mode: string }>(
       'return { buftype = vim.bo.buftype, session = vim.b.clippy_session, mode = vim.api.nvim_get_mode().mode }',
     );
@@ -313,23 +299,17 @@ describe.skipIf(!hasNvim)('with a daemon and fake agents', { timeout: E2E_TIMEOU
     // The agent's screen is replayed into the terminal: its last answer is on it.
     const answer = 'ANSWER: show me in a terminal';
     const screen = () => n.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)');
-    while (!(await screen()).some((l) => l.includes(answer))) {
-      if (Date.now() > deadline)
-        throw new Error(`not on the screen: ${answer}\n${(await screen()).join('\n')}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(
+      async () => (await screen()).some((l) => l.includes(answer)),
+      async () => `on the screen: ${answer}\n${(await screen()).join('\n')}`,
+    );
     await n.dispose();
     nvims.splice(nvims.indexOf(n), 1);
-    for (;;) {
-      const alpha = await clients();
-      if (alpha.clients === 0) {
-        expect(alpha.state).not.toBe('exited');
-        break;
-      }
-      if (Date.now() > deadline + SHOWN_TIMEOUT_MS)
-        throw new Error('attach client never went away');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const alpha = await eventually(async () => {
+      const a = await clients();
+      return a.clients === 0 && a;
+    }, 'the attach client gone');
+    expect(alpha.state).not.toBe('exited');
   });
 
   it('an unknown or exited session, or a missing argument, is a clear error message', async () => {
@@ -787,19 +767,29 @@ describe.skipIf(!hasNvim)('without a working daemon', { timeout: E2E_TIMEOUT_MS 
     const e = freshEnv();
     fs.mkdirSync(path.dirname(e.socket), { mode: 0o700 });
     const held: net.Socket[] = [];
-    const server = net.createServer((s) => held.push(s));
+    let said = '';
+    let closed = false;
+    const server = net.createServer((s) => {
+      held.push(s);
+      s.on('data', (d) => (said += d.toString('latin1')));
+      s.on('close', () => (closed = true));
+    });
     servers.push(server);
     await new Promise<void>((r) => server.listen(e.socket, r));
     const n = await startNvim(e.env);
-    const started = Date.now();
     await n.command('ClippySessions');
-    // The editor stays usable while it waits.
+    // It asked (a hello on an open connection) and waits for the answer, saying nothing yet;
+    // the editor stays usable while it waits.
+    await until(() => said.includes('hello'), 'the hello');
     expect(await n.lua('return 1 + 1')).toBe(2);
+    expect(await n.notes()).toEqual([]);
+    expect(closed).toBe(false);
+    // ...until its hello bound, which the message names; then it lets go of the connection.
     const m = await note(n, /clippy:/);
     expect(m.msg).toBe(
       `clippy: the clippy daemon at ${e.socket} did not answer hello within 5000 ms`,
     );
-    expect(Date.now() - started).toBeGreaterThanOrEqual(4_500);
+    await until(() => closed, 'the connection closed by the plugin');
     for (const s of held) s.destroy();
   });
 });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tmpdir } from 'node:os';
 import {
   childEnv,
@@ -9,6 +9,7 @@ import {
 } from './test-support/fixtures.js';
 import type { RawClient } from './test-support/raw-client.js';
 import { FLOW_HIGH_WATERMARK, PIPELINE_BACKLOG_HIGH } from './constants.js';
+import { Attachment, OutputBatch, type FlowLimits, type FlowSink } from './flow-control.js';
 
 let tb: TestBroker | null = null;
 afterEach(async () => {
@@ -43,12 +44,14 @@ describe('flow control', () => {
     await stopped.ok('attach', { session, mode: 'interactive' });
     await healthy.ok('attach', { session, mode: 'interactive' });
     stopped.socket.pause(); // stops reading: never acks, its socket fills up
-    // Time for the stopped client to fall behind (past its demotion grace, 300 ms).
-    await sleep(1_000);
     const before = healthy.received.get(session) ?? 0;
-    // The healthy client keeps receiving the flood well after the stopped one fell behind: a
-    // megabyte more (a stall would hold it at `before`; a rate would fail on a loaded machine).
-    await healthy.until(() => (healthy.received.get(session) ?? 0) - before > 1_000_000);
+    // The stopped client holds the PTY once a high watermark of its output is unacked, so the
+    // flood reaches the healthy client beyond two watermarks only after the stopped one was
+    // demoted (its grace, on a fake clock, is tested in "the demote grace" below). A stall
+    // would hold it there; a rate would fail on a loaded machine.
+    await healthy.until(
+      () => (healthy.received.get(session) ?? 0) - before > 2 * FLOW_HIGH_WATERMARK + 1_000_000,
+    );
     stopped.socket.resume();
     const detached = await stopped.waitFor((m) => m.type === 'detached', 20_000);
     expect(detached).toMatchObject({ session, reason: 'slow_consumer' });
@@ -109,8 +112,9 @@ describe('flow control', () => {
     const session = await spawnFlood(c);
     await c.ok('attach', { session, mode: 'interactive' });
     // No acks: the broker stops reading the PTY a little above the high watermark.
-    await sleep(1_000);
+    await waitUntil(() => tb!.broker.table.resolve(session)!.outputBytes > FLOW_HIGH_WATERMARK);
     const stalled = tb.broker.table.resolve(session)!.outputBytes;
+    // The absence of output cannot be awaited: unpaused, the flood writes megabytes in 500 ms.
     await sleep(500);
     expect(tb.broker.table.resolve(session)!.outputBytes - stalled).toBeLessThan(70_000);
     expect(stalled).toBeLessThan(FLOW_HIGH_WATERMARK + 300_000);
@@ -122,13 +126,14 @@ describe('flow control', () => {
   });
 
   it('paces a flood at the screen model: its backlog stays bounded and no byte is dropped', async () => {
-    // 30 MB on one line: nothing of it can be dropped unparsed, the screen model parses it all.
+    // 16 MB (four times the backlog bound) on one line: nothing of it can be dropped unparsed,
+    // the screen model parses it all.
     tb = await startTestBroker();
     const c = await tb.client();
     await c.ok('subscribe', { events: ['session_exited'] });
     const r = await c.ok('spawn', {
       command: 'sh',
-      args: ['-c', 'sleep 0.1; head -c 30000000 /dev/zero | tr "\\0" a; printf END'],
+      args: ['-c', 'sleep 0.1; head -c 16000000 /dev/zero | tr "\\0" a; printf END'],
       env: childEnv(),
       cwd: tmpdir(),
     });
@@ -143,7 +148,7 @@ describe('flow control', () => {
     } finally {
       clearInterval(sampler);
     }
-    expect(session.outputBytes).toBe(30_000_003);
+    expect(session.outputBytes).toBe(16_000_003);
     expect(maxBacklog).toBeLessThan(PIPELINE_BACKLOG_HIGH + 1024 * 1024);
     // The replay covers every byte: the model parsed the whole flood.
     expect(await session.output.snapshot()).toContain('aEND');
@@ -167,9 +172,114 @@ describe('flow control', () => {
     expect(detached.message).not.toMatch(/detached/);
     // The session kept running at full speed without anyone attached; the daemon's memory did not follow it.
     const produced = tb.broker.table.resolve(session)!.outputBytes;
-    await sleep(1_500);
-    expect(tb.broker.table.resolve(session)!.outputBytes).toBeGreaterThan(produced + 1_000_000);
+    await waitUntil(
+      () => tb!.broker.table.resolve(session)!.outputBytes > produced + 1_000_000,
+      20_000,
+    );
     expect(process.memoryUsage.rss() - rssBefore).toBeLessThan(150 * 1024 * 1024);
     expect((await control.ok('list_sessions')).status).toBe('ok');
+  });
+});
+
+/** A sink that records what it was given; `buffered` is what its reader has not taken. */
+function recordingSink(): FlowSink & { sent: number; buffered: number } {
+  return {
+    terminal: false,
+    sent: 0,
+    buffered: 0,
+    sendOutput(batch) {
+      this.sent += batch.bytes;
+    },
+    sendExit() {},
+    sendNotice() {},
+    get bufferedAmount() {
+      return this.buffered;
+    },
+    release: () => Promise.resolve(),
+    dispose() {},
+  };
+}
+
+const LIMITS: FlowLimits = {
+  highWatermark: 1_000,
+  lowWatermark: 250,
+  demoteGraceMs: 2_000,
+  observerQueueLimit: 1_000_000,
+};
+
+function batch(bytes: number): OutputBatch {
+  return new OutputBatch('s', [Buffer.alloc(bytes)], bytes);
+}
+
+/** An interactive attachment, flushed (past its attach), and what it told the session. */
+function interactive() {
+  const events: string[] = [];
+  const a = new Attachment('interactive', recordingSink(), LIMITS, {
+    onHoldChanged: () => events.push(a.holding ? 'hold' : 'release'),
+    onSlowConsumer: () => events.push('slow'),
+  });
+  a.flushPending();
+  return { a, events };
+}
+
+describe('the demote grace (an attachment on a fake clock)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('an interactive client behind by a high watermark holds the PTY for the grace, then is demoted', () => {
+    vi.useFakeTimers();
+    const { a, events } = interactive();
+    a.deliverOutput(batch(LIMITS.highWatermark));
+    expect(a.holding).toBe(false); // at the watermark, not above it
+    a.deliverOutput(batch(1));
+    expect(events).toEqual(['hold']);
+    vi.advanceTimersByTime(LIMITS.demoteGraceMs - 1);
+    expect(a.holding).toBe(true);
+    expect(a.demoted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(a.holding).toBe(false);
+    expect(a.demoted).toBe(true);
+    expect(events).toEqual(['hold', 'release']);
+    // Demoted, it holds nothing however far behind it falls...
+    a.deliverOutput(batch(10 * LIMITS.highWatermark));
+    vi.advanceTimersByTime(10 * LIMITS.demoteGraceMs);
+    expect(events).toEqual(['hold', 'release']);
+    // ...until its acks bring it below the low watermark: then it is interactive again.
+    a.ack(a.unacked - LIMITS.lowWatermark + 1);
+    expect(a.demoted).toBe(false);
+    a.deliverOutput(batch(LIMITS.highWatermark));
+    expect(events).toEqual(['hold', 'release', 'hold']);
+  });
+
+  it('a client that acks below the low watermark within the grace is never demoted', () => {
+    vi.useFakeTimers();
+    const { a, events } = interactive();
+    a.deliverOutput(batch(LIMITS.highWatermark + 1));
+    vi.advanceTimersByTime(LIMITS.demoteGraceMs - 1);
+    a.ack(a.unacked - LIMITS.lowWatermark); // at the low watermark: still holding
+    expect(a.holding).toBe(true);
+    a.ack(1);
+    expect(events).toEqual(['hold', 'release']);
+    vi.advanceTimersByTime(10 * LIMITS.demoteGraceMs);
+    expect(a.demoted).toBe(false);
+    expect(events).toEqual(['hold', 'release']);
+  });
+
+  it('an observer never holds the PTY; past its queue limit it is a slow consumer', () => {
+    vi.useFakeTimers();
+    const sink = recordingSink();
+    const events: string[] = [];
+    const a = new Attachment('observer', sink, LIMITS, {
+      onHoldChanged: () => events.push('hold changed'),
+      onSlowConsumer: () => events.push('slow'),
+    });
+    a.flushPending();
+    a.deliverOutput(batch(100 * LIMITS.highWatermark));
+    vi.advanceTimersByTime(10 * LIMITS.demoteGraceMs);
+    expect(events).toEqual([]);
+    sink.buffered = LIMITS.observerQueueLimit + 1;
+    a.deliverOutput(batch(1));
+    expect(events).toEqual(['slow']);
   });
 });

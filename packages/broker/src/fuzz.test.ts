@@ -175,7 +175,8 @@ describe('fuzz', () => {
             s.on('data', () => {});
             s.once('connect', () => {
               for (const ch of chunks) s.write(ch);
-              // Give the broker a moment with the garbage, then hang up.
+              // The scenario: a client that hangs up a moment after its garbage (the broker
+              // may or may not have read it all: both must be survived).
               setTimeout(() => {
                 s.destroy();
                 resolve();

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { childEnv, sleep } from './test-support/fixtures.js';
 import { RawClient } from './test-support/raw-client.js';
 import { buildMissing } from '@clippy/testkit/requirements';
+import { eventually } from '@clippy/testkit/until';
 
 // The built entry point: these tests run clippyd as a real process (needs `npm run build`).
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'clippyd.js');
@@ -72,19 +73,24 @@ function startDaemon(env: Record<string, string>, args: string[] = []): Daemon {
 async function startListening(env: Record<string, string>, args: string[] = []): Promise<Daemon> {
   const d = startDaemon(env, args);
   const sock = join(env.XDG_RUNTIME_DIR!, 'clippy', 'broker.sock');
-  const end = Date.now() + 15_000;
   const wsSock = join(env.XDG_RUNTIME_DIR!, 'clippy', 'ws.sock');
   // Connectable, not merely present: a stale file from a killed daemon is present too. Both
-  // sockets: the WebSocket one is bound just after the main one.
-  while (d.proc.exitCode === null && Date.now() < end) {
-    try {
-      (await RawClient.connect(sock)).close();
-      if (await accepts(wsSock)) return d;
-    } catch {
-      // not yet
-    }
-    await sleep(50);
-  }
+  // sockets: the WebSocket one is bound just after the main one. A daemon that exited is
+  // returned as it is (the caller's test looks at how it ended).
+  await eventually(
+    async () => {
+      if (d.proc.exitCode !== null) return true;
+      try {
+        (await RawClient.connect(sock)).close();
+        return await accepts(wsSock);
+      } catch {
+        return false; // not yet
+      }
+    },
+    'the daemon listening on both sockets',
+    15_000,
+    50,
+  ).catch(() => {});
   return d;
 }
 
@@ -212,6 +218,8 @@ describe.skipIf(!BUILT)('clippyd lifecycle (real process)', () => {
     const sock = join(env.XDG_RUNTIME_DIR!, 'clippy', 'broker.sock');
     const d = await startListening(env);
     d.proc.kill('SIGHUP');
+    // Fixed: that the daemon does not die of the signal cannot be awaited; a daemon that
+    // died of it would be gone within this, and the open below would fail.
     await sleep(200);
     const c = await RawClient.open(sock);
     clients.push(c);

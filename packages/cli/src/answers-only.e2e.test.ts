@@ -110,6 +110,8 @@ describe('answers hold only the answer', () => {
       for (const keys of [['/', 'l', 'i', 'n', 'e', ' ', '5', 'Enter'], ['Space'], ['g']]) {
         const r = await runClippy(['send', 'lb', '--keys', ...keys], d.env.env);
         expect(r.code).toBe(0);
+        // Fixed: that it does not turn idle cannot be awaited; a prompt the keys made would be
+        // read as idle within this.
         await new Promise((res) => setTimeout(res, 300));
         // less waits for keys: never idle (no prompt is shown) while it runs.
         expect(await busyOrWaiting()).not.toBe('idle');

@@ -8,6 +8,7 @@ import { spawnProgram } from '@clippy/testkit/agents/harness';
 import { BUILTIN_PRESETS } from '@clippy/turns';
 import { bins } from '@clippy/testkit/paths';
 import { programMissing } from '@clippy/testkit/requirements';
+import { eventually } from '@clippy/testkit/until';
 
 // End-to-end: the scripts `clippy completion SHELL` prints, loaded in the real shells, complete
 // against a real daemon through the built `clippy` on PATH. bash and zsh are driven in a PTY
@@ -38,11 +39,11 @@ beforeAll(async () => {
   try {
     await spawnProgram(d, c, session, 'bash', 'bash', ['--norc', '--noprofile', '-i']);
     await c.request('send', { session, text: 'echo completion-turn', enter: true });
-    const deadline = Date.now() + 15_000;
-    while ((await c.request('list_turns', { session })).turns.length === 0) {
-      if (Date.now() > deadline) throw new Error('no turn in the set-up session');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(
+      async () => (await c.request('list_turns', { session })).turns.length > 0,
+      'a turn in the set-up session',
+      15_000,
+    );
   } finally {
     await c.close();
   }
@@ -109,6 +110,8 @@ describe('clippy completion', () => {
         await tab(sh, `clippy new --preset=claude --na`, /\$ clippy new --preset=claude --name $/m);
         // No candidate: the word is left as typed.
         sh.write(`clippy attach nomatch\t`);
+        // Fixed: a completion that does not come cannot be awaited; bash would have written
+        // one within this (the candidates above came far sooner).
         await new Promise((r) => setTimeout(r, 500));
         await tab(sh, 'x', /\$ clippy attach nomatchx$/m);
         await exit(sh);

@@ -3,7 +3,7 @@ import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
-import { until } from '@clippy/testkit/until';
+import { eventually, until } from '@clippy/testkit/until';
 
 /** Per test: a daemon, two sessions, two attached terminals, a few dozen CLI runs. */
 const E2E_TIMEOUT_MS = 90_000;
@@ -64,13 +64,15 @@ async function focusedBecomes(name: string | null): Promise<void> {
   const c = await daemon.connect();
   try {
     let last: string | null = null;
-    const deadline = Date.now() + FOCUS_SETTLE_MS;
-    for (;;) {
-      last = (await c.request('focused', {})).name;
-      if (last === name) break;
-      if (Date.now() > deadline) throw new Error(`the daemon kept naming ${last}, not ${name}`);
-      await new Promise((r) => setTimeout(r, FOCUS_POLL_MS));
-    }
+    await eventually(
+      async () => {
+        last = (await c.request('focused', {})).name;
+        return last === name;
+      },
+      () => `the daemon naming ${name} (it kept naming ${last})`,
+      FOCUS_SETTLE_MS,
+      FOCUS_POLL_MS,
+    );
   } finally {
     await c.close();
   }

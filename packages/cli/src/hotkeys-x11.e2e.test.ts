@@ -12,7 +12,7 @@ import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { DESKTOP_VARS, envWithout } from '@clippy/testkit/env';
 import { isAlive } from '@clippy/testkit/env-processes';
 import { bins } from '@clippy/testkit/paths';
-import { until } from '@clippy/testkit/until';
+import { eventually, until } from '@clippy/testkit/until';
 import { XServer, x11Missing } from '@clippy/testkit/x-server';
 import { programMissing } from '@clippy/testkit/requirements';
 
@@ -69,15 +69,17 @@ async function xterm(argv: string[], xenv: NodeJS.ProcessEnv, title: string) {
 async function latestTurnLines(session: string, line: string): Promise<string[]> {
   const c = await daemon.connect();
   try {
-    const deadline = Date.now() + PRESS_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      const { turns } = await c.request('list_turns', { session, limit: 1 });
-      if (turns.length > 0) {
+    await eventually(
+      async () => {
+        const { turns } = await c.request('list_turns', { session, limit: 1 });
+        if (turns.length === 0) return false;
         const { turn } = await c.request('get_turn', { session });
-        if (turn.text.split('\n').includes(line)) break;
-      }
-      await new Promise((r) => setTimeout(r, TURN_POLL_MS));
-    }
+        return turn.text.split('\n').includes(line);
+      },
+      `a turn of ${session} holding ${line}`,
+      PRESS_TIMEOUT_MS,
+      TURN_POLL_MS,
+    ).catch(() => {}); // what follows says what was there instead
   } finally {
     await c.close();
   }
@@ -91,7 +93,7 @@ describe('clippy hotkeys under X11', { timeout: E2E_TIMEOUT_MS }, () => {
   // One X server for the file; one daemon, emptied after each test (its sessions killed and
   // removed: no session, and so no focus report, outlives its test).
   beforeAll(async () => {
-    if (missing) return;
+    if (missing) return; // the tests skip, saying why (unavailable)
     try {
       x = await XServer.start();
     } catch (err) {
@@ -115,9 +117,9 @@ describe('clippy hotkeys under X11', { timeout: E2E_TIMEOUT_MS }, () => {
       } catch {
         continue; // gone already
       }
-      const deadline = Date.now() + WINDOW_STOP_TIMEOUT_MS;
-      while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      await until(() => !isAlive(pid), `${pid} gone`, WINDOW_STOP_TIMEOUT_MS).catch(() => {
+        process.kill(pid, 'SIGKILL'); // past its chance to stop cleanly
+      });
     }
   }, E2E_TIMEOUT_MS);
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { eventually } from '@clippy/testkit/until';
 
 // A user's prompt pattern runs on other people's output: one session's pattern must never stop
 // turn detection for the others (they share the pipeline worker). The real daemon (built, so
@@ -45,14 +46,17 @@ describe('prompt patterns are isolated from each other', () => {
     const c = client;
     /** The session's state once idle, or the last one seen when it does not get there. */
     const idle = async (name: string) => {
-      const deadline = Date.now() + TURN_TIMEOUT_S * 1000;
       let state: string | undefined;
-      while (Date.now() < deadline) {
-        const { sessions } = await c.request('list_sessions', {});
-        state = sessions.find((s) => s.name === name)?.state;
-        if (state === 'idle') break;
-        await new Promise((r) => setTimeout(r, STATE_POLL_MS));
-      }
+      await eventually(
+        async () => {
+          const { sessions } = await c.request('list_sessions', {});
+          state = sessions.find((s) => s.name === name)?.state;
+          return state === 'idle';
+        },
+        `${name} idle`,
+        TURN_TIMEOUT_S * 1000,
+        STATE_POLL_MS,
+      ).catch(() => {});
       return state;
     };
     const ask = async (name: string, text: string) => {

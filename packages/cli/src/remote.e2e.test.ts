@@ -6,6 +6,7 @@ import { askTurn } from '@clippy/testkit/agents/harness';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv } from '@clippy/testkit/daemon';
 import { TestSshd, sshdUnavailable } from '@clippy/testkit/sshd';
+import { eventually } from '@clippy/testkit/until';
 
 // Remote hosts through SSH (issue 22), with a real OpenSSH server on 127.0.0.1: the "remote"
 // side is a second XDG_RUNTIME_DIR whose daemon the CLI starts over SSH and reaches through a
@@ -15,6 +16,8 @@ import { TestSshd, sshdUnavailable } from '@clippy/testkit/sshd';
 
 /** Bounds one remote command (an SSH login, then a command on a loaded machine). */
 const REMOTE_TIMEOUT_MS = 30_000;
+/** Pause between two looks at the local session's turns (each two requests). */
+const REMOTE_POLL_MS = 50;
 const E2E_TIMEOUT_MS = 120_000;
 
 const why = sshdUnavailable();
@@ -43,7 +46,7 @@ async function askRemote(session: string, text: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (why) return;
+  if (why) return; // the tests skip, saying why (unavailable)
   remote = new DaemonEnv();
   sshd = await TestSshd.start({
     XDG_RUNTIME_DIR: remote.runtimeDir,
@@ -61,7 +64,7 @@ beforeAll(async () => {
 }, E2E_TIMEOUT_MS);
 
 afterAll(async () => {
-  if (why) return;
+  if (why) return; // the tests skip, saying why (unavailable)
   for (const dir of [local.runtimeDir, remote.runtimeDir]) await sshd?.stopMasters(dir);
   await local?.dispose();
   await remote?.dispose();
@@ -132,14 +135,17 @@ describe.skipIf(why !== null)('clippy --host through SSH', { timeout: E2E_TIMEOU
     // bash ran the remote turn's text: its next turn is the relayed command's own answer.
     const lc = await local.connect();
     try {
-      const deadline = Date.now() + REMOTE_TIMEOUT_MS;
       let text = '';
-      while (text !== 'relayed-42' && Date.now() < deadline) {
-        const { turns } = await lc.request('list_turns', { session: 'loc' });
-        if (turns.length > 0) text = (await lc.request('get_turn', { session: 'loc' })).turn.text;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(text).toBe('relayed-42');
+      await eventually(
+        async () => {
+          const { turns } = await lc.request('list_turns', { session: 'loc' });
+          if (turns.length > 0) text = (await lc.request('get_turn', { session: 'loc' })).turn.text;
+          return text === 'relayed-42';
+        },
+        () => `loc's turn relayed-42 (last: ${JSON.stringify(text)})`,
+        REMOTE_TIMEOUT_MS,
+        REMOTE_POLL_MS,
+      );
     } finally {
       await lc.close();
     }
@@ -171,15 +177,18 @@ describe.skipIf(why !== null)('clippy --host through SSH', { timeout: E2E_TIMEOU
       const before = (await lc.request('list_turns', { session: 'loc' })).turns.length;
       expect(await askRemote('rsh', "printf 'echo routed-%s\\n' $((9*11))")).toBe('echo routed-99');
       // loc (bash) ran the remote turn's text: its next turn is that command's answer.
-      const deadline = Date.now() + REMOTE_TIMEOUT_MS;
       let text = '';
-      while (text !== 'routed-99' && Date.now() < deadline) {
-        const { turns } = await lc.request('list_turns', { session: 'loc' });
-        if (turns.length > before)
-          text = (await lc.request('get_turn', { session: 'loc' })).turn.text;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(text).toBe('routed-99');
+      await eventually(
+        async () => {
+          const { turns } = await lc.request('list_turns', { session: 'loc' });
+          if (turns.length > before)
+            text = (await lc.request('get_turn', { session: 'loc' })).turn.text;
+          return text === 'routed-99';
+        },
+        () => `loc's turn routed-99 (last: ${JSON.stringify(text)})`,
+        REMOTE_TIMEOUT_MS,
+        REMOTE_POLL_MS,
+      );
     } finally {
       await lc.close();
     }

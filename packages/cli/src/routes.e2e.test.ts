@@ -13,7 +13,7 @@ import {
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { daemonForFile } from '@clippy/testkit/daemon-per-file';
-import { until } from '@clippy/testkit/until';
+import { eventually, until } from '@clippy/testkit/until';
 
 // Routes end to end (issue 14): the real CLI adds them, the real daemon fires them on the fake
 // agents' turns (a line agent, aider's kind, and a redrawing TUI, Claude Code's kind), and
@@ -352,13 +352,10 @@ async function pidOf(name: string): Promise<number> {
 /** Pause between two looks of `until2` (each a request to the daemon). */
 const UNTIL2_POLL_MS = 20;
 
-/** Polls an async check until it gives a value. */
-async function until2<T>(check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + FLOW_TIMEOUT_MS;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, UNTIL2_POLL_MS));
-  }
+/** testkit's `eventually`, bounded by the file's flow timeout: an async check of the route log. */
+function until2<T>(
+  check: () => Promise<T | undefined | false>,
+  what = 'the route log',
+): Promise<T> {
+  return eventually(check, what, FLOW_TIMEOUT_MS, UNTIL2_POLL_MS);
 }

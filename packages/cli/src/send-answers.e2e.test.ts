@@ -37,6 +37,8 @@ describe.skipIf(!LINUX)('a program that asks', () => {
 
     // Busy but not reading: stays busy (nothing may be typed into it unasked).
     await c.request('send', { session: 'py', text: 'import time; time.sleep(1.5)', enter: true });
+    // Fixed: that it stays busy (never blocked) can only be watched for a while; 1 s of the
+    // 1.5 s python sleeps is when a blocked state would have shown.
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await stateOf('py')).toBe('busy');
     await waitState(c, 'py', 'idle');

@@ -6,7 +6,7 @@ import type { ClippyClient } from '@clippy/client';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { bins } from '@clippy/testkit/paths';
-import { until } from '@clippy/testkit/until';
+import { eventually, until } from '@clippy/testkit/until';
 
 // Driving a menu from a script (issue 12): keys by name, single keys not wrapped in a paste,
 // text from stdin. The fake program behaves as Codex's and Gemini's menus do: raw mode,
@@ -68,14 +68,15 @@ async function start(name: string, mode: 'menu' | 'record'): Promise<string> {
  * it, so from then on keys are encoded for application cursor mode and text is pasted.
  */
 async function shown(name: string, text: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const a = await c.request('attach', { session: name, mode: 'observer' });
-    await c.request('detach', { session: name });
-    if (Buffer.from(a.replay).toString('utf8').includes(text)) return;
-    if (Date.now() > deadline) throw new Error(`${name} never showed ${text}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await eventually(
+    async () => {
+      const a = await c.request('attach', { session: name, mode: 'observer' });
+      await c.request('detach', { session: name });
+      return Buffer.from(a.replay).toString('utf8').includes(text);
+    },
+    `${name} showing ${text}`,
+    10_000,
+  );
 }
 
 function recorded(log: string): string {

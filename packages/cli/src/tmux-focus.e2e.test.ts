@@ -55,7 +55,7 @@ async function fromTmuxBinding(line: string): Promise<string> {
 emptyDaemonPerTest((d) => (daemon = d));
 
 beforeEach(async () => {
-  if (!hasTmux) return;
+  if (!hasTmux) return; // the tests skip, saying why (programMissing)
   tmpdir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-tmux-'));
   env = {
     ...envWithout(daemon.env.env, DESKTOP_VARS),
@@ -88,7 +88,7 @@ beforeEach(async () => {
 // Registered after the daemon's emptying, so it runs before it: the tmux server (and the
 // clippy attach in its panes) ends first.
 afterEach(async () => {
-  if (!hasTmux) return;
+  if (!hasTmux) return; // the tests skip, saying why (programMissing)
   for (const p of ptys.splice(0)) await p.dispose();
   if (serverPid > 0) {
     try {

@@ -13,6 +13,7 @@ import {
 import { runClippy } from '@clippy/testkit/cli-pty';
 import type { TestDaemon } from '@clippy/testkit/daemon';
 import { daemonForFile } from '@clippy/testkit/daemon-per-file';
+import { eventually, until } from '@clippy/testkit/until';
 
 // Relay end to end with the real CLI: capture from one fake agent, paste into another, and
 // check what the receiving agent got (its own log of every submission).
@@ -143,7 +144,7 @@ describe('relay between agents', () => {
     const relay = await runClippy(['relay', 'fb', 'nav'], d.env.env);
     expect(relay.stderr).toBe('');
     expect(relay.code).toBe(0);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => injects.length > 0, 'the inject on the navigator connection');
     expect(injects).toHaveLength(1);
     expect(injects[0]).toMatchObject({
       session: reg.session,
@@ -152,9 +153,12 @@ describe('relay between agents', () => {
     });
 
     await w.close();
-    await new Promise((r) => setTimeout(r, 100));
-    const { sessions } = await c.request('list_sessions', {});
-    expect(sessions.find((s) => s.name === 'nav')).toMatchObject({
+    const nav = await eventually(async () => {
+      const { sessions } = await c.request('list_sessions', {});
+      const s = sessions.find((x) => x.name === 'nav');
+      return s?.state === 'exited' && s;
+    }, 'nav exited once its connection closed');
+    expect(nav).toMatchObject({
       state: 'exited',
       turn_count: 1,
     });

@@ -13,6 +13,7 @@ import {
 import { agentCommand } from '@clippy/testkit/agents/index';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { until } from '@clippy/testkit/until';
 
 // Turn detection end to end: the real daemon, fake agents in real PTYs, the real CLI where the
 // command is what is tested (one daemon for the file; every session has its own name).
@@ -67,7 +68,7 @@ describe('turn detection under the daemon', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${answerText('third')}\n`);
 
-    await new Promise((res) => setTimeout(res, 50));
+    await until(() => turnEvents('aid').length >= 3, "aid's three turn events");
     const seen = turnEvents('aid');
     expect(seen.map((t) => t.turn.seq)).toEqual([1, 2, 3]);
     expect(seen.map((t) => t.turn.prompt)).toEqual(['first question', 'second one', 'third']);

@@ -18,7 +18,7 @@ import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { GIT_TEST_ENV, git, writeFiles } from '@clippy/testkit/git';
 import { RepoTemplate } from '@clippy/testkit/repo-template';
-import { until } from '@clippy/testkit/until';
+import { eventually, until } from '@clippy/testkit/until';
 
 // Worktrees end to end (issue 37): the real CLI and daemon, real git, fake agents that edit
 // files as they answer. A session gets a worktree of its own; `ls` and `diff` show its work;
@@ -91,19 +91,21 @@ async function countedChanges(
   expected: { files: number; added: number; removed: number },
   client: ClippyClient = c,
 ): Promise<void> {
-  const deadline = Date.now() + COUNT_TIMEOUT_MS;
-  for (;;) {
-    const changes = (await session(name, client)).worktree?.changes;
-    const done =
-      changes?.files === expected.files &&
-      changes.added === expected.added &&
-      changes.removed === expected.removed;
-    if (done || Date.now() > deadline) {
-      expect(changes).toMatchObject(expected);
-      return;
-    }
-    await new Promise((r) => setTimeout(r, COUNT_POLL_MS));
-  }
+  let changes: { files: number; added: number; removed: number } | null | undefined;
+  await eventually(
+    async () => {
+      changes = (await session(name, client)).worktree?.changes;
+      return (
+        changes?.files === expected.files &&
+        changes.added === expected.added &&
+        changes.removed === expected.removed
+      );
+    },
+    `${name}'s changes`,
+    COUNT_TIMEOUT_MS,
+    COUNT_POLL_MS,
+  ).catch(() => {}); // the assertion below says what was listed instead
+  expect(changes).toMatchObject(expected);
 }
 
 /**

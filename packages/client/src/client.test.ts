@@ -49,6 +49,10 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * The pid a test daemon wrote, once it has. Not testkit's `eventually`: testkit depends on
+ * client, so client cannot take testkit as a devDependency (a cycle turbo's build refuses).
+ */
 async function readPid(file: string): Promise<number> {
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -205,6 +209,7 @@ describe('ClippyClient over the Unix socket', () => {
     const server = await serve(() => undefined);
     const client = await open(server);
     server.conns[0]!.send({ type: 'daemon_shutdown', id: 0, reason: 'shutdown request' });
+    // The scenario: the connection ends a moment after the announcement (not a wait).
     setTimeout(() => server.conns[0]!.destroy(), 20);
     const info = await client.closed;
     expect(info.reason).toBe('shutdown');

@@ -9,6 +9,7 @@ import { navigate } from './navigator.js';
 import { OfflinePlanner } from './offline-planner.js';
 import type { Planner, PlannerHooks, PlannerInput } from './planner.js';
 import { buildMissing } from '@clippy/testkit/requirements';
+import { until } from '@clippy/testkit/until';
 
 // The navigator as an agent session: its context relayed into a fake agent, and the agent's
 // answer relayed back into the run as feedback for its next step.
@@ -70,9 +71,7 @@ describe.skipIf(!brokerBuilt)('navigator session relayed to and from an agent', 
           expect(back.submitted).toBe(true);
           relayedBack = turn.text;
           // The inject travels on the navigator's own connection: let it arrive before step 2.
-          const deadline = Date.now() + 10_000;
-          while (link!.pendingFeedback === 0 && Date.now() < deadline)
-            await new Promise((r) => setTimeout(r, 10));
+          await until(() => link!.pendingFeedback > 0, 'the feedback inject', 10_000);
           return { action: 'continue' };
         },
       });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
 import { TestDaemon } from './daemon.js';
+import { eventually } from './until.js';
 
 /** How long emptying a shared daemon between tests may take: sessions end, clients leave. */
 const EMPTY_TIMEOUT_MS = 15_000;
@@ -67,17 +68,16 @@ async function empty(daemon: TestDaemon): Promise<void> {
     for (const s of sessions) {
       await c.request('kill', { session: s.session, signal: 'SIGKILL', remove: true });
     }
-    const deadline = Date.now() + EMPTY_TIMEOUT_MS;
-    for (;;) {
-      const { clients } = await c.request('daemon_status', {});
-      if (clients <= 1) break;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `${clients - 1} clients still connected ${EMPTY_TIMEOUT_MS} ms after the test`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, EMPTY_POLL_MS));
-    }
+    let clients = 0;
+    await eventually(
+      async () => {
+        clients = (await c.request('daemon_status', {})).clients;
+        return clients <= 1;
+      },
+      () => `${clients - 1} clients gone after the test`,
+      EMPTY_TIMEOUT_MS,
+      EMPTY_POLL_MS,
+    );
   } finally {
     await c.close();
   }

@@ -2,6 +2,7 @@
 // CLI), reading what it showed through the VS Code double, and waiting for things to happen.
 import xterm from '@xterm/headless';
 import { bins } from '@clippy/testkit/paths';
+import { eventually as testkitEventually } from '@clippy/testkit/until';
 import { activate, type ClippyExtension } from '../src/extension.js';
 import {
   editor,
@@ -53,19 +54,13 @@ export function startExtension(
   };
 }
 
-/** Resolves once `check()` returns something other than undefined/false; throws after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
+/** testkit's `eventually` with the patience of what an editor shows (SHOWN_TIMEOUT_MS). */
+export function eventually<T>(
+  check: () => T | undefined | false | null | Promise<T | undefined | false | null>,
   what: string,
   timeoutMs = SHOWN_TIMEOUT_MS,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
+  return testkitEventually(check, what, timeoutMs, POLL_MS);
 }
 
 /** The first message of that level matching `re` (waiting for it). */

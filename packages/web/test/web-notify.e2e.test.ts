@@ -7,6 +7,7 @@ import { runClippy } from '@clippy/testkit/cli-pty';
 import { spawnAgent } from '@clippy/testkit/agents/harness';
 import { TestBrowser, chromiumMissing } from '@clippy/testkit/chromium';
 import { FakeNotifySend } from '@clippy/testkit/fake-notify';
+import { eventually } from '@clippy/testkit/until';
 
 // The web view's notifications and unread marks in a real Chromium: the page tells the daemon
 // what it shows, the daemon sends it the notification (not notify-send, which a fake on the
@@ -59,13 +60,14 @@ describe.skipIf(missing)('web view notifications in a real Chromium', { timeout:
   const pageReported = async (
     wanted: (p: { viewing: string | null; can_notify: boolean }) => boolean,
   ) => {
-    const deadline = Date.now() + PAGE_TIMEOUT_MS;
-    for (;;) {
-      const { clients } = await c.request('notify_settings', {});
-      if (clients.some((p) => p.kind === 'page' && wanted(p))) return;
-      if (Date.now() > deadline) throw new Error('the page never told the daemon what it shows');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(
+      async () =>
+        (await c.request('notify_settings', {})).clients.some(
+          (p) => p.kind === 'page' && wanted(p),
+        ),
+      'the page telling the daemon what it shows',
+      PAGE_TIMEOUT_MS,
+    );
   };
 
   beforeAll(async () => {

@@ -286,7 +286,7 @@ describe('SessionTurns with the real engine and fake agents in real PTYs', () =>
 
   it('a line too long for a canonical-mode reader is refused with input_too_long, nothing written', async () => {
     const h = start('aider', 'aider');
-    while (h.state !== 'idle') await new Promise((r) => setTimeout(r, 20));
+    await until(() => h.state === 'idle', 'aider idle', 10_000);
     expect(await readCanonicalMode((h.pty as unknown as { ptsName: string }).ptsName)).toBe(true);
     const before = h.outputBytes;
     await expect(h.ask('x'.repeat(5000))).rejects.toMatchObject({ code: 'input_too_long' });
@@ -296,7 +296,7 @@ describe('SessionTurns with the real engine and fake agents in real PTYs', () =>
     expect(h.outputBytes).toBe(before);
     // A TUI in raw mode with bracketed paste takes the same text.
     const t = start('claude', 'claude');
-    while (t.state !== 'idle') await new Promise((r) => setTimeout(r, 20));
+    await until(() => t.state === 'idle', 'claude idle', 10_000);
     expect(await readCanonicalMode((t.pty as unknown as { ptsName: string }).ptsName)).toBe(false);
     await expect(t.ask('y'.repeat(5000))).resolves.toEqual({ submitted: true, bracketed: true });
   });

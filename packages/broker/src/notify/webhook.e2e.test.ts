@@ -15,6 +15,7 @@ import { childEnv, tempRuntime } from '../test-support/fixtures.js';
 import { captureLogger } from '../test-support/history.js';
 import { RawClient, type Message } from '../test-support/raw-client.js';
 import { WEBHOOK_JSON_TEXT_CHARS, WEBHOOK_SLACK_TEXT_CHARS, cutChars } from './webhook-format.js';
+import { eventually } from '@clippy/testkit/until';
 
 // Webhooks (docs/notify.md, "Webhooks") against an in-process broker: fake agents in real PTYs,
 // and a local HTTP receiver that records every POST it gets, in each of the three formats.
@@ -32,7 +33,6 @@ interface Received {
 class Receiver {
   readonly got: Received[] = [];
   answer: (r: Received, res: ServerResponse) => void = (_r, res) => res.end('ok');
-  private readonly waiters: (() => void)[] = [];
 
   private constructor(private readonly server: Server) {}
 
@@ -48,7 +48,6 @@ class Receiver {
           body: Buffer.concat(chunks).toString('utf8'),
         };
         self!.got.push(r);
-        for (const w of self!.waiters.splice(0)) w();
         self!.answer(r, res);
       });
     });
@@ -63,17 +62,12 @@ class Receiver {
 
   /** The requests to `path`, once there are `n` of them. */
   async waitFor(path: string, n: number, timeoutMs = EVENT_TIMEOUT_MS): Promise<Received[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const mine = this.got.filter((r) => r.path === path);
-      if (mine.length >= n) return mine;
-      if (Date.now() > deadline)
-        throw new Error(`${path}: ${mine.length} of ${n} requests within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 100);
-      });
-    }
+    const mine = () => this.got.filter((r) => r.path === path);
+    return eventually(
+      () => mine().length >= n && mine(),
+      () => `${path}: ${n} requests (${mine().length} came)`,
+      timeoutMs,
+    );
   }
 
   close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OUTPUT_BATCH_MAX_BYTES, OUTPUT_BATCH_MS, OUTPUT_BULK_CHUNK_BYTES } from '../constants.js';
 import { OutputBatcher } from './output-batcher.js';
 
@@ -14,9 +14,14 @@ function make(): OutputBatcher {
 }
 
 const bulk = (ch: string) => Buffer.alloc(OUTPUT_BULK_CHUNK_BYTES, ch);
-const later = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// The batch timer runs on a fake clock: a test moves time itself, to the millisecond.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+});
 
 afterEach(() => {
+  vi.useRealTimers();
   batcher?.dispose();
   batcher = null;
   sent.length = 0;
@@ -28,13 +33,15 @@ describe('OutputBatcher', () => {
     expect(sent).toEqual([['a']]);
   });
 
-  it('holds flood reads for a moment and sends them as one frame, in order', async () => {
+  it('holds flood reads for a moment and sends them as one frame, in order', () => {
     const b = make();
     b.push(bulk('x'));
     b.push(bulk('y'));
     expect(sent).toEqual([]);
     expect(b.pendingBytes).toBe(2 * OUTPUT_BULK_CHUNK_BYTES);
-    await later(OUTPUT_BATCH_MS + 20);
+    vi.advanceTimersByTime(OUTPUT_BATCH_MS - 1);
+    expect(sent).toEqual([]);
+    vi.advanceTimersByTime(1);
     expect(sent).toEqual([[bulk('x').toString('latin1'), bulk('y').toString('latin1')]]);
   });
 
@@ -54,14 +61,14 @@ describe('OutputBatcher', () => {
     expect(b.pendingBytes).toBe(0);
   });
 
-  it('flush() sends at once; after dispose() nothing is sent', async () => {
+  it('flush() sends at once; after dispose() nothing is sent', () => {
     const b = make();
     b.push(bulk('x'));
     b.flush();
     expect(sent).toHaveLength(1);
     b.push(bulk('y'));
     b.dispose();
-    await later(OUTPUT_BATCH_MS + 20);
+    vi.advanceTimersByTime(10 * OUTPUT_BATCH_MS);
     b.push(Buffer.from('a'));
     expect(sent).toHaveLength(1);
   });

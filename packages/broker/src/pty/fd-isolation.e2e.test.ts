@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DAEMON_READY_TIMEOUT_MS } from '@clippy/testkit/daemon';
-import { until } from '@clippy/testkit/until';
+import { eventually, until } from '@clippy/testkit/until';
 import { childEnv } from '../test-support/fixtures.js';
 import { RawClient } from '../test-support/raw-client.js';
 import { buildMissing, platformMissing } from '@clippy/testkit/requirements';
@@ -90,16 +90,15 @@ describe.skipIf(!BUILT || !HAS_PROC)('session processes', () => {
     expect(Object.values(descriptors(daemon.pid!))).toContain(join(dir, 'inherited.txt'));
 
     const socket = join(dir, 'run', 'clippy', 'broker.sock');
-    const deadline = Date.now() + DAEMON_READY_MS;
-    let client: RawClient | null = null;
-    while (!client) {
-      client = await RawClient.open(socket).catch((err: Error) => {
-        if (Date.now() > deadline || daemon.exitCode !== null) throw err;
-        return null;
-      });
-      if (!client) await new Promise((r) => setTimeout(r, 25));
-    }
-    const c = client;
+    const c = await eventually(
+      () =>
+        RawClient.open(socket).catch((err: Error) => {
+          if (daemon.exitCode !== null) throw err;
+          return null;
+        }),
+      'the daemon answering on its socket',
+      DAEMON_READY_MS,
+    );
     cleanups.push(() => c.close());
 
     const sessions: { session: string; pid: number }[] = [];

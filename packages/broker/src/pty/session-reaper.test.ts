@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../log.js';
 import { SessionReaper } from './session-reaper.js';
+import { platformMissing } from '@clippy/testkit/requirements';
 import { until } from '@clippy/testkit/until';
 
 // Issue 44 item 4: the reaper ends the sessions' processes once the daemon is gone (its pipe
@@ -65,7 +66,10 @@ function goneWithin(sid: number, ms: number): Promise<boolean> {
   );
 }
 
-describe.skipIf(process.platform !== 'linux')('SessionReaper', () => {
+describe.skipIf(
+  platformMissing(process.platform === 'linux', 'the session reaper (process groups in /proc)') !==
+    null,
+)('SessionReaper', () => {
   it('ends the listed sessions, ignoring SIGTERM or not, once the daemon’s pipe closes; never one removed from its list', async () => {
     const reaper = new SessionReaper(silentLogger());
     const listed = await stubbornSession();

@@ -16,6 +16,7 @@ function target(state: SessionState, lines = true): InjectTarget & { written: Bu
     isLive: () => true,
     state: () => state,
     waitState: async (ready, ms) => {
+      // A fake target whose state never changes by itself: the wait runs its whole time.
       await new Promise((r) => setTimeout(r, ms));
       return ready.includes(state);
     },

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childEnv, sleep, startTestBroker, type TestBroker } from '../test-support/fixtures.js';
+import { childEnv, startTestBroker, type TestBroker } from '../test-support/fixtures.js';
 import type { RawClient } from '../test-support/raw-client.js';
 
 let tb: TestBroker;
@@ -187,6 +187,5 @@ describe('sessions over real PTYs', () => {
     expect(st.previous).toBe('starting');
     await c.ok('remove', { session: s.session });
     await c.waitFor((m) => m.type === 'session_removed' && m.session === s.session);
-    await sleep(0);
   });
 });

@@ -202,6 +202,7 @@ describe('WebSocket frame bounds', () => {
     const stalled = await wsClient(tb.broker.wsSocketPath!);
     // The first fragment of a message whose last fragment never comes.
     stalled.ws.send(encodeFrame({ type: 'hello', id: 0 }).subarray(4), { fin: false });
+    // The scenario: a ping every 100 ms, past the 300 ms frame bound (pings must not reset it).
     for (let i = 0; i < 8; i++) {
       pinger.ws.ping();
       await new Promise((r) => setTimeout(r, 100));

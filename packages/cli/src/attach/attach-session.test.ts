@@ -175,6 +175,7 @@ describe('runAttach', () => {
   it('resolves 69 with a message when the daemon goes away', async () => {
     const { out, err, run } = await setup((m, send, socket) => {
       send(attachResult(m, 'screen'));
+      // The scenario: the daemon goes a moment after answering (not a wait).
       setTimeout(() => socket.destroy(), 50);
     });
     expect(await run).toBe(69);

@@ -8,6 +8,7 @@ import { agentCommand, type AgentName } from './index.js';
 import type { Submission } from './lib/log.js';
 import type { TestDaemon } from '../daemon.js';
 import { bins } from '../paths.js';
+import { eventually } from '../until.js';
 
 /** What a fake agent answers to `q` (line agents print it as is). */
 export const answerText = (q: string): string =>
@@ -109,14 +110,19 @@ async function waitListed(
   failure: (s: SessionInfo | undefined) => string,
   timeoutMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { sessions } = await c.request('list_sessions', {});
-    const s = sessions.find((x) => x.name === name || x.session === name);
-    if (done(s)) return;
-    if (Date.now() > deadline) throw new Error(failure(s));
-    await new Promise((r) => setTimeout(r, LIST_POLL_MS));
-  }
+  let s: SessionInfo | undefined;
+  await eventually(
+    async () => {
+      const { sessions } = await c.request('list_sessions', {});
+      s = sessions.find((x) => x.name === name || x.session === name);
+      return done(s);
+    },
+    'listed',
+    timeoutMs,
+    LIST_POLL_MS,
+  ).catch(() => {
+    throw new Error(failure(s));
+  });
 }
 
 /** Pause between two looks at the session list. */

@@ -98,6 +98,7 @@ describe('Copilot CLI', () => {
     // Its record holds no end yet: the follow finds nothing, the read waits for the end.
     expect(await c.recorded(screen('Long one?', t0))).toBeNull();
     const read = c.readTurn(screen('Long one?', t0));
+    // Written once the read waits (the scenario, not a wait of the test's).
     setTimeout(() => appendFileSync(file(), `${cut.at(-1)}\n`), 100);
     expect((await read)?.answer).toBe('Done at last.');
 

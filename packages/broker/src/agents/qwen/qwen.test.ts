@@ -27,7 +27,7 @@ const jsonl = (rows: unknown[]) => rows.map((r) => `${JSON.stringify(r)}\n`).joi
 const ANSWER = '| a | b |\n|---|--:|\n| 1 | 2 |\n\n```ts\nconst x = 1;\n```';
 const SESSION = '7650fba9-510e-4361-9d97-b0083c49f1b5';
 const PROMPT_ID = `${SESSION}########0`;
-/** How late Qwen Code writes the answer's record in the test of a lagging transcript. */
+/** How late Qwen Code writes the answer's record in the test of a lagging transcript (the scenario, not a wait). */
 const LATE_MS = 200;
 
 const base = (path: string, event: string) => ({
