@@ -9,6 +9,7 @@ agentChannelSuite('opencode', {
   chrome: /┃|▣|ctrl\+p|esc interrupt/u,
   resume: '--session',
   pricedModel: 'fake-model',
+  recordModel: 'fake/fake-model',
   via: 'opencode-plugin',
   nextPromptAlone: true,
 });

@@ -83,6 +83,8 @@ export interface AgentTraits {
    * requests name no model of their own here, so it is not priced.
    */
   pricedModel: string | null;
+  /** That model as its record names it, where it differs (OpenCode's `provider/model`). */
+  recordModel?: string;
   /** How its record says it read the turn (`turn.agent.via`), where a test pins it. */
   via?: string;
   /**
@@ -257,7 +259,7 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
           expect(turn.agent).toMatchObject({
             agent,
             ...(traits.via ? { via: traits.via } : {}),
-            ...(traits.pricedModel ? { model: traits.pricedModel } : {}),
+            ...(traits.pricedModel ? { model: traits.recordModel ?? traits.pricedModel } : {}),
           });
           expect(turn.agent?.session_id).toMatch(traits.sessionId);
           // The agent's record and the screen agree on the turn (issue 31: a screen that looked
@@ -321,11 +323,14 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
         // Nobody read it yet: unread in ls, and the desktop was told it asked, then that it finished.
         expect(await lsRow(a.name)).toMatch(/idle, 1 unread/u);
         await notify.waitFor(before + 2, ASK_TIMEOUT_S * 1000);
-        const told = notify
-          .records()
-          .slice(before)
-          .map((n) => n.title);
-        expect(told.filter((t) => t === `${a.name} needs you`)).toHaveLength(1);
+        const records = notify.records().slice(before);
+        const told = records.map((n) => n.title);
+        // Each notification whole in the failure: which draw of the dialog was told twice.
+        const said = records.map((n) => `${n.title}: ${n.body}`).join('\n');
+        expect(
+          told.filter((t) => t === `${a.name} needs you`),
+          said,
+        ).toHaveLength(1);
         expect(told.indexOf(`${a.name} needs you`)).toBeLessThan(
           told.lastIndexOf(`${a.name}: turn finished`),
         );
