@@ -225,6 +225,8 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     // The prompt `>` starts the input line, with the hint or with text typed in it.
     idle: [r`^\s*(?:│\s*)?>\s`, r`Type your message or @path/to/file`],
     busy: [r`\(esc to cancel, \d+`],
+    // 0.61 `--resume`: its box replaced by a spinner while it loads the chat (keys dropped).
+    loading: [r`^\s*\S Resuming session\.\.\.$`],
     blocked: [
       r`Allow execution`,
       r`Do you want to proceed`,

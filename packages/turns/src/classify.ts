@@ -20,6 +20,8 @@ export interface Classification {
   marker?: string;
   /** 1-based line number (in the given screen text) of the deciding line. */
   line?: number;
+  /** Busy loading (a `loading` marker): the agent drops what is typed and took no submit. */
+  loading?: boolean;
 }
 
 /**
@@ -109,6 +111,20 @@ function classifyTui(lines: string[], c: CompiledPreset): Classification & { inp
             : `question marker on line ${i + 1}, below the input line ${idleAt + 1}`,
         marker: c.preset.blocked![k],
         line: i + 1,
+        inputIndex: -1,
+      };
+    }
+  }
+  // Below the input line (an echo of a message above looks like one): the box is gone.
+  for (let i = n - 1; i >= from && i > idleAt; i--) {
+    const k = firstMatch(c.loading, lines[i]!);
+    if (k >= 0) {
+      return {
+        state: 'busy',
+        reason: `loading marker on line ${i + 1}: the agent has no input box and drops what is typed`,
+        marker: c.preset.loading![k],
+        line: i + 1,
+        loading: true,
         inputIndex: -1,
       };
     }

@@ -21,6 +21,7 @@ import type { Preset } from './preset-types.js';
 import { readMenu } from './menu.js';
 import { resolvePreset } from './presets.js';
 import { decode, play, turns, type Step } from './test-support/play.js';
+import { readScreen } from './test-support/screen-cases.js';
 
 const enc = new TextEncoder();
 const bytes = (s: string): Uint8Array => enc.encode(s);
@@ -1006,4 +1007,35 @@ describe('TurnDetector (line presets): a block continued at the continuation pro
       expect(turns(events).map((t) => t.text)).toEqual(['(1,)']);
     });
   }
+});
+
+describe('TurnDetector (screen presets): a loading screen in place of the input box', () => {
+  const gemini = BUILTIN_PRESETS.gemini!;
+  const settle = gemini.settleMs ?? 200;
+  // Captured: Gemini CLI 0.61 `--resume` draws its box, then "⠋ Resuming session..." in its
+  // place (every key read then dropped), then the box again.
+  const idle = readScreen('gemini-idle.txt').split('\n');
+  const resuming = readScreen('gemini-resuming.txt').split('\n');
+
+  it('is busy, not idle, while Gemini CLI resumes (its box gone), and counts the loading screen', () => {
+    const d = new TurnDetector({ preset: gemini });
+    d.onOutput(bytes('box'), 0);
+    d.onScreen(snap(idle), 1);
+    expect(d.tick(1 + settle).map((e) => e.type)).toEqual(['ready', 'state']);
+    expect([d.state, d.loads]).toEqual(['idle', 0]);
+    d.onOutput(bytes('resuming'), 500);
+    expect(d.onScreen(snap(resuming), 510)).toEqual([{ type: 'state', state: 'busy', at: 510 }]);
+    expect(d.loads).toBe(1);
+    // An Enter it dropped meanwhile is not taken: the screen is busy but took nothing.
+    d.onInput(bytes('\x1b[200~question\x1b[201~\r'), 600);
+    d.onOutput(bytes('spinner'), 700);
+    d.onScreen(snap(resuming.map((l) => l.replace('⠋', '⠙'))), 710);
+    expect(d.loads).toBe(1);
+    expect(d.submits).toEqual({ sent: 1, taken: 0 });
+    d.dropUntaken(5000);
+    d.onOutput(bytes('box again'), 6000);
+    d.onScreen(snap(idle), 6010);
+    expect(d.state).toBe('busy');
+    expect(d.tick(6010 + settle)).toEqual([{ type: 'state', state: 'idle', at: 6010 + settle }]);
+  });
 });

@@ -59,6 +59,14 @@ export class TurnDetector implements W.TurnWatcher {
     return this.watcher.submits;
   }
 
+  /**
+   * Screen presets: how many loading screens (the preset's `loading` markers: the input box
+   * gone, keys typed dropped) began so far.
+   */
+  get loads(): number {
+    return this.watcher.loads;
+  }
+
   /** The terminal was resized (a later input's echo wraps at the new width). */
   resize(cols: number): void {
     this.watcher.resize(cols);

@@ -26,6 +26,12 @@ export interface Preset {
   idle?: string[];
   /** Markers of an agent working (spinner lines, "esc to interrupt"). */
   busy?: string[];
+  /**
+   * Screen presets: markers of an agent loading, its input box gone and every key it reads
+   * dropped (Gemini CLI's "Resuming session..."): busy, but it took nothing (no submit), and an
+   * idle agent showing one is busy until its box is back.
+   */
+  loading?: string[];
   /** Markers of an agent asking a question (numbered choices, "Esc to cancel"). */
   blocked?: string[];
   /** Lines dropped from a turn's `text` (spinners, footers, status lines). */
@@ -168,6 +174,7 @@ export const UserPresetSchema = z
     continuation: z.string().optional(),
     idle: regexList.optional(),
     busy: regexList.optional(),
+    loading: regexList.optional(),
     blocked: regexList.optional(),
     chrome: regexList.optional(),
     answerBullet: z.array(z.string().min(1).max(8)).max(16).optional(),

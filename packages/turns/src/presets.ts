@@ -33,6 +33,7 @@ export interface CompiledPreset {
   readonly continuation: LineRegex | null;
   readonly idle: LineRegex[];
   readonly busy: LineRegex[];
+  readonly loading: LineRegex[];
   readonly blocked: LineRegex[];
   readonly chrome: LineRegex[];
   readonly live: LineRegex[];
@@ -51,6 +52,7 @@ export interface CompiledPreset {
 const REGEX_LIST_FIELDS = [
   'idle',
   'busy',
+  'loading',
   'blocked',
   'chrome',
   'live',

@@ -110,6 +110,10 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   private takenCount = 0;
   /** The text of the submit the agent did not take (dropUntaken), until the next submit. */
   private untaken: string | null = null;
+  /** Loading screens (its box gone, keys dropped: a `loading` marker) that began so far. */
+  private loadCount = 0;
+  /** The agent, ready, showed a loading screen: busy until its input box has settled again. */
+  private reloading = false;
 
   /** How many Esc presses stop the agent (its preset's `interruptKeys`, default one). */
   private readonly escapesToInterrupt: number;
@@ -135,6 +139,15 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   }
 
   /**
+   * How many loading screens (the preset's `loading`: the input box gone, every key read
+   * dropped) began so far: an injection that saw one begin after its paste, and the box back
+   * without the text, knows the paste was dropped.
+   */
+  override get loads(): number {
+    return this.loadCount;
+  }
+
+  /**
    * The agent did not take the open turn's submit (an injection gave up on it): there is no
    * turn, the session waits for input again.
    */
@@ -143,7 +156,8 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     if (!this.turn || this.turn.accepted) return events;
     this.untaken = this.turn.typed;
     this.turn = null;
-    this.setState('idle', now, events);
+    // Still loading (its box gone): busy until the box is back.
+    this.setState(this.reloading ? 'busy' : 'idle', now, events);
     return events;
   }
 
@@ -256,8 +270,14 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     this.lastLines = snap.lines;
     this.lastViewportTop = snap.viewportTop;
     this.lastViewport = screenLines(viewport);
+    const wasLoading = this.lastClass?.loading === true;
     this.lastClass = classifyLines(this.lastViewport, this.c);
-    if (this.turn && this.lastClass.state === 'busy') this.turn.worked = true;
+    if (this.lastClass.loading === true) {
+      if (!wasLoading) this.loadCount++;
+      // Resumed after its box was drawn (Gemini CLI draws it before loading the chat): it no
+      // longer takes what is typed.
+      if (this.ready) this.reloading = true;
+    } else if (this.turn && this.lastClass.state === 'busy') this.turn.worked = true;
     return this.evaluate(now);
   }
 
@@ -379,7 +399,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     if (cls.state === 'idle') {
       if (!t.seenHeld && !this.echoShown(t)) return;
       if (!this.screenFresh() || now - this.lastChangeAt < this.settleMs()) return;
-    } else if (cls.state !== 'busy' && cls.state !== 'blocked') return;
+    } else if ((cls.state !== 'busy' || cls.loading === true) && cls.state !== 'blocked') return;
     t.accepted = true;
     this.takenCount = t.submitSeq;
   }
@@ -394,7 +414,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   }
 
   private waitingForIdle(): boolean {
-    return !this.ready || this.turn !== null;
+    return !this.ready || this.turn !== null || this.reloading;
   }
 
   private evaluate(now: number): DetectorEvent[] {
@@ -434,7 +454,13 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       this.becomeReady(now, events);
       return events;
     }
-    const turn = this.turn!;
+    const turn = this.turn;
+    if (!turn) {
+      // Its box is back after a loading screen: it takes input again.
+      this.reloading = false;
+      this.setState('idle', now, events);
+      return events;
+    }
     // Enter on an empty input box that nothing answered. A submitted text is given longer: an
     // agent on a loaded machine reacts late (an injection gives up on it, see dropUntaken).
     if (turn.outputBytes === 0 && turn.typed.trim() === '') {

@@ -64,6 +64,8 @@ export interface TurnWatcher {
   readonly currentTurn: { input: string; startedAt: number } | null;
   /** Screen presets: submits seen and the latest one taken (line presets: none). */
   readonly submits: { sent: number; taken: number };
+  /** Screen presets: loading screens (box gone, keys dropped) begun so far (else 0). */
+  readonly loads: number;
   /** What a caller's scan of the output must collect to be passed to onOutput. */
   readonly scanNeeds: Omit<OutputScanOptions, 'lines'>;
   resize(cols: number): void;

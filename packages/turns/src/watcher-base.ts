@@ -74,6 +74,11 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
     return { sent: 0, taken: 0 };
   }
 
+  /** Loading screens seen begin (screen presets with `loading` markers; else 0). */
+  get loads(): number {
+    return 0;
+  }
+
   /** What a scan of the output must collect for this watcher (see onOutput). */
   abstract readonly scanNeeds: Omit<OutputScanOptions, 'lines'>;
 
