@@ -132,12 +132,18 @@ async function askExactly(agent: RealAgentName, name: string, key: string): Prom
   await model.waitFor((q) => q.api === AGENT_API[agent] && q.userText === askFor(key), { since });
 }
 
-/** The model's latest request from `agent` for `key`'s question carries `earlier`'s too. */
+/**
+ * The model's latest request from `agent` for `key`'s question carries `earlier`'s too, each
+ * once: a question typed again (or its Enter pressed again) after the agent took it would be
+ * in the conversation twice.
+ */
 function carries(agent: RealAgentName, key: string, earlier: string): void {
   const req = model.requests.findLast(
     (q) => q.api === AGENT_API[agent] && q.conversation && q.userText === askFor(key),
   );
-  expect(JSON.stringify(req?.body), `${agent}: the conversation before`).toContain(askFor(earlier));
+  const body = JSON.stringify(req?.body);
+  const times = (q: string): number => body.split(askFor(q)).length - 1;
+  expect([times(earlier), times(key)], `${agent}: each question once in ${body}`).toEqual([1, 1]);
 }
 
 /** Processes of session `sid` (Linux: from /proc), zombies not counted. */

@@ -72,6 +72,7 @@ const NO_STATUS: DetectorStatus = {
   startedAt: null,
   input: '',
   submits: { sent: 0, taken: 0 },
+  loads: 0,
   inputLine: null,
 };
 
@@ -173,6 +174,14 @@ export class SessionTurns {
    */
   get submits(): { sent: number; taken: number } | null {
     return this.presetKind === 'screen' && this.detector ? this.status.submits : null;
+  }
+
+  /**
+   * Screen presets: how many loading screens (the input box gone, what is typed dropped: Gemini
+   * CLI resuming) began so far, as the detector said last.
+   */
+  get loads(): number {
+    return this.status.loads;
   }
 
   /**

@@ -45,6 +45,8 @@ export interface DetectorStatus {
   input: string;
   /** Screen presets: submits seen and the latest the agent took; null for line presets. */
   submits: { sent: number; taken: number } | null;
+  /** Screen presets: loading screens (input box gone, keys dropped) begun so far (else 0). */
+  loads: number;
   /** Screen presets: the input line of the latest screen while it is idle (else null). */
   inputLine: string | null;
 }

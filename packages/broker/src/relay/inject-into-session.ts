@@ -42,6 +42,7 @@ export function sessionTarget(session: Session): InjectTarget {
       return waitFor(session, () => shown() || !session.live, ms).then(shown);
     },
     submits: () => session.turns?.submits ?? null,
+    loads: () => session.turns?.loads ?? 0,
     dropUntaken: () => session.turns?.dropUntaken(),
     waitTaken: (seq, ms, held) => {
       const taken = () => (session.turns?.submits?.taken ?? 0) >= seq;

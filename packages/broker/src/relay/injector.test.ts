@@ -251,4 +251,63 @@ describe('an Enter a TUI is slow to show it took', () => {
     expect(sent).toBe(2);
     expect(waits).toEqual([`ran out (${INJECT_TAKEN_MS} ms)`, 'box back']);
   });
+
+  /**
+   * Gemini CLI resumed: its box drawn before it loads the chat, then "Resuming session..." in its
+   * place (a loading screen: every key read dropped), then the box again — holding the paste if
+   * it read it first (`dropped` false), empty if it read it while loading. `loading` false: no
+   * loading screen, and a box that never shows the paste (an agent slow to read it).
+   */
+  function resuming(opts: { loading: boolean; dropped: boolean }) {
+    let loads = 0;
+    let box: string | null = '';
+    let after = '';
+    let enters = 0;
+    const pastes: string[] = [];
+    const t: InjectTarget = {
+      ...target('idle', false),
+      loads: () => loads,
+      // As the detector has it: no input line while the box is gone.
+      inputShows: (text) => box === text,
+      waitShown: async (text) => box === text,
+      waitState: async (ready) => {
+        if (box === null) box = after;
+        return ready.includes('idle');
+      },
+      write: async (data) => {
+        const s = Buffer.from(data).toString();
+        if (s === '\r') return void enters++;
+        pastes.push(s);
+        if (pastes.length === 1 && opts.loading) {
+          loads++;
+          box = null;
+          after = opts.dropped ? '' : 'a question';
+        } else if (pastes.length > 1 || !opts.dropped) box = 'a question';
+      },
+      submits: () => ({ sent: enters, taken: enters }),
+      waitTaken: async () => true,
+    };
+    return { t, pastes, enters: () => enters };
+  }
+
+  it('a paste its box lost to a loading screen (back without it) is typed again, once', async () => {
+    const r = resuming({ loading: true, dropped: true });
+    expect(
+      (await inject(r.t, Buffer.from('a question'), { enter: true, force: false })).submitted,
+    ).toBe(true);
+    expect([r.pastes, r.enters()]).toEqual([
+      ['\x1b[200~a question\x1b[201~', '\x1b[200~a question\x1b[201~'],
+      1,
+    ]);
+  });
+
+  it('never typed twice where the screen does not prove it lost: box back holding it, or no loading screen', async () => {
+    const kept = resuming({ loading: true, dropped: false });
+    await inject(kept.t, Buffer.from('a question'), { enter: true, force: false });
+    expect(kept.pastes).toHaveLength(1);
+    // A first-starting Gemini CLI under load reads a paste late: the box shows nothing yet.
+    const late = resuming({ loading: false, dropped: true });
+    await inject(late.t, Buffer.from('a question'), { enter: true, force: false });
+    expect(late.pastes).toHaveLength(1);
+  });
 });

@@ -106,6 +106,11 @@ export interface InjectTarget {
   /** Resolves true once the input box shows `text`, false after `ms`. */
   waitShown?(text: string, ms: number): Promise<boolean>;
   /**
+   * How many loading screens (its preset's `loading`: the input box gone, every key read
+   * dropped — Gemini CLI resuming a chat) the session's detector saw begin so far.
+   */
+  loads?(): number;
+  /**
    * Submits (Enter at the input box) the session's detector saw, and the latest the agent took;
    * null when the detector cannot tell (line presets: output after Enter tells).
    */
@@ -217,17 +222,16 @@ export async function inject(
     // At the input box (not into a dialog or a program reading a line), first what empties it.
     const clear = target.state() === 'idle' && !target.readsLines() ? target.clearInput?.() : null;
     const body = clear ? Buffer.concat([clear, pasted]) : pasted;
-    const beforeText = target.outputBytes();
-    for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
-      if (!target.isLive())
-        throw new HandlerError(
-          'session_exited',
-          `session '${target.name}' exited during the paste`,
-        );
-      await target.write(body.subarray(at, at + INJECT_CHUNK_BYTES));
+    const loadsBefore = target.loads?.() ?? 0;
+    const beforeText = await typeIn(target, body);
+    if (opts.enter) {
+      const typed = text.toString('utf8');
+      await settle(target, beforeText, typed);
+      // Typed again only where the screen proves the first was lost: never on a box merely
+      // slow to show it (a first-starting Gemini CLI under load reads a paste late).
+      if (await droppedWhileLoading(target, typed, loadsBefore))
+        await settle(target, await typeIn(target, pasted), typed);
     }
-    await target.drain();
-    if (opts.enter) await settle(target, beforeText, text.toString('utf8'));
   }
   if (!opts.enter) return { submitted: false, bracketed };
   const typed = text.toString('utf8');
@@ -291,6 +295,35 @@ async function waitTaken(
   // session..." in place of its box, drops the Enter meanwhile and draws the box again with the
   // text: the next Enter is taken; waiting on, the ask timed out.
   return target.waitTaken!(seq, INJECT_VIEW_CHANGE_MS, typed);
+}
+
+/** Writes `body` in chunks (PTY backpressure); resolves with the output count before it. */
+async function typeIn(target: InjectTarget, body: Buffer): Promise<number> {
+  const before = target.outputBytes();
+  for (let at = 0; at < body.length; at += INJECT_CHUNK_BYTES) {
+    if (!target.isLive())
+      throw new HandlerError('session_exited', `session '${target.name}' exited during the paste`);
+    await target.write(body.subarray(at, at + INJECT_CHUNK_BYTES));
+  }
+  await target.drain();
+  return before;
+}
+
+/**
+ * Whether the target dropped the text: its box does not show it, a loading screen (the box
+ * gone, keys read dropped) began since it was typed (Gemini CLI, resumed, draws its box before
+ * it loads the chat: a text typed into it just then is lost), and the box, back and settled
+ * (idle again), shows it still not.
+ */
+async function droppedWhileLoading(
+  target: InjectTarget,
+  typed: string,
+  loadsBefore: number,
+): Promise<boolean> {
+  if (!target.loads || target.loads() <= loadsBefore || target.inputShows?.(typed) === true)
+    return false;
+  if (!(await target.waitState(IDLE_STATES, INJECT_IDLE_WAIT_MS))) return false;
+  return target.isLive() && target.inputShows?.(typed) === false;
 }
 
 /** The text as the target's preset has multi-line text typed without bracketed paste. */

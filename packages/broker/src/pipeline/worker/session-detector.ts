@@ -15,7 +15,8 @@ function sameStatus(a: DetectorStatus | null, b: DetectorStatus): boolean {
     a.startedAt === b.startedAt &&
     a.inputLine === b.inputLine &&
     a.submits?.sent === b.submits?.sent &&
-    a.submits?.taken === b.submits?.taken
+    a.submits?.taken === b.submits?.taken &&
+    a.loads === b.loads
   );
 }
 
@@ -138,6 +139,7 @@ export class SessionDetector {
       // Worked out only for a new turn (the input is unwrapped from what was typed).
       input: startedAt === this.sent?.startedAt ? this.sent.input : (turn?.input ?? ''),
       submits: d.needsScreen ? d.submits : null,
+      loads: d.loads,
       inputLine: d.inputLine,
     };
     if (sameStatus(this.sent, status)) return;

@@ -53,6 +53,13 @@ export interface AgentOptions {
    */
   dropEnterMs: number;
   /**
+   * TUI style, `--drop-input MS`: the first text read (a paste) is dropped, and for MS ms the
+   * same `Resuming session...` line replaces the box, every key read meanwhile dropped; then the
+   * box is back, empty. Gemini CLI 0.61 resumed does this to a paste that comes as it starts
+   * loading the chat.
+   */
+  dropInputMs: number;
+  /**
    * `--settings JSON`: what clippy wires for a Claude Code session (its hooks). Taken always, so
    * a fake agent under the `claude` preset starts as the real one does; its hooks run only with
    * `--hooks` (without, it is a Claude Code that runs none: the screen alone gives its turns).
@@ -99,6 +106,7 @@ export function parseAgentOptions(
       edits: { type: 'string' },
       'newline-enters': { type: 'string' },
       'drop-enter': { type: 'string' },
+      'drop-input': { type: 'string' },
       settings: { type: 'string' },
       hooks: { type: 'boolean' },
       'hook-lag': { type: 'string' },
@@ -125,6 +133,7 @@ export function parseAgentOptions(
     edits: values.edits ? (JSON.parse(readFileSync(values.edits, 'utf8')) as Edit[][]) : [],
     newlineEnters: num(values['newline-enters'], defaults.newlineEnters ?? 0),
     dropEnterMs: num(values['drop-enter'], defaults.dropEnterMs ?? 0),
+    dropInputMs: num(values['drop-input'], defaults.dropInputMs ?? 0),
     settings: values.settings,
     hooks: values.hooks ?? false,
     hookLag: num(values['hook-lag'], 0),

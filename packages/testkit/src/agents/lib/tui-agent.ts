@@ -48,7 +48,17 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   let newlineEnters = opts.newlineEnters;
   /** `--drop-enter`: the Enter to drop is still to come; the box is replaced meanwhile. */
   let dropEnter = opts.dropEnterMs > 0;
+  /** `--drop-input`: the text to drop is still to come; the box is replaced meanwhile. */
+  let dropInput = opts.dropInputMs > 0;
   let resuming = false;
+  /** The box replaced by "Resuming session..." for `ms`, every key read meanwhile dropped. */
+  const resume = (ms: number): void => {
+    resuming = true;
+    setTimeout(() => {
+      resuming = false;
+      void render();
+    }, ms);
+  };
   const queue: Buffer[] = [];
   /** The permission dialog on screen (`--ask`): where its cursor is, and who waits for the choice. */
   let asking: { selected: number; choose: (index: number) => void } | null = null;
@@ -243,6 +253,11 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
   const parser = new KeyParser();
   process.stdin.on('data', (chunk: Buffer) => {
     const keys = parser.feed(chunk);
+    if (dropInput && keys.some((k) => k.kind === 'text')) {
+      dropInput = false;
+      resume(opts.dropInputMs);
+      return void render();
+    }
     if (resuming) return;
     for (const key of keys) {
       if (asking) {
@@ -265,11 +280,7 @@ export async function runTuiAgent(opts: AgentOptions): Promise<void> {
           if (bytes.length === 0) break;
           if (dropEnter) {
             dropEnter = false;
-            resuming = true;
-            setTimeout(() => {
-              resuming = false;
-              void render();
-            }, opts.dropEnterMs);
+            resume(opts.dropEnterMs);
             break;
           }
           if (newlineEnters > 0) {
