@@ -84,6 +84,19 @@ describe('a session that waits for its user is told once per question asked', ()
     n.dispose();
   });
 
+  it('the whole dialog drawn again as it closes after the answer: still the one told', () => {
+    // Qwen Code: told on its half-drawn dialog, then the whole one, answered with Enter, and the
+    // whole one read once more while it closes.
+    const { n, told } = notifier();
+    const s = session();
+    blocked(n, s, '? Shell touch approved.txt (Run a command) ←');
+    blocked(n, s, "Allow execution of: 'touch'?");
+    s.inputBytes += 1; // the user's Enter
+    blocked(n, s, "Allow execution of: 'touch'?");
+    expect(told).toEqual(['blocked']);
+    n.dispose();
+  });
+
   it('a second question after the user answered the first, in the same turn: told again', () => {
     const { n, told } = notifier();
     const s = session();

@@ -105,10 +105,12 @@ export class Notifier {
     const key = blockedKey(session.turnCount, menu);
     if (told.blocked === key) return;
     // A question drawn otherwise while nobody answered (read half-drawn, then whole) is the
-    // one told: a new one needs a new turn or the user's input since.
+    // one told, and its last draw is what a redraw after the answer is compared with: a new one
+    // needs a new turn or the user's input since.
     const answered = session.inputBytes !== told.blockedInput;
-    if (told.blocked !== null && told.blockedTurn === session.turnCount && !answered) return;
+    const unanswered = told.blocked !== null && told.blockedTurn === session.turnCount && !answered;
     told.blocked = key;
+    if (unanswered) return;
     told.blockedTurn = session.turnCount;
     told.blockedInput = session.inputBytes;
     const body = menu?.question || 'it waits for your input';
