@@ -13,9 +13,4 @@ agentChannelSuite('qwen', {
   via: 'qwen-transcript',
   // Qwen Code puts a cancelled prompt back in its box: the next one must not carry it.
   nextPromptAlone: true,
-  notYet: {
-    // Found when this suite first ran it for Qwen Code (2 of 2 runs): its list answer read off
-    // the screen is "Steps:" alone, the numbered lines below it lost.
-    channelOff: 'its screen text of a list answer keeps only the first line (issue 50 report)',
-  },
 });

@@ -313,6 +313,13 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     idleSignal: [r`^[02];(?![◐✳])`],
     // The provider dialog stands 17 lines tall, its title at its top.
     bottomLines: 20,
+    // 0.24.4 commits a streamed answer in pieces (at its paragraph breaks) and shows the turn
+    // done (spinner gone, idle title) a frame before it draws the last piece: a list answer's
+    // "Steps:" alone over the input box (test/screens qwen-answer-partly-drawn), the rest 110
+    // and 500 ms later in two runs at a load of 16 on 2 cores. Ended on that frame, the turn
+    // kept "Steps:" alone; four times the longest gap seen. With its transcript (the channel
+    // on) the record shortens the wait (RECORDED_SETTLE_MS): only screen-read turns pay it.
+    settleMs: 2_000,
     model: 'unknown',
     provider: 'unknown',
     // "  ◆︎ " (with a text-presentation selector) before each answer, two columns in.

@@ -435,6 +435,63 @@ describe('labelled agent screens (test/screens)', () => {
     expect(done?.type === 'turn' && done.text).toBe('A long line follows.');
   });
 
+  it('Qwen Code: the frame that shows the turn done over the first piece of its answer does not end the turn; the whole answer does', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.qwen! });
+    const snap = (lines: string[]): ScreenSnapshot => ({
+      lines,
+      viewportTop: 0,
+      rows: lines.length,
+      cols: 100,
+    });
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    const title = (t: string) => bytes(`\x1b]0;${t}\x07`);
+    const screen = (file: string) => read(file).replace(/\n$/u, '').split('\n');
+    // Captured under the daemon: the spinner gone and the title idle over "Steps:" alone (the
+    // piece committed at its paragraph break), then the list drawn below it in the next frame.
+    const partly = screen('qwen-answer-partly-drawn.txt');
+    const answered = screen('qwen-answered-list.txt');
+    const question = 'Please give the list answer.';
+    const echo = partly.findIndex((l) => l.includes(question));
+    const rule = partly.findIndex((l, i) => i > echo && l.startsWith('────'));
+    const before = [...partly.slice(0, echo - 1), ...partly.slice(rule)];
+    while (before.length < partly.length) before.push('');
+    const busy = [
+      ...partly.slice(0, echo + 1),
+      '  ⠴ Constructing additional pylons... (1s · esc to cancel)',
+      ...partly.slice(rule),
+    ];
+    d.onOutput(title('Qwen - project'), 1000);
+    d.onScreen(snap(before), 1000);
+    d.tick(3000);
+    expect(d.state).toBe('idle');
+    d.onInput(bytes(`${question}\r`), 4000);
+    d.onOutput(title('◐︎ Qwen - project'), 4100);
+    const events = [...d.onScreen(snap(busy), 4100)];
+    d.onOutput(bytes('frame'), 6000);
+    events.push(...d.onScreen(snap(partly), 6000));
+    d.onOutput(title('Qwen - project'), 6010);
+    // The next frame came 110 and 500 ms later in two runs on a loaded machine.
+    events.push(...d.onScreen(snap(partly), 6010), ...d.tick(6490));
+    expect(events.flatMap((e) => (e.type === 'turn' ? [e.text] : []))).toEqual([]);
+    d.onOutput(bytes('frame'), 6500);
+    events.push(...d.onScreen(snap(answered), 6500), ...d.tick(9000));
+    const done = events.find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.text).toBe(
+      [
+        'Steps:',
+        '',
+        ' 1. Read the file.',
+        ' 2. Parse it:',
+        '    - headers first',
+        '    - then the body',
+        ' 3. Write the result.',
+        '',
+        ' * a star item',
+        ' - a dash item',
+      ].join('\n'),
+    );
+  });
+
   it('a Qwen Code dialog that Enter answered is not asked again when its redraw comes late, Qwen saying it works', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.qwen! });
     const settle = BUILTIN_PRESETS.qwen!.settleMs ?? 200;

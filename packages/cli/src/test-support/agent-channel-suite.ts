@@ -92,11 +92,6 @@ export interface AgentTraits {
    * the previous request was interrupted, as Claude Code's does).
    */
   nextPromptAlone: boolean;
-  /**
-   * A scenario this agent does not pass yet, with the defect that stops it (it is listed as
-   * skipped, saying so): `channelOff`, the screen's text of its answer with the channel off.
-   */
-  notYet?: { channelOff?: string };
 }
 
 /** What the fake model answers, from markers in the question. */
@@ -518,42 +513,40 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
     );
 
     const channelOff = `with the channel off (--no-agent-channel), the text is the screen’s, without ${agent}’s chrome`;
-    if (traits.notYet?.channelOff) it.skip(`${channelOff}: not yet, ${traits.notYet.channelOff}`);
-    else
-      it(
-        channelOff,
-        async () => {
-          const s = prepareAgent(agent, model, { root: d.env.root });
-          extra.push(s);
-          const name = `${agent}-screen`;
-          await c.request('spawn', {
-            command: s.command,
-            args: s.args,
-            env: s.env,
-            cwd: s.cwd,
-            name,
-            preset: s.preset,
-            cols: 100,
-            rows: 30,
-            agent_channel: false,
-          });
-          await waitState(c, name, 'idle', START_MS);
-          const r = await ask(name, askFor('list'));
-          expect(r.code, r.stderr).toBe(0);
-          const turn = await latest(name);
-          expect(turn.text_source).toBe('screen');
-          expect(turn.agent).toBeUndefined();
-          const { sessions } = await c.request('list_sessions', {});
-          expect(sessions.find((x) => x.name === name)!.agent_channel).toBeUndefined();
-          // The answer's words, from its first line, without its bullets, status lines and hints.
-          // (Codex draws the answer's own list items with • too: those stay.)
-          expect(r.stdout.startsWith('Steps:'), r.stdout).toBe(true);
-          expect(r.stdout).toContain('Read the file.');
-          expect(r.stdout).not.toMatch(traits.chrome);
-          expect(r.stdout).not.toMatch(/Please give/u);
-        },
-        START_MS + SCENARIO_MS,
-      );
+    it(
+      channelOff,
+      async () => {
+        const s = prepareAgent(agent, model, { root: d.env.root });
+        extra.push(s);
+        const name = `${agent}-screen`;
+        await c.request('spawn', {
+          command: s.command,
+          args: s.args,
+          env: s.env,
+          cwd: s.cwd,
+          name,
+          preset: s.preset,
+          cols: 100,
+          rows: 30,
+          agent_channel: false,
+        });
+        await waitState(c, name, 'idle', START_MS);
+        const r = await ask(name, askFor('list'));
+        expect(r.code, r.stderr).toBe(0);
+        const turn = await latest(name);
+        expect(turn.text_source).toBe('screen');
+        expect(turn.agent).toBeUndefined();
+        const { sessions } = await c.request('list_sessions', {});
+        expect(sessions.find((x) => x.name === name)!.agent_channel).toBeUndefined();
+        // The answer's words, from its first line, without its bullets, status lines and hints.
+        // (Codex draws the answer's own list items with • too: those stay.)
+        expect(r.stdout.startsWith('Steps:'), r.stdout).toBe(true);
+        expect(r.stdout).toContain('Read the file.');
+        expect(r.stdout).not.toMatch(traits.chrome);
+        expect(r.stdout).not.toMatch(/Please give/u);
+      },
+      START_MS + SCENARIO_MS,
+    );
   });
 
   const resume = traits.resume;
