@@ -43,11 +43,12 @@ describe('OutputScan: OSC strings', () => {
 
   it('collects nothing it was not asked for', () => {
     const s = new OutputScan();
-    expect(s.scan(bytes('a\x1b]0;title\x07b\r\n'))).toEqual({
+    expect(s.scan(bytes('a\x1b]0;title\x07b\x1b[c\r\n'))).toEqual({
       segments: [],
       osc: [],
       modesChanged: false,
       focusReportsOff: false,
+      answers: [],
     });
   });
 });

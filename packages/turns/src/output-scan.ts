@@ -53,6 +53,11 @@ export interface ChunkScan {
    * whose focus the daemon follows wants them on again.
    */
   focusReportsOff: boolean;
+  /**
+   * What a terminal answers to the device-attribute queries in the chunk (with `queries`), in
+   * order: programs wait a moment for them at start and take a late answer for typed keys.
+   */
+  answers: string[];
 }
 
 /**
@@ -73,7 +78,20 @@ export interface OutputScanOptions {
   lines?: LineLocalListener;
   /** Follow the TRACKED_MODES the program turns on and off. */
   modes?: boolean;
+  /** Answer device-attribute queries (DA1 `CSI c`, DA2 `CSI > c`) as xterm does. */
+  queries?: boolean;
 }
+
+/**
+ * xterm's answers to the device-attribute queries, by the query's parameters (what
+ * @xterm/headless answers as "xterm"): primary (`CSI c`, `CSI 0 c`) and secondary (`CSI > c`).
+ */
+export const DEVICE_ATTRIBUTES: ReadonlyMap<string, string> = new Map([
+  ['', '\x1b[?1;2c'],
+  ['0', '\x1b[?1;2c'],
+  ['>', '\x1b[>0;276;0c'],
+  ['>0', '\x1b[>0;276;0c'],
+]);
 
 /** The private mode of focus reports (`CSI ? 1004 h`). */
 const FOCUS_REPORTS = 1004;
@@ -108,6 +126,8 @@ export class OutputScan implements EscapeSink {
   private readonly on = new Set<number>();
   private modesChanged = false;
   private focusOff = false;
+  private readonly wantQueries: boolean;
+  private answers: string[] = [];
   private readonly decoder = new StringDecoder('utf8');
   private scratch = new Uint8Array(4096);
   /** The chunk being scanned, its stream offset, and the text gathered for its current segment. */
@@ -127,6 +147,7 @@ export class OutputScan implements EscapeSink {
     this.wantOsc = opts.osc === true;
     this.lines = opts.lines ?? null;
     this.wantModes = opts.modes === true;
+    this.wantQueries = opts.queries === true;
     // Only a scan that wants payloads has the parser collect them.
     this.parser = new EscapeParser(this, { osc: this.wantOsc });
   }
@@ -148,6 +169,7 @@ export class OutputScan implements EscapeSink {
     this.oscs = [];
     this.modesChanged = false;
     this.focusOff = false;
+    if (this.answers.length > 0) this.answers = [];
     this.parser.parse(chunk);
     if (this.wantText) this.endSegment(chunk.length, null);
     this.chunk = new Uint8Array(0);
@@ -156,6 +178,7 @@ export class OutputScan implements EscapeSink {
       osc: this.oscs,
       modesChanged: this.modesChanged,
       focusReportsOff: this.focusOff,
+      answers: this.answers,
     };
   }
 
@@ -208,6 +231,11 @@ export class OutputScan implements EscapeSink {
         // A reset (no parameter, or a first parameter of 0) makes earlier colours irrelevant.
         this.lines.sgr(startAbs, params, params === '' || /^0*(;|$)/.test(params));
       } else if (!(plain && final === 0x4b) /* K */) this.lines.nonLocal();
+    }
+    if (final === 0x63 /* c */ && this.wantQueries) {
+      const answer = DEVICE_ATTRIBUTES.get(parser.params());
+      if (answer !== undefined) this.answers.push(answer);
+      return;
     }
     if ((final !== 0x68 && final !== 0x6c) /* h, l */ || parser.paramByte(0) !== 0x3f /* ? */)
       return;

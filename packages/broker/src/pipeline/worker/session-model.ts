@@ -69,8 +69,13 @@ export class SessionModel {
       ...this.detector?.scanNeeds,
       lines: this.compactor,
       modes: true,
+      queries: true,
     }));
     const scan = scanner.scan(chunk);
+    // Answered from the scan, at once: the screen model may parse these bytes only when a
+    // flood stops, and a program that stopped waiting takes the answer for typed keys (Gemini
+    // CLI's box read "1;2c" before the question on a loaded machine).
+    for (const answer of scan.answers) this.send({ answer });
     if (scan.modesChanged || scan.focusReportsOff)
       this.send({ modes: [...scanner.modes], focusOff: scan.focusReportsOff });
     this.detector?.output(chunk, now, scan);

@@ -45,6 +45,10 @@ export class TerminalModel {
       if (params.includes(25)) this.cursorHidden = true;
       return false;
     });
+    // Device attributes are answered from the output's scan as the bytes arrive
+    // (SessionModel); xterm answering them again when it parses them would be a second answer.
+    this.term.parser.registerCsiHandler({ final: 'c' }, () => true);
+    this.term.parser.registerCsiHandler({ prefix: '>', final: 'c' }, () => true);
     this.term.onData(onAnswer);
   }
 
