@@ -1,7 +1,7 @@
 // `clippy acp` as an editor sees it: an ACP client from the protocol's SDK drives the real CLI
 // process, which runs the fake agents (a line agent like aider, a TUI like Claude Code) in the
 // real daemon's PTYs.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -340,6 +340,37 @@ describe('clippy acp: a question before the prompt', () => {
     const turn = await latestTurn('asking');
     expect(acp.messages(sessionId).at(-1)!.text).toBe(turn.text);
     expect(turn.text).toContain(tuiAnswerText('from the editor'));
+  });
+});
+
+describe('clippy acp: an agent slow to start', () => {
+  it('a prompt waits for its first prompt as long as it takes, telling the editor once; then it is answered', async () => {
+    const log = join(daemon.env.root, 'late.log');
+    const go = join(daemon.env.root, 'late.go');
+    const { command, args } = agentCommand('aider', ['--log', log]);
+    // It prints nothing until the test lets it go on: an agent loading on a loaded machine.
+    const wait = 'while [ ! -e "$0" ]; do sleep 0.1; done; exec "$@"';
+    const acp = AcpProcess.start(
+      ['--preset', 'aider', '--', 'sh', '-c', wait, go, command, ...args],
+      daemon.env.env,
+    );
+    running.push(acp);
+    const sessionId = await newSession(acp);
+    const answered = acp.prompt(sessionId, 'Are you there?');
+    const thoughts = () =>
+      acp
+        .updates(sessionId)
+        .flatMap((u) =>
+          u.sessionUpdate === 'agent_thought_chunk' && u.content.type === 'text'
+            ? [u.content.text]
+            : [],
+        );
+    await acp.until(() => thoughts().length > 0, 'the editor told that the agent still starts');
+    expect(thoughts().join('')).toMatch(/has not shown its prompt yet.*clippy attach/u);
+    writeFileSync(go, '');
+    expect((await answered).stopReason).toBe('end_turn');
+    expect(acp.messages(sessionId).at(-1)!.text).toContain(answerText('Are you there?'));
+    expect(thoughts()).toHaveLength(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentContext, StopReason } from '@agentclientprotocol/sdk';
 import type { Menu, SessionState, Turn } from '@clippy/protocol';
@@ -20,10 +21,14 @@ export const SEND_TIMEOUT_MS = 60_000;
 export const CANCEL_GRACE_MS = 10_000;
 
 /**
- * How long a session that has not shown its first prompt yet (an agent starting: loading its
- * configuration, connecting its tools) may take before a prompt gives up on it.
+ * A session that has not shown its first prompt yet (an agent starting: loading its
+ * configuration, connecting its tools) is waited for as long as its program runs, with no
+ * deadline: on a loaded machine OpenCode took over a minute, and a user wants their agent late
+ * rather than an error (the editor's cancel ends the wait; an agent that exits fails it). After
+ * this long without a prompt, the editor is told once, as a thought, what it waits for and
+ * where to look: agents show their prompt within a few seconds on an idle machine.
  */
-export const STARTUP_TIMEOUT_MS = 60_000;
+export const STARTUP_NOTICE_MS = 10_000;
 
 /**
  * In a session whose agent reports its own turns (its channel: hooks, notify, chat file), the
@@ -196,12 +201,13 @@ export class PromptTurn {
   }
 
   /**
-   * Before the text goes in: a session still starting is waited for (up to STARTUP_TIMEOUT_MS),
+   * Before the text goes in: a session still starting is waited for (see STARTUP_NOTICE_MS),
    * and a question it asks (a first start's trust dialog) goes to the editor first — typed into
    * the question, the prompt would answer it. A busy session is left to `send`, which waits.
    */
   private async untilReady(): Promise<void> {
-    const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+    const notice = Date.now() + STARTUP_NOTICE_MS;
+    let noticed = false;
     while (!this.cancelled && !this.finished) {
       const { sessions } = await this.daemon.request('list_sessions', {});
       const info = sessions.find((x) => x.session === this.session.id);
@@ -224,13 +230,17 @@ export class PromptTurn {
         await this.nextState();
         continue;
       }
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new Error(
-          `${this.session.name} did not show its prompt within ${STARTUP_TIMEOUT_MS / 1000} s of starting (see it with clippy attach ${this.session.name})`,
-        );
+      const left = notice - Date.now();
+      if (noticed || left > 0) {
+        await this.nextState(noticed ? undefined : left);
+        continue;
       }
-      await this.nextState(left);
+      noticed = true;
+      await this.sendChunk(
+        randomUUID(),
+        `${this.session.name} has not shown its prompt yet (still starting after ${STARTUP_NOTICE_MS / 1000} s): the prompt goes in once it does. See it with clippy attach ${this.session.name}, or cancel.\n`,
+        true,
+      );
     }
   }
 

@@ -408,8 +408,10 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     bottomLines: 30,
     model: 'unknown',
     provider: 'unknown',
-    // Its first Esc only asks for a second ("esc again to interrupt").
+    // Its first Esc only asks for a second ("esc again to interrupt"): read apart, not as one
+    // ESC ESC (a loaded OpenCode redraws its spinner long before it reads a key).
     interruptKeys: ['Esc', 'Esc'],
+    interruptArmed: [r`esc again to interrupt`],
     // 1.18.33 shows a turn done (footer idle, "▣  Build · Fake Model · 1.5s") a frame before it
     // draws the answer: 131 ms apart at a load of 27 on 2 cores (test/screens
     // opencode-answer-not-drawn), longer under more load. A turn that really shows nothing ends

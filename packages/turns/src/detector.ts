@@ -136,6 +136,14 @@ export class TurnDetector implements W.TurnWatcher {
   }
 
   /**
+   * Screen presets: the latest screen shows the preset's `interruptArmed` (the agent read one of
+   * its interrupt keys and waits for the next); false otherwise.
+   */
+  get interruptArmed(): boolean {
+    return this.watcher.interruptArmed;
+  }
+
+  /**
    * The text of the open turn so far, as `text` would be if it completed now; null when no turn
    * is open, while the session is blocked, and for a line preset's turn too long to render
    * again for each look (see WatcherBase.partialText).

@@ -72,6 +72,13 @@ export interface Preset {
    * while busy reach the number of Escs here.
    */
   interruptKeys?: string[];
+  /**
+   * Screen presets with several `interruptKeys`: what the screen shows once the agent read a
+   * key and waits for the next (OpenCode's "esc again to interrupt"). The next key is pressed
+   * only once a line shows it: a loaded agent still redrawing its spinner, its first key not
+   * read yet, would read both keys in one read, as one sequence (ESC ESC), and go on working.
+   */
+  interruptArmed?: string[];
   /** How many bottom screen lines the classifier looks at. */
   bottomLines?: number;
   /** Screen presets: how long the screen must stay unchanged and idle before a turn completes. */
@@ -186,6 +193,7 @@ export const UserPresetSchema = z
     idleSignal: regexList.optional(),
     blockedSignal: regexList.optional(),
     interruptKeys: z.array(z.string().min(1).max(16)).min(1).max(4).optional(),
+    interruptArmed: regexList.optional(),
     bottomLines: z.number().int().min(1).max(1000).optional(),
     settleMs: z.number().int().min(0).max(60_000).optional(),
     emptyAnswerMs: z.number().int().min(0).max(60_000).optional(),

@@ -43,6 +43,7 @@ export interface CompiledPreset {
   readonly busySignal: LineRegex[];
   readonly idleSignal: LineRegex[];
   readonly blockedSignal: LineRegex[];
+  readonly interruptArmed: LineRegex[];
   readonly bottomLines: number;
   readonly settleMs: number;
   /** See Preset.emptyAnswerMs (never shorter than the settle window). */
@@ -62,6 +63,7 @@ const REGEX_LIST_FIELDS = [
   'busySignal',
   'idleSignal',
   'blockedSignal',
+  'interruptArmed',
 ] as const;
 
 /**

@@ -91,6 +91,8 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   private lastChangeAt = Number.NEGATIVE_INFINITY;
   private lastLines: string[] = [];
   private lastViewport: string[] = [];
+  /** The latest screen shows the preset's `interruptArmed` (see that getter). */
+  private armed = false;
   private lastViewportTop: number | undefined;
   private lastClass: (Classification & { inputIndex: number }) | null = null;
   /**
@@ -272,6 +274,11 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     this.lastViewport = screenLines(viewport);
     const wasLoading = this.lastClass?.loading === true;
     this.lastClass = classifyLines(this.lastViewport, this.c);
+    this.armed =
+      this.c.interruptArmed.length > 0 &&
+      this.lastViewport
+        .slice(-this.c.bottomLines)
+        .some((line) => firstMatch(this.c.interruptArmed, line) >= 0);
     if (this.lastClass.loading === true) {
       if (!wasLoading) this.loadCount++;
       // Resumed after its box was drawn (Gemini CLI draws it before loading the chat): it no
@@ -340,6 +347,11 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
         this.takenCount = t.submitSeq;
       }
     }
+  }
+
+  /** The latest screen shows the preset's `interruptArmed`: the agent waits for its next key. */
+  override get interruptArmed(): boolean {
+    return this.armed;
   }
 
   /** The input line of the latest screen when it is idle (null: not idle, or none on it). */

@@ -85,5 +85,7 @@ export interface TurnWatcher {
   inputShows(text: string): boolean | null;
   /** Screen presets: the input line of the latest screen while it is idle (else null). */
   readonly inputLine: string | null;
+  /** Screen presets: the latest screen shows the preset's `interruptArmed` (else false). */
+  readonly interruptArmed: boolean;
   partialText(): string | null;
 }

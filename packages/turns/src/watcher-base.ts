@@ -136,6 +136,10 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
     return null;
   }
 
+  get interruptArmed(): boolean {
+    return false;
+  }
+
   /**
    * The text of the open turn so far, as `text` would be if it completed now (the same
    * extraction: echo, input box and chrome removed); null when no turn is open. For showing an

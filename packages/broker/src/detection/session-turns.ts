@@ -74,6 +74,7 @@ const NO_STATUS: DetectorStatus = {
   submits: { sent: 0, taken: 0 },
   loads: 0,
   inputLine: null,
+  interruptArmed: false,
 };
 
 /**
@@ -98,6 +99,8 @@ export class SessionTurns {
   readonly multiline: MultilineForm;
   /** The keys that stop the program's work, pressed one after the other (`interrupt`). */
   readonly interruptKeys: readonly string[];
+  /** The preset tells when the program read one interrupt key and waits for the next. */
+  readonly showsInterruptArmed: boolean;
   /** What an injection types first to empty the input box (the preset's `clearInput`), or null. */
   readonly clearInput: Uint8Array | null;
   /** The detector in the pipeline worker (null: none, or detection stopped). */
@@ -128,6 +131,8 @@ export class SessionTurns {
     this.multiline = multilineForm(opts.preset);
     this.interruptKeys =
       opts.preset?.interruptKeys ?? (opts.preset?.kind === 'screen' ? ['Esc'] : ['C-c']);
+    this.showsInterruptArmed =
+      opts.preset?.kind === 'screen' && (opts.preset.interruptArmed?.length ?? 0) > 0;
     this.clearInput = opts.preset?.clearInput ? Buffer.from(opts.preset.clearInput, 'utf8') : null;
     this.events = opts.events;
     if (opts.preset && opts.pipeline) {
@@ -192,6 +197,14 @@ export class SessionTurns {
     if (this.presetKind !== 'screen' || !this.detector) return null;
     const line = this.status.inputLine;
     return line !== null && inputHolds(line, text);
+  }
+
+  /**
+   * Screen presets with `interruptArmed`: the latest screen shows it (the program read one
+   * interrupt key and waits for the next), as the detector said last.
+   */
+  get interruptArmed(): boolean {
+    return this.detector !== null && this.status.interruptArmed;
   }
 
   /**

@@ -14,6 +14,15 @@ export const INTERRUPT_KEY_GAP_MS = 100;
  * read both in one go. A program that shows nothing gets the next key after this.
  */
 export const INTERRUPT_KEY_REACT_MS = 1_500;
+/**
+ * Longest wait for a preset's `interruptArmed` (OpenCode's "esc again to interrupt") before the
+ * next key: the only sign the key was read, since a spinner redraws whether or not it was (the
+ * output INTERRUPT_KEY_REACT_MS waits for). A starved agent takes seconds to read and draw;
+ * still short of an editor's 10 s cancel grace (acp CANCEL_GRACE_MS).
+ */
+export const INTERRUPT_ARMED_WAIT_MS = 5_000;
+/** How often the screen's status is looked at for `interruptArmed` (it comes from the worker). */
+const ARMED_POLL_MS = 25;
 
 /**
  * Interrupts what a session's program is doing with the keys a person would press: its preset's
@@ -33,10 +42,15 @@ export const interrupt: Handler<'interrupt'> = async (request, context) => {
   const keys = [...(session.turns?.interruptKeys ?? ['C-c'])];
   const target = sessionTarget(session);
   let before = session.outputBytes;
+  const turns = session.turns;
   for (const [i, key] of keys.entries()) {
     if (i > 0) {
       await sleep(INTERRUPT_KEY_GAP_MS);
-      await target.waitOutput(before, INTERRUPT_KEY_REACT_MS);
+      if (turns?.showsInterruptArmed) {
+        const deadline = Date.now() + INTERRUPT_ARMED_WAIT_MS;
+        while (session.live && !turns.interruptArmed && Date.now() < deadline)
+          await sleep(ARMED_POLL_MS);
+      } else await target.waitOutput(before, INTERRUPT_KEY_REACT_MS);
     }
     if (!session.live) break;
     before = session.outputBytes;

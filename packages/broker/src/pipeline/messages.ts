@@ -49,6 +49,8 @@ export interface DetectorStatus {
   loads: number;
   /** Screen presets: the input line of the latest screen while it is idle (else null). */
   inputLine: string | null;
+  /** Screen presets: the latest screen shows the preset's `interruptArmed`. */
+  interruptArmed: boolean;
 }
 
 /** Pipeline worker → main thread: one session's news. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -44,6 +44,59 @@ async function agent(
   await c.waitFor((m) => m.type === 'session_ready' && m.name === name, 15_000, from);
   return log;
 }
+
+/**
+ * A small agent drawn as OpenCode 1.18 draws (../shared/corpus: its footer, "esc interrupt" while
+ * busy, "esc again to interrupt" after one Esc), working until two Escs read apart, its spinner
+ * redrawn every 50 ms. Loaded: while busy it reads its terminal once a second, as a starved
+ * OpenCode does, so two keys sent closer than that come in one read (ESC ESC), which it
+ * ignores, as OpenCode does.
+ */
+const ESC_TWICE_AGENT = String.raw`
+const out = (lines) => process.stdout.write('\x1b[H\x1b[2J' + lines.join('\r\n'));
+const footer = (left) => ('  ' + left).padEnd(60) + 'ctrl+p commands';
+let mode = 'idle', typed = '', frame = 0, spin = null, answer = [];
+const box = () => ['  ┃', '  ┃  ' + typed, '  ┃  Build · Fake Model', '  ╹' + '▀'.repeat(40)];
+function draw() {
+  const left = mode === 'idle' ? '' : '⬝■'[frame++ % 2] + '⬝⬝⬝  ' + (mode === 'armed' ? 'esc again to interrupt' : 'esc interrupt');
+  out([...answer, '', ...box(), footer(left)]);
+}
+function take(s) {
+  if (mode === 'idle') {
+    if (s.includes('\r')) {
+      typed += s.slice(0, s.indexOf('\r'));
+      answer = ['  ┃  ' + typed, '', '     Thinking it over'];
+      typed = '';
+      mode = 'busy';
+      spin = setInterval(draw, 50);
+    } else typed += s;
+  } else if (s === '\x1b') {
+    if (mode === 'armed') {
+      clearInterval(spin);
+      mode = 'idle';
+      answer = [...answer, '', '     Interrupted', '', '     ▣  Build · Fake Model · 1.0s'];
+    } else mode = 'armed';
+  }
+  draw();
+}
+process.stdin.setRawMode(true);
+// The terminal read without Node's stream (which reads each key as it comes): what is queued
+// is read at once, every 20 ms while idle and every second while busy.
+const fs = require('fs');
+const tty = fs.openSync('/dev/tty', fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+const buf = Buffer.alloc(4096);
+function poll() {
+  try {
+    const n = fs.readSync(tty, buf, 0, buf.length, null);
+    if (n > 0) take(buf.subarray(0, n).toString('utf8'));
+  } catch (err) {
+    if (err.code !== 'EAGAIN') throw err;
+  }
+  setTimeout(poll, mode === 'idle' ? 20 : 1000);
+}
+poll();
+draw();
+`;
 
 const progress = (c: RawClient, name: string): string[] =>
   c.messages
@@ -187,6 +240,31 @@ describe('interrupt', () => {
       expect(turn.text).not.toContain('Piece 5 of 5');
     });
   }
+
+  it('OpenCode-style Esc, Esc to a loaded agent: the second Esc waits for "esc again to interrupt"', async () => {
+    tb = await startTestBroker();
+    const c = await tb.client();
+    await c.ok('subscribe', { events: ['session_ready', 'state_changed'] });
+    dir ??= mkdtempSync(join(tmpdir(), 'clippy-progress-'));
+    const script = join(dir, 'esc-twice.cjs');
+    writeFileSync(script, ESC_TWICE_AGENT);
+    await c.ok('spawn', {
+      command: process.execPath,
+      args: [script],
+      name: 'o',
+      preset: 'opencode',
+      env: childEnv(),
+      cwd: dir,
+    });
+    await c.waitFor((m) => m.type === 'session_ready' && m.name === 'o', 15_000);
+    await c.ok('send', { session: 'o', text: 'long job', enter: true });
+    await c.waitFor((m) => m.type === 'state_changed' && m.name === 'o' && m.state === 'busy');
+    expect((await c.ok('interrupt', { session: 'o' })).keys).toEqual(['Esc', 'Esc']);
+    // Read as one ESC ESC, the keys would not stop it: its turn would never end.
+    const turn = await turnOf(c, 'o', 0);
+    expect(turn.interrupted).toBe(true);
+    expect(turn.text).toContain('Interrupted');
+  });
 
   it('answers a missing session and a wrapper session with clear errors', async () => {
     tb = await startTestBroker();

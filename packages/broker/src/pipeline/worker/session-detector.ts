@@ -14,6 +14,7 @@ function sameStatus(a: DetectorStatus | null, b: DetectorStatus): boolean {
     a.turnOpen === b.turnOpen &&
     a.startedAt === b.startedAt &&
     a.inputLine === b.inputLine &&
+    a.interruptArmed === b.interruptArmed &&
     a.submits?.sent === b.submits?.sent &&
     a.submits?.taken === b.submits?.taken &&
     a.loads === b.loads
@@ -141,6 +142,7 @@ export class SessionDetector {
       submits: d.needsScreen ? d.submits : null,
       loads: d.loads,
       inputLine: d.inputLine,
+      interruptArmed: d.interruptArmed,
     };
     if (sameStatus(this.sent, status)) return;
     this.sent = status;
