@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeKeys } from '@clippy/protocol';
-import { sessionTarget } from '../relay/inject-into-session.js';
+import { sessionTarget, waitFor } from '../relay/inject-into-session.js';
 import { HandlerError, findLiveSession, type Handler } from './context.js';
 
 /**
@@ -21,8 +21,6 @@ export const INTERRUPT_KEY_REACT_MS = 1_500;
  * still short of an editor's 10 s cancel grace (acp CANCEL_GRACE_MS).
  */
 export const INTERRUPT_ARMED_WAIT_MS = 5_000;
-/** How often the screen's status is looked at for `interruptArmed` (it comes from the worker). */
-const ARMED_POLL_MS = 25;
 
 /**
  * Interrupts what a session's program is doing with the keys a person would press: its preset's
@@ -47,9 +45,12 @@ export const interrupt: Handler<'interrupt'> = async (request, context) => {
     if (i > 0) {
       await sleep(INTERRUPT_KEY_GAP_MS);
       if (turns?.showsInterruptArmed) {
-        const deadline = Date.now() + INTERRUPT_ARMED_WAIT_MS;
-        while (session.live && !turns.interruptArmed && Date.now() < deadline)
-          await sleep(ARMED_POLL_MS);
+        // The detector's news of a new screen wakes the session's waits.
+        await waitFor(
+          session,
+          () => !session.live || turns.interruptArmed,
+          INTERRUPT_ARMED_WAIT_MS,
+        );
       } else await target.waitOutput(before, INTERRUPT_KEY_REACT_MS);
     }
     if (!session.live) break;

@@ -64,7 +64,7 @@ export function sessionTarget(session: Session): InjectTarget {
 }
 
 /** Checks `done` on every output chunk and state change of the session, up to `ms`. */
-function waitFor(session: Session, done: () => boolean, ms: number): Promise<void> {
+export function waitFor(session: Session, done: () => boolean, ms: number): Promise<void> {
   if (done()) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(finish, ms);
