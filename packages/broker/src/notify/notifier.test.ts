@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Menu } from '@clippy/protocol';
 import { FocusState } from '../focus/focus-state.js';
 import { silentLogger } from '../log.js';
 import type { Session } from '../sessions/session.js';
-import { Notifier } from './notifier.js';
+import { BLOCKED_AFTER_ANSWER_MS, Notifier } from './notifier.js';
 
 /** The part of a session the notifier reads for a `blocked` event. */
 interface FakeSession {
@@ -23,6 +23,7 @@ interface FakeSession {
 
 const dirs: string[] = [];
 afterEach(() => {
+  vi.useRealTimers();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -66,16 +67,19 @@ function session(): FakeSession {
   };
 }
 
-function blocked(n: Notifier, s: FakeSession, question: string): void {
+/** The session blocked on `question` for `lasts` ms (fake clock), then busy again. */
+function blocked(n: Notifier, s: FakeSession, question: string, lasts = 0): void {
   s.state = 'blocked';
   s.menu = dialog(question);
   n.stateChanged(s as unknown as Session);
+  vi.advanceTimersByTime(lasts);
   s.state = 'busy';
   n.stateChanged(s as unknown as Session);
 }
 
 describe('a session that waits for its user is told once per question asked', () => {
   it('a dialog read half-drawn, then whole, with no answer between: one event', () => {
+    vi.useFakeTimers();
     const { n, told } = notifier();
     const s = session();
     blocked(n, s, 'Allow execution of');
@@ -85,6 +89,7 @@ describe('a session that waits for its user is told once per question asked', ()
   });
 
   it('the whole dialog drawn again as it closes after the answer: still the one told', () => {
+    vi.useFakeTimers();
     // Qwen Code: told on its half-drawn dialog, then the whole one, answered with Enter, and the
     // whole one read once more while it closes.
     const { n, told } = notifier();
@@ -92,22 +97,38 @@ describe('a session that waits for its user is told once per question asked', ()
     blocked(n, s, '? Shell touch approved.txt (Run a command) ←');
     blocked(n, s, "Allow execution of: 'touch'?");
     s.inputBytes += 1; // the user's Enter
+    blocked(n, s, "Allow execution of: 'touch'?", BLOCKED_AFTER_ANSWER_MS);
+    expect(told).toEqual(['blocked']);
+    n.dispose();
+  });
+
+  it('part of the dialog read for a moment as it closes after the answer: not told', () => {
+    // Qwen Code: told "Allow execution of…", answered; its tool line read as a question for a
+    // moment while the dialog went away.
+    vi.useFakeTimers();
+    const { n, told } = notifier();
+    const s = session();
     blocked(n, s, "Allow execution of: 'touch'?");
+    s.inputBytes += 1; // the user's Enter
+    blocked(n, s, '? Shell touch approved.txt (Run a command) ←', BLOCKED_AFTER_ANSWER_MS - 100);
+    vi.advanceTimersByTime(BLOCKED_AFTER_ANSWER_MS);
     expect(told).toEqual(['blocked']);
     n.dispose();
   });
 
   it('a second question after the user answered the first, in the same turn: told again', () => {
+    vi.useFakeTimers();
     const { n, told } = notifier();
     const s = session();
     blocked(n, s, 'Allow execution of: touch a.txt?');
     s.inputBytes += 1; // the user's Enter
-    blocked(n, s, 'Allow execution of: touch b.txt?');
+    blocked(n, s, 'Allow execution of: touch b.txt?', BLOCKED_AFTER_ANSWER_MS);
     expect(told).toEqual(['blocked', 'blocked']);
     n.dispose();
   });
 
   it('the next turn’s question is told even when nobody typed since', () => {
+    vi.useFakeTimers();
     const { n, told } = notifier();
     const s = session();
     blocked(n, s, 'Allow execution of: touch a.txt?');

@@ -24,6 +24,13 @@ export interface NotifierHost {
   webUrl?(session: Session | null): string | null;
 }
 
+/**
+ * After the user answered a question, how long a new one must stay on screen to be told: an
+ * agent closing its dialog can be read with part of it still drawn (Qwen Code's tool line taken
+ * for the question) for a moment; a new question waits for its answer.
+ */
+export const BLOCKED_AFTER_ANSWER_MS = 500;
+
 /** What was last notified of a session: an event is told once, however often it is reported. */
 interface Told {
   turnSeq: number;
@@ -49,6 +56,8 @@ export class Notifier {
   private readonly bell: BellOutput;
   private readonly webhook: WebhookOutput;
   private readonly told = new Map<string, Told>();
+  /** Sessions blocked again after an answer, told once that lasted (BLOCKED_AFTER_ANSWER_MS). */
+  private readonly settling = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly host: NotifierHost) {
     this.settings = new NotifySettings(host.env, (message) =>
@@ -98,8 +107,36 @@ export class Notifier {
   }
 
   stateChanged(session: Session): void {
+    if (session.state !== 'blocked') {
+      this.settled(session);
+      return;
+    }
     const told = this.toldOf(session);
-    if (session.state !== 'blocked') return;
+    const afterAnswer =
+      told.blocked !== null &&
+      told.blockedTurn === session.turnCount &&
+      session.inputBytes !== told.blockedInput;
+    if (!afterAnswer) this.blocked(session);
+    else if (!this.settling.has(session.id)) {
+      const timer = setTimeout(() => {
+        this.settling.delete(session.id);
+        if (session.state === 'blocked') this.blocked(session);
+      }, BLOCKED_AFTER_ANSWER_MS);
+      timer.unref();
+      this.settling.set(session.id, timer);
+    }
+  }
+
+  /** No longer blocked: a question that did not last is not told. */
+  private settled(session: Session): void {
+    const timer = this.settling.get(session.id);
+    if (timer) clearTimeout(timer);
+    this.settling.delete(session.id);
+  }
+
+  /** The session waits for its user: told, unless it is the question already told. */
+  private blocked(session: Session): void {
+    const told = this.toldOf(session);
     const menu = session.menu;
     // The same question in the same turn, drawn again after a flap, is the same event.
     const key = blockedKey(session.turnCount, menu);
@@ -164,6 +201,7 @@ export class Notifier {
   }
 
   sessionRemoved(session: Session): void {
+    this.settled(session);
     this.told.delete(session.id);
     this.settings.forget(session.id);
   }
@@ -252,6 +290,8 @@ export class Notifier {
   }
 
   dispose(): void {
+    for (const timer of this.settling.values()) clearTimeout(timer);
+    this.settling.clear();
     this.desktop.dispose();
     this.webhook.dispose();
   }
