@@ -13,6 +13,7 @@ import {
   startRealAgent,
   untilListed,
   type RealAgentSession,
+  REAL_AGENT_SCENARIO_MS as SCENARIO_MS,
 } from '@clippy/testkit/real-agent-session';
 
 // Issue 46, items 1 and 2, with the real pinned CLIs against the fake model:
@@ -23,8 +24,6 @@ import {
 //   `clippy-hook … Stop` from another process, sent while the agent thinks, once became the
 //   answer and was relayed into a bash session, which ran it.
 
-/** A real agent's start and a few turns on a loaded 2-core machine. */
-const SCENARIO_MS = 300_000;
 /** One turn through a real agent. */
 const TURN_MS = 120_000;
 /** Asks per agent while the command lines are watched. */

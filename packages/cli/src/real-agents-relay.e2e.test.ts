@@ -14,14 +14,13 @@ import {
   startRealAgent,
   untilListed,
   type RealAgentSession,
+  REAL_AGENT_ASK_S as ASK_TIMEOUT_S,
+  REAL_AGENT_SCENARIO_MS as SCENARIO_MS,
 } from '@clippy/testkit/real-agent-session';
 
 // Issue 31: one real agent's turns into another's input — `relay`, `route add` and `loop
 // --until` between Claude Code and Codex — asserting on the text the second agent's model
 // received: exactly the first agent's turn.
-
-const ASK_TIMEOUT_S = 120;
-const SCENARIO_MS = 300_000;
 
 const missing = agentsMissing('claude', 'codex');
 

@@ -20,11 +20,12 @@ import {
 import { MARKDOWN_ANSWERS } from '@clippy/testkit/markdown-answers';
 import { bins } from '@clippy/testkit/paths';
 import { agentsMissing, prepareAgent, type AgentSetup } from '@clippy/testkit/real-agents';
-import { screenOf } from '@clippy/testkit/real-agent-session';
+import {
+  screenOf,
+  REAL_AGENT_SCENARIO_MS as SCENARIO_MS,
+} from '@clippy/testkit/real-agent-session';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-/** Two agents starting and a few turns each on a loaded 2-core machine. */
-const SCENARIO_MS = 300_000;
 /** A turn of a real agent that calls a tool, which waits for another agent's turn. */
 const TURN_MS = 120_000;
 /**

@@ -72,6 +72,11 @@ export async function listed(
   return sessions.find((s) => s.name === name);
 }
 
+/** How long `ask` may wait for a real agent's turn: seconds each on a loaded 2-core machine. */
+export const REAL_AGENT_ASK_S = 120;
+/** One scenario of real agents: their start and a few turns on a loaded 2-core machine, with room. */
+export const REAL_AGENT_SCENARIO_MS = 300_000;
+
 /** Default wait for a real agent to reach a state: Gemini CLI starts in 30 s on a busy 2-core box. */
 export const AGENT_STATE_WAIT_MS = 90_000;
 

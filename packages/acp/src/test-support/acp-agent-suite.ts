@@ -25,12 +25,13 @@ import {
   type AgentSetup,
   type RealAgentName,
 } from '@clippy/testkit/real-agents';
-import { screenOf } from '@clippy/testkit/real-agent-session';
+import {
+  screenOf,
+  REAL_AGENT_SCENARIO_MS as SCENARIO_MS,
+} from '@clippy/testkit/real-agent-session';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AcpProcess } from './acp-process.js';
 
-/** An agent's start and a few turns on a loaded 2-core machine (OpenCode starts in a minute). */
-const SCENARIO_MS = 300_000;
 /** The answer streams in this many pieces, this far apart: the editor sees it grow. */
 const PIECES = 6;
 const PIECE_DELAY_MS = 400;

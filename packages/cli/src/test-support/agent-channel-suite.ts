@@ -27,6 +27,8 @@ import {
   startRealAgent,
   untilListed,
   type RealAgentSession,
+  REAL_AGENT_ASK_S as ASK_TIMEOUT_S,
+  REAL_AGENT_SCENARIO_MS as SCENARIO_MS,
 } from '@clippy/testkit/real-agent-session';
 
 // Issues 32 and 45: each real agent (pinned in packages/testkit/agents.json, installed by .ci/run
@@ -39,10 +41,6 @@ import {
 // real-agents-qwen/-opencode/-copilot) runs this suite with what differs for its agent as data
 // (`AgentTraits`), so that the agents run side by side and are held to the same scenarios.
 
-/** A real agent's turn on a loaded 2-core machine takes seconds; `ask` may wait this long. */
-const ASK_TIMEOUT_S = 120;
-/** One scenario: a few turns on a busy machine, with room. */
-const SCENARIO_MS = 300_000;
 /** An agent's start (OpenCode: its TUI, its server, its plugins) on a loaded 2-core machine. */
 const START_MS = 180_000;
 

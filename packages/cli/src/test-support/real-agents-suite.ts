@@ -17,6 +17,8 @@ import {
   startRealAgent,
   untilListed,
   type RealAgentSession,
+  REAL_AGENT_ASK_S as ASK_TIMEOUT_S,
+  REAL_AGENT_SCENARIO_MS as SCENARIO_MS,
 } from '@clippy/testkit/real-agent-session';
 
 // Issue 31: Claude Code, Codex and Gemini CLI from the npm registry (pinned in
@@ -26,10 +28,6 @@ import {
 // (real-agents-AGENT.e2e.test.ts) runs this suite: vitest runs files side by side, so the three
 // agents' few minutes each overlap instead of adding up.
 
-/** A turn of a real agent on a loaded 2-core machine takes seconds; `ask` may wait this long. */
-const ASK_TIMEOUT_S = 120;
-/** One scenario: an agent's start on a busy machine and a few turns, with room. */
-const SCENARIO_MS = 300_000;
 /** The submit runs: 20 asks, each a few seconds (Gemini CLI up to 10 s on a loaded machine). */
 const SUBMIT_RUNS_MS = 600_000;
 
