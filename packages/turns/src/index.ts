@@ -33,6 +33,7 @@ export { type LineRegex, compileUserRegex, UnsupportedRegexError } from './user-
 export { classifyScreen, type Classification, type ScreenState } from './classify.js';
 export { extractAnswer } from './extract.js';
 export { readMenu, type Menu, type MenuOption, type MenuStyle } from './menu.js';
+export { sameDialog, type DialogRead } from './same-dialog.js';
 export { InputTracker, type InputEvent } from './input-tracker.js';
 export {
   TurnDetector,

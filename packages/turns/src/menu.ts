@@ -43,12 +43,12 @@ const LETTERS_SCAN_LINES = 3;
  * sign-in, blank lines between Claude's login methods). */
 const MAX_OPTION_GAP = 3;
 /** Lines of a dialog read above its choices (its question and detail) when no border ends it. */
-const MAX_DIALOG_LINES = 12;
+export const MAX_DIALOG_LINES = 12;
 /** Blank lines in a row that end a dialog upward (its own blank lines come one at a time). */
 const DIALOG_GAP_LINES = 3;
 /** Lines of a line program's output read above a typed-letter question (aider's file name, the
  * shell command it wants to run). */
-const MAX_LETTER_DETAIL_LINES = 8;
+export const MAX_LETTER_DETAIL_LINES = 8;
 
 /** A numbered choice: an optional cursor, the number, `.` or `)`, the label. */
 const NUMBERED = /^\s*(?:([❯>›●▶→▸])\s*)?(\d{1,2})[.)]\s+(\S.*)$/u;

@@ -15,7 +15,7 @@ interface FakeSession {
   preset: string;
   kind: string;
   state: string;
-  menu: Pick<Menu, 'question' | 'detail' | 'options'> | null;
+  menu: Pick<Menu, 'question' | 'detail' | 'options' | 'style'> | null;
   turnCount: number;
   inputBytes: number;
   clientCount: number;
@@ -47,9 +47,10 @@ function notifier(): { n: Notifier; told: string[] } {
   return { n, told };
 }
 
-const dialog = (question: string): FakeSession['menu'] => ({
+const dialog = (question: string, detail: string[] = []): FakeSession['menu'] => ({
   question,
-  detail: [],
+  detail,
+  style: 'numbered',
   options: [{ label: 'Yes', keys: ['Enter'] }] as Menu['options'],
 });
 
@@ -68,9 +69,14 @@ function session(): FakeSession {
 }
 
 /** The session blocked on `question` for `lasts` ms (fake clock), then busy again. */
-function blocked(n: Notifier, s: FakeSession, question: string, lasts = 0): void {
+function blocked(
+  n: Notifier,
+  s: FakeSession,
+  question: string | FakeSession['menu'],
+  lasts = 0,
+): void {
   s.state = 'blocked';
-  s.menu = dialog(question);
+  s.menu = typeof question === 'string' ? dialog(question) : question;
   n.stateChanged(s as unknown as Session);
   vi.advanceTimersByTime(lasts);
   s.state = 'busy';
@@ -113,6 +119,32 @@ describe('a session that waits for its user is told once per question asked', ()
     blocked(n, s, '? Shell touch approved.txt (Run a command) ←', BLOCKED_AFTER_ANSWER_MS - 100);
     vi.advanceTimersByTime(BLOCKED_AFTER_ANSWER_MS);
     expect(told).toEqual(['blocked']);
+    n.dispose();
+  });
+
+  it('answered while read half-drawn, then drawn whole for long as it closes: not told again', () => {
+    // Qwen Code under load (the full suite on 2 cores): its tool line read as the question
+    // before the question line was drawn, told; the user's Enter; the whole dialog then stayed
+    // on screen for seconds while the agent went on.
+    vi.useFakeTimers();
+    const { n, told } = notifier();
+    const s = session();
+    const tool = '? Shell touch approved.txt (Run a command) ←';
+    blocked(n, s, dialog(tool, ['touch approved.txt']));
+    s.inputBytes += 1; // the user's Enter
+    const whole = dialog("Allow execution of: 'touch'?", [tool, 'touch approved.txt']);
+    blocked(n, s, whole, BLOCKED_AFTER_ANSWER_MS * 10);
+    expect(told).toEqual(['blocked']);
+    // The next command's dialog in the same turn is a new question.
+    s.inputBytes += 1;
+    const next = '? Shell rm approved.txt (Run a command) ←';
+    blocked(
+      n,
+      s,
+      dialog("Allow execution of: 'rm'?", [next, 'rm approved.txt']),
+      BLOCKED_AFTER_ANSWER_MS,
+    );
+    expect(told).toEqual(['blocked', 'blocked']);
     n.dispose();
   });
 

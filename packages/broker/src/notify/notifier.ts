@@ -7,7 +7,7 @@ import { BellOutput } from './bell-output.js';
 import { ClientOutput } from './client-output.js';
 import { DesktopOutput } from './desktop-output.js';
 import { NotifyClients, type NotifyClient } from './notify-clients.js';
-import { blockedKey } from './blocked-key.js';
+import { blockedDialog, sameQuestion, withRead, type BlockedDialog } from './blocked-dialog.js';
 import type { NotifyEvent } from './notify-event.js';
 import { NotifySettings, type NotifyInForce } from './notify-settings.js';
 import type { WebhookEvent } from './webhook-format.js';
@@ -34,7 +34,8 @@ export const BLOCKED_AFTER_ANSWER_MS = 500;
 /** What was last notified of a session: an event is told once, however often it is reported. */
 interface Told {
   turnSeq: number;
-  blocked: string | null;
+  /** The question last told, with every read of it since (half-drawn, whole, closing). */
+  blocked: BlockedDialog | null;
   /** The turn count and the session's input bytes when that `blocked` was told. */
   blockedTurn: number;
   blockedInput: number;
@@ -138,15 +139,18 @@ export class Notifier {
   private blocked(session: Session): void {
     const told = this.toldOf(session);
     const menu = session.menu;
-    // The same question in the same turn, drawn again after a flap, is the same event.
-    const key = blockedKey(session.turnCount, menu);
-    if (told.blocked === key) return;
-    // A question drawn otherwise while nobody answered (read half-drawn, then whole) is the
-    // one told, and its last draw is what a redraw after the answer is compared with: a new one
-    // needs a new turn or the user's input since.
+    // The question told, drawn again after a flap or read half-drawn as it opens or closes
+    // (before or after the answer), is the same event.
+    const dialog = blockedDialog(session.turnCount, menu);
+    if (told.blocked && sameQuestion(told.blocked, dialog)) {
+      told.blocked = withRead(told.blocked, dialog);
+      return;
+    }
+    // A question drawn otherwise while nobody answered is the one told too: a new one needs a
+    // new turn or the user's input since.
     const answered = session.inputBytes !== told.blockedInput;
     const unanswered = told.blocked !== null && told.blockedTurn === session.turnCount && !answered;
-    told.blocked = key;
+    told.blocked = unanswered ? withRead(told.blocked!, dialog) : dialog;
     if (unanswered) return;
     told.blockedTurn = session.turnCount;
     told.blockedInput = session.inputBytes;
