@@ -271,7 +271,9 @@ export const LOG_PIPE_WAIT_MS = 100;
 
 /**
  * Direct attach: longest the daemon waits for a client's terminal to take the restore (and the
- * session's last output) when it gives the terminal back; then it closes it anyway. As long as
+ * session's last output) when it gives the terminal back; then it closes it anyway (at the
+ * session's exit, only once the terminal took nothing for that long: the client waits for the
+ * `exit` push without a bound of its own, and the last output is all the user keeps). As long as
  * the attach client's own wait for a terminal to drain (relay mode), and shorter than its wait
  * for the daemon's answer, so the two never write at once.
  */

@@ -66,7 +66,12 @@ function followedModes(): SessionModes & { follow(text: string): void } {
 }
 
 /** The daemon's side of that terminal, recording what it reports. */
-function drive(path: string, pid: number, modes: SessionModes = followedModes()) {
+function drive(
+  path: string,
+  pid: number,
+  modes: SessionModes = followedModes(),
+  giveBackMs?: number,
+) {
   const opened = openClientTerminal(path, pid);
   if (!opened.ok) throw new Error(opened.reason);
   const events: string[] = [];
@@ -82,6 +87,7 @@ function drive(path: string, pid: number, modes: SessionModes = followedModes())
     focus: (f) => events.push(`focus:${f}`),
     detachKeyTyped: () => events.push('detach'),
     failed: (err) => events.push(`failed:${err.message}`),
+    ...(giveBackMs === undefined ? {} : { giveBackMs }),
   });
   terminals.push(term);
   return { term, events, sent };
@@ -226,6 +232,49 @@ describe.skipIf(!onLinux)('DirectTerminal', () => {
     // The daemon's write is done once the kernel took it; the emulator reads it just after.
     await until(() => seen().includes('LAST-WORDS'));
     expect(seen().slice(seen().indexOf('LAST-WORDS'))).not.toMatch(/\x1b\[\d+;1H/);
+  });
+
+  it('at the session’s exit a terminal read slowly gets all the last output, long past the give-back bound', async () => {
+    const { child, path, seen } = await userTerminal();
+    // The reader below never stops for a tenth of the bound, yet takes more than it to read all.
+    const bound = 1_000;
+    const { term, sent } = drive(path, child.pid, followedModes(), bound);
+    term.start(Buffer.from(''));
+    await until(() => seen().includes(FOCUS_REPORTS_ON));
+    // A loaded machine's emulator: it reads a little now and then, never as fast as it comes.
+    child.pause();
+    const chunks = Array.from({ length: 32 }, (_, i) =>
+      Buffer.from(`<${i}>`.padEnd(64 * 1024, String.fromCharCode(97 + (i % 26)))),
+    );
+    for (const c of chunks) term.sendOutput(batch(c.toString('latin1')), () => {});
+    term.sendExit(Buffer.from('exit'));
+    const last = chunks.at(-1)!.toString('latin1');
+    while (sent.length === 0) {
+      child.resume();
+      await new Promise((r) => setTimeout(r, bound / 50)); // reads what comes meanwhile
+      child.pause();
+      await new Promise((r) => setTimeout(r, bound / 20)); // then nothing for a while
+    }
+    child.resume();
+    await until(() => sent.length === 1, 'the exit sent', 30_000);
+    // Every byte came, in order, before the exit was sent.
+    await until(() => seen().includes(last), 'the last output whole');
+    const shown = seen();
+    const at = chunks.map((_, i) => shown.indexOf(`<${i}>`));
+    expect(at.every((p, i) => p >= 0 && (i === 0 || p > at[i - 1]!))).toBe(true);
+  }, 60_000);
+
+  it('at the session’s exit a terminal that stopped reading is let go after the bound', async () => {
+    const { child, path, seen } = await userTerminal();
+    const { term, sent } = drive(path, child.pid, followedModes(), 200);
+    term.start(Buffer.from(''));
+    await until(() => seen().includes(FOCUS_REPORTS_ON));
+    child.pause();
+    for (let i = 0; i < 8; i++) term.sendOutput(batch(`<${i}>`.padEnd(64 * 1024, 'x')), () => {});
+    term.sendExit(Buffer.from('exit'));
+    await until(() => sent.length === 1, 'the exit sent though the terminal took nothing more');
+    expect(term.bufferedAmount).toBe(0); // closed: what it did not take is let go
+    child.resume();
   });
 
   it('gives the terminal back when the session’s modes do not come: the last output, then the blind restore', async () => {

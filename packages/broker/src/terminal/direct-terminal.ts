@@ -197,7 +197,10 @@ export class DirectTerminal implements FlowSink {
 
   /** The session exited: its last output is on the terminal, given back, before `exit` is sent. */
   sendExit(frame: Buffer): void {
-    void this.giveBack({ moveBelow: false }).then(() => this.opts.connection.send(frame));
+    // Its last output is all the user keeps of it: waited for while the terminal takes it.
+    void this.giveBack({ moveBelow: false, whileTaking: true }).then(() =>
+      this.opts.connection.send(frame),
+    );
   }
 
   /** Written into the terminal, after the output before it (never inside an escape sequence). */
@@ -225,9 +228,10 @@ export class DirectTerminal implements FlowSink {
   /**
    * Stops reading, turns off the modes the session's output left on (and with `moveBelow` puts
    * the cursor on a fresh line below the session's screen), waits for the terminal to take all
-   * of it (at most the give-back bound), then closes it. Once.
+   * of it (at most the give-back bound; with `whileTaking`, as long as it takes some in each
+   * such bound), then closes it. Once.
    */
-  private giveBack(opts: { moveBelow: boolean }): Promise<void> {
+  private giveBack(opts: { moveBelow: boolean; whileTaking?: boolean }): Promise<void> {
     this.releasing ??= new Promise<void>((resolve) => {
       this.stopReading();
       if (this.done) {
@@ -239,8 +243,22 @@ export class DirectTerminal implements FlowSink {
         this.close();
         resolve();
       };
-      // One bound for it all: the modes as of the last output, then the terminal's writes.
-      const timer = setTimeout(finish, this.opts.giveBackMs ?? TERMINAL_GIVE_BACK_MS);
+      // One bound for it all: the modes as of the last output, then the terminal's writes. At
+      // the session's exit it is a bound on a stall: a terminal read slowly (a loaded machine,
+      // a slow link) gets every byte of the last output; one that stopped is let go.
+      const bound = this.opts.giveBackMs ?? TERMINAL_GIVE_BACK_MS;
+      let before = this.unwritten();
+      const expired = () => {
+        const now = this.unwritten();
+        const took = now.queued < before.queued || now.writing !== before.writing;
+        if (opts.whileTaking && !this.done && now.queued > 0 && took) {
+          before = now;
+          timer = setTimeout(expired, bound);
+          return;
+        }
+        finish();
+      };
+      let timer = setTimeout(expired, bound);
       // The session's output is already on its way to the terminal; only the restore waits for
       // the modes, and not for long (a held-up worker must not cost the terminal its restore).
       let restored = false;
@@ -263,6 +281,17 @@ export class DirectTerminal implements FlowSink {
       void this.opts.modes.settled().then(restore);
     });
     return this.releasing;
+  }
+
+  /**
+   * What the terminal has still to take: the stream's queue (its batches, held whole until each
+   * write is done) and what of libuv's writes in progress is left, which shrinks as the terminal
+   * takes bytes (one writev of many batches included). The latter is libuv's own count, read
+   * live through the handle (as its descriptor is read above).
+   */
+  private unwritten(): { queued: number; writing: number } {
+    const handle = (this.stream as unknown as { _handle?: { writeQueueSize?: number } })._handle;
+    return { queued: this.stream.writableLength, writing: handle?.writeQueueSize ?? 0 };
   }
 
   private stopReading(): void {
