@@ -417,6 +417,11 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     // opencode-answer-not-drawn), longer under more load. A turn that really shows nothing ends
     // after this.
     emptyAnswerMs: 5_000,
+    // While an answer streams in, 1.18.33 leaves list items half-written ("1.", "   - the",
+    // "3. Writ") and draws the answer whole only after it shows the turn done: 1.1 s later on a
+    // loaded 2-core machine (stress-ng --cpu 2), where the 200 ms settle had ended the turn with
+    // the half-written text. A streamed answer waits for that redraw, up to this long.
+    answerRedrawMs: 3_000,
     // Not a mark: OpenCode indents every line of an answer by 5 columns (a list's own
     // indentation comes on top of it).
     answerBullet: ['     '],

@@ -90,6 +90,14 @@ export interface Preset {
    */
   emptyAnswerMs?: number;
   /**
+   * Screen presets: the agent draws an answer as it streams in pieces (some lines left
+   * half-written) and draws it whole once more only after its screen shows the turn done
+   * (OpenCode re-renders its Markdown then). A turn whose answer was seen growing ends only once
+   * its idle screen redrew the answer and settled, or stayed unchanged this long (default 0: no
+   * such wait).
+   */
+  answerRedrawMs?: number;
+  /**
    * Screen presets: the agent rewrites its whole screen line by line (Codex's alternate
    * screen), so a dialog it closes after Enter is read in part (some choices, only its footer)
    * before it goes: not a new question.
@@ -197,6 +205,7 @@ export const UserPresetSchema = z
     bottomLines: z.number().int().min(1).max(1000).optional(),
     settleMs: z.number().int().min(0).max(60_000).optional(),
     emptyAnswerMs: z.number().int().min(0).max(60_000).optional(),
+    answerRedrawMs: z.number().int().min(0).max(60_000).optional(),
     redrawsWhole: z.boolean().optional(),
     model: z.string().optional(),
     provider: z.string().optional(),

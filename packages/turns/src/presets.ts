@@ -48,6 +48,8 @@ export interface CompiledPreset {
   readonly settleMs: number;
   /** See Preset.emptyAnswerMs (never shorter than the settle window). */
   readonly emptyAnswerMs: number;
+  /** See Preset.answerRedrawMs (0: none). */
+  readonly answerRedrawMs: number;
 }
 
 const REGEX_LIST_FIELDS = [
@@ -145,6 +147,7 @@ export function compilePreset(preset: Preset): CompiledPreset {
       preset.settleMs ?? SCREEN_SETTLE_MS,
       preset.emptyAnswerMs ?? SCREEN_SETTLE_MS,
     ),
+    answerRedrawMs: preset.answerRedrawMs ?? 0,
   };
   compiledCache.set(preset, compiled);
   compiledCache.set(frozen, compiled);

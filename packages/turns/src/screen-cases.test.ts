@@ -10,6 +10,7 @@ import { stripAnsi } from './ansi-stripper.js';
 import { BUILTIN_PRESETS } from './builtin-presets.js';
 import { classifyScreen } from './classify.js';
 import { TurnDetector, type ScreenSnapshot } from './detector.js';
+import type { DetectorEvent } from './turn-watcher.js';
 import { extractAnswer } from './extract.js';
 import { readMenu } from './menu.js';
 import { isRight, labelledSamples } from './test-support/confusion.js';
@@ -22,6 +23,101 @@ const presetOf = (name: string) => BUILTIN_PRESETS[byName.get(name)!.preset]!;
 
 /** Agents the public screens must cover, and how many screens each at least. */
 const PUBLIC_MIN = { claude: 8, codex: 8, gemini: 3, copilot: 5 } as const;
+
+/**
+ * OpenCode asked for the list answer, which it draws as it streams (captured on a loaded 2-core
+ * machine, six pieces): list items left half-written, the turn then shown done with them. Returns
+ * the detector with that done frame just read, and the frames to draw next.
+ */
+function streamedOpenCode() {
+  const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
+  const snap = (lines: string[]): ScreenSnapshot => ({
+    lines,
+    viewportTop: 0,
+    rows: lines.length,
+    cols: 100,
+  });
+  const bytes = (s: string) => new TextEncoder().encode(s);
+  const notDrawn = read('opencode-answer-not-drawn.txt').replace(/\n$/u, '').split('\n');
+  const answer = [
+    'Steps:',
+    '',
+    '1. Read the file.',
+    '2. Parse it:',
+    '   - headers first',
+    '   - then the body',
+    '3. Write the result.',
+    '',
+    '- a star item',
+    '',
+    '- a dash item',
+  ];
+  // Captured (a loaded 2-core machine, the answer streamed in six pieces): OpenCode 1.18.33
+  // left list items half-written as the pieces came, showed the turn done so, and drew the
+  // answer whole 1.1 s later.
+  const halfWritten = [
+    'Steps:',
+    '',
+    '1.',
+    '2. Parse it:',
+    '   - headers first',
+    '   - the',
+    '3. Writ',
+    '',
+    '- a sta',
+    '',
+    '- a dash item',
+  ];
+  const status = notDrawn.findIndex((l) => l.includes('· 1.5s'));
+  const box = notDrawn.findIndex((l) => l.startsWith('  ╹▀'));
+  const drawn = (lines: string[], busy: boolean) => {
+    const screen = [
+      ...notDrawn.slice(0, status - 1 - answer.length),
+      ...lines.map((l) => (l === '' ? '' : `     ${l}`)),
+      ...Array.from({ length: answer.length - lines.length }, () => ''),
+      ...notDrawn.slice(status - 1),
+    ];
+    if (busy) {
+      screen[box + 1] =
+        '   ⬝⬝⬝⬝■■■■  esc interrupt                                                     22  ctrl+p commands';
+      screen[status] = '     ▣  Build · Fake Model';
+    }
+    return screen;
+  };
+  const question = 'Please give the list answer.';
+  const echo = notDrawn.findIndex((l) => l.includes(question));
+  const before = [...notDrawn.slice(0, echo - 1), ...notDrawn.slice(echo + 2)];
+  while (before.length < notDrawn.length) before.splice(echo - 1, 0, '');
+  const typed = [...before];
+  typed[box - 3] = `  ┃  ${question}`;
+  d.onOutput(bytes('a'), 1000);
+  d.onScreen(snap(before), 1000);
+  d.tick(1300);
+  d.onOutput(bytes('b'), 2000);
+  d.onScreen(snap(typed), 2000);
+  d.onInput(bytes(`${question}\r`), 2100);
+  const events: DetectorEvent[] = [];
+  let at = 2500;
+  // The pieces as it drew them while busy, then the same half-written lines shown done.
+  for (const lines of [halfWritten.slice(0, 4), halfWritten.slice(0, 7), halfWritten]) {
+    d.onOutput(bytes('c'), at);
+    events.push(...d.onScreen(snap(drawn(lines, true)), at));
+    at += 400;
+  }
+  d.onOutput(bytes('d'), at);
+  events.push(...d.onScreen(snap(drawn(halfWritten, false)), at));
+  return {
+    d,
+    events,
+    at,
+    answer,
+    halfWritten,
+    show: (lines: string[], t: number) => {
+      d.onOutput(bytes('e'), t);
+      return d.onScreen(snap(drawn(lines, false)), t);
+    },
+  };
+}
 
 describe('labelled agent screens (test/screens)', () => {
   it('has a case for every screen file and a screen file for every case', () => {
@@ -387,6 +483,28 @@ describe('labelled agent screens (test/screens)', () => {
     events.push(...d.onScreen(snap(answered), 4200), ...d.tick(4500));
     const done = events.find((e) => e.type === 'turn');
     expect(done?.type === 'turn' && done.text).toBe(answer.join('\n'));
+  });
+
+  it('OpenCode: a streamed answer shown done half-written ends with its redraw, not as shown first', () => {
+    const { d, events, at, answer, show } = streamedOpenCode();
+    events.push(...d.tick(at + 300), ...d.tick(at + 1000));
+    expect(events.filter((e) => e.type === 'turn')).toEqual([]);
+    // Drawn whole 1.1 s after it showed the turn done.
+    events.push(...show(answer, at + 1131), ...d.tick(at + 1400));
+    const done = events.find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.text).toBe(answer.join('\n'));
+  });
+
+  it('OpenCode: a streamed answer it never redraws ends as shown, answerRedrawMs after it showed it done', () => {
+    const { d, events, at, halfWritten } = streamedOpenCode();
+    const wait = BUILTIN_PRESETS.opencode!.answerRedrawMs!;
+    events.push(...d.tick(at + 300));
+    expect(d.nextDeadline()).toBe(at + 300 + wait);
+    events.push(...d.tick(at + 300 + wait - 1));
+    expect(events.filter((e) => e.type === 'turn')).toEqual([]);
+    events.push(...d.tick(at + 300 + wait));
+    const done = events.find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.text).toBe(halfWritten.join('\n'));
   });
 
   it('OpenCode: Enter pressed again while its echo is drawn is the same submission; the turn completes', () => {

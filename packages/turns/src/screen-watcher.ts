@@ -44,6 +44,12 @@ interface ScreenTurn extends OpenTurn {
   escapes: number;
   /** An idle screen showed nothing of the answer yet (see Preset.emptyAnswerMs). */
   emptyShown: boolean;
+  /** The answer as a busy screen showed it last, and how many different ones (answerRedrawMs). */
+  busyAnswer: string;
+  busyAnswers: number;
+  /** The first idle, settled screen's answer and when it was read (see Preset.answerRedrawMs). */
+  doneAnswer: string | null;
+  doneAt: number;
 }
 
 /**
@@ -231,6 +237,10 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       recorded: false,
       escapes: 0,
       emptyShown: false,
+      busyAnswer: '',
+      busyAnswers: 0,
+      doneAnswer: null,
+      doneAt: 0,
     };
   }
 
@@ -284,12 +294,38 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       // Resumed after its box was drawn (Gemini CLI draws it before loading the chat): it no
       // longer takes what is typed.
       if (this.ready) this.reloading = true;
-    } else if (this.turn && this.lastClass.state === 'busy') this.turn.worked = true;
+    } else if (this.turn && this.lastClass.state === 'busy') {
+      this.turn.worked = true;
+      if (this.c.answerRedrawMs > 0 && this.turn.screenChanged) this.noteBusyAnswer(this.turn);
+    }
     return this.evaluate(now);
   }
 
   tick(now: number): DetectorEvent[] {
     return this.evaluate(now);
+  }
+
+  /** A busy screen's answer: counted when it differs from the last one (see answerRedrawMs). */
+  private noteBusyAnswer(turn: ScreenTurn): void {
+    const text = this.partialOf(turn);
+    if (text.trim() === '' || text === turn.busyAnswer) return;
+    turn.busyAnswer = text;
+    turn.busyAnswers++;
+  }
+
+  /**
+   * An answer seen growing while busy, on an idle settled screen: the agent may still draw it
+   * whole (Preset.answerRedrawMs). Waits until the idle screen shows another answer (read here
+   * once it settled) or the first one stayed that long.
+   */
+  private awaitsRedraw(turn: ScreenTurn, text: string, now: number): boolean {
+    if (this.c.answerRedrawMs === 0 || turn.busyAnswers < 2 || turn.interrupted) return false;
+    if (turn.doneAnswer === null) {
+      turn.doneAnswer = text;
+      turn.doneAt = now;
+      return true;
+    }
+    return text === turn.doneAnswer && now - turn.doneAt < this.c.answerRedrawMs;
   }
 
   nextDeadline(): number | null {
@@ -316,7 +352,12 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       return null;
     const t = this.turn;
     if (t && t.outputBytes === 0 && t.typed.trim() === '') return t.startedAt + NO_REACTION_MS;
-    return this.lastChangeAt + (t?.emptyShown ? this.c.emptyAnswerMs : this.settleMs());
+    const settled = this.lastChangeAt + (t?.emptyShown ? this.c.emptyAnswerMs : this.settleMs());
+    // Waiting for a streamed answer's redraw: the idle screen is read again when it settled
+    // after a change, or when the wait is over.
+    if (t?.doneAnswer != null && settled <= this.evaluatedAt)
+      return t.doneAt + this.c.answerRedrawMs;
+    return settled;
   }
 
   /**
@@ -506,6 +547,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       turn.emptyShown = true;
       return events;
     }
+    if (this.awaitsRedraw(turn, text, now)) return events;
     const prompt = cls.inputIndex >= 0 ? (this.lastViewport[cls.inputIndex] ?? '') : '';
     this.closeTurn(turn, this.outAbs, prompt, now, events, () => text);
     return events;
