@@ -1,5 +1,5 @@
 import headless from '@xterm/headless';
-import type { ClippyClient } from '@clippy/client';
+import { connect, type ClippyClient } from '@clippy/client';
 import { runClippy } from './cli-pty.js';
 import type { TestDaemon } from './daemon.js';
 import type { FakeModel } from './fake-model/server.js';
@@ -59,15 +59,19 @@ export async function startRealAgent(
   return { ...setup, name, session: r.session, pid: r.pid };
 }
 
+/** A session as `clippy ls -a --json` lists it. */
+export interface Listed {
+  state: string;
+  pid: number;
+  turn_count: number;
+}
+
 /** A session as `clippy ls -a --json` lists it (undefined: not listed). */
-export async function listed(
-  env: NodeJS.ProcessEnv,
-  name: string,
-): Promise<{ state: string; pid: number; turn_count: number } | undefined> {
+export async function listed(env: NodeJS.ProcessEnv, name: string): Promise<Listed | undefined> {
   const r = await runClippy(['ls', '-a', '--json'], env);
   if (r.code !== 0) throw new Error(`clippy ls failed (${r.code}): ${r.stderr}`);
   const { sessions } = JSON.parse(r.stdout) as {
-    sessions: { name: string; state: string; pid: number; turn_count: number }[];
+    sessions: (Listed & { name: string })[];
   };
   return sessions.find((s) => s.name === name);
 }
@@ -81,26 +85,76 @@ export const REAL_AGENT_SCENARIO_MS = 300_000;
 export const AGENT_STATE_WAIT_MS = 90_000;
 
 /**
- * Polls `clippy ls` (the command a user runs) until the session is in one of `states`, and
- * returns the first listing that says so: a test acts on it at once, as a user would.
+ * A daemon event may have changed what `clippy ls` lists; checked again after this long without
+ * one all the same (a change no event reports, a daemon restarted under the wait).
  */
-export async function untilListed(
+const LISTING_RECHECK_MS = 1_000;
+
+/**
+ * Runs `clippy ls` (the command a user runs) until its row of session `name` passes `done`,
+ * and returns that row: a test acts on it at once, as a user would. It runs `ls` again after
+ * each event of the daemon (a state, a turn, unread counts), not in a loop: each `ls` is a node
+ * process, and a loop of them took a core from the agents it waited on.
+ */
+export async function untilListing<T>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  done: (s: Listed | undefined) => T | undefined,
+  what: (s: Listed | undefined) => string,
+  timeoutMs = AGENT_STATE_WAIT_MS,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let events = 0;
+  let wake: (() => void) | null = null;
+  const c = await connect({ env }).catch(() => null);
+  c?.onAny(() => {
+    events++;
+    wake?.();
+  });
+  void c?.closed.then(() => wake?.());
+  // Default events: all a listing shows (turn_progress, which it does not, is left out).
+  await c?.request('subscribe', {}).catch(() => undefined);
+  try {
+    for (;;) {
+      const seen = events;
+      const s = await listed(env, name);
+      const value = done(s);
+      if (value !== undefined) return value;
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(`${what(s)}, after ${timeoutMs} ms\n${await screenOf(env, name)}`);
+      if (events !== seen) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, LISTING_RECHECK_MS));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  } finally {
+    await c?.close();
+  }
+}
+
+/** Waits (see untilListing) until `clippy ls` lists the session in one of `states`, which it returns. */
+export function untilListed(
   env: NodeJS.ProcessEnv,
   name: string,
   states: readonly string[],
   timeoutMs = AGENT_STATE_WAIT_MS,
 ): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = 'unlisted';
-  for (;;) {
-    const s = await listed(env, name);
-    last = s?.state ?? 'unlisted';
-    if (states.includes(last)) return last;
-    if (Date.now() > deadline)
-      throw new Error(
-        `session ${name} is ${last}, not ${states.join('/')}, after ${timeoutMs} ms\n${await screenOf(env, name)}`,
-      );
-  }
+  return untilListing(
+    env,
+    name,
+    (s) => {
+      const state = s?.state ?? 'unlisted';
+      return states.includes(state) ? state : undefined;
+    },
+    (s) => `session ${name} is ${s?.state ?? 'unlisted'}, not ${states.join('/')}`,
+    timeoutMs,
+  );
 }
 
 /**
