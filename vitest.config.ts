@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SuiteSizeSequencer from './vitest.sequencer.js';
 import { CPU_BOUND } from './vitest.workers.js';
 
 // One vitest project per workspace package; each package's own vitest.config.ts adds
@@ -8,6 +9,8 @@ import { CPU_BOUND } from './vitest.workers.js';
 export default defineConfig({
   resolve: { conditions: ['source'] },
   test: {
+    // The longest files first where the last run's durations are unknown (vitest.sequencer.ts).
+    sequence: { sequencer: SuiteSizeSequencer },
     // `scripts`: checks of the repository itself (e.g. the package boundaries in lint);
     // `editors/nvim`: the Neovim plugin, tested in a real Neovim.
     projects: [
