@@ -8,9 +8,9 @@ export type DialogRead = Pick<Menu, 'question' | 'detail' | 'style'>;
  * Two reads of one dialog: every line one read has and the other lacks is explained by the draw.
  * Its question may be missing from the other when the other took one of its lines for the
  * question (a half-drawn dialog: Qwen Code's `? Shell touch a.txt (Run a command) ←` before
- * `Allow execution of…?` is drawn), and a read that filled its window (lines above the choices, MAX_DIALOG_LINES) may
- * have lines at its top the other lost to the lines it has below. Another question brings lines
- * of its own lower down (its command, its file), so it is never the same.
+ * `Allow execution of…?` is drawn), and a read that filled its window of lines above the
+ * choices (MAX_DIALOG_LINES) may have lines at its top the other lost to the lines it has below.
+ * Another question brings lines of its own lower down (its command, its file): never the same.
  */
 export function sameDialog(a: DialogRead, b: DialogRead): boolean {
   return onlyDrawn(a, b) && onlyDrawn(b, a);
