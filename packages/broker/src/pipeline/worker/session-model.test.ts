@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PIPELINE_POST_INTERVAL_MS, SCREEN_FLOOD_BYTES, SCREEN_QUIET_MS } from '../../constants.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SCREEN_FLOOD_BYTES } from '../../constants.js';
 import type { ReplyBody } from '../messages.js';
 import { SessionModel } from './session-model.js';
 
@@ -45,64 +45,5 @@ describe('a program’s device-attribute query', () => {
     const { m, replies } = model();
     m.output(Buffer.from('abc\x1b[1c\x1b[=c c'), Date.now());
     expect(answers(replies)).toEqual([]);
-  });
-});
-
-describe('the flood window', () => {
-  /** Timers made so far under fake timers (their IDs count up): a probe timer's ID. */
-  function timersMade(): number {
-    const probe = setTimeout(() => {}, 0);
-    clearTimeout(probe);
-    const id = (probe as unknown as { id?: number }).id ?? Number(probe);
-    expect(Number.isFinite(id)).toBe(true);
-    return id;
-  }
-
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  it('arms no timer for calm output', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const { m } = model();
-    for (let i = 0; i < 20; i++) {
-      m.output(Buffer.from(`line ${i}\r\n`), Date.now());
-      await vi.advanceTimersByTimeAsync(8);
-    }
-    // xterm parsed it all; nothing of the model's waits to wake the worker.
-    expect(vi.getTimerCount()).toBe(0);
-    const replay = await new Promise<string>((resolve) => m.serialize(resolve));
-    expect(replay).toContain('line 19');
-  });
-
-  it('wakes the worker no more than messages come during a flood, and shows its end after it', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const { m, replies } = model();
-    // Every progress is reported: the last one tells what reached the screen model.
-    m.setHeld(true);
-    const consumed = () => replies.flatMap((r) => ('consumed' in r ? [r.consumed] : [])).pop();
-    const messages = 50;
-    let sent = 0;
-    const before = timersMade();
-    // A flood's messages, PIPELINE_POST_INTERVAL_MS apart, then the prompt after it.
-    for (let i = 0; i < messages; i++) {
-      const chunk = flood();
-      sent += chunk.length;
-      m.output(chunk, Date.now());
-      await vi.advanceTimersByTimeAsync(PIPELINE_POST_INTERVAL_MS);
-    }
-    m.output(Buffer.from('END$ '), Date.now());
-    sent += 5;
-    // Held while the flood may go on; the timers made meanwhile are all the model's (xterm
-    // has been given nothing yet), and each one that fires is a wake-up of the worker.
-    expect(consumed()).toBeLessThan(sent);
-    const armed = timersMade() - before - 1;
-    await vi.advanceTimersByTimeAsync(SCREEN_QUIET_MS * 2);
-    // Once it stopped, everything held reached the screen model by itself.
-    expect(consumed()).toBe(sent);
-    // The flood's one timer moves on with the output: far fewer wake-ups than messages.
-    const windows =
-      (messages * PIPELINE_POST_INTERVAL_MS) / (SCREEN_QUIET_MS - PIPELINE_POST_INTERVAL_MS);
-    expect(armed).toBeLessThanOrEqual(Math.ceil(windows) + 1);
   });
 });

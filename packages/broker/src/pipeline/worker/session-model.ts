@@ -34,9 +34,7 @@ export class SessionModel {
   /** A flood is going on: output is held from the screen model (see SCREEN_FLOOD_BYTES). */
   private flooding = false;
   private floodSince = 0;
-  /** Output in the window that began at `windowSince` (SCREEN_FLUSH_MS long). */
   private arrived = 0;
-  private windowSince = -Infinity;
   private lastArrivalAt = 0;
   private tick: NodeJS.Timeout | null = null;
   private closed = false;
@@ -137,33 +135,14 @@ export class SessionModel {
    * flood it is held, and what cannot change the model's final state is dropped unparsed
    * (FloodCompactor), until the flood stops (SCREEN_QUIET_MS) — for a screen preset until it
    * slows down, at most SCREEN_FLOOD_HOLD_MS, since its detector reads the screen.
-   *
-   * The windows that count output are kept by its arrival, not by a clock: calm output wakes
-   * the worker for nothing more, and a flood only for the deadline that ends it (a wake-up is
-   * what output costs most on a loaded machine, see PIPELINE_POST_INTERVAL_MS).
    */
   private toScreen(chunk: Uint8Array): void {
     this.compactor.push(chunk);
-    const now = Date.now();
-    if (now - this.windowSince >= SCREEN_FLUSH_MS) {
-      // The window before this chunk is over: a screen preset's hold ends if it slowed down
-      // (unless the screen model is still busy, as in floodCheck).
-      if (
-        this.flooding &&
-        this.detector?.readsScreen &&
-        !this.screenFloodGoesOn(now) &&
-        this.term.backlog < SCREEN_POST_HIGH
-      ) {
-        this.endFlood();
-      }
-      this.windowSince = now;
-      this.arrived = 0;
-    }
     this.arrived += chunk.length;
-    this.lastArrivalAt = now;
+    this.lastArrivalAt = Date.now();
     if (!this.flooding && this.arrived > SCREEN_FLOOD_BYTES) {
       this.flooding = true;
-      this.floodSince = now;
+      this.floodSince = this.lastArrivalAt;
     }
     if (!this.flooding) this.flushHeld();
     else if (this.compactor.size > SCREEN_COMPACT_BYTES) {
@@ -171,57 +150,32 @@ export class SessionModel {
       // What is still held cannot be dropped: parsing it cannot wait.
       if (this.compactor.size > SCREEN_COMPACT_BYTES) this.flushHeld();
     }
-    if (this.flooding) this.tick ??= setTimeout(() => this.floodCheck(), this.floodWait(now));
+    // Counts the output per window; a timer, not a poll: it runs only while output comes.
+    this.tick ??= setTimeout(() => this.windowEnd(), SCREEN_FLUSH_MS);
   }
 
-  /** A screen preset's flood goes on: its last window was still a flood, within the hold. */
-  private screenFloodGoesOn(now: number): boolean {
-    return this.arrived > SCREEN_FLOOD_BYTES && now - this.floodSince < SCREEN_FLOOD_HOLD_MS;
-  }
-
-  /**
-   * How long from `now` until the flood may have ended: a screen preset's at the end of the
-   * current window or of its hold, whichever comes first; any other once output was quiet for
-   * SCREEN_QUIET_MS since the last arrival.
-   */
-  private floodWait(now: number): number {
-    const at = this.detector?.readsScreen
-      ? Math.min(this.windowSince + SCREEN_FLUSH_MS, this.floodSince + SCREEN_FLOOD_HOLD_MS)
-      : this.lastArrivalAt + SCREEN_QUIET_MS;
-    return Math.max(1, at - now);
-  }
-
-  /** The flood's deadline came: it ends, or the deadline moves on with the output since. */
-  private floodCheck(): void {
+  private windowEnd(): void {
     this.tick = null;
-    if (this.closed || !this.flooding) return;
-    const now = Date.now();
-    let goesOn: boolean;
-    if (this.detector?.readsScreen) {
-      if (now - this.windowSince >= SCREEN_FLUSH_MS) {
-        goesOn = this.screenFloodGoesOn(now);
-        this.windowSince = now;
-        this.arrived = 0;
-      } else goesOn = now - this.floodSince < SCREEN_FLOOD_HOLD_MS;
-    } else goesOn = now - this.lastArrivalAt < SCREEN_QUIET_MS;
-    if (goesOn) {
-      this.tick = setTimeout(() => this.floodCheck(), this.floodWait(now));
-      return;
+    if (this.closed) return;
+    const arrived = this.arrived;
+    this.arrived = 0;
+    if (this.flooding) {
+      const now = Date.now();
+      // A screen preset's detector reads the screen: its hold ends when the flood slows down,
+      // or after SCREEN_FLOOD_HOLD_MS. Any other session's, once the output stopped.
+      const goesOn = this.detector?.readsScreen
+        ? arrived > SCREEN_FLOOD_BYTES && now - this.floodSince < SCREEN_FLOOD_HOLD_MS
+        : now - this.lastArrivalAt < SCREEN_QUIET_MS;
+      // Also while the screen model is still busy with earlier output: what waits here may still
+      // be dropped, what waits there is parsed.
+      if (goesOn || this.term.backlog >= SCREEN_POST_HIGH) {
+        this.tick = setTimeout(() => this.windowEnd(), SCREEN_FLUSH_MS);
+        return;
+      }
+      this.flooding = false;
+      this.flushHeld();
     }
-    // Also while the screen model is still busy with earlier output: what waits here may still
-    // be dropped, what waits there is parsed.
-    if (this.term.backlog >= SCREEN_POST_HIGH) {
-      this.tick = setTimeout(() => this.floodCheck(), SCREEN_FLUSH_MS);
-      return;
-    }
-    this.endFlood();
-  }
-
-  private endFlood(): void {
-    this.flooding = false;
-    if (this.tick) clearTimeout(this.tick);
-    this.tick = null;
-    this.flushHeld();
+    if (arrived > 0) this.tick = setTimeout(() => this.windowEnd(), SCREEN_FLUSH_MS);
   }
 
   /** Hands everything held to the screen model (dropping what may be dropped first). */
