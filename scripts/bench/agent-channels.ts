@@ -14,6 +14,7 @@ import { TestDaemon } from '@clippy/testkit/daemon';
 import { startFakeModel, type FakeModel } from '@clippy/testkit/fake-model/server';
 import { MARKDOWN_ANSWERS, answerFor, askFor } from '@clippy/testkit/markdown-answers';
 import {
+  AGENT_API,
   REAL_AGENTS,
   agentsMissing,
   prepareAgent,
@@ -29,8 +30,6 @@ const AGENTS = (process.env.BENCH_AGENTS?.split(',') ?? REAL_AGENTS).filter(
 /** A real agent starting on a loaded machine; one answer through it. */
 const START_MS = 120_000;
 const TURN_MS = 90_000;
-const API = { claude: 'anthropic', codex: 'openai', gemini: 'gemini' } as const;
-
 async function waitIdle(c: ClippyClient, name: string): Promise<void> {
   const deadline = Date.now() + START_MS;
   for (;;) {
@@ -119,7 +118,7 @@ async function measure(
       }
       const { at, turn } = await next.turn;
       const req = await model.waitFor(
-        (r) => r.api === API[agent] && r.conversation && answerFor(r.userText) !== undefined,
+        (r) => r.api === AGENT_API[agent] && r.conversation && answerFor(r.userText) !== undefined,
         { since, answered: true, timeoutMs: TURN_MS },
       );
       m.asks++;

@@ -49,15 +49,22 @@ const ONLY = process.env.AGENTS_BENCH?.split(',');
 /** Longest one ask or headless run may take before the run gives up. */
 const RUN_TIMEOUT_MS = 180_000;
 
-/** The agents' own headless modes: one question in, the answer printed, exit. */
-const HEADLESS: Record<RealAgentName, (q: string) => string[]> = {
+/** The agents' own headless modes: one question in, the answer printed, exit (the benched ones). */
+const HEADLESS: Partial<Record<RealAgentName, (q: string) => string[]>> = {
   claude: (q) => ['-p', q],
   codex: (q) => ['exec', '--skip-git-repo-check', q],
   gemini: (q) => ['-p', q],
 };
 
-/** What each agent is called in the figures. */
-const LABEL: Record<RealAgentName, string> = {
+/** The agent's headless arguments for `question`; an agent without a headless mode here is refused. */
+function headlessArgs(agent: RealAgentName, question: string): string[] {
+  const args = HEADLESS[agent];
+  if (!args) throw new Error(`no headless mode is known for ${agent}: add it to HEADLESS`);
+  return args(question);
+}
+
+/** What each benched agent is called in the figures. */
+const LABEL: Partial<Record<RealAgentName, string>> = {
   claude: 'Claude Code',
   codex: 'Codex',
   gemini: 'Gemini CLI',
@@ -150,7 +157,7 @@ async function headless(agent: RealAgentName, model: FakeModel, root: string): P
   try {
     for (let i = 1; i <= HEADLESS_RUNS; i++) {
       const question = `Headless question ${i}: what is ${i}*${i}?`;
-      const t = await timed(h.command, HEADLESS[agent](question), { env: h.env, cwd: h.cwd });
+      const t = await timed(h.command, headlessArgs(agent, question), { env: h.env, cwd: h.cwd });
       f.lastByte.push(t.printedAt - answered(model, question).answeredAt);
       f.roundTrip.push(t.exitedAt - t.startedAt);
     }
@@ -218,8 +225,8 @@ async function benchAgent(agent: RealAgentName): Promise<void> {
   try {
     const c = await d.connect();
     const pin = AGENT_PINS[agent];
-    const mode = `${pin.bin} ${HEADLESS[agent]('Q').slice(0, -1).join(' ')}`;
-    out(`${LABEL[agent]} ${pin.version} (load ${loadAverage()})\n`);
+    const mode = `${pin.bin} ${headlessArgs(agent, 'Q').slice(0, -1).join(' ')}`;
+    out(`${LABEL[agent] ?? agent} ${pin.version} (load ${loadAverage()})\n`);
     const s = await startRealAgent(d, c, agent, model);
     await untilListed(d.env.env, s.name, ['idle']);
     const ask = await viaClippy(d, s, model);
@@ -256,7 +263,7 @@ export async function run(): Promise<void> {
   for (const agent of REAL_AGENTS.filter((a) => !ONLY || ONLY.includes(a))) {
     const found = findAgent(agent);
     if ('missing' in found) {
-      process.stdout.write(`${LABEL[agent]}: skipped, ${found.missing}\n`);
+      process.stdout.write(`${LABEL[agent] ?? agent}: skipped, ${found.missing}\n`);
       continue;
     }
     await benchAgent(agent);
