@@ -21,6 +21,31 @@ const byName = new Map(CASES.map((c) => [c.name, c]));
 const read = (file: string): string => fs.readFileSync(path.join(SCREENS_DIR, file), 'utf8');
 const presetOf = (name: string) => BUILTIN_PRESETS[byName.get(name)!.preset]!;
 
+/** A screen file's rows. */
+const screenLinesOf = (file: string): string[] => read(file).replace(/\n$/u, '').split('\n');
+/** The detector's view of `lines` as a whole 100-column screen. */
+const snap = (lines: string[]): ScreenSnapshot => ({
+  lines,
+  viewportTop: 0,
+  rows: lines.length,
+  cols: 100,
+});
+const bytes = (s: string) => new TextEncoder().encode(s);
+/** The fake model's list answer as OpenCode draws it (its Markdown rendered, unindented). */
+const LIST_ANSWER_LINES = [
+  'Steps:',
+  '',
+  '1. Read the file.',
+  '2. Parse it:',
+  '   - headers first',
+  '   - then the body',
+  '3. Write the result.',
+  '',
+  '- a star item',
+  '',
+  '- a dash item',
+];
+
 /** Agents the public screens must cover, and how many screens each at least. */
 const PUBLIC_MIN = { claude: 8, codex: 8, gemini: 3, copilot: 5 } as const;
 
@@ -31,27 +56,8 @@ const PUBLIC_MIN = { claude: 8, codex: 8, gemini: 3, copilot: 5 } as const;
  */
 function streamedOpenCode() {
   const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
-  const snap = (lines: string[]): ScreenSnapshot => ({
-    lines,
-    viewportTop: 0,
-    rows: lines.length,
-    cols: 100,
-  });
-  const bytes = (s: string) => new TextEncoder().encode(s);
-  const notDrawn = read('opencode-answer-not-drawn.txt').replace(/\n$/u, '').split('\n');
-  const answer = [
-    'Steps:',
-    '',
-    '1. Read the file.',
-    '2. Parse it:',
-    '   - headers first',
-    '   - then the body',
-    '3. Write the result.',
-    '',
-    '- a star item',
-    '',
-    '- a dash item',
-  ];
+  const notDrawn = screenLinesOf('opencode-answer-not-drawn.txt');
+  const answer = LIST_ANSWER_LINES;
   // Captured (a loaded 2-core machine, the answer streamed in six pieces): OpenCode 1.18.33
   // left list items half-written as the pieces came, showed the turn done so, and drew the
   // answer whole 1.1 s later.
@@ -337,7 +343,6 @@ describe('labelled agent screens (test/screens)', () => {
         return { lines, viewportTop: 0, rows: lines.length, cols: 100 };
       };
       const settle = 200;
-      const bytes = (s: string) => new TextEncoder().encode(s);
       let t = 1000;
       const events = (name: string) => {
         t += 1000;
@@ -368,7 +373,6 @@ describe('labelled agent screens (test/screens)', () => {
       const lines = read(`${name}.txt`).replace(/\n$/u, '').split('\n');
       return { lines, viewportTop: 0, rows: lines.length, cols: 100 };
     };
-    const bytes = (s: string) => new TextEncoder().encode(s);
     let t = 1000;
     const events = (name: string) => {
       t += 1000;
@@ -384,14 +388,7 @@ describe('labelled agent screens (test/screens)', () => {
 
   it("OpenCode: a long answer whose busy frames were never seen and whose echo scrolled off completes once the agent's record says it ended", () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
-    const snap = (lines: string[]): ScreenSnapshot => ({
-      lines,
-      viewportTop: 0,
-      rows: lines.length,
-      cols: 100,
-    });
     const idle = read('opencode-answered.txt').replace(/\n$/u, '').split('\n');
-    const bytes = (s: string) => new TextEncoder().encode(s);
     d.onOutput(bytes('a'), 1000);
     d.onScreen(snap(idle), 1000);
     d.tick(1300);
@@ -422,31 +419,11 @@ describe('labelled agent screens (test/screens)', () => {
 
   it('OpenCode: the frame that shows the turn done before its answer is drawn does not end the turn; the answer does', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
-    const snap = (lines: string[]): ScreenSnapshot => ({
-      lines,
-      viewportTop: 0,
-      rows: lines.length,
-      cols: 100,
-    });
-    const bytes = (s: string) => new TextEncoder().encode(s);
-    const screen = (file: string) => read(file).replace(/\n$/u, '').split('\n');
     // Captured: the turn marked done (footer idle, "· 1.5s") over an empty answer; the next
     // frame, 131 ms later at a load of 27 (later under more load), drew the answer in the empty
     // rows between the echo and that status line.
-    const notDrawn = screen('opencode-answer-not-drawn.txt');
-    const answer = [
-      'Steps:',
-      '',
-      '1. Read the file.',
-      '2. Parse it:',
-      '   - headers first',
-      '   - then the body',
-      '3. Write the result.',
-      '',
-      '- a star item',
-      '',
-      '- a dash item',
-    ];
+    const notDrawn = screenLinesOf('opencode-answer-not-drawn.txt');
+    const answer = LIST_ANSWER_LINES;
     const status = notDrawn.findIndex((l) => l.includes('· 1.5s'));
     const answered = [
       ...notDrawn.slice(0, status - 1 - answer.length),
@@ -509,13 +486,6 @@ describe('labelled agent screens (test/screens)', () => {
 
   it('OpenCode: Enter pressed again while its echo is drawn is the same submission; the turn completes', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
-    const snap = (lines: string[]): ScreenSnapshot => ({
-      lines,
-      viewportTop: 0,
-      rows: lines.length,
-      cols: 100,
-    });
-    const bytes = (s: string) => new TextEncoder().encode(s);
     const idle = read('opencode-answered.txt').replace(/\n$/u, '').split('\n');
     const box = idle.findIndex((l) => l.startsWith('  ╹▀'));
     const question = 'Please give the long answer.';
@@ -555,19 +525,11 @@ describe('labelled agent screens (test/screens)', () => {
 
   it('Qwen Code: the frame that shows the turn done over the first piece of its answer does not end the turn; the whole answer does', () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.qwen! });
-    const snap = (lines: string[]): ScreenSnapshot => ({
-      lines,
-      viewportTop: 0,
-      rows: lines.length,
-      cols: 100,
-    });
-    const bytes = (s: string) => new TextEncoder().encode(s);
     const title = (t: string) => bytes(`\x1b]0;${t}\x07`);
-    const screen = (file: string) => read(file).replace(/\n$/u, '').split('\n');
     // Captured under the daemon: the spinner gone and the title idle over "Steps:" alone (the
     // piece committed at its paragraph break), then the list drawn below it in the next frame.
-    const partly = screen('qwen-answer-partly-drawn.txt');
-    const answered = screen('qwen-answered-list.txt');
+    const partly = screenLinesOf('qwen-answer-partly-drawn.txt');
+    const answered = screenLinesOf('qwen-answered-list.txt');
     const question = 'Please give the list answer.';
     const echo = partly.findIndex((l) => l.includes(question));
     const rule = partly.findIndex((l, i) => i > echo && l.startsWith('────'));
