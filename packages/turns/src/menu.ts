@@ -70,6 +70,11 @@ const BORDER_ONLY = /^[\s─━═╌╍┄┅┈┉╭╮╰╯┌┐└┘│�
 /** A box's or quote's left edge, and a box's right edge. */
 const LEFT_EDGE = /^\s*[│┃║▌]\s?/u;
 const RIGHT_EDGE = /\s*[│┃║]\s*$/u;
+/**
+ * A scrollbar at the screen's right edge, apart from the text: Qwen Code's track `│` and thumb
+ * `█` (either, row by row, as it scrolls), or a box's right edge whose left is not drawn yet.
+ */
+const RIGHT_BAR = /\s{2,}[│┃║\u2580-\u259f]$/u;
 /** The screen offers Esc to dismiss the question. */
 const ESC_HINT = /\besc\b/iu;
 /** The hint of choices side by side, picked with Left and Right (OpenCode's `⇆ select`). */
@@ -82,9 +87,12 @@ const QUESTION_END = /\?(?:\s*\([^)]*\))?\s*:?$/u;
 /** Labels of the usual letters of a bracketed question (others are shown as the letter). */
 const LETTER_LABELS: Record<string, string> = { y: 'Yes', n: 'No', a: 'All', q: 'Quit' };
 
-/** A screen row without the box or quote edges around it (nested boxes too), right-trimmed. */
+/**
+ * A screen row without the box or quote edges around it (nested boxes too) or a scrollbar beside
+ * it, right-trimmed.
+ */
 function unbox(line: string): string {
-  let s = line.replace(/\s+$/u, '');
+  let s = line.replace(/\s+$/u, '').replace(RIGHT_BAR, '');
   while (LEFT_EDGE.test(s)) s = s.replace(LEFT_EDGE, '').replace(RIGHT_EDGE, '');
   return s;
 }

@@ -60,6 +60,25 @@ describe('sameDialog on the real agents’ approval dialogs', () => {
     expect(sameDialog(menuOf(first), half)).toBe(false);
   });
 
+  it('Qwen Code: its scrollbar beside the dialog (track `│` on one row, thumb `█` on others) is not read', () => {
+    // CI read the half-drawn dialog with the track beside its tool line and told it twice.
+    const WIDTH = 120;
+    const scrolled = (text: string, bar: (line: string) => string): string =>
+      text
+        .split('\n')
+        .map((l) => `${l.padEnd(WIDTH - 1)}${bar(l)}`)
+        .join('\n');
+    const text = screen('qwen-approve-shell.txt');
+    const track = (l: string) => (l.includes('? Shell') ? '│' : '█');
+    const whole = menuOf(scrolled(text, () => '█'));
+    const half = menuOf(scrolled(withoutLine(text, "Allow execution of: 'touch'?"), track));
+    expect(whole.question).toBe("Allow execution of: 'touch'?");
+    expect(half.question).toBe('? Shell touch approved.txt (Run a command) ←');
+    expect(sameDialog(half, whole)).toBe(true);
+    expect(sameDialog(whole, half)).toBe(true);
+    expect(sameDialog(half, menuOf(text))).toBe(true);
+  });
+
   it('another command under the same question, or another file, is another dialog', () => {
     const base = { question: 'Do you want to proceed?', style: 'numbered' as const };
     const ls = { ...base, detail: ['Bash command', 'ls'] };
