@@ -181,11 +181,15 @@ export function prepareAgent(
   const base = mkdtempSync(join(opts.root ?? os.tmpdir(), `clippy-${agent}-`));
   const home = join(base, 'home');
   const cwd = join(base, 'project');
+  const tmp = join(base, 'tmp');
   mkdirSync(home);
   mkdirSync(cwd);
+  mkdirSync(tmp);
   const env: Record<string, string> = {
     ...envWithout(opts.env ?? process.env, DESKTOP_VARS, OUTSIDE_SERVICE_VARS, AGENT_VARS),
     HOME: home,
+    // The agent's own temp files (Qwen Code's `qwen-socks-*`, left when it is killed) go with it.
+    TMPDIR: tmp,
     TERM: 'xterm-256color',
     LANG: 'C.UTF-8',
     // Agents read these to decide on colours and links; fixed so screens are the same everywhere.

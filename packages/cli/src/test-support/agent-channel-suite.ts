@@ -417,6 +417,8 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
           const since = model.requests.length;
           const after = await lastTurnId(b.name);
           const r = await ask(a.name, askFor('long'));
+          // An ask that ended without its answer says why (its screen, the model's requests).
+          expect(r.code, `${r.stderr}\n${await why(a.name)}`).toBe(0);
           expect(r.stdout, await why(a.name)).toBe(`${MARKDOWN_ANSWERS.long}\n`);
           await receivedBy(partner, MARKDOWN_ANSWERS.long!, since);
           await turnAfter(b.name, after);
