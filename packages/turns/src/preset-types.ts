@@ -92,9 +92,10 @@ export interface Preset {
   /**
    * Screen presets: the agent draws an answer as it streams in pieces (some lines left
    * half-written) and draws it whole once more only after its screen shows the turn done
-   * (OpenCode re-renders its Markdown then). A turn whose answer was seen growing ends only once
-   * its idle screen redrew the answer and settled, or stayed unchanged this long (default 0: no
-   * such wait).
+   * (OpenCode re-renders its Markdown then). A turn whose answer a busy screen showed ends only
+   * once its idle screen redrew the answer and settled, or stayed unchanged this long (default 0:
+   * no such wait) — or, when the agent's channel reported the answer, once the screen shows its
+   * end (up to 10 s).
    */
   answerRedrawMs?: number;
   /**

@@ -46,6 +46,20 @@ const LIST_ANSWER_LINES = [
   '- a dash item',
 ];
 
+/** The Markdown OpenCode's record gives for that answer (testkit's MARKDOWN_ANSWERS.list). */
+const LIST_MARKDOWN = [
+  'Steps:',
+  '',
+  '1. Read the file.',
+  '2. Parse it:',
+  '   - headers first',
+  '   - then the **body**',
+  '3. Write the result.',
+  '',
+  '* a star item',
+  '- a dash item',
+].join('\n');
+
 /** Agents the public screens must cover, and how many screens each at least. */
 const PUBLIC_MIN = { claude: 8, codex: 8, gemini: 3, copilot: 5 } as const;
 
@@ -470,6 +484,28 @@ describe('labelled agent screens (test/screens)', () => {
     events.push(...show(answer, at + 1131), ...d.tick(at + 1400));
     const done = events.find((e) => e.type === 'turn');
     expect(done?.type === 'turn' && done.text).toBe(answer.join('\n'));
+  });
+
+  it('OpenCode: with its record’s answer, a half-written screen waits past answerRedrawMs for the end to be drawn', () => {
+    const { d, events, at, answer, show } = streamedOpenCode();
+    // The agent's record says the turn ended, with its Markdown, as the screen shows it done.
+    events.push(...d.recordedEnd(2100, at + 10, LIST_MARKDOWN), ...d.tick(at + 300));
+    const wait = BUILTIN_PRESETS.opencode!.answerRedrawMs!;
+    events.push(...d.tick(at + 300 + wait), ...d.tick(at + 300 + wait + 2000));
+    expect(events.filter((e) => e.type === 'turn')).toEqual([]);
+    // Drawn whole 5 s after it showed the turn done (a loaded machine): the turn ends with it.
+    events.push(...show(answer, at + 5000), ...d.tick(at + 5300));
+    const done = events.find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.text).toBe(answer.join('\n'));
+  });
+
+  it('OpenCode: with its record’s answer drawn whole when it shows the turn done, no redraw is waited for', () => {
+    const { d, events, at, answer, show } = streamedOpenCode();
+    events.push(...d.recordedEnd(2100, at + 10, LIST_MARKDOWN));
+    events.push(...show(answer, at + 20), ...d.tick(at + 400));
+    const done = events.find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.text).toBe(answer.join('\n'));
+    expect(done?.type === 'turn' && done.endedAt).toBeLessThan(at + 1000);
   });
 
   it('OpenCode: a streamed answer it never redraws ends as shown, answerRedrawMs after it showed it done', () => {

@@ -12,6 +12,7 @@ import {
 } from './extract.js';
 import { inputHolds } from './input-box.js';
 import { readMenu } from './menu.js';
+import { answerDrawn } from './answer-drawn.js';
 import { openTurnAt, storeOutput, type OpenTurn } from './open-turn.js';
 import type { ChunkScan } from './output-scan.js';
 import type { CompiledPreset } from './presets.js';
@@ -40,6 +41,8 @@ interface ScreenTurn extends OpenTurn {
   echoesAtSubmit: EchoSightings;
   /** The agent's own record says the turn ended (see recordedEnd): a shorter settle. */
   recorded: boolean;
+  /** The answer that record gave (its Markdown), if any: the screen shows it drawn to its end. */
+  recordedAnswer: string | null;
   /** Esc presses while it was busy (the preset's `interruptKeys` may want more than one). */
   escapes: number;
   /** An idle screen showed nothing of the answer yet (see Preset.emptyAnswerMs). */
@@ -50,6 +53,8 @@ interface ScreenTurn extends OpenTurn {
   /** The first idle, settled screen's answer and when it was read (see Preset.answerRedrawMs). */
   doneAnswer: string | null;
   doneAt: number;
+  /** How long after `doneAt` the redraw is waited for (answerRedrawMs, or UNDRAWN_END_MS). */
+  redrawWaitMs: number;
 }
 
 /**
@@ -60,6 +65,13 @@ interface ScreenTurn extends OpenTurn {
  * half-way for that long is what the agent shows.
  */
 const ANSWERED_DIALOG_MS = 1000;
+
+/**
+ * Longest an idle screen that has not drawn the end of the answer the agent recorded is waited
+ * for (presets with answerRedrawMs): OpenCode showed its turn done with the answer half-written
+ * and drew the rest more than 3 s later in CI's full suite on 2 cores.
+ */
+const UNDRAWN_END_MS = 10_000;
 
 /** A dialog's question and its choices' labels, whatever its cursor's place (null: none shows). */
 interface Dialog {
@@ -235,12 +247,14 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       viewportTopAtSubmit: this.lastViewportTop,
       echoesAtSubmit: echoSightings(this.lastLines, answerEnd(this.lastLines, this.c), typed),
       recorded: false,
+      recordedAnswer: null,
       escapes: 0,
       emptyShown: false,
       busyAnswer: '',
       busyAnswers: 0,
       doneAnswer: null,
       doneAt: 0,
+      redrawWaitMs: 0,
     };
   }
 
@@ -250,11 +264,14 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
    * completes when the screen shows the prompt as always (idle, read after all output, the submit
    * taken, the agent seen working or an answer below the echo), only its quiet wait is
    * RECORDED_SETTLE_MS instead of the preset's settle window. A redraw still restarts the wait.
+   * The record's answer, where it gives one, tells when a streamed answer is drawn whole (see
+   * awaitsRedraw).
    */
-  override recordedEnd(startedAt: number, now: number): DetectorEvent[] {
+  override recordedEnd(startedAt: number, now: number, answer?: string | null): DetectorEvent[] {
     const t = this.turn;
     if (!t || t.startedAt !== startedAt || t.recorded) return [];
     t.recorded = true;
+    t.recordedAnswer = answer ?? null;
     return this.evaluate(now);
   }
 
@@ -314,18 +331,29 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   }
 
   /**
-   * An answer seen growing while busy, on an idle settled screen: the agent may still draw it
-   * whole (Preset.answerRedrawMs). Waits until the idle screen shows another answer (read here
-   * once it settled) or the first one stayed that long.
+   * An idle settled screen of an agent that may show its turn done before it drew the whole
+   * answer (Preset.answerRedrawMs). Where the agent's record gave its answer, the screen is
+   * done once it shows that answer's end (answerDrawn), waited for up to UNDRAWN_END_MS.
+   * Else, an answer seen while busy (drawn as it streamed, so maybe half-written) waits until
+   * the idle screen shows another answer (read here once it settled), the record comes, or the
+   * first one stayed answerRedrawMs.
    */
   private awaitsRedraw(turn: ScreenTurn, text: string, now: number): boolean {
-    if (this.c.answerRedrawMs === 0 || turn.busyAnswers < 2 || turn.interrupted) return false;
+    if (this.c.answerRedrawMs === 0 || turn.interrupted) return false;
+    const drawn = turn.recordedAnswer === null ? null : answerDrawn(turn.recordedAnswer, text);
+    if (drawn === true) return false;
+    // No record to tell by (yet: it may come a moment after the screen shows the turn done).
+    if (drawn === null && turn.busyAnswers === 0) return false;
+    const waitMs = drawn === false ? UNDRAWN_END_MS : this.c.answerRedrawMs;
+    turn.redrawWaitMs = waitMs;
     if (turn.doneAnswer === null) {
       turn.doneAnswer = text;
       turn.doneAt = now;
       return true;
     }
-    return text === turn.doneAnswer && now - turn.doneAt < this.c.answerRedrawMs;
+    if (now - turn.doneAt >= waitMs) return false;
+    // The end not drawn yet: whatever else the screen redrew meanwhile.
+    return drawn === false || text === turn.doneAnswer;
   }
 
   nextDeadline(): number | null {
@@ -355,8 +383,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     const settled = this.lastChangeAt + (t?.emptyShown ? this.c.emptyAnswerMs : this.settleMs());
     // Waiting for a streamed answer's redraw: the idle screen is read again when it settled
     // after a change, or when the wait is over.
-    if (t?.doneAnswer != null && settled <= this.evaluatedAt)
-      return t.doneAt + this.c.answerRedrawMs;
+    if (t?.doneAnswer != null && settled <= this.evaluatedAt) return t.doneAt + t.redrawWaitMs;
     return settled;
   }
 

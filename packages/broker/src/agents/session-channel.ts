@@ -15,8 +15,8 @@ export interface OpenScreenTurn {
 
 /** The open turn whose end is watched for in the agent's record. */
 interface Followed extends OpenScreenTurn {
-  /** Called once the record says it ended. */
-  ended: (startedAt: number) => void;
+  /** Called once the record says it ended, with the answer it gave (null: none). */
+  ended: (startedAt: number, answer: string | null) => void;
   files: FileChanges | null;
   reading: boolean;
   /** The file changed while it was being read: read again after. */
@@ -65,7 +65,10 @@ export class SessionChannel {
    * hook, for every push channel) says it ended. Cheap when nothing changed: called after every
    * detector step.
    */
-  follow(turn: OpenScreenTurn | null, ended: (startedAt: number) => void): void {
+  follow(
+    turn: OpenScreenTurn | null,
+    ended: (startedAt: number, answer: string | null) => void,
+  ): void {
     if (this.disposed) return;
     if (turn?.startedAt === this.followed?.startedAt) return;
     this.unfollow();
@@ -167,7 +170,7 @@ export class SessionChannel {
         // join's own read of it then found it taken): it waits for it.
         if (report) this.join.recordedTurn(report, f.startedAt, this.followed === f);
         if (f.done) return;
-        if (report) this.ended(f);
+        if (report) this.ended(f, report.answer);
         else if (f.again) {
           f.again = false;
           this.read(f);
@@ -191,13 +194,13 @@ export class SessionChannel {
     if (!f || f.done || report.prompt === undefined) return;
     const at = report.record.completed_at;
     if (at === undefined || at < f.startedAt || !samePrompt(report.prompt, f.input)) return;
-    this.ended(f);
+    this.ended(f, report.answer);
   }
 
-  private ended(f: Followed): void {
+  private ended(f: Followed, answer: string | null): void {
     f.done = true;
     f.files?.dispose();
     f.files = null;
-    f.ended(f.startedAt);
+    f.ended(f.startedAt, answer);
   }
 }

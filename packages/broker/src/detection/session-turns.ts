@@ -334,10 +334,11 @@ export class SessionTurns {
 
   /**
    * The agent's record says the open turn ended: the detector completes it once its screen
-   * shows the prompt, after a shorter quiet wait (see TurnDetector.recordedEnd).
+   * shows the prompt, after a shorter quiet wait, and with the record's answer drawn to its end
+   * (see TurnDetector.recordedEnd).
    */
-  private recordedEnd(startedAt: number): void {
-    this.detector?.recordedEnd(startedAt);
+  private recordedEnd(startedAt: number, answer: string | null): void {
+    this.detector?.recordedEnd(startedAt, answer);
   }
 
   /** What the detector in the worker said. */
@@ -359,7 +360,7 @@ export class SessionTurns {
           reply.status.startedAt === null
             ? null
             : { input: reply.status.input, startedAt: reply.status.startedAt };
-        this.channel.follow(turn, (startedAt) => this.recordedEnd(startedAt));
+        this.channel.follow(turn, (startedAt, answer) => this.recordedEnd(startedAt, answer));
       }
       // A submit taken, the input box read: the waits look again.
       this.notify();

@@ -59,7 +59,7 @@ export interface DetectorLink {
   /** Input, in order with the output around it (the caller may reuse its buffer). */
   input(data: Uint8Array): void;
   dropUntaken(): void;
-  recordedEnd(startedAt: number): void;
+  recordedEnd(startedAt: number, answer: string | null): void;
   /** The open turn's text so far, after every byte given so far (null: none, or stopped). */
   partialText(): Promise<string | null>;
   /** Resolves once the detector took everything given so far (its status is current then). */
@@ -193,9 +193,15 @@ export class OutputPipeline implements WorkerSession {
       dropUntaken: () => {
         if (!this.dead) this.worker.queue({ op: 'drop-untaken', id: this.id, now: Date.now() });
       },
-      recordedEnd: (startedAt) => {
+      recordedEnd: (startedAt, answer) => {
         if (!this.dead)
-          this.worker.queue({ op: 'recorded-end', id: this.id, startedAt, now: Date.now() });
+          this.worker.queue({
+            op: 'recorded-end',
+            id: this.id,
+            startedAt,
+            answer,
+            now: Date.now(),
+          });
       },
       partialText: async () => {
         this.flush();

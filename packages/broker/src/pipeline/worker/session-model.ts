@@ -111,8 +111,8 @@ export class SessionModel {
     this.detector?.dropUntaken(now);
   }
 
-  recordedEnd(startedAt: number, now: number): void {
-    this.detector?.recordedEnd(startedAt, now);
+  recordedEnd(startedAt: number, now: number, answer: string | null): void {
+    this.detector?.recordedEnd(startedAt, now, answer);
   }
 
   /** The main thread holds the PTY for the backlog (`on`), or no longer. */
