@@ -23,14 +23,11 @@ function dialogLines(d: DialogRead): string[] {
 
 /**
  * A line as the user reads it: an agent's cursor or scrollbar (block characters, U+2580–U+259F)
- * may sit at a line's end in one draw and not the next (Qwen Code's `…why?   █`, its track `│`
- * on another row), trailing spaces with it.
+ * may sit at a line's end in one draw and not the next (Qwen Code's `…why?   █`), trailing spaces
+ * with it. (A scrollbar apart from the text, `│` as well, the menu reader drops itself.)
  */
 function dialogLine(line: string): string {
-  return line
-    .replace(/[\u2580-\u259f]/gu, '')
-    .replace(/\s{2,}[│┃║]$/u, '')
-    .replace(/[ \t]+$/gmu, '');
+  return line.replace(/[\u2580-\u259f]/gu, '').replace(/[ \t]+$/gmu, '');
 }
 
 /** Whether a read's lines that `b` lacks are its question or, as many as `b` has below, its top. */
