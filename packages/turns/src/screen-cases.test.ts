@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MARKDOWN_ANSWERS } from '@clippy/testkit/markdown-answers';
 import { stripAnsi } from './ansi-stripper.js';
 import { BUILTIN_PRESETS } from './builtin-presets.js';
 import { classifyScreen } from './classify.js';
@@ -45,20 +46,6 @@ const LIST_ANSWER_LINES = [
   '',
   '- a dash item',
 ];
-
-/** The Markdown OpenCode's record gives for that answer (testkit's MARKDOWN_ANSWERS.list). */
-const LIST_MARKDOWN = [
-  'Steps:',
-  '',
-  '1. Read the file.',
-  '2. Parse it:',
-  '   - headers first',
-  '   - then the **body**',
-  '3. Write the result.',
-  '',
-  '* a star item',
-  '- a dash item',
-].join('\n');
 
 /** Agents the public screens must cover, and how many screens each at least. */
 const PUBLIC_MIN = { claude: 8, codex: 8, gemini: 3, copilot: 5 } as const;
@@ -115,7 +102,8 @@ function streamedOpenCode() {
   d.tick(1300);
   d.onOutput(bytes('b'), 2000);
   d.onScreen(snap(typed), 2000);
-  d.onInput(bytes(`${question}\r`), 2100);
+  const startedAt = 2100;
+  d.onInput(bytes(`${question}\r`), startedAt);
   const events: DetectorEvent[] = [];
   let at = 2500;
   // The pieces as it drew them while busy, then the same half-written lines shown done.
@@ -130,6 +118,7 @@ function streamedOpenCode() {
     d,
     events,
     at,
+    startedAt,
     answer,
     halfWritten,
     show: (lines: string[], t: number) => {
@@ -487,9 +476,9 @@ describe('labelled agent screens (test/screens)', () => {
   });
 
   it('OpenCode: with its record’s answer, a half-written screen waits past answerRedrawMs for the end to be drawn', () => {
-    const { d, events, at, answer, show } = streamedOpenCode();
+    const { d, events, at, startedAt, answer, show } = streamedOpenCode();
     // The agent's record says the turn ended, with its Markdown, as the screen shows it done.
-    events.push(...d.recordedEnd(2100, at + 10, LIST_MARKDOWN), ...d.tick(at + 300));
+    events.push(...d.recordedEnd(startedAt, at + 10, MARKDOWN_ANSWERS.list!), ...d.tick(at + 300));
     const wait = BUILTIN_PRESETS.opencode!.answerRedrawMs!;
     events.push(...d.tick(at + 300 + wait), ...d.tick(at + 300 + wait + 2000));
     expect(events.filter((e) => e.type === 'turn')).toEqual([]);
@@ -500,8 +489,8 @@ describe('labelled agent screens (test/screens)', () => {
   });
 
   it('OpenCode: with its record’s answer drawn whole when it shows the turn done, no redraw is waited for', () => {
-    const { d, events, at, answer, show } = streamedOpenCode();
-    events.push(...d.recordedEnd(2100, at + 10, LIST_MARKDOWN));
+    const { d, events, at, startedAt, answer, show } = streamedOpenCode();
+    events.push(...d.recordedEnd(startedAt, at + 10, MARKDOWN_ANSWERS.list!));
     events.push(...show(answer, at + 20), ...d.tick(at + 400));
     const done = events.find((e) => e.type === 'turn');
     expect(done?.type === 'turn' && done.text).toBe(answer.join('\n'));
