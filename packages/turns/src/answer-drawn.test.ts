@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { answerDrawn } from './answer-drawn.js';
+import { answerTail, tailDrawn } from './answer-drawn.js';
+
+/** Whether the screen shows the answer's end (null: the answer has nothing to tell it by). */
+function answerDrawn(answer: string, screenText: string): boolean | null {
+  const tail = answerTail(answer);
+  return tail === null ? null : tailDrawn(tail, screenText);
+}
 
 const LIST =
   'Steps:\n\n1. Read the file.\n2. Parse it:\n   - headers first\n   - then the body\n3. Write the result.\n\n- a star item\n\n* a dash item';
 
-describe('answerDrawn', () => {
+describe('answerTail and tailDrawn', () => {
   it('a screen that rendered the answer whole (markers redrawn, no Markdown) shows its end', () => {
     const screen =
       'Steps:\n\n1. Read the file.\n2. Parse it:\n  • headers first\n  • then the body\n3. Write the result.\n\n• a star item\n\n• a dash item';

@@ -11,15 +11,27 @@ const TAIL_WORDS = 5;
 /** Words of letters and digits; a rendering keeps them whatever Markdown it draws around them. */
 const WORD = /[\p{L}\p{N}]+/gu;
 
+/** Text as its words run together: what lies between them (a wrap, a border) does not count. */
+function wordsOf(text: string): string[] {
+  return text.match(WORD) ?? [];
+}
+
 /**
- * Whether `screenText` shows the end of `answer` (the agent's own Markdown): its last
- * TAIL_WORDS words, one after the other (wrapped lines, table borders and list markers between
- * them are not words, nor is a break a terminal put inside one). Only the end is looked for: a long answer scrolled off a full-screen
- * agent's screen still ends there. Null when the answer has no word: nothing to tell by.
+ * What the screen must show for `answer` (the agent's own Markdown) to be drawn to its end: its
+ * last TAIL_WORDS words run together. Null when the answer has no word: nothing to tell by.
+ * Taken once, where the record is read, so that only these few characters go to the detector.
  */
-export function answerDrawn(answer: string, screenText: string): boolean | null {
-  const tail = (answer.match(WORD) ?? []).slice(-TAIL_WORDS);
-  if (tail.length === 0) return null;
-  // Compared without what lies between words: a terminal wraps a long word (a CJK run) too.
-  return (screenText.match(WORD) ?? []).join('').includes(tail.join(''));
+export function answerTail(answer: string): string | null {
+  const tail = wordsOf(answer).slice(-TAIL_WORDS);
+  return tail.length === 0 ? null : tail.join('');
+}
+
+/**
+ * Whether `screenText` shows an answer's tail (answerTail): its words one after the other,
+ * compared without what lies between them — wrapped lines, table borders, list markers, a break a
+ * terminal put inside a long word (a CJK run). Only the end is looked for: a long answer scrolled
+ * off a full-screen agent's screen still ends there.
+ */
+export function tailDrawn(tail: string, screenText: string): boolean {
+  return wordsOf(screenText).join('').includes(tail);
 }

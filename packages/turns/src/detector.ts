@@ -113,11 +113,11 @@ export class TurnDetector implements W.TurnWatcher {
   /**
    * Screen presets: the agent's own record says the open turn (started at `startedAt`) ended:
    * it completes once its screen shows the prompt, after RECORDED_SETTLE_MS of quiet instead of
-   * the preset's settle window; `answer`, the record's, tells when a streamed answer is drawn
-   * whole (Preset.answerRedrawMs). Line presets: nothing.
+   * the preset's settle window; `tail`, the end of the record's answer (answerTail), tells when a
+   * streamed answer is drawn whole (Preset.answerRedrawMs). Line presets: nothing.
    */
-  recordedEnd(startedAt: number, now: number, answer?: string | null): W.DetectorEvent[] {
-    return this.watcher.recordedEnd(startedAt, now, answer);
+  recordedEnd(startedAt: number, now: number, tail?: string | null): W.DetectorEvent[] {
+    return this.watcher.recordedEnd(startedAt, now, tail);
   }
 
   /**

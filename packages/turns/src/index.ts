@@ -34,6 +34,7 @@ export { classifyScreen, type Classification, type ScreenState } from './classif
 export { extractAnswer } from './extract.js';
 export { readMenu, type Menu, type MenuOption, type MenuStyle } from './menu.js';
 export { sameDialog, type DialogRead } from './same-dialog.js';
+export { answerTail } from './answer-drawn.js';
 export { InputTracker, type InputEvent } from './input-tracker.js';
 export {
   TurnDetector,

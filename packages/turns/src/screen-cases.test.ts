@@ -12,6 +12,7 @@ import { BUILTIN_PRESETS } from './builtin-presets.js';
 import { classifyScreen } from './classify.js';
 import { TurnDetector, type ScreenSnapshot } from './detector.js';
 import type { DetectorEvent } from './turn-watcher.js';
+import { answerTail } from './answer-drawn.js';
 import { extractAnswer } from './extract.js';
 import { readMenu } from './menu.js';
 import { isRight, labelledSamples } from './test-support/confusion.js';
@@ -46,6 +47,9 @@ const LIST_ANSWER_LINES = [
   '',
   '- a dash item',
 ];
+
+/** The end of the list answer as the agent's record gives it (the daemon takes it from there). */
+const LIST_TAIL = answerTail(MARKDOWN_ANSWERS.list!);
 
 /** Agents the public screens must cover, and how many screens each at least. */
 const PUBLIC_MIN = { claude: 8, codex: 8, gemini: 3, copilot: 5 } as const;
@@ -478,7 +482,7 @@ describe('labelled agent screens (test/screens)', () => {
   it('OpenCode: with its record’s answer, a half-written screen waits past answerRedrawMs for the end to be drawn', () => {
     const { d, events, at, startedAt, answer, show } = streamedOpenCode();
     // The agent's record says the turn ended, with its Markdown, as the screen shows it done.
-    events.push(...d.recordedEnd(startedAt, at + 10, MARKDOWN_ANSWERS.list!), ...d.tick(at + 300));
+    events.push(...d.recordedEnd(startedAt, at + 10, LIST_TAIL), ...d.tick(at + 300));
     const wait = BUILTIN_PRESETS.opencode!.answerRedrawMs!;
     events.push(...d.tick(at + 300 + wait), ...d.tick(at + 300 + wait + 2000));
     expect(events.filter((e) => e.type === 'turn')).toEqual([]);
@@ -490,7 +494,7 @@ describe('labelled agent screens (test/screens)', () => {
 
   it('OpenCode: with its record’s answer drawn whole when it shows the turn done, no redraw is waited for', () => {
     const { d, events, at, startedAt, answer, show } = streamedOpenCode();
-    events.push(...d.recordedEnd(startedAt, at + 10, MARKDOWN_ANSWERS.list!));
+    events.push(...d.recordedEnd(startedAt, at + 10, LIST_TAIL));
     events.push(...show(answer, at + 20), ...d.tick(at + 400));
     const done = events.find((e) => e.type === 'turn');
     expect(done?.type === 'turn' && done.text).toBe(answer.join('\n'));

@@ -12,7 +12,7 @@ import {
 } from './extract.js';
 import { inputHolds } from './input-box.js';
 import { readMenu } from './menu.js';
-import { answerDrawn } from './answer-drawn.js';
+import { tailDrawn } from './answer-drawn.js';
 import { openTurnAt, storeOutput, type OpenTurn } from './open-turn.js';
 import type { ChunkScan } from './output-scan.js';
 import type { CompiledPreset } from './presets.js';
@@ -41,8 +41,8 @@ interface ScreenTurn extends OpenTurn {
   echoesAtSubmit: EchoSightings;
   /** The agent's own record says the turn ended (see recordedEnd): a shorter settle. */
   recorded: boolean;
-  /** The answer that record gave (its Markdown), if any: the screen shows it drawn to its end. */
-  recordedAnswer: string | null;
+  /** The end of the answer that record gave (answerTail), if any: the screen shows it drawn. */
+  recordedTail: string | null;
   /** Esc presses while it was busy (the preset's `interruptKeys` may want more than one). */
   escapes: number;
   /** An idle screen showed nothing of the answer yet (see Preset.emptyAnswerMs). */
@@ -247,7 +247,7 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       viewportTopAtSubmit: this.lastViewportTop,
       echoesAtSubmit: echoSightings(this.lastLines, answerEnd(this.lastLines, this.c), typed),
       recorded: false,
-      recordedAnswer: null,
+      recordedTail: null,
       escapes: 0,
       emptyShown: false,
       busyAnswer: '',
@@ -264,14 +264,14 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
    * completes when the screen shows the prompt as always (idle, read after all output, the submit
    * taken, the agent seen working or an answer below the echo), only its quiet wait is
    * RECORDED_SETTLE_MS instead of the preset's settle window. A redraw still restarts the wait.
-   * The record's answer, where it gives one, tells when a streamed answer is drawn whole (see
-   * awaitsRedraw).
+   * The end of the record's answer (answerTail), where it gives one, tells when a streamed answer
+   * is drawn whole (see awaitsRedraw).
    */
-  override recordedEnd(startedAt: number, now: number, answer?: string | null): DetectorEvent[] {
+  override recordedEnd(startedAt: number, now: number, tail?: string | null): DetectorEvent[] {
     const t = this.turn;
     if (!t || t.startedAt !== startedAt || t.recorded) return [];
     t.recorded = true;
-    t.recordedAnswer = answer ?? null;
+    t.recordedTail = tail ?? null;
     return this.evaluate(now);
   }
 
@@ -333,14 +333,14 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   /**
    * An idle settled screen of an agent that may show its turn done before it drew the whole
    * answer (Preset.answerRedrawMs). Where the agent's record gave its answer, the screen is
-   * done once it shows that answer's end (answerDrawn), waited for up to UNDRAWN_END_MS.
+   * done once it shows that answer's end (tailDrawn), waited for up to UNDRAWN_END_MS.
    * Else, an answer seen while busy (drawn as it streamed, so maybe half-written) waits until
    * the idle screen shows another answer (read here once it settled), the record comes, or the
    * first one stayed answerRedrawMs.
    */
   private awaitsRedraw(turn: ScreenTurn, text: string, now: number): boolean {
     if (this.c.answerRedrawMs === 0 || turn.interrupted) return false;
-    const drawn = turn.recordedAnswer === null ? null : answerDrawn(turn.recordedAnswer, text);
+    const drawn = turn.recordedTail === null ? null : tailDrawn(turn.recordedTail, text);
     if (drawn === true) return false;
     // No record to tell by (yet: it may come a moment after the screen shows the turn done).
     if (drawn === null && turn.busyAnswers === 0) return false;

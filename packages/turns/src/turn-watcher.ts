@@ -79,10 +79,10 @@ export interface TurnWatcher {
   /**
    * Screen presets: the agent's own record says the open turn (the one started at `startedAt`)
    * has ended. The turn still completes only once the screen shows the agent's prompt, but
-   * after a shorter quiet wait (RECORDED_SETTLE_MS); `answer` (the record's, where it gives one)
-   * tells when a streamed answer is drawn whole. Line presets: nothing.
+   * after a shorter quiet wait (RECORDED_SETTLE_MS); `tail`, the end of the record's answer
+   * (answerTail), tells when a streamed answer is drawn whole. Line presets: nothing.
    */
-  recordedEnd(startedAt: number, now: number, answer?: string | null): DetectorEvent[];
+  recordedEnd(startedAt: number, now: number, tail?: string | null): DetectorEvent[];
   inputShows(text: string): boolean | null;
   /** Screen presets: the input line of the latest screen while it is idle (else null). */
   readonly inputLine: string | null;

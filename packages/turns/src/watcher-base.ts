@@ -124,7 +124,7 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
     return [];
   }
 
-  recordedEnd(_startedAt: number, _now: number, _answer?: string | null): DetectorEvent[] {
+  recordedEnd(_startedAt: number, _now: number, _tail?: string | null): DetectorEvent[] {
     return [];
   }
 

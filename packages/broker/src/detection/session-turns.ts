@@ -1,5 +1,6 @@
 import type { SessionState } from '@clippy/protocol';
 import {
+  answerTail,
   InputTracker,
   inputHolds,
   multilineForm,
@@ -338,7 +339,8 @@ export class SessionTurns {
    * (see TurnDetector.recordedEnd).
    */
   private recordedEnd(startedAt: number, answer: string | null): void {
-    this.detector?.recordedEnd(startedAt, answer);
+    // Only the answer's last words cross to the worker: all the screen is checked for.
+    this.detector?.recordedEnd(startedAt, answer === null ? null : answerTail(answer));
   }
 
   /** What the detector in the worker said. */

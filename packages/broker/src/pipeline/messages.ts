@@ -23,7 +23,7 @@ export type Step =
   /** The open turn's text so far (TurnDetector.partialText). */
   | { op: 'partial'; id: number; req: number }
   | { op: 'drop-untaken'; id: number; now: number }
-  | { op: 'recorded-end'; id: number; startedAt: number; answer: string | null; now: number }
+  | { op: 'recorded-end'; id: number; startedAt: number; tail: string | null; now: number }
   /** Answered once every step before it was taken (the detector's state is current then). */
   | { op: 'sync'; id: number; req: number }
   /** The main thread holds the PTY for this session's backlog: report progress until it ends. */

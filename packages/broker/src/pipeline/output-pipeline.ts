@@ -59,7 +59,8 @@ export interface DetectorLink {
   /** Input, in order with the output around it (the caller may reuse its buffer). */
   input(data: Uint8Array): void;
   dropUntaken(): void;
-  recordedEnd(startedAt: number, answer: string | null): void;
+  /** The agent's record says the open turn ended; `tail`: its answer's end (answerTail). */
+  recordedEnd(startedAt: number, tail: string | null): void;
   /** The open turn's text so far, after every byte given so far (null: none, or stopped). */
   partialText(): Promise<string | null>;
   /** Resolves once the detector took everything given so far (its status is current then). */
@@ -193,13 +194,13 @@ export class OutputPipeline implements WorkerSession {
       dropUntaken: () => {
         if (!this.dead) this.worker.queue({ op: 'drop-untaken', id: this.id, now: Date.now() });
       },
-      recordedEnd: (startedAt, answer) => {
+      recordedEnd: (startedAt, tail) => {
         if (!this.dead)
           this.worker.queue({
             op: 'recorded-end',
             id: this.id,
             startedAt,
-            answer,
+            tail,
             now: Date.now(),
           });
       },

@@ -63,7 +63,7 @@ export class PipelineWorker {
           model.dropUntaken(step.now);
           break;
         case 'recorded-end':
-          model.recordedEnd(step.startedAt, step.now, step.answer);
+          model.recordedEnd(step.startedAt, step.now, step.tail);
           break;
         case 'sync':
           this.reply(step.id, { synced: step.req });

@@ -77,8 +77,8 @@ export class SessionDetector {
     this.run(() => this.detector.dropUntaken(now));
   }
 
-  recordedEnd(startedAt: number, now: number, answer: string | null): void {
-    this.run(() => this.detector.recordedEnd(startedAt, now, answer));
+  recordedEnd(startedAt: number, now: number, tail: string | null): void {
+    this.run(() => this.detector.recordedEnd(startedAt, now, tail));
   }
 
   partialText(): string | null {

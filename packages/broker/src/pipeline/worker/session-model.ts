@@ -111,8 +111,8 @@ export class SessionModel {
     this.detector?.dropUntaken(now);
   }
 
-  recordedEnd(startedAt: number, now: number, answer: string | null): void {
-    this.detector?.recordedEnd(startedAt, now, answer);
+  recordedEnd(startedAt: number, now: number, tail: string | null): void {
+    this.detector?.recordedEnd(startedAt, now, tail);
   }
 
   /** The main thread holds the PTY for the backlog (`on`), or no longer. */
