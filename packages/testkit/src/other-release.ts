@@ -5,12 +5,17 @@ import { repoRoot } from './paths.js';
 export interface OtherRelease {
   /** The package version the copied daemon reports (`hello_ack`'s `package_version`). */
   version?: string;
-  /** The protocol version the copied daemon speaks (its copy of @clippy/protocol says so). */
+  /** The protocol version the copied daemon speaks (its bundle says so). */
   protocolVersion?: number;
 }
 
-/** The line of protocol's built constants that carries the version, rewritten in the copy. */
-const PROTOCOL_VERSION_LINE = /^export const PROTOCOL_VERSION = \d+;$/m;
+/**
+ * The line of the daemon's bundle (the broker's scripts/bundle.mjs: protocol's constants are in
+ * it) that carries the protocol version, rewritten in the copy.
+ */
+const PROTOCOL_VERSION_LINE = /^var PROTOCOL_VERSION = \d+;$/m;
+/** The daemon's bundle, which the copy's bin/clippyd.js runs. */
+const DAEMON_BUNDLE = path.join('dist', 'clippyd.mjs');
 
 function copyPackage(name: string, to: string, version: string | undefined): void {
   const from = path.join(repoRoot, 'packages', name);
@@ -27,41 +32,23 @@ function copyPackage(name: string, to: string, version: string | undefined): voi
 
 /**
  * The real daemon as another release would install it: a copy of the built broker under `root`
- * with another package version and, when asked, a copy of @clippy/protocol speaking another
- * protocol version. Everything else resolves to the packages installed here, as beside an old
- * install. Returns the copy's `clippyd.js`, to start directly or through CLIPPYD_PATH; the copy
- * goes when `root` is removed (a DaemonEnv's root, say).
+ * with another package version and, when asked, speaking another protocol version (its bundle
+ * says so). Everything else resolves to the packages installed here, as beside an old install.
+ * Returns the copy's `clippyd.js`, to start directly or through CLIPPYD_PATH; the copy goes when
+ * `root` is removed (a DaemonEnv's root, say).
  */
 export function otherRelease(root: string, release: OtherRelease): string {
   const copy = fs.mkdtempSync(path.join(root, 'other-release-'));
   copyPackage('broker', copy, release.version);
-  const modules = path.join(copy, 'node_modules');
-  const installed = path.join(repoRoot, 'node_modules');
-  if (release.protocolVersion === undefined) {
-    fs.symlinkSync(installed, modules);
-  } else {
-    // Every installed package as it is, but @clippy/protocol: the copy's own.
-    fs.mkdirSync(path.join(modules, '@clippy'), { recursive: true });
-    for (const entry of fs.readdirSync(installed)) {
-      if (entry !== '@clippy')
-        fs.symlinkSync(path.join(installed, entry), path.join(modules, entry));
-    }
-    for (const entry of fs.readdirSync(path.join(installed, '@clippy'))) {
-      if (entry === 'protocol') continue;
-      fs.symlinkSync(path.join(installed, '@clippy', entry), path.join(modules, '@clippy', entry));
-    }
-    const protocol = path.join(modules, '@clippy', 'protocol');
-    copyPackage('protocol', protocol, release.version);
-    const constants = path.join(protocol, 'dist', 'constants.js');
-    const text = fs.readFileSync(constants, 'utf8');
+  fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(copy, 'node_modules'));
+  if (release.protocolVersion !== undefined) {
+    const bundle = path.join(copy, DAEMON_BUNDLE);
+    const text = fs.readFileSync(bundle, 'utf8');
     if (!PROTOCOL_VERSION_LINE.test(text))
-      throw new Error(`no PROTOCOL_VERSION line in ${constants}: update testkit's other-release`);
+      throw new Error(`no PROTOCOL_VERSION line in ${bundle}: update testkit's other-release`);
     fs.writeFileSync(
-      constants,
-      text.replace(
-        PROTOCOL_VERSION_LINE,
-        `export const PROTOCOL_VERSION = ${release.protocolVersion};`,
-      ),
+      bundle,
+      text.replace(PROTOCOL_VERSION_LINE, `var PROTOCOL_VERSION = ${release.protocolVersion};`),
     );
   }
   return path.join(copy, 'bin', 'clippyd.js');
