@@ -6,6 +6,7 @@ import { agentCommand } from '@clippy/testkit/agents/index';
 import { spawnAgent, waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { TestDaemon } from '@clippy/testkit/daemon';
+import { eventually } from '@clippy/testkit/until';
 
 // Issue 32 without the real CLIs: the fake Claude Code runs the hooks clippy wires (`--hooks`:
 // SessionStart, UserPromptSubmit, Stop with its transcript), so what a user reads of a turn its
@@ -24,6 +25,8 @@ const QUESTION = 'Fix it, please.';
  * daemon's wait for a report (CHANNEL_WAIT_MS, 10 s), so the turn is stored from the screen.
  */
 const LATE_HOOK_MS = 13_000;
+/** Between two looks for the late report: it comes seconds after the turn. */
+const REPORT_LOOK_MS = 100;
 
 let d: TestDaemon;
 let c: ClippyClient;
@@ -137,13 +140,16 @@ describe('the channel breaks or is off: the screen gives the turn', { timeout: 9
     expect(turn.text_source).toBe('screen');
     expect(turn.text).toContain('const x = 1;');
     // The report comes after: written on the turn it belongs to, never resolved silently.
-    let meta: Record<string, unknown> | undefined;
-    for (;;) {
-      meta = (
-        JSON.parse((await clippy(['turns', 'late', '--json'])).stdout) as Record<string, unknown>[]
-      )[0];
-      if (meta?.disagreement) break;
-    }
+    // Waited for through the client (each `clippy` is a node process), then read as a user would.
+    await eventually(
+      async () => (await c.request('get_turn', { session: 'late' })).turn.disagreement,
+      'the late report written on the turn',
+      LATE_HOOK_MS * 3,
+      REPORT_LOOK_MS,
+    );
+    const meta = (
+      JSON.parse((await clippy(['turns', 'late', '--json'])).stdout) as Record<string, unknown>[]
+    )[0]!;
     expect(meta.disagreement).toMatch(/the screen completed the turn before the agent did/u);
     expect(meta).toMatchObject({ text_source: 'screen', agent: { agent: 'claude' } });
     const listed = (

@@ -24,6 +24,8 @@ export interface StartOptions {
   args?: string[];
   cols?: number;
   rows?: number;
+  /** Kept across daemon restarts (`clippy new --persist`): `clippy revive` can bring it back. */
+  persist?: boolean;
 }
 
 /** A real agent's usual terminal: wide enough for its boxes and footers. */
@@ -55,6 +57,7 @@ export async function startRealAgent(
     env: setup.env,
     cols: opts.cols ?? AGENT_COLS,
     rows: opts.rows ?? AGENT_ROWS,
+    ...(opts.persist ? { persist: true } : {}),
   });
   return { ...setup, name, session: r.session, pid: r.pid };
 }

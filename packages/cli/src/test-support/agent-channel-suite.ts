@@ -6,6 +6,7 @@ import { waitState } from '@clippy/testkit/agents/harness';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { FakeNotifySend } from '@clippy/testkit/fake-notify';
+import { eventually } from '@clippy/testkit/until';
 import {
   startFakeModel,
   type Answer,
@@ -26,6 +27,7 @@ import {
   screenOf,
   startRealAgent,
   untilListed,
+  untilListing,
   type RealAgentSession,
   REAL_AGENT_ASK_S as ASK_TIMEOUT_S,
   REAL_AGENT_SCENARIO_MS as SCENARIO_MS,
@@ -33,16 +35,19 @@ import {
 
 // Issues 32 and 45: each real agent (pinned in packages/testkit/agents.json, installed by .ci/run
 // outside node_modules) under the real daemon and CLI against the fake model server, on one
-// session of the agent for every check, another agent beside it for relay, route and loop, and
-// a second daemon for revive: its own record of its turns (hooks, transcript, rollout, chat or
-// events file) gives `ask` the model's Markdown exactly, where the screen loses fences, list
-// markers, table pipes and wraps long lines; the screen stays the fallback (channel off) and
-// the source of interrupts. One test file per agent (agent-channels-AGENT.e2e.test.ts,
+// session of the agent for every check (revived after a daemon restart at the end), another
+// agent beside it for relay, route and loop: its own record of its turns (hooks, transcript,
+// rollout, chat or events file) gives `ask` the model's Markdown exactly, where the screen loses
+// fences, list markers, table pipes and wraps long lines; the screen stays the fallback (channel
+// off) and the source of interrupts. One test file per agent (agent-channels-AGENT.e2e.test.ts,
 // real-agents-qwen/-opencode/-copilot) runs this suite with what differs for its agent as data
 // (`AgentTraits`), so that the agents run side by side and are held to the same scenarios.
 
 /** An agent's start (OpenCode: its TUI, its server, its plugins) on a loaded 2-core machine. */
 const START_MS = 180_000;
+
+/** Between two looks at a screen (`clippy snapshot`, a node process each) while it changes. */
+const SCREEN_LOOK_MS = 250;
 
 /** The price config.json gives the agent's model (USD per million tokens): each turn is priced. */
 const PRICE = { input: 2, output: 8 };
@@ -179,6 +184,16 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
     const lastTurnId = async (name: string) =>
       (await c.request('list_turns', { session: name, limit: 1 })).turns[0]?.turn_id;
 
+    /** Waits until `clippy ls` lists more than `turns` turns of the agent (a turn nobody read). */
+    const turnListed = (turns: number) =>
+      untilListing(
+        env(),
+        a.name,
+        (s) => (s && s.turn_count > turns ? s : undefined),
+        (s) => `${a.name} completed no turn after ${turns} (listed: ${JSON.stringify(s)})`,
+        ASK_TIMEOUT_S * 1000,
+      );
+
     /** The row of `clippy ls` of session `name`. */
     const lsRow = async (name: string) =>
       (await runClippy(['ls'], env())).stdout.split('\n').find((l) => l.startsWith(`${name} `));
@@ -200,7 +215,8 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
       notify = new FakeNotifySend();
       d = await TestDaemon.start({ env: pricedEnv(traits.pricedModel, notify) });
       c = await d.connect();
-      a = await startRealAgent(d, c, agent, model);
+      // Persisted: the file's last scenario revives it after a daemon restart.
+      a = await startRealAgent(d, c, agent, model, { persist: traits.resume !== null });
       b = await startRealAgent(d, c, partner, model);
     }, START_MS);
 
@@ -305,10 +321,8 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
         expect(await untilListed(env(), a.name, ['blocked'], ASK_TIMEOUT_S * 1000)).toBe('blocked');
         const keys = await runClippy(['send', a.name, '--keys', 'Enter'], env());
         expect(keys.code, keys.stderr).toBe(0);
-        // Its turn completes (polled with `ls`: a `wait` or `ask` would read it).
-        const deadline = Date.now() + ASK_TIMEOUT_S * 1000;
-        while ((await listed(env(), a.name))!.turn_count === turns && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 250));
+        // Its turn completes (seen with `ls`: a `wait` or `ask` would read it).
+        await turnListed(turns);
         const turn = await latest(a.name);
         expect(turn.text, await why(a.name)).toBe(TOOL_RAN);
         expect(fs.existsSync(path.join(a.cwd, 'approved.txt'))).toBe(true);
@@ -362,9 +376,12 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
         // It stopped: its screen says it no longer works, while the model's stream still hangs
         // (one the fake model ended would read as a server error, which an agent still working
         // retries).
-        const deadline = Date.now() + ASK_TIMEOUT_S * 1000;
-        while (/esc (?:esc |again to |to )?interrupt/u.test(await screenOf(env(), a.name)))
-          if (Date.now() > deadline) throw new Error(await screenOf(env(), a.name));
+        await eventually(
+          async () => !/esc (?:esc |again to |to )?interrupt/u.test(await screenOf(env(), a.name)),
+          () => screenOf(env(), a.name),
+          ASK_TIMEOUT_S * 1000,
+          SCREEN_LOOK_MS,
+        );
         model.releaseHanging();
         await untilListed(env(), a.name, ['idle']);
         const next = 'And a short one?';
@@ -499,9 +516,7 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
         const sent = await runClippy(['send', a.name, 'Anything new?', '--enter'], env());
         expect(sent.code, sent.stderr).toBe(0);
         // Nobody waits for it (a wait would read it): `clippy ls` says when it is done.
-        const deadline = Date.now() + ASK_TIMEOUT_S * 1000;
-        while ((await listed(env(), a.name))!.turn_count <= turns)
-          if (Date.now() > deadline) throw new Error(`${a.name} completed no turn after ${turns}`);
+        await turnListed(turns);
         expect(await lsRow(a.name)).toMatch(/ idle, 1 unread /u);
         const records = await notify.waitFor(before + 1);
         expect(records.slice(before).map((n) => n.title)).toEqual([`${a.name}: turn finished`]);
@@ -547,97 +562,63 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
       },
       START_MS + SCENARIO_MS,
     );
-  });
 
-  const resume = traits.resume;
-  // Another file revives it (resume null): no scenario of it here.
-  if (resume === null) return;
-  describe.skipIf(agentsMissing(agent) !== null)(`${agent} comes back`, () => {
-    it(
-      `with persistence on, after a daemon restart, ls -a offers the exited session and revive resumes its conversation through \`${resume}\`: same name, numbering and agent session`,
-      async () => {
-        const model = await startFakeModel({ respond: (r) => respond(agent, r) });
-        const env = new DaemonEnv();
-        let d1: TestDaemon | null = await TestDaemon.start({ env });
-        let d2: TestDaemon | null = null;
-        const s = prepareAgent(agent, model, { root: env.root });
-        try {
-          const c1 = await d1.connect();
-          await c1.request('spawn', {
-            command: s.command,
-            args: s.args,
-            env: s.env,
-            cwd: s.cwd,
-            name: 'keep',
-            preset: s.preset,
-            persist: true,
-            cols: 100,
-            rows: 30,
-          });
-          await waitState(c1, 'keep', 'idle', START_MS);
-          const first = await runClippy(
-            ['ask', 'keep', askFor('code'), '--timeout', String(ASK_TIMEOUT_S)],
-            env.env,
-            (ASK_TIMEOUT_S + 30) * 1000,
-          );
+    const resume = traits.resume;
+    // Another file revives it (resume null): no scenario of it here. Last of the file: it
+    // restarts the daemon the agent runs under, and revives that same agent (one start less
+    // than an agent of its own: OpenCode's is some 15 CPU-s).
+    if (resume !== null)
+      it(
+        `with persistence on, after a daemon restart, ls -a offers the exited session and revive resumes its conversation through \`${resume}\`: same name, numbering and agent session`,
+        async () => {
+          await untilListed(env(), a.name, ['idle']);
+          const first = await ask(a.name, askFor('code'));
           expect(first.stdout, first.stderr).toBe(`${MARKDOWN_ANSWERS.code}\n`);
-          const { turn: before } = await c1.request('get_turn', { session: 'keep' });
+          const before = await latest(a.name);
           expect(before.agent?.session_id).toMatch(traits.sessionId);
-          await c1.close();
-          expect((await runClippy(['daemon', 'stop'], env.env)).code).toBe(0);
-          await d1.exited;
-          d1 = null;
+          await c.close();
+          expect((await runClippy(['daemon', 'stop'], env())).code).toBe(0);
+          await d.exited;
 
-          d2 = await TestDaemon.start({ env });
-          const ls = await runClippy(['ls', '-a'], env.env);
-          expect(ls.stderr).toContain('clippy revive keep');
-          const c2 = await d2.connect();
-          const listedKeep = (await c2.request('list_sessions', {})).sessions.find(
-            (x) => x.name === 'keep',
+          d = await TestDaemon.start({ env: d.env });
+          c = await d.connect();
+          const ls = await runClippy(['ls', '-a'], env());
+          expect(ls.stderr).toContain(`clippy revive ${a.name}`);
+          const listedA = (await c.request('list_sessions', {})).sessions.find(
+            (x) => x.name === a.name,
           )!;
-          expect(listedKeep).toMatchObject({ revivable: true, agent, restored: true });
+          expect(listedA).toMatchObject({ revivable: true, agent, restored: true });
           // From the user's shell as before the restart: the agent's home and settings (revive
           // sends the CLI's environment, as `new` does), with this test's clippy folders.
           const shell = {
-            ...s.env,
+            ...a.env,
             ...Object.fromEntries(
-              Object.entries(env.env).filter(([k]) => /^(XDG_R|CLIPPY)/u.test(k)),
+              Object.entries(env()).filter(([k]) => /^(XDG_R|CLIPPY)/u.test(k)),
             ),
           };
-          const revived = await runClippy(['revive', 'keep', '-d', '--json'], shell);
+          const revived = await runClippy(['revive', a.name, '-d', '--json'], shell);
           expect(revived.code, revived.stderr).toBe(0);
           expect(JSON.parse(revived.stdout)).toMatchObject({
-            session: listedKeep.session,
-            name: 'keep',
-            args: [resume, before.agent!.session_id, ...s.args],
+            session: listedA.session,
+            name: a.name,
+            args: [resume, before.agent!.session_id, ...a.args],
           });
-          await waitState(c2, 'keep', 'idle', START_MS);
+          await waitState(c, a.name, 'idle', START_MS);
           const since = model.requests.length;
-          const second = await runClippy(
-            ['ask', 'keep', askFor('table'), '--timeout', String(ASK_TIMEOUT_S)],
-            env.env,
-            (ASK_TIMEOUT_S + 30) * 1000,
-          );
+          const second = await ask(a.name, askFor('table'));
           expect(second.stdout, second.stderr).toBe(`${MARKDOWN_ANSWERS.table}\n`);
-          const { turn } = await c2.request('get_turn', { session: 'keep' });
+          const turn = await latest(a.name);
           expect(turn.seq).toBe(before.seq + 1);
           expect(turn.turn_id).toBe(`${before.session}:${before.seq + 1}`);
           expect(turn.agent?.session_id).toBe(before.agent!.session_id);
           // Resumed: the model got the earlier exchange with the new question.
           const req = await model.waitFor(
-            (r) => r.api === s.api && r.conversation && r.userText === askFor('table'),
+            (r) => r.api === a.api && r.conversation && r.userText === askFor('table'),
             { since },
           );
           expect(JSON.stringify(req.body)).toContain(askFor('code'));
-          await c2.close();
-        } finally {
-          await d1?.stop();
-          await d2?.stop();
-          await model.close();
-          s.dispose();
-        }
-      },
-      START_MS * 2 + SCENARIO_MS,
-    );
+        },
+        START_MS + SCENARIO_MS,
+      );
   });
 }
