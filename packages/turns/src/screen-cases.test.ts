@@ -393,6 +393,51 @@ describe('labelled agent screens (test/screens)', () => {
     expect(done?.type === 'turn' && done.interrupted).toBe(true);
   });
 
+  it("Copilot CLI: a prompt shown back before the answer is drawn does not drop the turn while the agent's record gives the answer; the answer ends it", () => {
+    // Seen in the suite on a loaded 2-core machine: Copilot 1.0.102 drew its input box back
+    // under the echo with nothing of the answer yet, its hook reported the turn meanwhile; the
+    // turn closed empty was dropped, and `ask` waited 120 s for a turn that had been answered.
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.copilot! });
+    const last = screenLinesOf('copilot-answered-after-approval.txt');
+    const folder = last.findIndex((l) => l.startsWith(' /tmp/'));
+    const question = 'Anything new?';
+    const answer = 'Answer to a question of 13 characters.';
+    // The rows above the folder line, scrolled up by `rows` new ones under them.
+    const withRows = (rows: string[]) => [
+      ...last.slice(rows.length, folder),
+      ...rows,
+      ...last.slice(folder),
+    ];
+    const before = withRows([]);
+    const typed = [...before];
+    typed[folder + 2] = `❯ ${question}`;
+    const echo = [` ❯ ${question}${' '.repeat(76)}10:45`, ''];
+    const busy = withRows(echo);
+    busy[busy.length - 1] = ` ◎ Working · 16 B esc esc interrupt${' '.repeat(54)}fake-model`;
+    const shownBack = withRows(echo);
+    const drawn = withRows([...echo, ` ● ${answer}`, '']);
+    d.onOutput(bytes('a'), 1000);
+    d.onScreen(snap(before), 1000);
+    d.tick(2000);
+    d.onOutput(bytes('b'), 3000);
+    d.onScreen(snap(typed), 3000);
+    const startedAt = 3100;
+    d.onInput(bytes(`${question}\r`), startedAt);
+    d.onOutput(bytes('c'), 3500);
+    const events = [...d.onScreen(snap(busy), 3500)];
+    events.push(...d.recordedEnd(startedAt, 3600, answerTail(answer)));
+    d.onOutput(bytes('d'), 3700);
+    events.push(...d.onScreen(snap(shownBack), 3700));
+    for (let t = 4000; t <= 9000; t += 500) events.push(...d.tick(t));
+    // Its prompt is back, nothing of the answer shows: the turn goes on.
+    expect(events.filter((e) => e.type === 'turn')).toEqual([]);
+    d.onOutput(bytes('e'), 9200);
+    events.push(...d.onScreen(snap(drawn), 9200), ...d.tick(9600));
+    const done = events.find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.text).toBe(answer);
+    expect(d.state).toBe('idle');
+  });
+
   it("OpenCode: a long answer whose busy frames were never seen and whose echo scrolled off completes once the agent's record says it ended", () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
     const idle = read('opencode-answered.txt').replace(/\n$/u, '').split('\n');

@@ -68,8 +68,9 @@ const ANSWERED_DIALOG_MS = 1000;
 
 /**
  * Longest an idle screen that has not drawn the end of the answer the agent recorded is waited
- * for (presets with answerRedrawMs): OpenCode showed its turn done with the answer half-written
- * and drew the rest more than 3 s later in CI's full suite on 2 cores.
+ * for (presets with answerRedrawMs; any preset while none of it shows): OpenCode showed its turn
+ * done with the answer half-written and drew the rest more than 3 s later in CI's full suite on
+ * 2 cores.
  */
 const UNDRAWN_END_MS = 10_000;
 
@@ -337,11 +338,16 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
    * Else, an answer seen while busy (drawn as it streamed, so maybe half-written) waits until
    * the idle screen shows another answer (read here once it settled), the record comes, or the
    * first one stayed answerRedrawMs.
+   * Any agent's idle screen that shows nothing of an answer its record gave waits so too:
+   * Copilot CLI under load drew its prompt back before the answer, and the turn, closed empty,
+   * was dropped — the answer drawn after it belonged to no turn, and `ask` waited in vain.
    */
   private awaitsRedraw(turn: ScreenTurn, text: string, now: number): boolean {
-    if (this.c.answerRedrawMs === 0 || turn.interrupted) return false;
+    if (turn.interrupted) return false;
     const drawn = turn.recordedTail === null ? null : tailDrawn(turn.recordedTail, text);
     if (drawn === true) return false;
+    const undrawn = drawn === false && text.trim() === '';
+    if (this.c.answerRedrawMs === 0 && !undrawn) return false;
     // No record to tell by (yet: it may come a moment after the screen shows the turn done).
     if (drawn === null && turn.busyAnswers === 0) return false;
     const waitMs = drawn === false ? UNDRAWN_END_MS : this.c.answerRedrawMs;
