@@ -174,8 +174,10 @@ describe(
         () => [direct, relayed].every((p) => numbers(p).join() === '2998,2999,3000'),
         'both screens showing 2998, 2999, 3000',
       ).catch((err: unknown) => {
+        // Each screen whole: which lines took the place of the missing numbers.
         throw new Error(
-          `${String(err)}: direct ${JSON.stringify(numbers(direct))}, relayed ${JSON.stringify(numbers(relayed))}`,
+          `${String(err)}: direct ${JSON.stringify(numbers(direct))}, relayed ${JSON.stringify(numbers(relayed))}\n` +
+            `direct's screen:\n${direct.screen().join('\n')}\nrelayed's screen:\n${relayed.screen().join('\n')}`,
         );
       });
     });
