@@ -256,8 +256,11 @@ describe('Claude Code', () => {
       'mine',
       '/usr/bin/node /x/clippy-hook.js /run/s.sock s claude Stop',
     ]);
-    // clippy's hooks only report: Claude Code runs them in the background (the user's as it was).
+    // clippy's hooks only report: Claude Code runs a turn's in the background (the user's as it
+    // was), and waits for SessionStart's, before the session's first answer.
     expect(settings.hooks.Stop!.map((h) => h.hooks[0]!.async)).toEqual([undefined, true]);
+    expect(settings.hooks.SessionStart!.map((h) => h.hooks[0]!.async)).toEqual([false]);
+    expect(settings.hooks.UserPromptSubmit!.map((h) => h.hooks[0]!.async)).toEqual([true]);
     expect(Object.keys(settings.hooks)).toEqual([
       'Stop',
       'SessionStart',

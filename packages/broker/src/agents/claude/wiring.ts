@@ -15,13 +15,18 @@ export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', '
 const HOOK_TIMEOUT_S = 30;
 
 /**
- * The hooks run `async` (Claude Code 2.1.197: "runs in background without blocking"): clippy's
- * hooks only report, so Claude Code need not wait for them. Waited for, the Stop hook's start (a
- * node process: 1.3 s on a loaded machine) came before Claude Code drew its prompt, so before
- * the screen could complete the turn: on the path of every `ask`. The join still holds the
- * screen's turn until the report comes (CHANNEL_WAIT_MS).
+ * The hooks of a turn run `async` (Claude Code 2.1.197: "runs in background without blocking"):
+ * clippy's hooks only report, so Claude Code need not wait for them. Waited for, the Stop hook's
+ * start (a node process: 1.3 s on a loaded machine) came before Claude Code drew its prompt, so
+ * before the screen could complete the turn: on the path of every `ask`. The join still holds
+ * the screen's turn until the report comes (CHANNEL_WAIT_MS) — once the channel is known to
+ * work, which SessionStart's report tells. That one is waited for: a SessionStart hook's output
+ * is context for the model, so Claude Code runs it before its first request, and the daemon
+ * knows the session before any answer can end. Run in the background, under load none of the
+ * hooks had come when a quick first answer was on the screen, and its turn kept the screen's
+ * text. It costs one hook's run at the session's start (and after /clear), not on any turn.
  */
-const HOOK_ASYNC = true;
+const WAITED_FOR = new Set(['SessionStart']);
 
 /**
  * Claude Code's channel is wired with `--settings` (settings for this run only, merged with the
@@ -45,7 +50,12 @@ export function wireClaude(ctx: WireContext): Wiring {
   for (const event of CLAUDE_HOOK_EVENTS) {
     const theirs = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
     const command = ctx.hook(event).map(shellWord).join(' ');
-    const hook = { type: 'command', command, timeout: HOOK_TIMEOUT_S, async: HOOK_ASYNC };
+    const hook = {
+      type: 'command',
+      command,
+      timeout: HOOK_TIMEOUT_S,
+      async: !WAITED_FOR.has(event),
+    };
     hooks[event] = [...theirs, { hooks: [hook] }];
   }
   return {
