@@ -438,6 +438,40 @@ describe('labelled agent screens (test/screens)', () => {
     expect(d.state).toBe('idle');
   });
 
+  it("Copilot CLI: a turn the agent's record answered is kept when the screen never draws the answer (the record's answer is joined to it)", () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.copilot! });
+    const last = screenLinesOf('copilot-answered-after-approval.txt');
+    const folder = last.findIndex((l) => l.startsWith(' /tmp/'));
+    const question = 'Anything new?';
+    const withRows = (rows: string[]) => [
+      ...last.slice(rows.length, folder),
+      ...rows,
+      ...last.slice(folder),
+    ];
+    const before = withRows([]);
+    const typed = [...before];
+    typed[folder + 2] = `❯ ${question}`;
+    const echo = [` ❯ ${question}${' '.repeat(76)}10:45`, ''];
+    const busy = withRows(echo);
+    busy[busy.length - 1] = ` ◎ Working · 16 B esc esc interrupt${' '.repeat(54)}fake-model`;
+    d.onOutput(bytes('a'), 1000);
+    d.onScreen(snap(before), 1000);
+    d.tick(2000);
+    d.onOutput(bytes('b'), 3000);
+    d.onScreen(snap(typed), 3000);
+    d.onInput(bytes(`${question}\r`), 3100);
+    d.onOutput(bytes('c'), 3500);
+    const events = [...d.onScreen(snap(busy), 3500)];
+    events.push(...d.recordedEnd(3100, 3600, answerTail('Answer to a question of 13 characters.')));
+    d.onOutput(bytes('d'), 3700);
+    events.push(...d.onScreen(snap(withRows(echo)), 3700));
+    for (let t = 4000; t <= 16_000; t += 500) events.push(...d.tick(t));
+    const turns = events.filter((e) => e.type === 'turn');
+    expect(turns).toHaveLength(1);
+    expect(turns[0]?.type === 'turn' && turns[0].text).toBe('');
+    expect(d.state).toBe('idle');
+  });
+
   it("OpenCode: a long answer whose busy frames were never seen and whose echo scrolled off completes once the agent's record says it ended", () => {
     const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
     const idle = read('opencode-answered.txt').replace(/\n$/u, '').split('\n');

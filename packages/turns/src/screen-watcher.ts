@@ -284,8 +284,13 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     return this.turn?.recorded ? Math.min(this.c.settleMs, RECORDED_SETTLE_MS) : this.c.settleMs;
   }
 
-  protected visible(_turn: ScreenTurn, _content: Uint8Array, text: string): boolean {
-    return text.trim() !== '';
+  /**
+   * A turn with text on the screen; or one whose answer the agent's record gave, even if the
+   * screen never drew it (UNDRAWN_END_MS ran out): the broker joins the record's answer to it,
+   * and a turn the agent answered is never dropped.
+   */
+  protected visible(turn: ScreenTurn, _content: Uint8Array, text: string): boolean {
+    return text.trim() !== '' || turn.recordedTail !== null;
   }
 
   override onScreen(snap: ScreenSnapshot, now: number): DetectorEvent[] {
