@@ -132,6 +132,46 @@ function streamedOpenCode() {
   };
 }
 
+/** The fake model's answer to the question of copilotShownBack. */
+const COPILOT_ANSWER = 'Answer to a question of 13 characters.';
+
+/**
+ * Copilot CLI asked a question after its last answer (a captured screen): busy, its turn
+ * reported by its record, then its input box drawn back under the echo before the answer.
+ * Returns the detector with that screen just read, and how to draw the rows below the echo.
+ */
+function copilotShownBack() {
+  const d = new TurnDetector({ preset: BUILTIN_PRESETS.copilot! });
+  const last = screenLinesOf('copilot-answered-after-approval.txt');
+  const folder = last.findIndex((l) => l.startsWith(' /tmp/'));
+  const question = 'Anything new?';
+  // The rows above the folder line, scrolled up by `rows` new ones under them.
+  const withRows = (rows: string[]) => [
+    ...last.slice(rows.length, folder),
+    ...rows,
+    ...last.slice(folder),
+  ];
+  const before = withRows([]);
+  const typed = [...before];
+  typed[folder + 2] = `❯ ${question}`;
+  const echo = [` ❯ ${question}${' '.repeat(76)}10:45`, ''];
+  const busy = withRows(echo);
+  busy[busy.length - 1] = ` ◎ Working · 16 B esc esc interrupt${' '.repeat(54)}fake-model`;
+  d.onOutput(bytes('a'), 1000);
+  d.onScreen(snap(before), 1000);
+  d.tick(2000);
+  d.onOutput(bytes('b'), 3000);
+  d.onScreen(snap(typed), 3000);
+  const startedAt = 3100;
+  d.onInput(bytes(`${question}\r`), startedAt);
+  d.onOutput(bytes('c'), 3500);
+  const events: DetectorEvent[] = [...d.onScreen(snap(busy), 3500)];
+  events.push(...d.recordedEnd(startedAt, 3600, answerTail(COPILOT_ANSWER)));
+  d.onOutput(bytes('d'), 3700);
+  events.push(...d.onScreen(snap(withRows(echo)), 3700));
+  return { d, events, withRows, echo };
+}
+
 describe('labelled agent screens (test/screens)', () => {
   it('has a case for every screen file and a screen file for every case', () => {
     const files = ['', 'public']
@@ -397,74 +437,22 @@ describe('labelled agent screens (test/screens)', () => {
     // Seen in the suite on a loaded 2-core machine: Copilot 1.0.102 drew its input box back
     // under the echo with nothing of the answer yet, its hook reported the turn meanwhile; the
     // turn closed empty was dropped, and `ask` waited 120 s for a turn that had been answered.
-    const d = new TurnDetector({ preset: BUILTIN_PRESETS.copilot! });
-    const last = screenLinesOf('copilot-answered-after-approval.txt');
-    const folder = last.findIndex((l) => l.startsWith(' /tmp/'));
-    const question = 'Anything new?';
-    const answer = 'Answer to a question of 13 characters.';
-    // The rows above the folder line, scrolled up by `rows` new ones under them.
-    const withRows = (rows: string[]) => [
-      ...last.slice(rows.length, folder),
-      ...rows,
-      ...last.slice(folder),
-    ];
-    const before = withRows([]);
-    const typed = [...before];
-    typed[folder + 2] = `❯ ${question}`;
-    const echo = [` ❯ ${question}${' '.repeat(76)}10:45`, ''];
-    const busy = withRows(echo);
-    busy[busy.length - 1] = ` ◎ Working · 16 B esc esc interrupt${' '.repeat(54)}fake-model`;
-    const shownBack = withRows(echo);
-    const drawn = withRows([...echo, ` ● ${answer}`, '']);
-    d.onOutput(bytes('a'), 1000);
-    d.onScreen(snap(before), 1000);
-    d.tick(2000);
-    d.onOutput(bytes('b'), 3000);
-    d.onScreen(snap(typed), 3000);
-    const startedAt = 3100;
-    d.onInput(bytes(`${question}\r`), startedAt);
-    d.onOutput(bytes('c'), 3500);
-    const events = [...d.onScreen(snap(busy), 3500)];
-    events.push(...d.recordedEnd(startedAt, 3600, answerTail(answer)));
-    d.onOutput(bytes('d'), 3700);
-    events.push(...d.onScreen(snap(shownBack), 3700));
+    const { d, events, withRows, echo } = copilotShownBack();
     for (let t = 4000; t <= 9000; t += 500) events.push(...d.tick(t));
     // Its prompt is back, nothing of the answer shows: the turn goes on.
     expect(events.filter((e) => e.type === 'turn')).toEqual([]);
     d.onOutput(bytes('e'), 9200);
-    events.push(...d.onScreen(snap(drawn), 9200), ...d.tick(9600));
+    events.push(
+      ...d.onScreen(snap(withRows([...echo, ` ● ${COPILOT_ANSWER}`, ''])), 9200),
+      ...d.tick(9600),
+    );
     const done = events.find((e) => e.type === 'turn');
-    expect(done?.type === 'turn' && done.text).toBe(answer);
+    expect(done?.type === 'turn' && done.text).toBe(COPILOT_ANSWER);
     expect(d.state).toBe('idle');
   });
 
   it("Copilot CLI: a turn the agent's record answered is kept when the screen never draws the answer (the record's answer is joined to it)", () => {
-    const d = new TurnDetector({ preset: BUILTIN_PRESETS.copilot! });
-    const last = screenLinesOf('copilot-answered-after-approval.txt');
-    const folder = last.findIndex((l) => l.startsWith(' /tmp/'));
-    const question = 'Anything new?';
-    const withRows = (rows: string[]) => [
-      ...last.slice(rows.length, folder),
-      ...rows,
-      ...last.slice(folder),
-    ];
-    const before = withRows([]);
-    const typed = [...before];
-    typed[folder + 2] = `❯ ${question}`;
-    const echo = [` ❯ ${question}${' '.repeat(76)}10:45`, ''];
-    const busy = withRows(echo);
-    busy[busy.length - 1] = ` ◎ Working · 16 B esc esc interrupt${' '.repeat(54)}fake-model`;
-    d.onOutput(bytes('a'), 1000);
-    d.onScreen(snap(before), 1000);
-    d.tick(2000);
-    d.onOutput(bytes('b'), 3000);
-    d.onScreen(snap(typed), 3000);
-    d.onInput(bytes(`${question}\r`), 3100);
-    d.onOutput(bytes('c'), 3500);
-    const events = [...d.onScreen(snap(busy), 3500)];
-    events.push(...d.recordedEnd(3100, 3600, answerTail('Answer to a question of 13 characters.')));
-    d.onOutput(bytes('d'), 3700);
-    events.push(...d.onScreen(snap(withRows(echo)), 3700));
+    const { d, events } = copilotShownBack();
     for (let t = 4000; t <= 16_000; t += 500) events.push(...d.tick(t));
     const turns = events.filter((e) => e.type === 'turn');
     expect(turns).toHaveLength(1);
