@@ -1,4 +1,5 @@
 /** Shared pieces of the PTY benchmarks (not a benchmark itself: run.ts skips `_` files). */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,4 +82,39 @@ export function loadAverage(): string {
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
+}
+
+/** The median of `xs` (the mean of the two middle ones for an even count). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/**
+ * Runs a program to its end: its wall time (spawn to exit) in ms. Fails on a non-zero exit (its
+ * stderr in the message), and kills it after `timeoutMs`.
+ */
+export function timed(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { cwd?: string; timeoutMs: number },
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: opts.cwd,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      const ms = performance.now() - started;
+      if (code === 0) resolve(ms);
+      else reject(new Error(`${argv.join(' ')} exited ${code}: ${err.trim()}`));
+    });
+  });
 }

@@ -12,7 +12,7 @@ import type { ClippyClient } from '@clippy/client';
 import { TestDaemon } from '@clippy/testkit/daemon';
 import { spawnProgram } from '@clippy/testkit/agents/harness';
 import { bins } from '@clippy/testkit/paths';
-import { isMain, mb } from './_common.js';
+import { isMain, mb, median } from './_common.js';
 
 /** Rounds (the issue asks for the median of 10). */
 const RUNS = 10;
@@ -87,11 +87,6 @@ function runOnce(
     });
   });
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 export async function run(): Promise<void> {
   const d = await TestDaemon.start();

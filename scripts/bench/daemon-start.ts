@@ -7,11 +7,11 @@
  * server (`new-session -d`: what a multiplexer's first command costs). Prints medians and the
  * ratio to the unbundled daemon measured in the same run; asserts nothing. Needs `npm run build`.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { DaemonEnv } from '@clippy/testkit/daemon';
 import { bins } from '@clippy/testkit/paths';
-import { isMain, loadAverage, processCpuSeconds } from './_common.js';
+import { isMain, loadAverage, median, processCpuSeconds, timed } from './_common.js';
 
 /** Rounds (each runs every variant once, in turn). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -20,38 +20,18 @@ const WARMUP = 1;
 /** Longest one first command may take on a loaded machine. */
 const COMMAND_TIMEOUT_MS = 30_000;
 
-/** Runs argv to its exit: its wall time in ms. */
-function timed(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(performance.now() - started);
-      else reject(new Error(`${argv.join(' ')} exited ${code}: ${err.trim()}`));
-    });
-  });
-}
-
 interface Figures {
   ms: number[];
   cpuS: number[];
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-
 /** `clippy ls` in a fresh environment whose daemon is `daemon`: its wait and the daemon's CPU. */
 async function firstCommand(daemon: string): Promise<{ ms: number; cpuS: number }> {
   const env = new DaemonEnv({ CLIPPYD_PATH: daemon });
   try {
-    const ms = await timed([process.execPath, bins.clippy, 'ls'], env.env);
+    const ms = await timed([process.execPath, bins.clippy, 'ls'], env.env, {
+      timeoutMs: COMMAND_TIMEOUT_MS,
+    });
     const pid = await env.discoverPid();
     if (pid === null) throw new Error(`no daemon answers after clippy ls (${daemon})`);
     return { ms, cpuS: processCpuSeconds(pid) };
@@ -64,10 +44,11 @@ async function firstCommand(daemon: string): Promise<{ ms: number; cpuS: number 
 async function tmuxFirst(): Promise<{ ms: number; cpuS: number }> {
   const socket = `clippy-bench-start-${process.pid}`;
   try {
-    const ms = await timed(['tmux', '-L', socket, '-f', '/dev/null', 'new-session', '-d'], {
-      ...process.env,
-      TMUX: '',
-    });
+    const ms = await timed(
+      ['tmux', '-L', socket, '-f', '/dev/null', 'new-session', '-d'],
+      { ...process.env, TMUX: '' },
+      { timeoutMs: COMMAND_TIMEOUT_MS },
+    );
     const pid = Number(
       spawnSync('tmux', ['-L', socket, 'display-message', '-p', '#{pid}'], {
         encoding: 'utf8',

@@ -8,13 +8,12 @@
  * another host) and `node -e 0` (the floor of any node program). Prints medians and ratios; asserts nothing. Needs
  * `npm run build` (it runs the built bin/clippy.js, as a user does).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { GIT_TEST_ENV, git } from '@clippy/testkit/git';
 import { bins } from '@clippy/testkit/paths';
-import { isMain, loadAverage, tempDir } from './_common.js';
+import { isMain, loadAverage, median, tempDir, timed as timedProgram } from './_common.js';
 
 /** Files in the repository (the issue's size). */
 const FILES = 10_000;
@@ -31,28 +30,9 @@ const ADDED = 12;
 /** Longest one command may take before the benchmark calls it hung. */
 const COMMAND_TIMEOUT_MS = 120_000;
 
-/** Runs a program to its end; its wall time (spawn to exit), in ms. Fails on a non-zero exit. */
-function timed(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      const ms = performance.now() - started;
-      if (code === 0) resolve(ms);
-      else reject(new Error(`${argv.join(' ')} exited ${code}: ${err}`));
-    });
-  });
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
+/** Runs a program in `cwd` to its end: its wall time in ms (see _common's timed). */
+const timed = (argv: string[], cwd: string, env: NodeJS.ProcessEnv) =>
+  timedProgram(argv, env, { cwd, timeoutMs: COMMAND_TIMEOUT_MS });
 
 function line(name: string, ms: number[], base: number | null): string {
   const m = median(ms);
