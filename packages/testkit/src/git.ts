@@ -74,6 +74,11 @@ export function gitOwnDiff(worktree: string, base: string, args: string[] = []):
     'index',
   ]).trim();
   fs.copyFileSync(gitIndex, index);
+  // The copy keeps the index's own time: git trusts an entry whose file is older than its index
+  // ("racy git"), and a file rewritten at the same size within the second the worktree's index
+  // was written (a fast machine) would otherwise be taken as unchanged.
+  const { atime, mtime } = fs.statSync(gitIndex);
+  fs.utimesSync(index, atime, mtime);
   try {
     const env = { ...process.env, ...GIT_TEST_ENV, GIT_INDEX_FILE: index };
     const run = (a: string[]) =>
