@@ -31,6 +31,18 @@ async function answer(name: string, text: string): Promise<void> {
   );
 }
 
+/**
+ * What the receiving agent logged once it read something: a relay ends when the destination's
+ * terminal confirmed the Enter (a line program's echo comes from the kernel, before the program
+ * reads the line), so the agent's own log may come a moment after `clippy relay` exits.
+ */
+function submitted(log: string) {
+  return eventually(() => {
+    const got = submissions(log);
+    return got.length > 0 && got;
+  }, `a submission in ${log}`);
+}
+
 describe('relay between agents', () => {
   it('capture + paste: the receiver gets exactly the text, multi-line as one submission; deliver to a file', async () => {
     await spawnAgent(d, c, 'src', 'claude', 'claude');
@@ -47,7 +59,7 @@ describe('relay between agents', () => {
     expect(paste.stderr).toBe('');
     expect(paste.code).toBe(0);
     expect(paste.stdout).toContain(`(${text} bytes`);
-    const got = submissions(dst);
+    const got = await submitted(dst);
     expect(got).toHaveLength(1);
     expect(got[0]).toMatchObject({ text: tuiAnswerText('relay me'), pasted: true });
     // The buffer survives the paste: delivering it to a file gives the same text.
@@ -65,7 +77,7 @@ describe('relay between agents', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const { turn } = await c.request('get_turn', { session: 'rsrc' });
-    const got = submissions(dst);
+    const got = await submitted(dst);
     expect(got).toHaveLength(1);
     expect(Buffer.from(got[0]!.bytes, 'base64').equals(Buffer.from(turn.content))).toBe(true);
     const shown = await runRaw(['show', 'rsrc', '--raw'], d.env.env);
@@ -80,7 +92,7 @@ describe('relay between agents', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     // The agent read one message: the turn's lines (typed, every newline an Enter) inside the block.
-    const got = submissions(dst);
+    const got = await submitted(dst);
     expect(got).toHaveLength(1);
     expect(got[0]).toMatchObject({ text: `${answerText('three lines back')}\n`, pasted: false });
     // And answered it once: one turn, whose answer starts with the relayed turn's first line.
@@ -111,7 +123,7 @@ describe('relay between agents', () => {
       await answer('jsrc', 'join us');
       const r = await runClippy(['relay', 'jsrc', 'jdst'], d.env.env);
       expect(r.code).toBe(0);
-      expect(submissions(dst)).toEqual([
+      expect(await submitted(dst)).toEqual([
         expect.objectContaining({ text: answerText('join us').replaceAll('\n', ' ') }),
       ]);
     } finally {
