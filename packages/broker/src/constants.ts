@@ -25,6 +25,16 @@ export const SCREEN_FLUSH_MS = 10;
 export const SCREEN_FLOOD_BYTES = 16 * 1024;
 
 /**
+ * A batch of output at least this large marks a flood too, whatever the rate, for a session whose
+ * detector does not read the screen: the program wrote faster than the daemon read (half of a
+ * full PTY read, 4 KiB). Sessions flooding side by side share the machine, so each one's rate can
+ * stay below SCREEN_FLOOD_BYTES per window while its reads come full, and xterm parsed every
+ * byte (`npm run bench -- many-sessions`: 50 sessions `cat`ing 2 MB each). A line program's
+ * answer comes in smaller batches; a screen preset (a TUI's frames are large) keeps the rate rule.
+ */
+export const SCREEN_FLOOD_BATCH_BYTES = 2048;
+
+/**
  * How long a flood's output must have stopped before held output is parsed, for a session whose
  * detector does not read the screen: until then the screen model is read only by a replay, which
  * takes what is held first. Longer than the gaps a loaded machine leaves in a flood (measured at

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { SCREEN_FLOOD_BYTES } from '../../constants.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SCREEN_FLOOD_BATCH_BYTES, SCREEN_FLOOD_BYTES, SCREEN_FLUSH_MS } from '../../constants.js';
 import type { ReplyBody } from '../messages.js';
 import { SessionModel } from './session-model.js';
 
@@ -45,5 +45,55 @@ describe('a program’s device-attribute query', () => {
     const { m, replies } = model();
     m.output(Buffer.from('abc\x1b[1c\x1b[=c c'), Date.now());
     expect(answers(replies)).toEqual([]);
+  });
+});
+
+describe('a flood shared with other sessions', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** The screen's replay once everything given was parsed. */
+  const replay = (m: SessionModel) =>
+    new Promise<string>((resolve) => {
+      m.serialize(resolve);
+      void vi.runAllTimersAsync();
+    });
+
+  /** Numbered lines, `n` at a time in batches of `batchBytes` or less, one batch per window. */
+  async function feed(m: SessionModel, lines: number, batchBytes: number): Promise<void> {
+    const perBatch = Math.floor(batchBytes / 100);
+    for (let i = 0; i < lines; i += perBatch) {
+      let batch = '';
+      for (let k = i; k < Math.min(lines, i + perBatch); k++)
+        batch += `${String(k).padStart(6, '0')} ${'y'.repeat(92)}\r\n`;
+      m.output(Buffer.from(batch), Date.now());
+      await vi.advanceTimersByTimeAsync(SCREEN_FLUSH_MS);
+    }
+  }
+
+  it('full reads at a slow rate are a flood: most of it is never parsed, and the screen is the same', async () => {
+    vi.useFakeTimers();
+    // Fifty sessions `cat`ing at once each get a full read every few windows: well below
+    // SCREEN_FLOOD_BYTES per window, each read as full as the kernel's buffer.
+    const batch = SCREEN_FLOOD_BATCH_BYTES * 2;
+    expect(batch).toBeLessThan(SCREEN_FLOOD_BYTES);
+    const shared = model().m;
+    await feed(shared, 2000, batch);
+    // The same lines written at once, for the screen they must end in.
+    const whole = model().m;
+    let all = '';
+    for (let k = 0; k < 2000; k++) all += `${String(k).padStart(6, '0')} ${'y'.repeat(92)}\r\n`;
+    whole.output(Buffer.from(all), Date.now());
+    expect(await replay(shared)).toBe(await replay(whole));
+    // 2,000 lines against a scrollback of 100 and 24 rows: all but the last 150 or so go unparsed.
+    expect(shared.dropped).toBeGreaterThan(1500 * 100);
+  });
+
+  it('an answer streamed in small pieces is not a flood: parsed as it comes', async () => {
+    vi.useFakeTimers();
+    const { m } = model();
+    await feed(m, 2000, SCREEN_FLOOD_BATCH_BYTES / 2);
+    expect(m.dropped).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { OutputScan } from '@clippy/turns';
 import {
   PIPELINE_PROGRESS_BYTES,
   SCREEN_COMPACT_BYTES,
+  SCREEN_FLOOD_BATCH_BYTES,
   SCREEN_FLOOD_BYTES,
   SCREEN_FLOOD_HOLD_MS,
   SCREEN_FLUSH_MS,
@@ -38,6 +39,11 @@ export class SessionModel {
   private lastArrivalAt = 0;
   private tick: NodeJS.Timeout | null = null;
   private closed = false;
+
+  /** Output bytes the screen model never had to parse (flood compaction), for tests and logs. */
+  get dropped(): number {
+    return this.compactor.dropped;
+  }
 
   constructor(
     cols: number,
@@ -139,8 +145,11 @@ export class SessionModel {
   private toScreen(chunk: Uint8Array): void {
     this.compactor.push(chunk);
     this.arrived += chunk.length;
+    // Full reads mark a flood only where the screen model waits for a replay alone: a screen
+    // preset's detector reads the screen, and a TUI's frames come as large batches.
+    const fullReads = chunk.length >= SCREEN_FLOOD_BATCH_BYTES && !this.detector?.readsScreen;
     this.lastArrivalAt = Date.now();
-    if (!this.flooding && this.arrived > SCREEN_FLOOD_BYTES) {
+    if (!this.flooding && (this.arrived > SCREEN_FLOOD_BYTES || fullReads)) {
       this.flooding = true;
       this.floodSince = this.lastArrivalAt;
     }
