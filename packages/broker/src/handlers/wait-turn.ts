@@ -34,7 +34,11 @@ export const waitTurn: Handler<'wait_turn'> = async (request, context) => {
   const cancel = () => abort.abort();
   context.connection.cleanups.add(cancel);
   try {
-    return { turn: await turns.waitTurn(after, request.timeout_ms, abort.signal) };
+    const turn = await turns.waitTurn(after, request.timeout_ms, abort.signal);
+    // The waiter shows the answer itself (ask, wait), as one that was waiting when the turn
+    // completed does (SessionTurns.lastAwaitedSeq): read, even when it came before the wait.
+    context.notify.read(session, turn.seq);
+    return { turn };
   } finally {
     context.connection.cleanups.delete(cancel);
   }

@@ -287,6 +287,17 @@ describe('an answer a client waits for', { timeout: 60_000 }, () => {
     expect(fake!.records()).toHaveLength(1);
     expect((await sessionInfo(c, 'a')).unread).toBe(1);
   });
+
+  it('is shown by that client even when it completed before the wait came (ask on a busy machine)', async () => {
+    const { c, dir } = await start();
+    await agent(c, dir, 'a', 'aider');
+    // `clippy ask` types the message, then waits: a quick answer can be stored in between.
+    await turn(c, 'a', 'answered before the wait');
+    expect((await sessionInfo(c, 'a')).unread).toBe(1);
+    const waited = await c.ok('wait_turn', { session: 'a', after: 'a:0', timeout_ms: 5_000 });
+    expect((waited.turn as { seq: number }).seq).toBe(1);
+    expect((await sessionInfo(c, 'a')).unread).toBe(0);
+  });
 });
 
 describe('unread turns', { timeout: 60_000 }, () => {
