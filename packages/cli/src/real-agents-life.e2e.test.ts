@@ -162,7 +162,15 @@ function sessionMembers(sid: number): number[] {
   return out;
 }
 
-const each = (f: (agent: RealAgentName) => Promise<void>) => Promise.all(REAL_AGENTS.map(f));
+/**
+ * Runs `f` for the three agents at once and fails with the first failure once all have ended:
+ * a failed agent's test never leaves the others' steps running into the next test.
+ */
+async function each(f: (agent: RealAgentName) => Promise<void>): Promise<void> {
+  const results = await Promise.allSettled(REAL_AGENTS.map(f));
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
 
 describe.skipIf(missing !== null)('the three real agents through their life', () => {
   it(

@@ -169,8 +169,10 @@ export async function screenOf(env: NodeJS.ProcessEnv, name: string): Promise<st
   if (r.code !== 0) return `(no snapshot of ${name}: ${r.stderr.trim()})`;
   const { session, screen } = JSON.parse(r.stdout) as {
     session: { state: string };
-    screen: { cols: number; rows: number; ansi: string };
+    screen: { cols: number; rows: number; ansi: string } | null;
   };
+  // A session that never drew one (or exited before the daemon's restart) has no screen.
+  if (!screen) return `${name} is ${session.state}, with no screen`;
   const term = new headless.Terminal({
     cols: screen.cols,
     rows: screen.rows,
