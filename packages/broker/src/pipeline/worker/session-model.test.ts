@@ -97,3 +97,25 @@ describe('a flood shared with other sessions', () => {
     expect(m.dropped).toBe(0);
   });
 });
+
+describe('a keystroke’s echo', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** Timers of the flood window (SCREEN_FLUSH_MS) armed while `feed` runs. */
+  function windowTimers(feed: (m: SessionModel) => void): number {
+    const { m } = model();
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    feed(m);
+    const armed = timers.mock.calls.filter(([, ms]) => ms === SCREEN_FLUSH_MS).length;
+    timers.mockRestore();
+    return armed;
+  }
+
+  it('wakes the worker for no flood window; output that could start a flood does', () => {
+    // Each echoed key would otherwise wake the worker twice more, 10 and 20 ms later.
+    expect(windowTimers((m) => m.output(Buffer.from('a'), Date.now()))).toBe(0);
+    expect(windowTimers((m) => m.output(Buffer.alloc(4096, 0x61), Date.now()))).toBe(1);
+  });
+});

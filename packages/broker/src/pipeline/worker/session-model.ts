@@ -15,6 +15,13 @@ import { SessionDetector } from './session-detector.js';
 import { TerminalModel } from './terminal-model.js';
 
 /**
+ * Output that starts counting a window (SCREEN_FLUSH_MS) toward a flood: less is no flood, and
+ * each echoed keystroke would otherwise wake the worker twice more, 10 and 20 ms later (on two
+ * cores every wake-up of a thread lengthens the next keystroke's echo).
+ */
+const WINDOW_MIN_BYTES = 1024;
+
+/**
  * One session's output as the pipeline worker takes it, batch by batch: scanned once
  * (OutputScan: the escape parser's one pass), that scan feeding the turn detector, the flood
  * compactor and the tracked modes; then the screen model (xterm) parses what the compactor
@@ -159,8 +166,10 @@ export class SessionModel {
       // What is still held cannot be dropped: parsing it cannot wait.
       if (this.compactor.size > SCREEN_COMPACT_BYTES) this.flushHeld();
     }
-    // Counts the output per window; a timer, not a poll: it runs only while output comes.
-    this.tick ??= setTimeout(() => this.windowEnd(), SCREEN_FLUSH_MS);
+    // Counts the output per window; a timer, not a poll: it runs only while output comes, and
+    // not for a trickle that is nowhere near a flood (a keystroke's echo: two wake-ups less).
+    if (this.flooding || this.arrived >= WINDOW_MIN_BYTES)
+      this.tick ??= setTimeout(() => this.windowEnd(), SCREEN_FLUSH_MS);
   }
 
   private windowEnd(): void {
