@@ -191,7 +191,7 @@ describe('Claude Code', () => {
     expect(u.kind === 'turn' && u.turn.answer).toBeNull();
     expect(u.kind === 'turn' && u.turn.record.via).toBe('claude-stop-hook');
     expect(u.kind === 'turn' && u.turn.note).toBe(
-      "the agent's transcript holds no answer for its turn P9: the Stop report's copy is not used, the text is the screen's",
+      "no transcript was named to clippy: the Stop report's copy is not used, the text is the screen's",
     );
     await expect(ch.onEvent('Stop', 'not json')).rejects.toThrow(
       /claude Stop: the payload is not JSON/,

@@ -132,6 +132,7 @@ export class ClaudeChannel implements AgentChannel {
     if (promptId !== undefined && promptId === this.delivered)
       return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
     const transcript = this.transcript;
+    const waitedFrom = Date.now();
     const t =
       promptId && transcript
         ? await this.recordedTurn(transcript, promptId, hookAnswer)
@@ -151,7 +152,16 @@ export class ClaudeChannel implements AgentChannel {
       { ...t, promptId: promptId ?? '', answer: null },
       'claude-stop-hook',
     );
-    turn.note = `the agent's transcript holds no answer for its turn ${promptId ?? '?'}: the Stop report's copy is not used, the text is the screen's`;
+    // Which record was missing, and for how long it was waited for: the note is what a log or
+    // `clippy show --json` has to tell a screen-read first answer apart.
+    const missing = !transcript
+      ? 'no transcript was named to clippy'
+      : !promptId
+        ? 'the Stop report named no turn'
+        : t === undefined
+          ? `the agent's transcript holds no turn ${promptId} after ${Date.now() - waitedFrom} ms`
+          : `the agent's transcript holds no answer for its turn ${promptId} after ${Date.now() - waitedFrom} ms`;
+    turn.note = `${missing}: the Stop report's copy is not used, the text is the screen's`;
     return { kind: 'turn', turn };
   }
 
