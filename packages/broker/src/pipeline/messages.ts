@@ -10,13 +10,13 @@ export interface DetectorSetup {
 
 /**
  * One step of a session's pipeline, in the order the main thread took them. Output and input
- * bytes travel in the message's `data` buffer (`at`, `length`).
+ * bytes travel in the message's buffer of their session (`data[buf]`, at `at`, `length` long).
  */
 export type Step =
   | { op: 'open'; id: number; cols: number; rows: number; scrollback: number }
   | { op: 'detect'; id: number; setup: DetectorSetup }
-  | { op: 'out'; id: number; at: number; length: number; now: number }
-  | { op: 'in'; id: number; at: number; length: number; now: number }
+  | { op: 'out'; id: number; buf: number; at: number; length: number; now: number }
+  | { op: 'in'; id: number; buf: number; at: number; length: number; now: number }
   | { op: 'resize'; id: number; cols: number; rows: number }
   /** The replay of the screen after every byte sent before this step. */
   | { op: 'serialize'; id: number; req: number }
@@ -33,8 +33,12 @@ export type Step =
 /** Main thread → pipeline worker: every session's steps queued since the last message, in order. */
 export interface ToWorker {
   steps: Step[];
-  /** The bytes of the `out` and `in` steps (transferred). */
-  data: ArrayBuffer | null;
+  /**
+   * The bytes of the `out` and `in` steps, one buffer per session (transferred): a session's
+   * screen model may keep its output unparsed until its screen is read, and then keeps no other
+   * session's bytes alive with it.
+   */
+  data: ArrayBuffer[];
 }
 
 /** What the main thread mirrors of a session's detector (sent when it changes). */

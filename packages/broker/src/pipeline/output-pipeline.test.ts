@@ -23,7 +23,7 @@ class FakeWorker implements WorkerPort {
   postMessage(message: ToWorker): void {
     this.messages.push(message);
     for (const s of message.steps)
-      if (s.op === 'out') this.output.push(Buffer.from(message.data!, s.at, s.length));
+      if (s.op === 'out') this.output.push(Buffer.from(message.data[s.buf]!, s.at, s.length));
   }
 
   on(event: 'message' | 'error' | 'exit', listener: (arg: never) => void): this {
@@ -64,7 +64,7 @@ afterEach(() => {
 });
 
 /** A session's pipeline on a fake worker, with a line preset's detector. */
-function make(worker: FakeWorker) {
+function make(worker: FakeWorker, client = new WorkerClient(() => worker)) {
   const seen = { flowChanges: 0, stopped: [] as string[], delivered: 0 };
   const pipeline = new OutputPipeline(
     80,
@@ -74,7 +74,7 @@ function make(worker: FakeWorker) {
       flowChanged: () => seen.flowChanges++,
       answer: () => {},
     },
-    new WorkerClient(() => worker),
+    client,
   );
   pipelines.push(pipeline);
   const listener: DetectorListener = {
@@ -135,6 +135,53 @@ describe('OutputPipeline', () => {
     expect(worker.messages.length - before).toBe(1);
     expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(['out', 'in', 'out']);
     expect(Buffer.concat(worker.output).toString()).toBe('previous echob');
+  });
+
+  it("joins a session's batches of one message into one step, each session's bytes in order", async () => {
+    const worker = new FakeWorker();
+    const client = new WorkerClient(() => worker);
+    const a = make(worker, client);
+    const b = make(worker, client);
+    await turnOfLoop();
+    const before = worker.messages.length;
+    const fedA: Buffer[] = [];
+    const fedB: Buffer[] = [];
+    // Two sessions flooding side by side: their batches come interleaved.
+    for (let i = 0; i < 10; i++) {
+      fedA.push(lines(i * 20, 20));
+      a.pipeline.write(fedA.at(-1)!);
+      a.pipeline.flush();
+      fedB.push(lines(1000 + i * 20, 20));
+      b.pipeline.write(fedB.at(-1)!);
+      b.pipeline.flush();
+    }
+    // Input ends a session's step: output after it is a step of its own.
+    a.link.input(Buffer.from('\r'));
+    const after = lines(5000, 20);
+    a.pipeline.write(after);
+    a.pipeline.flush();
+    await until(() => worker.messages.length > before);
+    await turnOfLoop();
+    expect(worker.messages.length - before).toBe(1);
+    const message = worker.messages.at(-1)!;
+    expect(message.steps.map((s) => s.op)).toEqual(['out', 'out', 'in', 'out']);
+    const bytesOf = (s: Step) =>
+      s.op === 'out' || s.op === 'in' ? Buffer.from(message.data[s.buf]!, s.at, s.length) : null;
+    const [outA, outB, input, outA2] = message.steps;
+    expect(outA!.id).toBe(input!.id);
+    expect(outA2!.id).toBe(input!.id);
+    expect(outB!.id).not.toBe(outA!.id);
+    // Each session's bytes in a buffer of their own: what one keeps holds no other's alive.
+    expect(outB!.op === 'out' && outA!.op === 'out' && outB!.buf !== outA!.buf).toBe(true);
+    expect(message.data.map((b) => b.byteLength).sort((x, y) => x - y)).toEqual(
+      [Buffer.concat(fedB).length, Buffer.concat(fedA).length + 1 + after.length].sort(
+        (x, y) => x - y,
+      ),
+    );
+    expect(bytesOf(outA!)!.equals(Buffer.concat(fedA))).toBe(true);
+    expect(bytesOf(outB!)!.equals(Buffer.concat(fedB))).toBe(true);
+    expect(bytesOf(input!)!.toString()).toBe('\r');
+    expect(bytesOf(outA2!)!.equals(after)).toBe(true);
   });
 
   it('sends input after all the output before it, even output still in the batch', async () => {

@@ -43,10 +43,10 @@ export class PipelineWorker {
           break;
         case 'out':
           // A view of the message's buffer, which nobody changes: kept as it is where kept.
-          model.output(new Uint8Array(data!, step.at, step.length), step.now);
+          model.output(new Uint8Array(data[step.buf]!, step.at, step.length), step.now);
           break;
         case 'in':
-          model.input(new Uint8Array(data!, step.at, step.length), step.now);
+          model.input(new Uint8Array(data[step.buf]!, step.at, step.length), step.now);
           break;
         case 'resize':
           model.resize(step.cols, step.rows);
