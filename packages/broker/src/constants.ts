@@ -8,45 +8,26 @@
 export const SCROLLBACK_LINES = 1000;
 
 /**
- * The window in which the pipeline worker counts a session's output to tell a flood: short for
- * the screen model (a replay flushes at once; screen presets settle over 200 ms), long enough
- * that a flood piles up and its droppable part is dropped unparsed — parsing everything would
- * cost more CPU than forwarding it.
+ * The window in which the pipeline worker counts a screen preset's output to tell a flood (its
+ * detector reads the screen, so its screen model parses as output comes but for a flood): short,
+ * since screen presets settle over 200 ms; long enough that a flood piles up and its droppable
+ * part is dropped unparsed — parsing everything would cost more CPU than forwarding it.
  */
 export const SCREEN_FLUSH_MS = 10;
 
 /**
- * Output per window that marks a flood (~1.6 MB/s: far beyond what an agent prints for a person
- * to read, or a TUI redraws): output is then held from the screen model while the flood goes
- * on, so that most of it can be dropped. Low enough that a flood slowed down by a loaded machine
- * is still one (measured at a load of 40 on 2 cores: `cat` delivered 5–6 MB/s, and a 64 KiB
- * threshold let xterm parse all of it).
+ * A screen preset's output per window that marks a flood (~1.6 MB/s: far beyond what an agent
+ * prints for a person to read, or a TUI redraws): output is then held from the screen model
+ * while the flood goes on, so that most of it can be dropped. Low enough that a flood slowed
+ * down by a loaded machine is still one (measured at a load of 40 on 2 cores: `cat` delivered
+ * 5–6 MB/s, and a 64 KiB threshold let xterm parse all of it).
  */
 export const SCREEN_FLOOD_BYTES = 16 * 1024;
 
 /**
- * A batch of output at least this large marks a flood too, whatever the rate, for a session whose
- * detector does not read the screen: the program wrote faster than the daemon read (half of a
- * full PTY read, 4 KiB). Sessions flooding side by side share the machine, so each one's rate can
- * stay below SCREEN_FLOOD_BYTES per window while its reads come full, and xterm parsed every
- * byte (`npm run bench -- many-sessions`: 50 sessions `cat`ing 2 MB each). A line program's
- * answer comes in smaller batches; a screen preset (a TUI's frames are large) keeps the rate rule.
- */
-export const SCREEN_FLOOD_BATCH_BYTES = 2048;
-
-/**
- * How long a flood's output must have stopped before held output is parsed, for a session whose
- * detector does not read the screen: until then the screen model is read only by a replay, which
- * takes what is held first. Longer than the gaps a loaded machine leaves in a flood (measured at
- * a load of 40: windows without any output every few hundred milliseconds, each of which parsed
- * up to SCREEN_COMPACT_BYTES that a longer hold would have dropped).
- */
-export const SCREEN_QUIET_MS = 50;
-
-/**
  * Longest a flood holds output back from a screen preset's screen model: its detector reads the
- * screen, and still settles in time. Other sessions hold as long as the flood goes on (their
- * screen is read only for a replay, which takes what is held at once).
+ * screen, and still settles in time. Other sessions' screen models parse only when their screen
+ * is read (SessionModel).
  */
 export const SCREEN_FLOOD_HOLD_MS = 100;
 
@@ -54,8 +35,9 @@ export const SCREEN_FLOOD_HOLD_MS = 100;
 export const SCREEN_POST_HIGH = 256 * 1024;
 
 /**
- * Held bytes above which the droppable part is dropped at once: bounds memory during a flood.
- * What stays above it cannot be dropped, and is parsed.
+ * Held bytes above which the droppable part is dropped at once: bounds the memory of output
+ * held from the screen model (a flood's, or any output of a session whose screen is read only by
+ * a replay). What stays above it cannot be dropped, and is parsed.
  */
 export const SCREEN_COMPACT_BYTES = 256 * 1024;
 

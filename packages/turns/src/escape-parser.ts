@@ -56,8 +56,8 @@ export interface EscapeSink {
    * (`params()`, `paramByte()`): most sinks never need them as text.
    */
   csi(final: number, startAbs: number, end: number): void;
-  /** A string sequence (OSC, DCS, SOS, PM, APC) begins at `at`. */
-  stringStart?(at: number): void;
+  /** A string sequence begins at `at`; `introducer`: the byte after ESC (`]` OSC, `P` DCS, …). */
+  stringStart?(at: number, introducer: number): void;
   /** A byte that cannot be in a CSI sequence ended it unfinished; the byte is parsed as text. */
   malformed?(at: number): void;
   /**
@@ -205,11 +205,11 @@ export class EscapeParser {
             this.long = false;
           } else if (b === 0x5d) {
             state = ParserState.Osc;
-            sink.stringStart?.(i);
+            sink.stringStart?.(i, b);
             this.startPayload();
           } else if (b === 0x50 || b === 0x58 || b === 0x5e || b === 0x5f) {
             state = ParserState.Str;
-            sink.stringStart?.(i);
+            sink.stringStart?.(i, b);
           } else if (b >= 0x20 && b <= 0x2f) {
             state = ParserState.EscIntermediate;
             this.intermediates = String.fromCharCode(b);

@@ -43,12 +43,13 @@ describe('OutputScan: OSC strings', () => {
 
   it('collects nothing it was not asked for', () => {
     const s = new OutputScan();
-    expect(s.scan(bytes('a\x1b]0;title\x07b\x1b[c\r\n'))).toEqual({
+    expect(s.scan(bytes('a\x1b]0;title\x07b\x1b[c\x1b[6n\r\n'))).toEqual({
       segments: [],
       osc: [],
       modesChanged: false,
       focusReportsOff: false,
       answers: [],
+      screenQuery: false,
     });
   });
 });
@@ -128,5 +129,36 @@ describe('OutputScan: terminal modes', () => {
     const again = s.scan(bytes('\x1b[?1004l'));
     expect(again.modesChanged).toBe(false);
     expect(again.focusReportsOff).toBe(true);
+  });
+});
+
+describe('OutputScan: queries only the screen model answers', () => {
+  const asks = (scan: OutputScan, s: string) => scan.scan(bytes(s)).screenQuery;
+
+  it('tells status, cursor position and mode reports, a DCS string and a C1 control', () => {
+    const scan = new OutputScan({ queries: true });
+    for (const q of [
+      '\x1b[6n',
+      '\x1b[?6n',
+      '\x1b[5n',
+      '\x1b[?2004$p',
+      '\x1b[4$p',
+      '\x1bP$qm\x1b\\',
+    ])
+      expect(asks(scan, `text ${q} more`), JSON.stringify(q)).toBe(true);
+    // U+009B: a C1 control (CSI) written as UTF-8.
+    expect(asks(scan, 'a\u009b6n')).toBe(true);
+  });
+
+  it('tells one split between chunks in the chunk that ends it', () => {
+    const scan = new OutputScan({ queries: true });
+    expect(asks(scan, 'abc\x1b[')).toBe(false);
+    expect(asks(scan, '6n')).toBe(true);
+  });
+
+  it('takes nothing else for one', () => {
+    const scan = new OutputScan({ queries: true });
+    const others = '\x1b[31mred\x1b[0m\x1b[2J\x1b[H\x1b[?1049h\x1b[!p\x1b]0;title\x07\x1b[c\x1b[>c';
+    expect(asks(scan, others)).toBe(false);
   });
 });

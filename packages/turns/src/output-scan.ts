@@ -58,6 +58,13 @@ export interface ChunkScan {
    * order: programs wait a moment for them at start and take a late answer for typed keys.
    */
   answers: string[];
+  /**
+   * The chunk holds a query a terminal answers from its state (with `queries`): a status or
+   * cursor position report (`CSI … n`), a mode report (`CSI … $ p`), a DCS string (a setting's
+   * report, `DCS $ q`), or a C1 control (which may introduce either). The screen model answers
+   * these when it parses them, so it must parse up to them now.
+   */
+  screenQuery: boolean;
 }
 
 /**
@@ -78,7 +85,10 @@ export interface OutputScanOptions {
   lines?: LineLocalListener;
   /** Follow the TRACKED_MODES the program turns on and off. */
   modes?: boolean;
-  /** Answer device-attribute queries (DA1 `CSI c`, DA2 `CSI > c`) as xterm does. */
+  /**
+   * Answer device-attribute queries (DA1 `CSI c`, DA2 `CSI > c`) as xterm does, and tell the
+   * queries only the screen model can answer (ChunkScan.screenQuery).
+   */
   queries?: boolean;
 }
 
@@ -128,6 +138,7 @@ export class OutputScan implements EscapeSink {
   private focusOff = false;
   private readonly wantQueries: boolean;
   private answers: string[] = [];
+  private screenQuery = false;
   private readonly decoder = new StringDecoder('utf8');
   private scratch = new Uint8Array(4096);
   /** The chunk being scanned, its stream offset, and the text gathered for its current segment. */
@@ -170,6 +181,7 @@ export class OutputScan implements EscapeSink {
     this.modesChanged = false;
     this.focusOff = false;
     if (this.answers.length > 0) this.answers = [];
+    this.screenQuery = false;
     this.parser.parse(chunk);
     if (this.wantText) this.endSegment(chunk.length, null);
     this.chunk = new Uint8Array(0);
@@ -179,6 +191,7 @@ export class OutputScan implements EscapeSink {
       modesChanged: this.modesChanged,
       focusReportsOff: this.focusOff,
       answers: this.answers,
+      screenQuery: this.screenQuery,
     };
   }
 
@@ -204,14 +217,16 @@ export class OutputScan implements EscapeSink {
 
   c1(): void {
     this.lines?.nonLocal();
+    if (this.wantQueries) this.screenQuery = true;
   }
 
   escape(): void {
     this.lines?.nonLocal();
   }
 
-  stringStart(): void {
+  stringStart(_at: number, introducer: number): void {
     this.lines?.nonLocal();
+    if (introducer === 0x50 /* P: DCS */ && this.wantQueries) this.screenQuery = true;
   }
 
   malformed(): void {
@@ -232,10 +247,19 @@ export class OutputScan implements EscapeSink {
         this.lines.sgr(startAbs, params, params === '' || /^0*(;|$)/.test(params));
       } else if (!(plain && final === 0x4b) /* K */) this.lines.nonLocal();
     }
-    if (final === 0x63 /* c */ && this.wantQueries) {
-      const answer = DEVICE_ATTRIBUTES.get(parser.params());
-      if (answer !== undefined) this.answers.push(answer);
-      return;
+    if (this.wantQueries) {
+      if (final === 0x63 /* c */) {
+        const answer = DEVICE_ATTRIBUTES.get(parser.params());
+        if (answer !== undefined) this.answers.push(answer);
+        return;
+      }
+      // `CSI … n` (DSR), `CSI … $ p` (DECRQM: its intermediate is the last of its bytes).
+      if (
+        final === 0x6e /* n */ ||
+        (final === 0x70 /* p */ &&
+          (parser.paramsLong || parser.paramByte(parser.paramLength - 1) === 0x24)) /* $ */
+      )
+        this.screenQuery = true;
     }
     if ((final !== 0x68 && final !== 0x6c) /* h, l */ || parser.paramByte(0) !== 0x3f /* ? */)
       return;

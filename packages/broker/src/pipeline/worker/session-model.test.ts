@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SCREEN_FLOOD_BATCH_BYTES, SCREEN_FLOOD_BYTES, SCREEN_FLUSH_MS } from '../../constants.js';
+import { until } from '@clippy/testkit/until';
+import { BUILTIN_PRESETS } from '@clippy/turns';
+import { SCREEN_COMPACT_BYTES, SCREEN_FLOOD_BYTES, SCREEN_FLUSH_MS } from '../../constants.js';
 import type { ReplyBody } from '../messages.js';
 import { SessionModel } from './session-model.js';
+import { TerminalModel } from './terminal-model.js';
 
 const models: SessionModel[] = [];
 afterEach(() => {
@@ -48,48 +51,83 @@ describe('a program’s device-attribute query', () => {
   });
 });
 
-describe('a flood shared with other sessions', () => {
+/** 2,000 numbered lines of 100 bytes, in pieces of `pieceBytes` or less. */
+function pieces(pieceBytes: number): Buffer[] {
+  const perPiece = Math.max(1, Math.floor(pieceBytes / 100));
+  const out: Buffer[] = [];
+  for (let i = 0; i < 2000; i += perPiece) {
+    let piece = '';
+    for (let k = i; k < Math.min(2000, i + perPiece); k++)
+      piece += `${String(k).padStart(6, '0')} ${'y'.repeat(92)}\r\n`;
+    out.push(Buffer.from(piece));
+  }
+  return out;
+}
+
+/** The screen's replay once everything given was parsed. */
+const replay = (m: SessionModel) => new Promise<string>((resolve) => m.serialize(resolve));
+
+describe('a session whose screen only a replay reads (its detector reads none)', () => {
   afterEach(() => {
-    vi.useRealTimers();
+    vi.restoreAllMocks();
   });
 
-  /** The screen's replay once everything given was parsed. */
-  const replay = (m: SessionModel) =>
-    new Promise<string>((resolve) => {
-      m.serialize(resolve);
-      void vi.runAllTimersAsync();
-    });
-
-  /** 2,000 numbered lines of 100 bytes, in batches of `batchBytes` or less, one per window. */
-  async function feed(m: SessionModel, batchBytes: number): Promise<void> {
-    const perBatch = Math.floor(batchBytes / 100);
-    for (let i = 0; i < 2000; i += perBatch) {
-      let batch = '';
-      for (let k = i; k < Math.min(2000, i + perBatch); k++)
-        batch += `${String(k).padStart(6, '0')} ${'y'.repeat(92)}\r\n`;
-      m.output(Buffer.from(batch), Date.now());
-      await vi.advanceTimersByTimeAsync(SCREEN_FLUSH_MS);
+  it('parses nothing until its screen is read, then replays what parsing every byte would', async () => {
+    const parses = vi.spyOn(TerminalModel.prototype, 'write');
+    const lazy = model().m;
+    for (const p of pieces(4096)) lazy.output(p, Date.now());
+    expect(parses).not.toHaveBeenCalled();
+    // The same lines, each piece parsed before the next comes (a replay asked after each).
+    const eager = model().m;
+    for (const p of pieces(4096)) {
+      eager.output(p, Date.now());
+      await replay(eager);
     }
-  }
+    expect(eager.dropped).toBe(0);
+    expect(await replay(lazy)).toBe(await replay(eager));
+    // Against a scrollback of 100 and 24 rows, all but the last 150 lines or so went unparsed.
+    expect(lazy.dropped).toBeGreaterThan(1500 * 100);
+  });
 
-  it('full reads at a slow rate are a flood: most is never parsed, and the screen is the same', async () => {
-    vi.useFakeTimers();
-    // Fifty sessions `cat`ing at once each get a full read every few windows: well below
-    // SCREEN_FLOOD_BYTES per window, each read as full as the kernel's buffer.
-    expect(SCREEN_FLOOD_BATCH_BYTES * 2).toBeLessThan(SCREEN_FLOOD_BYTES);
-    const shared = model().m;
-    await feed(shared, SCREEN_FLOOD_BATCH_BYTES * 2);
-    // The same lines in small pieces, as an answer streams: no flood, every byte parsed.
-    const streamed = model().m;
-    await feed(streamed, SCREEN_FLOOD_BATCH_BYTES / 2);
-    expect(streamed.dropped).toBe(0);
-    expect(await replay(shared)).toBe(await replay(streamed));
-    // Against a scrollback of 100 and 24 rows, all but the last 150 lines or so go unparsed.
-    expect(shared.dropped).toBeGreaterThan(1500 * 100);
+  it('arms no timer for its screen: a keystroke’s echo, a flood', () => {
+    // (A detector may arm its own: none here.)
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    const { m } = model();
+    m.output(Buffer.from('a'), Date.now());
+    for (const p of pieces(64 * 1024)) m.output(p, Date.now());
+    expect(timers).not.toHaveBeenCalled();
+  });
+
+  it('answers what only the screen model can at once, after everything before it', async () => {
+    const { m, replies } = model();
+    m.output(Buffer.from('hello\r\nab'), Date.now());
+    m.output(Buffer.from('\x1b[6n'), Date.now());
+    await until(() => answers(replies).length === 1, 'the cursor position report');
+    expect(answers(replies)).toEqual(['\x1b[2;3R']);
+    // A mode report and a setting's report (DECRQM, DECRQSS) likewise.
+    m.output(Buffer.from('\x1b[?2004h\x1b[?2004$p'), Date.now());
+    m.output(Buffer.from('\x1bP$qm\x1b\\'), Date.now());
+    await until(() => answers(replies).length === 3, 'the mode and setting reports');
+    expect(answers(replies).slice(1)).toEqual(['\x1b[?2004;1$y', '\x1bP1$r0m\x1b\\']);
+  });
+
+  it('keeps no more than SCREEN_COMPACT_BYTES held: what cannot be dropped is parsed past it', async () => {
+    const parses = vi.spyOn(TerminalModel.prototype, 'write');
+    const { m } = model();
+    // Cursor addressing makes every byte before it unskippable.
+    const frame = (i: number) => `\x1b[H${String(i).padStart(6, '0')}${'z'.repeat(1000)}`;
+    let bytes = 0;
+    for (let i = 0; bytes <= SCREEN_COMPACT_BYTES; i++) {
+      const b = Buffer.from(frame(i));
+      bytes += b.length;
+      m.output(b, Date.now());
+    }
+    expect(parses).toHaveBeenCalled();
+    expect(await replay(m)).toContain(String(Math.floor(bytes / 1007) - 1).padStart(6, '0'));
   });
 });
 
-describe('a keystroke’s echo', () => {
+describe('a screen preset’s session', () => {
   afterEach(() => {
     vi.restoreAllMocks();
   });
@@ -97,6 +135,7 @@ describe('a keystroke’s echo', () => {
   /** Timers of the flood window (SCREEN_FLUSH_MS) armed while `feed` runs. */
   function windowTimers(feed: (m: SessionModel) => void): number {
     const { m } = model();
+    m.detect({ preset: BUILTIN_PRESETS.claude!, maxTurnBytes: 1 << 20, cols: 80 });
     const timers = vi.spyOn(globalThis, 'setTimeout');
     feed(m);
     const armed = timers.mock.calls.filter(([, ms]) => ms === SCREEN_FLUSH_MS).length;
@@ -104,9 +143,17 @@ describe('a keystroke’s echo', () => {
     return armed;
   }
 
-  it('wakes the worker for no flood window; output that could start a flood does', () => {
+  it('wakes the worker for no flood window at a keystroke’s echo; output that could start a flood does', () => {
     // Each echoed key would otherwise wake the worker twice more, 10 and 20 ms later.
     expect(windowTimers((m) => m.output(Buffer.from('a'), Date.now()))).toBe(0);
     expect(windowTimers((m) => m.output(Buffer.alloc(4096, 0x61), Date.now()))).toBe(1);
+  });
+
+  it('parses its output as it comes: its detector reads the screen', async () => {
+    const { m } = model();
+    m.detect({ preset: BUILTIN_PRESETS.claude!, maxTurnBytes: 1 << 20, cols: 80 });
+    const parses = vi.spyOn(TerminalModel.prototype, 'write');
+    m.output(Buffer.from('> hello'), Date.now());
+    expect(parses).toHaveBeenCalledTimes(1);
   });
 });

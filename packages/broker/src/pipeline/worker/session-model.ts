@@ -2,12 +2,10 @@ import { OutputScan } from '@clippy/turns';
 import {
   PIPELINE_PROGRESS_BYTES,
   SCREEN_COMPACT_BYTES,
-  SCREEN_FLOOD_BATCH_BYTES,
   SCREEN_FLOOD_BYTES,
   SCREEN_FLOOD_HOLD_MS,
   SCREEN_FLUSH_MS,
   SCREEN_POST_HIGH,
-  SCREEN_QUIET_MS,
 } from '../../constants.js';
 import type { DetectorSetup, ReplyBody } from '../messages.js';
 import { FloodCompactor } from './flood-compactor.js';
@@ -25,7 +23,17 @@ const WINDOW_MIN_BYTES = 1024;
  * One session's output as the pipeline worker takes it, batch by batch: scanned once
  * (OutputScan: the escape parser's one pass), that scan feeding the turn detector, the flood
  * compactor and the tracked modes; then the screen model (xterm) parses what the compactor
- * leaves. The main thread hears what it needs: detector events and status, modes, progress.
+ * leaves, when its screen is read. The main thread hears what it needs: detector events and
+ * status, modes, progress.
+ *
+ * When the screen model parses: a session whose detector reads the screen (a screen preset)
+ * has it parse as output comes, but for a flood's droppable part (see toScreen). Any other
+ * session's screen is read only by a replay (an attach, `clippy screen`, the final screen of a
+ * persisted session), by a resize, and by a query only the screen model answers (the cursor
+ * position): its output waits in the compactor, bounded by SCREEN_COMPACT_BYTES, until one of
+ * those comes. Parsing is most of what a byte costs (xterm parses some 30–40 MB/s here), and
+ * most output is never replayed: a flood's end, a keystroke's echo, an exited session's last
+ * screen are parsed only if someone looks.
  */
 export class SessionModel {
   private readonly compactor: FloodCompactor;
@@ -43,7 +51,6 @@ export class SessionModel {
   private flooding = false;
   private floodSince = 0;
   private arrived = 0;
-  private lastArrivalAt = 0;
   private tick: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -72,6 +79,8 @@ export class SessionModel {
   detect(setup: DetectorSetup): void {
     this.detector?.dispose();
     this.detector = new SessionDetector(setup, () => this.term.snapshot(), this.send);
+    // A detector that reads the screen reads it as it is after the output held so far.
+    if (this.detector.readsScreen) this.flushHeld();
   }
 
   output(chunk: Uint8Array, now: number): void {
@@ -92,7 +101,8 @@ export class SessionModel {
     if (scan.modesChanged || scan.focusReportsOff)
       this.send({ modes: [...scanner.modes], focusOff: scan.focusReportsOff });
     this.detector?.output(chunk, now, scan);
-    this.toScreen(chunk);
+    if (this.detector?.readsScreen) this.toScreen(chunk);
+    else this.hold(chunk, scan.screenQuery);
     this.report();
   }
 
@@ -144,21 +154,34 @@ export class SessionModel {
   }
 
   /**
-   * Output on its way to the screen model. Straight through while output is calm; during a
-   * flood it is held, and what cannot change the model's final state is dropped unparsed
-   * (FloodCompactor), until the flood stops (SCREEN_QUIET_MS) — for a screen preset until it
-   * slows down, at most SCREEN_FLOOD_HOLD_MS, since its detector reads the screen.
+   * Output of a session whose screen is read only by a replay: held, what cannot change the
+   * model's final state dropped unparsed (FloodCompactor) once SCREEN_COMPACT_BYTES are held,
+   * parsed when the screen is read (serialize, resize), when what is held cannot be dropped and
+   * passes that bound, or at once when the output asks what only the screen model answers.
+   * No timer: nothing happens here but on output and on a read.
+   */
+  private hold(chunk: Uint8Array, screenQuery: boolean): void {
+    this.compactor.push(chunk);
+    if (screenQuery) this.flushHeld();
+    else if (this.compactor.size > SCREEN_COMPACT_BYTES) {
+      this.compactor.compact();
+      // What is still held cannot be dropped: parsing it cannot wait.
+      if (this.compactor.size > SCREEN_COMPACT_BYTES) this.flushHeld();
+    }
+  }
+
+  /**
+   * Output of a session whose detector reads the screen, on its way to the screen model.
+   * Straight through while output is calm; during a flood it is held, and what cannot change the
+   * model's final state is dropped unparsed (FloodCompactor), until the flood slows down, at most
+   * SCREEN_FLOOD_HOLD_MS, so that the detector's screen is never far behind.
    */
   private toScreen(chunk: Uint8Array): void {
     this.compactor.push(chunk);
     this.arrived += chunk.length;
-    // Full reads mark a flood only where the screen model waits for a replay alone: a screen
-    // preset's detector reads the screen, and a TUI's frames come as large batches.
-    const fullReads = chunk.length >= SCREEN_FLOOD_BATCH_BYTES && !this.detector?.readsScreen;
-    this.lastArrivalAt = Date.now();
-    if (!this.flooding && (this.arrived > SCREEN_FLOOD_BYTES || fullReads)) {
+    if (!this.flooding && this.arrived > SCREEN_FLOOD_BYTES) {
       this.flooding = true;
-      this.floodSince = this.lastArrivalAt;
+      this.floodSince = Date.now();
     }
     if (!this.flooding) this.flushHeld();
     else if (this.compactor.size > SCREEN_COMPACT_BYTES) {
@@ -178,12 +201,10 @@ export class SessionModel {
     const arrived = this.arrived;
     this.arrived = 0;
     if (this.flooding) {
-      const now = Date.now();
-      // A screen preset's detector reads the screen: its hold ends when the flood slows down,
-      // or after SCREEN_FLOOD_HOLD_MS. Any other session's, once the output stopped.
-      const goesOn = this.detector?.readsScreen
-        ? arrived > SCREEN_FLOOD_BYTES && now - this.floodSince < SCREEN_FLOOD_HOLD_MS
-        : now - this.lastArrivalAt < SCREEN_QUIET_MS;
+      // The detector reads the screen: the hold ends when the flood slows down, or after
+      // SCREEN_FLOOD_HOLD_MS.
+      const goesOn =
+        arrived > SCREEN_FLOOD_BYTES && Date.now() - this.floodSince < SCREEN_FLOOD_HOLD_MS;
       // Also while the screen model is still busy with earlier output: what waits here may still
       // be dropped, what waits there is parsed.
       if (goesOn || this.term.backlog >= SCREEN_POST_HIGH) {
