@@ -34,6 +34,65 @@ function sgrEntry(at: number, seq: string, reset: boolean): SgrEntry {
 }
 
 /**
+ * The latest line starts (held offsets, oldest first), at most `capacity` of them, in one buffer
+ * made once: a line start is recorded for every line of output, and the array grown and trimmed
+ * for them kept tens of KB per session alive through the worker's young-generation collections
+ * (measured, 50 sessions `cat`ing 2 MB each, three times: 56 scavenges copying 107 MB of
+ * survivors in 327 ms before, 40 copying 43 MB in 147 ms after).
+ */
+class LineStarts {
+  private ring: Float64Array;
+  private head = 0;
+  private n = 0;
+
+  constructor(capacity: number) {
+    this.ring = new Float64Array(capacity);
+  }
+
+  get count(): number {
+    return this.n;
+  }
+
+  /** The `k`th oldest kept (0: the oldest). */
+  at(k: number): number {
+    return this.ring[(this.head + k) % this.ring.length]!;
+  }
+
+  push(at: number): void {
+    const cap = this.ring.length;
+    if (this.n < cap) this.ring[(this.head + this.n++) % cap] = at;
+    else {
+      this.ring[this.head] = at;
+      this.head = (this.head + 1) % cap;
+    }
+  }
+
+  /** Keeps only the newest from the `k`th oldest on, each moved left by `shift`. */
+  keepFrom(k: number, shift: number): void {
+    const cap = this.ring.length;
+    for (let i = k; i < this.n; i++) this.ring[(this.head + i) % cap]! -= shift;
+    this.head = (this.head + k) % cap;
+    this.n -= k;
+  }
+
+  clear(): void {
+    this.head = 0;
+    this.n = 0;
+  }
+
+  /** Another capacity (the screen was resized): the newest starts are kept. */
+  resize(capacity: number): void {
+    if (capacity === this.ring.length) return;
+    const keep = Math.min(this.n, capacity);
+    const ring = new Float64Array(capacity);
+    for (let i = 0; i < keep; i++) ring[i] = this.at(this.n - keep + i);
+    this.ring = ring;
+    this.head = 0;
+    this.n = keep;
+  }
+}
+
+/**
  * The held stream and what the scan said of it. Offsets are in the held stream (0: the first
  * byte held); the scan's stream offsets map to them by `bias` (dropping shifts what follows).
  * The scan reports a chunk's events before the chunk is pushed.
@@ -47,14 +106,28 @@ export class FloodCompactor implements LineLocalListener {
   /** First CR LF line start after the last unskippable byte (-1: none yet). */
   private firstStart = -1;
   /** The latest line starts after `firstStart`, at most keepLines + 1 of them. */
-  private recent: number[] = [];
+  private readonly recent: LineStarts;
+  private keep: number;
   /** SGR sequences since the last unskippable byte, with their offsets; `reset` ones clear earlier colours. */
   private colourSeqs: SgrEntry[] = [];
   /** Bytes dropped so far (for tests and logs). */
   dropped = 0;
 
   /** `keepLines`: line starts that must follow a stretch for it to be dropped (see above). */
-  constructor(public keepLines: number) {}
+  constructor(keepLines: number) {
+    this.keep = keepLines;
+    this.recent = new LineStarts(keepLines + 1);
+  }
+
+  /** Line starts that must follow a stretch for it to be dropped. */
+  get keepLines(): number {
+    return this.keep;
+  }
+
+  set keepLines(n: number) {
+    this.keep = n;
+    this.recent.resize(n + 1);
+  }
 
   /** Bytes held. */
   get size(): number {
@@ -73,10 +146,8 @@ export class FloodCompactor implements LineLocalListener {
       this.firstStart = held;
       return;
     }
+    // Only the latest keepLines + 1 starts are ever used.
     this.recent.push(held);
-    // Trimmed in batches: only the latest keepLines + 1 starts are ever used.
-    if (this.recent.length > 2 * (this.keepLines + 2))
-      this.recent.splice(0, this.recent.length - (this.keepLines + 2));
   }
 
   sgr(at: number, params: string, reset: boolean): void {
@@ -90,7 +161,7 @@ export class FloodCompactor implements LineLocalListener {
   /** Nothing before this point may be dropped: only line starts after it count. */
   nonLocal(): void {
     this.firstStart = -1;
-    this.recent = [];
+    this.recent.clear();
     this.colourSeqs = [];
   }
 
@@ -107,9 +178,10 @@ export class FloodCompactor implements LineLocalListener {
 
   /** Drops the droppable stretch now (the caller does this to bound memory during a flood). */
   compact(): void {
-    const needed = this.keepLines + 1;
-    if (this.firstStart < 0 || this.recent.length < needed) return;
-    const cut = this.recent[this.recent.length - needed]!;
+    const needed = this.keep + 1;
+    if (this.firstStart < 0 || this.recent.count < needed) return;
+    const oldest = this.recent.count - needed;
+    const cut = this.recent.at(oldest);
     const from = this.firstStart;
     if (cut <= from) return;
     // The colours in force at the cut: the stretch's SGR sequences from its last reset on.
@@ -139,9 +211,7 @@ export class FloodCompactor implements LineLocalListener {
     // Offsets after the cut move left by `shift`; the colour prefix holds no line start and is
     // itself part of the next droppable stretch.
     this.firstStart = from;
-    const recent = [cut - shift];
-    for (const p of this.recent) if (p > cut) recent.push(p - shift);
-    this.recent = recent;
+    this.recent.keepFrom(oldest, shift);
     const sgr: SgrEntry[] = [];
     for (const e of this.colourSeqs) if (e.at < from) sgr.push(e);
     let at = from;
