@@ -266,6 +266,7 @@ describe(
       p.write('\x1d');
       await p.waitFor('END-OF-STTY', { in: 'output' });
       expect(p.text).toContain('rc=0');
+      await p.parsed();
       expect(p.cursor.alternate).toBe(false);
       const tail = p.output.slice(p.output.indexOf('IN-ALT'));
       for (const off of ['\x1b[?1049l', '\x1b[?1000l', '\x1b[?2004l', '\x1b[?1004l'])
@@ -342,6 +343,7 @@ describe(
       process.kill(daemon.pid, 'SIGKILL');
       await p.waitFor('END-OF-STTY', { in: 'output' });
       expect(p.text).toContain('rc=69');
+      await p.parsed();
       expect(p.cursor.alternate).toBe(false);
       expect(p.output.slice(p.output.indexOf('IN-ALT'))).toContain('\x1b[?1000l');
       expect(p.text.slice(p.text.indexOf('rc=69'))).toMatch(/(^|\s)icanon(\s|$)/m);

@@ -178,6 +178,7 @@ describe('clippy attach', { timeout: E2E_TIMEOUT_MS }, () => {
     p.write('\x1d');
     await p.waitFor('END-OF-STTY', { in: 'output' });
     expect(await p.waitExit()).toBe(0);
+    await p.parsed();
     expect(p.cursor.alternate).toBe(false);
     expect(p.output).toContain('\x1b[?1049l');
     expect(p.output).toContain('\x1b[?1000l');

@@ -127,7 +127,16 @@ export class CliPty {
     return this.screen().join('\n');
   }
 
-  /** Whether the headless terminal is in the alternate screen, and where its cursor is. */
+  /** Resolves once every byte read so far is parsed (`cursor` and `screen()` show all of it). */
+  parsed(): Promise<void> {
+    // xterm parses writes in order: an empty one's callback comes after all before it.
+    return new Promise((resolve) => this.term.write('', resolve));
+  }
+
+  /**
+   * Whether the headless terminal is in the alternate screen, and where its cursor is, as parsed
+   * so far: after a wait on the output (not the screen), `await parsed()` first.
+   */
   get cursor(): { x: number; y: number; alternate: boolean } {
     const buf = this.term.buffer.active;
     return { x: buf.cursorX, y: buf.cursorY, alternate: buf.type === 'alternate' };
