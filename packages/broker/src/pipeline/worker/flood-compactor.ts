@@ -53,6 +53,10 @@ class LineStarts {
     return this.n;
   }
 
+  get capacity(): number {
+    return this.ring.length;
+  }
+
   /** The `k`th oldest kept (0: the oldest). */
   at(k: number): number {
     return this.ring[(this.head + k) % this.ring.length]!;
@@ -107,7 +111,6 @@ export class FloodCompactor implements LineLocalListener {
   private firstStart = -1;
   /** The latest line starts after `firstStart`, at most keepLines + 1 of them. */
   private readonly recent: LineStarts;
-  private keep: number;
   /** SGR sequences since the last unskippable byte, with their offsets; `reset` ones clear earlier colours. */
   private colourSeqs: SgrEntry[] = [];
   /** Bytes dropped so far (for tests and logs). */
@@ -115,17 +118,15 @@ export class FloodCompactor implements LineLocalListener {
 
   /** `keepLines`: line starts that must follow a stretch for it to be dropped (see above). */
   constructor(keepLines: number) {
-    this.keep = keepLines;
     this.recent = new LineStarts(keepLines + 1);
   }
 
-  /** Line starts that must follow a stretch for it to be dropped. */
+  /** Line starts that must follow a stretch for it to be dropped (the ring keeps one more). */
   get keepLines(): number {
-    return this.keep;
+    return this.recent.capacity - 1;
   }
 
   set keepLines(n: number) {
-    this.keep = n;
     this.recent.resize(n + 1);
   }
 
@@ -178,7 +179,7 @@ export class FloodCompactor implements LineLocalListener {
 
   /** Drops the droppable stretch now (the caller does this to bound memory during a flood). */
   compact(): void {
-    const needed = this.keep + 1;
+    const needed = this.recent.capacity;
     if (this.firstStart < 0 || this.recent.count < needed) return;
     const oldest = this.recent.count - needed;
     const cut = this.recent.at(oldest);

@@ -163,11 +163,7 @@ export class SessionModel {
   private hold(chunk: Uint8Array, screenQuery: boolean): void {
     this.compactor.push(chunk);
     if (screenQuery) this.flushHeld();
-    else if (this.compactor.size > SCREEN_COMPACT_BYTES) {
-      this.compactor.compact();
-      // What is still held cannot be dropped: parsing it cannot wait.
-      if (this.compactor.size > SCREEN_COMPACT_BYTES) this.flushHeld();
-    }
+    else this.boundHeld();
   }
 
   /**
@@ -184,11 +180,7 @@ export class SessionModel {
       this.floodSince = Date.now();
     }
     if (!this.flooding) this.flushHeld();
-    else if (this.compactor.size > SCREEN_COMPACT_BYTES) {
-      this.compactor.compact();
-      // What is still held cannot be dropped: parsing it cannot wait.
-      if (this.compactor.size > SCREEN_COMPACT_BYTES) this.flushHeld();
-    }
+    else this.boundHeld();
     // Counts the output per window; a timer, not a poll: it runs only while output comes, and
     // not for a trickle that is nowhere near a flood (a keystroke's echo: two wake-ups less).
     if (this.flooding || this.arrived >= WINDOW_MIN_BYTES)
@@ -215,6 +207,14 @@ export class SessionModel {
       this.flushHeld();
     }
     if (arrived > 0) this.tick = setTimeout(() => this.windowEnd(), SCREEN_FLUSH_MS);
+  }
+
+  /** Past SCREEN_COMPACT_BYTES held, drops what may be dropped, and parses what may not. */
+  private boundHeld(): void {
+    if (this.compactor.size <= SCREEN_COMPACT_BYTES) return;
+    this.compactor.compact();
+    // What is still held cannot be dropped: parsing it cannot wait.
+    if (this.compactor.size > SCREEN_COMPACT_BYTES) this.flushHeld();
   }
 
   /** Hands everything held to the screen model (dropping what may be dropped first). */
