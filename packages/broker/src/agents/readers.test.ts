@@ -147,6 +147,38 @@ describe('Claude Code', () => {
     });
   });
 
+  it('a turn’s end written before its answer does not end the wait while the Stop report says there is one', async () => {
+    // Seen once in a full run (the first answer of a session): the transcript held the prompt and
+    // the turn's end 12 ms into the wait, its answer not yet, and the text was read off the screen.
+    const path = transcriptOf();
+    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+    writeFileSync(
+      path,
+      jsonl([
+        { type: 'user', promptId: 'P1', message: { role: 'user', content: 'Show me' } },
+        { type: 'system', subtype: 'turn_duration' },
+      ]),
+    );
+    const stop = ch.onEvent(
+      'Stop',
+      JSON.stringify({ prompt_id: 'P1', transcript_path: path, last_assistant_message: 'Here.' }),
+    );
+    await new Promise((r) => setTimeout(r, CLAUDE_LATE_MS));
+    appendFileSync(
+      path,
+      jsonl([
+        {
+          type: 'assistant',
+          message: { id: 'm1', model: 'claude-x', content: [{ type: 'text', text: 'Here.\n' }] },
+        },
+      ]),
+    );
+    const u = await stop;
+    expect(u.kind === 'turn' && u.turn.answer).toBe('Here.\n');
+    expect(u.kind === 'turn' && u.turn.record?.via).toBe('claude-transcript');
+  });
+
   it('a turn whose end the transcript has written is read when the screen completes it; its Stop hook then adds nothing', async () => {
     const path = transcriptOf();
     const at = Date.parse('2026-01-01T00:00:00.000Z');

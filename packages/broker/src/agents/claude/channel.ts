@@ -169,7 +169,9 @@ export class ClaudeChannel implements AgentChannel {
    * The transcript's record of the turn of `promptId`, waited for: Claude Code runs its Stop
    * hooks before it has written the turn's answer to the transcript (2.1.197: at the hook's
    * start the transcript held only the prompt, or did not exist yet on the first turn), and the
-   * answer's model and tokens are only there. Waits at most CLAUDE_RECORD_WAIT_MS (readUntil);
+   * answer's model and tokens are only there. Its end (`turn_duration`) may come before the
+   * answer too (seen once, a session's first turn): while the report says there is an answer,
+   * an end without one is not the record yet. Waits at most CLAUDE_RECORD_WAIT_MS (readUntil);
    * whatever the transcript holds by then is returned.
    */
   private recordedTurn(
@@ -180,7 +182,8 @@ export class ClaudeChannel implements AgentChannel {
     return readUntil(
       transcript.path,
       () => this.reads.run(() => transcript.turn(promptId)),
-      (t) => !!t && (t.ended || holds(t, hookAnswer)),
+      (t) =>
+        !!t && (holds(t, hookAnswer) || (t.ended && (t.answer !== null || !hookAnswer?.trim()))),
       CLAUDE_RECORD_WAIT_MS,
     );
   }
