@@ -1,9 +1,10 @@
 import type { LineLocalListener } from '@clippy/turns';
 
 /**
- * Holds output the screen model has not parsed yet during a flood, and drops what cannot
- * change the model's final state, so that a `cat` of a huge file is not paced by terminal
- * parsing (xterm parses far slower than a PTY delivers).
+ * Holds output the screen model has not parsed yet (a screen preset's flood, or any other
+ * session's output until its screen is read), and drops what cannot change the model's final
+ * state, so that a `cat` of a huge file is not paced by terminal parsing (xterm parses far slower
+ * than a PTY delivers).
  *
  * Why dropping is exact: the session's scan of its output (OutputScan, the one parse of the
  * stream) tells this compactor where lines start, where colours change and where a byte may act
@@ -177,7 +178,7 @@ export class FloodCompactor implements LineLocalListener {
     return out;
   }
 
-  /** Drops the droppable stretch now (the caller does this to bound memory during a flood). */
+  /** Drops the droppable stretch now (the caller does this to bound what it holds). */
   compact(): void {
     const needed = this.recent.capacity;
     if (this.firstStart < 0 || this.recent.count < needed) return;

@@ -32,7 +32,7 @@ const WINDOW_MIN_BYTES = 1024;
  * persisted session), by a resize, and by a query only the screen model answers (the cursor
  * position): its output waits in the compactor, bounded by SCREEN_COMPACT_BYTES, until one of
  * those comes. xterm parses some 30–40 MB/s here, a few times slower than the scan (profiled:
- * some 110 MB/s), and most output is never replayed: a flood's end, a keystroke's echo, an
+ * at least 110 MB/s), and most output is never replayed: a flood's end, a keystroke's echo, an
  * exited session's last screen are parsed only if someone looks.
  */
 export class SessionModel {
@@ -47,7 +47,7 @@ export class SessionModel {
   private reported = 0;
   /** The main thread holds the PTY for this session's backlog: every progress is reported. */
   private held = false;
-  /** A flood is going on: output is held from the screen model (see SCREEN_FLOOD_BYTES). */
+  /** A screen preset's flood is going on: its output is held (see SCREEN_FLOOD_BYTES). */
   private flooding = false;
   private floodSince = 0;
   private arrived = 0;
@@ -95,7 +95,7 @@ export class SessionModel {
     }));
     const scan = scanner.scan(chunk);
     // Answered from the scan, at once: the screen model may parse these bytes only when a
-    // flood stops, and a program that stopped waiting takes the answer for typed keys (Gemini
+    // flood stops or its screen is read, and a program that stopped waiting takes the answer for typed keys (Gemini
     // CLI's box read "1;2c" before the question on a loaded machine).
     for (const answer of scan.answers) this.send({ answer });
     if (scan.modesChanged || scan.focusReportsOff)
