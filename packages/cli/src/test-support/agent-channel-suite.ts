@@ -242,7 +242,8 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
         expect(r.stdout).toBe(`Answer to a question of ${SHORTCUTS.length} characters.\n`);
         expect(received()).toEqual([SHORTCUTS]);
         const turn = await latest(a.name);
-        expect(turn.text_source).toBe('agent');
+        // A first answer read off the screen says why in its record's note.
+        expect(turn.text_source, await why(a.name)).toBe('agent');
         expect(turn.agent).toMatchObject({
           agent,
           input_tokens: CALL_TOKENS.input,
