@@ -1,7 +1,7 @@
 import type { EventName, Push, SessionState } from '@clippy/protocol';
 import { HandlerError } from '../../errors.js';
 import type { Session, SessionClient } from '../../sessions/session.js';
-import { injectInto } from '../inject-into-session.js';
+import type { injectInto } from '../inject-into-session.js';
 import type { HopCounts } from './hop-count.js';
 import type { Leg } from './records.js';
 import type { RouteLog } from './route-log.js';
@@ -50,6 +50,8 @@ export interface DeliveryDeps {
   sessions: RouteSessions;
   log: RouteLog;
   hops: HopCounts;
+  /** How a message goes into its target: `injectInto`, the path `relay` takes. */
+  inject: typeof injectInto;
   /** Sends a route push to subscribers of `event` (about any of `sessions`). */
   publish(event: EventName, push: Push, sessions: string[]): void;
   /**
@@ -130,7 +132,12 @@ export class DeliveryQueue {
           continue;
         }
         if ((session.state as SessionState) !== 'idle') return; // state_changed → idle resumes
-        if (head.retryAt !== undefined && Date.now() < head.retryAt) return; // its timer resumes
+        if (head.retryAt !== undefined && Date.now() < head.retryAt) {
+          // Its timer resumes, armed again: one that fired a little early (timers count from the
+          // event loop's time, which lags the clock on a busy loop) found it not due yet.
+          this.retryLater(target, head);
+          return;
+        }
         const item = queue.shift()!;
         if (this.takenLate(session, item)) continue;
         const outcome = await this.inject(session, item);
@@ -190,7 +197,7 @@ export class DeliveryQueue {
     try {
       // The queue waited for idle: injection checks again, as relay does (never into a busy
       // target). A try after one the target did not take presses Enter on what its box holds.
-      await injectInto(
+      await this.deps.inject(
         this.deps.sessions,
         session,
         { content: bytes, text: message },

@@ -4,6 +4,7 @@ import type { Logger } from '../../log.js';
 import type { Session } from '../../sessions/session.js';
 import { findTurn } from '../../turn-ring/find-turn.js';
 import type { StoredTurn } from '../../turn-ring/turn-ring.js';
+import { injectInto } from '../inject-into-session.js';
 import { cycleThrough } from './cycle-check.js';
 import { DeliveryQueue, type QueueItem, type RouteSessions } from './delivery-queue.js';
 import { fire } from './fire.js';
@@ -50,6 +51,7 @@ export class RouteEngine {
       ...deps,
       log: this.log,
       hops: this.hops,
+      inject: injectInto,
       failed: (item, target, reason) => this.stopOnFailure(item, target, reason),
     });
     this.parts = { log: this.log, queue: this.queue, diffOf: deps.diffOf };
