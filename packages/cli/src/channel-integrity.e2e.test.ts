@@ -11,6 +11,7 @@ import { repoRoot } from '@clippy/testkit/paths';
 import { agentsMissing, type RealAgentName } from '@clippy/testkit/real-agents';
 import {
   startRealAgent,
+  turnWhy,
   untilListed,
   type RealAgentSession,
   REAL_AGENT_SCENARIO_MS as SCENARIO_MS,
@@ -184,7 +185,8 @@ for (const name of ['codex', 'claude'] as const) {
           watch.watchFor(question.split(' ')[0]!, answer.split(':')[0]!, secret!);
           const turn = await ask(s.session, question);
           expect(turn.text, JSON.stringify({ ...turn, content: undefined })).toBe(answer);
-          expect(turn.text_source).toBe('agent');
+          // An answer read off the screen says why: its record, the channel's note, the log.
+          expect(turn.text_source, await turnWhy(c, s.session, d)).toBe('agent');
         }
         const seen = await watch.stop();
         expect(seen.sweeps).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { startFakeModel, type FakeModel } from '@clippy/testkit/fake-model/server';
 import { MARKDOWN_ANSWERS, answerFor, askFor } from '@clippy/testkit/markdown-answers';
-import { screenOf } from '@clippy/testkit/real-agent-session';
+import { screenOf, turnWhy } from '@clippy/testkit/real-agent-session';
 import {
   AGENT_API,
   REAL_AGENTS,
@@ -117,12 +117,10 @@ async function askExactly(agent: RealAgentName, name: string, key: string): Prom
     ASK_MS + 10_000,
   );
   const { turn } = await c.request('get_turn', { session: name });
-  const { content: _c, text: _t, screen_text: _s, ...meta } = turn;
-  const s = await listed(name);
-  const why = `${name}: ${r.stderr}\n${await screenOf(env.env, name)}\nits turn: ${JSON.stringify(meta)}\nits channel: ${s.agent_channel} ${s.agent_session} (${s.channel_note ?? 'no note'})`;
+  const why = `${name}: ${r.stderr}\n${await screenOf(env.env, name)}\n${await turnWhy(c, name, d2 ?? d1 ?? undefined)}`;
   expect(r.code, why).toBe(0);
   expect(r.stdout, why).toBe(`${MARKDOWN_ANSWERS[key]}\n`);
-  expect(turn.text_source, name).toBe('agent');
+  expect(turn.text_source, why).toBe('agent');
   expect(turn.agent, name).toMatchObject({
     agent,
     model: expect.any(String),
@@ -297,7 +295,7 @@ describe.skipIf(missing !== null)('the three real agents through their life', ()
         expect(r.code, why).toBe(0);
         expect(r.stdout, why).toBe(`${answer}\n`);
         const { turn } = await c.request('get_turn', { session: name });
-        expect(turn.text_source, name).toBe('agent');
+        expect(turn.text_source, await turnWhy(c, name, d2 ?? d1 ?? undefined)).toBe('agent');
         // The text read off the screen (what a session without its channel answers).
         const screen = await runClippy(['show', name, '--screen'], env.env);
         expect(screen.code, name).toBe(0);

@@ -187,3 +187,26 @@ export async function screenOf(env: NodeJS.ProcessEnv, name: string): Promise<st
   term.dispose();
   return `--- ${name} is ${session.state}; its screen:\n${lines.join('\n').trimEnd()}\n---`;
 }
+
+/** How much of the daemon's log a failed check on a turn's source quotes (its latest lines). */
+const WHY_LOG_CHARS = 4_000;
+
+/**
+ * What a failed check on a real agent's turn needs said (an answer read off the screen where
+ * the agent's own was expected): the session's latest turn's record (the join's note is in
+ * `disagreement`), its channel's state and note, and the daemon's latest log lines (warnings:
+ * a report refused, late, or never come).
+ */
+export async function turnWhy(c: ClippyClient, session: string, d?: TestDaemon): Promise<string> {
+  const {
+    content: _c,
+    text: _t,
+    screen_text: _s,
+    ...meta
+  } = (await c.request('get_turn', { session })).turn;
+  const s = (await c.request('list_sessions', {})).sessions.find(
+    (x) => x.name === session || x.session === session,
+  );
+  const log = d ? `\nthe daemon's log: ${d.log.slice(-WHY_LOG_CHARS)}` : '';
+  return `${session}'s turn: ${JSON.stringify(meta)}\nits channel: ${s?.agent_channel} ${s?.agent_session ?? ''} (${s?.channel_note ?? 'no note'})${log}`;
+}

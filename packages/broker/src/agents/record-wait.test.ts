@@ -92,4 +92,13 @@ describe('readUntil', () => {
     writeFileSync(path, 'prompt\n');
     expect(await readUntil(path, lines(path), hasEnd, LATE_MS)).toEqual(['prompt']);
   });
+
+  it('ends when its caller no longer needs it (aborted), with the last read, before its time', async () => {
+    const path = join(dir, 'r.jsonl');
+    writeFileSync(path, 'prompt\n');
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), LATE_MS);
+    const t = await readUntil(path, lines(path), hasEnd, NEVER_MS, stop.signal);
+    expect(t).toEqual(['prompt']);
+  });
 });

@@ -1,3 +1,6 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentTurn } from '@clippy/protocol';
 import { TurnJoin, samePrompt, type JoinedTurn, type ScreenTurn } from './turn-join.js';
@@ -283,5 +286,73 @@ describe('samePrompt', () => {
     expect(samePrompt('a  b\nc', 'a b c')).toBe(true);
     expect(samePrompt('abcdef', 'abc…')).toBe(true);
     expect(samePrompt('abc', 'abd')).toBe(false);
+  });
+});
+
+describe('TurnJoin: the agent’s record of a held turn', () => {
+  /** Longer than any of these tests: a turn stored before it came from the record. */
+  const LONG_WAIT = 60_000;
+  /** How late the agent writes its record in these tests (the scenario, not a wait). */
+  const LATE_MS = 100;
+  let dir: string;
+  let path: string;
+  let reads: number;
+
+  beforeEach(() => {
+    vi.useRealTimers();
+    dir = mkdtempSync(joinPath(tmpdir(), 'clippy-turn-join-'));
+    path = joinPath(dir, 'transcript.jsonl');
+    writeFileSync(path, '{"prompt":"hi"}\n');
+    reads = 0;
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A channel whose record says the turn ended once its file holds an answer line. */
+  const recording = () =>
+    channel({
+      recordPath: () => path,
+      recorded: () => {
+        reads++;
+        return Promise.resolve(
+          readFileSync(path, 'utf8').includes('"answer"') ? report('# Answer', 'hi') : null,
+        );
+      },
+    });
+
+  const joinOf = (ch: AgentChannel) =>
+    new TurnJoin(
+      ch,
+      {
+        store: (t) => stored.push(t),
+        warn: (m) => warnings.push(m),
+        debug: () => {},
+        screenIdle: () => idle,
+        amend: (note) => amended.push(note),
+      },
+      LONG_WAIT,
+    );
+
+  it('written after the screen completed the turn, it joins the turn as written: no hook report needed', async () => {
+    const j = joinOf(recording());
+    j.screenTurn(screen('hi', Date.now() - 1_000, Date.now()));
+    expect(stored).toHaveLength(0);
+    setTimeout(() => appendFileSync(path, '{"answer":"# Answer"}\n'), LATE_MS);
+    await vi.waitFor(() => expect(stored).toHaveLength(1), { timeout: 10_000 });
+    expect(stored[0]!.answer).toBe('# Answer');
+    expect(warnings).toEqual([]);
+    j.dispose();
+  });
+
+  it('is no longer read once the hook’s report joined the turn', async () => {
+    const j = joinOf(recording());
+    j.screenTurn(screen('hi', Date.now() - 1_000, Date.now()));
+    await vi.waitFor(() => expect(reads).toBe(1));
+    j.channelTurn(report('# Answer', 'hi'));
+    expect(stored).toHaveLength(1);
+    const before = reads;
+    appendFileSync(path, '{"more":1}\n');
+    await new Promise((r) => setTimeout(r, LATE_MS));
+    expect(reads).toBe(before);
+    j.dispose();
   });
 });

@@ -1,4 +1,5 @@
 import type { AgentTurn } from '@clippy/protocol';
+import { readUntil } from './record-wait.js';
 import type { AgentChannel, ChannelTurn, ScreenTurnInfo } from './types.js';
 
 /**
@@ -58,8 +59,11 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
   private _note: string | undefined;
   /** Reports that came before the screen completed their turn (the usual order for hooks). */
   private pending: Report[] = [];
-  /** A turn the screen completed, waiting for its report (or its read, for pull channels). */
-  private held: { turn: T; timer: NodeJS.Timeout | null } | null = null;
+  /**
+   * A turn the screen completed, waiting for its report (or its read, for pull channels), and
+   * the watch of the agent's record for it (ended when the turn is no longer held).
+   */
+  private held: { turn: T; timer: NodeJS.Timeout | null; watch?: AbortController } | null = null;
   /** Turns completed while one is held: stored after it, in order. */
   private readonly queue: T[] = [];
   private overdue: NodeJS.Timeout | null = null;
@@ -140,9 +144,8 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     if (this.overdue) clearTimeout(this.overdue);
     this.overdue = null;
     if (this.held) {
-      const { turn, timer } = this.held;
-      if (timer) clearTimeout(timer);
-      this.held = null;
+      const { turn } = this.held;
+      this.release(this.held);
       this.finish(turn, this.claim(turn));
     }
     for (const t of this.queue.splice(0)) this.finish(t, []);
@@ -185,10 +188,28 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     }
     if (this._state === 'silent' || !this.channel.expectsReport(turn)) return this.finish(turn, []);
     const timer = setTimeout(() => this.expire(), this.waitMs);
-    const held = { turn, timer };
+    const held: NonNullable<typeof this.held> = { turn, timer };
     this.held = held;
-    // The agent's files may say the turn ended before its hook's process gets to report it.
-    this.channel.recorded?.(turn).then(
+    this.watchRecord(held);
+  }
+
+  /**
+   * The agent's files may say the turn ended before its hook's process reports it: they are
+   * read now, and again as they change while the turn is held. The record, not the hook, then
+   * ends the wait: a hook's process a loaded machine starts late (or one that never runs) costs
+   * no answer and no wait once the agent wrote its turn.
+   */
+  private watchRecord(held: NonNullable<typeof this.held>): void {
+    const recorded = this.channel.recorded?.bind(this.channel);
+    if (!recorded) return;
+    const read = () => recorded(held.turn);
+    const path = this.channel.recordPath?.();
+    let reading: Promise<ChannelTurn | null>;
+    if (path) {
+      held.watch = new AbortController();
+      reading = readUntil(path, read, (r) => r !== null, this.waitMs, held.watch.signal);
+    } else reading = read();
+    reading.then(
       (r) => {
         if (!r || this.disposed || this.held !== held) return;
         this._state = 'live';
@@ -198,12 +219,18 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     );
   }
 
+  /** The held turn is no longer held: its record is not watched for it any more. */
+  private release(held: NonNullable<typeof this.held>): void {
+    if (held.timer) clearTimeout(held.timer);
+    held.watch?.abort();
+    if (this.held === held) this.held = null;
+  }
+
   /** The held turn's report came: it is stored with it, and the turns queued behind it follow. */
   private finishHeld(report: Report): void {
-    const { turn, timer } = this.held!;
-    if (timer) clearTimeout(timer);
-    this.held = null;
-    this.finish(turn, [report]);
+    const held = this.held!;
+    this.release(held);
+    this.finish(held.turn, [report]);
     this.drain();
   }
 
@@ -225,7 +252,7 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
   private expire(): void {
     if (!this.held) return;
     const { turn } = this.held;
-    this.held = null;
+    this.release(this.held);
     const why = `the agent did not report the turn the screen completed within ${this.waitMs} ms`;
     if (this._state === 'waiting') this.silence(why);
     else this.disagree(`${why} (its text is the screen's)`, {});

@@ -27,6 +27,7 @@ import {
   screenOf,
   startRealAgent,
   untilListed,
+  turnWhy,
   untilListing,
   type RealAgentSession,
   REAL_AGENT_ASK_S as ASK_TIMEOUT_S,
@@ -160,12 +161,8 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
 
     const latest = async (name: string) => (await c.request('get_turn', { session: name })).turn;
 
-    /** What a failed exact-text check needs said: the turn's source and record, the channel's note. */
-    async function why(name: string): Promise<string> {
-      const { content: _c, text: _t, screen_text: _s, ...meta } = await latest(name);
-      const s = (await c.request('list_sessions', {})).sessions.find((x) => x.name === name);
-      return `${name}'s turn: ${JSON.stringify(meta)}; its channel: ${s?.agent_channel} (${s?.channel_note ?? 'no note'})`;
-    }
+    /** What a failed exact-text check needs said: the turn's record, the channel, the log. */
+    const why = (name: string) => turnWhy(c, name, d);
 
     /** Resolves with the conversation request of `who`'s model whose user text is `text`. */
     const receivedBy = (who: RealAgentName, text: string, since: number) =>
@@ -265,7 +262,7 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
           expect(r.code, `${key}: ${r.stderr}`).toBe(0);
           expect(r.stdout, `${key}: ${await why(a.name)}`).toBe(`${answer}\n`);
           const turn = await latest(a.name);
-          expect(turn.text_source, key).toBe('agent');
+          expect(turn.text_source, `${key}: ${await why(a.name)}`).toBe('agent');
           expect(turn.agent).toMatchObject({
             agent,
             ...(traits.via ? { via: traits.via } : {}),

@@ -17,6 +17,7 @@ import {
   startRealAgent,
   untilListed,
   type RealAgentSession,
+  turnWhy,
   REAL_AGENT_ASK_S as ASK_TIMEOUT_S,
   REAL_AGENT_SCENARIO_MS as SCENARIO_MS,
 } from '@clippy/testkit/real-agent-session';
@@ -188,7 +189,7 @@ export function realAgentSuite(agent: RealAgentName): void {
       expect(r.code).toBe(0);
       expect(r.stdout.trimEnd().split('\n')).toEqual(LONG_ANSWER);
       const { turn } = await c.request('get_turn', { session: s.name });
-      expect(turn.text_source).toBe('agent');
+      expect(turn.text_source, await turnWhy(c, s.name, d)).toBe('agent');
       // Its bullet and indentation are chrome.
       const shown = await runClippy(['show', s.name, '--screen'], env());
       const lines = shown.stdout
