@@ -37,6 +37,15 @@ export const MAX_ECHO_PHASE_BYTES = 256 * 1024;
  * line with its typed input is far smaller; the bound only caps output printed while idle. */
 export const MAX_IDLE_RAW_BYTES = 64 * 1024;
 
+/**
+ * Longest wait, after a prompt is shown while the end of a multi-line input is not yet echoed,
+ * for the rest of the echo (a REPL draws its prompt after a definition, then echoes the line
+ * typed after it; a loaded machine can pause between the two for tens of milliseconds). Past it
+ * the program is taken not to echo the rest. Only such a turn waits: an echo complete, or one
+ * whose end was shown, ends at the prompt's quiet wait (PROMPT_QUIET_MS) as before.
+ */
+export const ECHO_REST_WAIT_MS = 1_000;
+
 /** Line feeds beyond the input's own lines after which an unfinished echo is given up (a
  * line editor may redraw a line or add an empty one; more is the answer, not the echo). */
 export const MAX_ECHO_EXTRA_LINES = 2;

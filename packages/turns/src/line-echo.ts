@@ -65,6 +65,14 @@ export class LineEcho {
   }
 
   /**
+   * Whether the screen shows the end of what was typed (its last line's last characters) on or
+   * before the cursor's row: the echo reached the input's last line.
+   */
+  endShown(): boolean {
+    return compact(this.screen.linesToCursor().join('')).includes(this.tail);
+  }
+
+  /**
    * Follows a chunk of output at offset `base` (`newlines`: its line feeds' byte indices);
    * `atEnter` sees the screen at Enter's line feed. Returns where the content starts once the
    * echo is over, or null while it goes on.

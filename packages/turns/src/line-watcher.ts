@@ -8,6 +8,7 @@ import {
   MAX_IDLE_RAW_BYTES,
   MAX_LINE_CHARS,
   PROMPT_QUIET_MS,
+  ECHO_REST_WAIT_MS,
   PROMPT_SCAN_BYTES,
 } from './constants.js';
 import { IdleOutput } from './idle-output.js';
@@ -55,6 +56,11 @@ export class LineWatcher extends WatcherBase<LineTurn> {
   private lineStartAbs = 0;
   private lineText = '';
   private lineDirty = false;
+  /**
+   * The output's time when a prompt shown before the rest of an input's echo began the wait for
+   * it (see tick): that wait holds while no output came since.
+   */
+  private echoRestSince: number | null = null;
   private lineMatchedAt = -1;
   /** The stripped text of the last prompt (without leading CRs): where the next one begins. */
   private prevPrompt = '';
@@ -153,12 +159,21 @@ export class LineWatcher extends WatcherBase<LineTurn> {
   tick(now: number): DetectorEvent[] {
     const events: DetectorEvent[] = [];
     if (this.lineDirty && now - this.lastOutputAt >= PROMPT_QUIET_MS) {
-      this.lineDirty = false;
       const t = this.turn;
-      // An echo still unfinished when a prompt waits on a later line: it is over.
+      // An echo still unfinished when a prompt waits on a later line: it is over — once the
+      // end of what was typed was shown, or nothing more came for ECHO_REST_WAIT_MS (a REPL
+      // shows a prompt after a definition before it echoes the next line typed with it).
       if (t?.echo && this.lineStartAbs > t.startAbs && this.c.pattern && t.echo.linesSeen) {
-        if (matchPrompt(this.c.pattern, this.lineText) !== null) this.endEcho(t, t.echo.lastEnd);
+        if (matchPrompt(this.c.pattern, this.lineText) !== null) {
+          if (!t.echo.endShown() && now - this.lastOutputAt < ECHO_REST_WAIT_MS) {
+            this.echoRestSince = this.lastOutputAt;
+            return events;
+          }
+          this.endEcho(t, t.echo.lastEnd);
+        }
       }
+      this.lineDirty = false;
+      this.echoRestSince = null;
       this.checkLine(this.lineText, this.lineStartAbs, now, events, false);
     }
     return events;
@@ -167,9 +182,10 @@ export class LineWatcher extends WatcherBase<LineTurn> {
   nextDeadline(): number | null {
     const t = this.turn;
     const echoOpen = t !== null && t.echo !== null && this.lineStartAbs > t.startAbs;
-    return this.lineDirty && (echoOpen || this.lineIsCandidate(this.lineStartAbs))
-      ? this.lastOutputAt + PROMPT_QUIET_MS
-      : null;
+    if (!this.lineDirty || !(echoOpen || this.lineIsCandidate(this.lineStartAbs))) return null;
+    // Output since the wait for an echo's rest began: the quiet wait starts again from it.
+    const waitingForEcho = this.echoRestSince === this.lastOutputAt;
+    return this.lastOutputAt + (waitingForEcho ? ECHO_REST_WAIT_MS : PROMPT_QUIET_MS);
   }
 
   /**
