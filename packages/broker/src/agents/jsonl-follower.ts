@@ -35,7 +35,7 @@ export class JsonlFollower {
     try {
       const { size } = await fh.stat();
       // Rewritten shorter (a rewind, a compaction): start again from its beginning.
-      if (size < this.offset) this.reset();
+      if (size < this.offset) this.restart();
       const buf = Buffer.allocUnsafe(READ_CHUNK_BYTES);
       while (this.offset < size) {
         const { bytesRead } = await fh.read(buf, 0, buf.length, this.offset);
@@ -49,7 +49,8 @@ export class JsonlFollower {
     return out;
   }
 
-  private reset(): void {
+  /** The next read starts again from the file's beginning (its records are all read anew). */
+  restart(): void {
     this.offset = 0;
     this.partial = [];
     this.partialBytes = 0;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION } from '@clippy/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ClaudeChannel } from './claude/channel.js';
+import { CLAUDE_RECORD_WAIT_MS, ClaudeChannel } from './claude/channel.js';
 import { claudeResumeArgs, wireClaude } from './claude/wiring.js';
 import { CodexChannel } from './codex/channel.js';
 import { GeminiChannel } from './gemini/channel.js';
@@ -178,6 +178,44 @@ describe('Claude Code', () => {
     expect(u.kind === 'turn' && u.turn.answer).toBe('Here.\n');
     expect(u.kind === 'turn' && u.turn.record?.via).toBe('claude-transcript');
   });
+
+  it(
+    'a Stop whose transcript held no answer by the end of its wait leaves the turn to the transcript: read once written',
+    async () => {
+      const path = transcriptOf();
+      const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+      await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+      writeFileSync(
+        path,
+        jsonl([{ type: 'user', promptId: 'P1', message: { role: 'user', content: 'Show me' } }]),
+      );
+      const u = await ch.onEvent(
+        'Stop',
+        JSON.stringify({ prompt_id: 'P1', transcript_path: path, last_assistant_message: 'Here.' }),
+      );
+      expect(u.kind === 'turn' && u.turn.answer).toBeNull();
+      expect(u.kind === 'turn' && u.turn.note).toContain('holds no answer for its turn P1');
+      expect(u.kind === 'turn' && u.turn.answerToCome).toBe(true);
+      appendFileSync(
+        path,
+        jsonl([
+          {
+            type: 'assistant',
+            message: { id: 'm1', content: [{ type: 'text', text: 'Here.\n' }] },
+          },
+          { type: 'system', subtype: 'turn_duration' },
+        ]),
+      );
+      const late = await ch.recorded({
+        prompt: 'Show me',
+        startedAt: 0,
+        endedAt: 1,
+        interrupted: false,
+      });
+      expect(late?.answer).toBe('Here.\n');
+    },
+    CLAUDE_RECORD_WAIT_MS + 5_000,
+  );
 
   it('a turn whose end the transcript has written is read when the screen completes it; its Stop hook then adds nothing', async () => {
     const path = transcriptOf();

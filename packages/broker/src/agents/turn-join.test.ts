@@ -46,7 +46,8 @@ let warnings: string[];
 let idle: boolean;
 let amended: string[];
 
-function join(ch = channel()) {
+/** A join storing into `stored`; on the test's clock unless given another (`Date.now`). */
+function join(ch = channel(), waitMs = WAIT, clock: () => number = () => now) {
   return new TurnJoin(
     ch,
     {
@@ -56,8 +57,8 @@ function join(ch = channel()) {
       screenIdle: () => idle,
       amend: (note) => amended.push(note),
     },
-    WAIT,
-    () => now,
+    waitMs,
+    clock,
   );
 }
 
@@ -319,18 +320,7 @@ describe('TurnJoin: the agent’s record of a held turn', () => {
       },
     });
 
-  const joinOf = (ch: AgentChannel) =>
-    new TurnJoin(
-      ch,
-      {
-        store: (t) => stored.push(t),
-        warn: (m) => warnings.push(m),
-        debug: () => {},
-        screenIdle: () => idle,
-        amend: (note) => amended.push(note),
-      },
-      LONG_WAIT,
-    );
+  const joinOf = (ch: AgentChannel, waitMs = LONG_WAIT) => join(ch, waitMs, Date.now);
 
   it('written after the screen completed the turn, it joins the turn as written: no hook report needed', async () => {
     const j = joinOf(recording());
@@ -354,5 +344,67 @@ describe('TurnJoin: the agent’s record of a held turn', () => {
     await new Promise((r) => setTimeout(r, LATE_MS));
     expect(reads).toBe(before);
     j.dispose();
+  });
+
+  /** The hook's report of a turn whose answer the record did not hold yet (Claude's Stop). */
+  const answerless = () => ({
+    ...report(null, 'hi'),
+    note: 'the transcript holds no answer',
+    answerToCome: true,
+  });
+
+  it('a report without the answer, while the turn is held: the record written after it gives the answer', async () => {
+    const j = joinOf(recording());
+    j.screenTurn(screen('hi', Date.now() - 1_000, Date.now()));
+    j.channelTurn(answerless());
+    expect(stored).toHaveLength(0);
+    setTimeout(() => appendFileSync(path, '{"answer":"# Answer"}\n'), LATE_MS);
+    await vi.waitFor(() => expect(stored).toHaveLength(1), { timeout: 10_000 });
+    expect(stored[0]!.answer).toBe('# Answer');
+    expect(stored[0]!.disagreement).toBeUndefined();
+    j.dispose();
+  });
+
+  it('a report without the answer that came before the screen completed the turn waits with it for the record', async () => {
+    const j = joinOf(recording());
+    const startedAt = Date.now() - 1_000;
+    j.channelTurn(answerless());
+    j.screenTurn(screen('hi', startedAt, Date.now()));
+    expect(stored).toHaveLength(0);
+    setTimeout(() => appendFileSync(path, '{"answer":"# Answer"}\n'), LATE_MS);
+    await vi.waitFor(() => expect(stored).toHaveLength(1), { timeout: 10_000 });
+    expect(stored[0]!.answer).toBe('# Answer');
+    j.dispose();
+  });
+
+  it('a report without the answer whose record never comes: stored with it once the wait is over, its note kept', async () => {
+    const j = joinOf(recording(), LATE_MS);
+    j.screenTurn(screen('hi', Date.now() - 1_000, Date.now()));
+    j.channelTurn(answerless());
+    expect(stored).toHaveLength(0);
+    await vi.waitFor(() => expect(stored).toHaveLength(1), { timeout: 10_000 });
+    expect(stored[0]!.answer).toBeUndefined();
+    expect(stored[0]!.agent?.turn_id).toBe('T1');
+    expect(stored[0]!.disagreement).toContain('the transcript holds no answer');
+    j.dispose();
+  });
+
+  it('a report of a turn without an answer (an API error) is not held for the record', () => {
+    const j = joinOf(recording());
+    j.screenTurn(screen('hi', Date.now() - 1_000, Date.now()));
+    j.channelTurn(report(null, 'hi'));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.answer).toBeUndefined();
+    j.dispose();
+  });
+
+  it('a report without the answer that waits with its turn is stored with it when the session ends', () => {
+    const j = joinOf(recording());
+    j.screenTurn(screen('hi', Date.now() - 1_000, Date.now()));
+    j.channelTurn(answerless());
+    j.dispose();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.agent?.turn_id).toBe('T1');
+    expect(stored[0]!.disagreement).toContain('the transcript holds no answer');
   });
 });

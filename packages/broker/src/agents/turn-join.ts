@@ -63,7 +63,13 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
    * A turn the screen completed, waiting for its report (or its read, for pull channels), and
    * the watch of the agent's record for it (ended when the turn is no longer held).
    */
-  private held: { turn: T; timer: NodeJS.Timeout | null; watch?: AbortController } | null = null;
+  private held: {
+    turn: T;
+    timer: NodeJS.Timeout | null;
+    watch?: AbortController;
+    /** The agent's report came without its answer while the record was still watched. */
+    answerless?: Report;
+  } | null = null;
   /** Turns completed while one is held: stored after it, in order. */
   private readonly queue: T[] = [];
   private overdue: NodeJS.Timeout | null = null;
@@ -106,7 +112,15 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     if (this._state !== 'live') this._state = 'live';
     const entry = { turn: report, at: this.now() };
     if (this.disposed) return;
-    if (this.held && this.held.timer) return this.finishHeld(entry);
+    if (this.held && this.held.timer) {
+      // Its record may still bring the answer the report lacks (the agent writes it late): the
+      // turn waits on for it, and is stored with this report if it does not come.
+      if (report.answerToCome && this.held.watch) {
+        this.held.answerless = entry;
+        return;
+      }
+      return this.finishHeld(entry);
+    }
     if (this.host.screenIdle() && !this.held) {
       const text = `the screen completed the turn before the agent did (its turn ${report.record.turn_id ?? '?'}, answering “${clip(report.prompt ?? '')}”, reported after it)${report.note ? `; ${report.note}` : ''}`;
       this.disagree(text, { agent_turn: report.record.turn_id });
@@ -144,16 +158,24 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
     if (this.overdue) clearTimeout(this.overdue);
     this.overdue = null;
     if (this.held) {
-      const { turn } = this.held;
+      const { turn, answerless } = this.held;
       this.release(this.held);
-      this.finish(turn, this.claim(turn));
+      const reports = this.claim(turn);
+      if (answerless) reports.push(answerless);
+      this.finish(turn, reports);
     }
     for (const t of this.queue.splice(0)) this.finish(t, []);
   }
 
   private take(turn: T): void {
     const mine = this.claim(turn);
-    if (mine.length > 0) return this.finish(turn, mine);
+    // A report whose answer its record did not hold yet waits with the turn for the record,
+    // where the record can be watched.
+    const answerless =
+      mine.length > 0 && mine.at(-1)!.turn.answerToCome && this.watchesRecord()
+        ? mine.at(-1)
+        : undefined;
+    if (mine.length > 0 && (!answerless || turn.interrupted)) return this.finish(turn, mine);
     if (turn.interrupted) return this.finish(turn, []);
     const read = this.channel.readTurn?.bind(this.channel);
     if (read) {
@@ -186,9 +208,14 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
       );
       return;
     }
-    if (this._state === 'silent' || !this.channel.expectsReport(turn)) return this.finish(turn, []);
+    if (!answerless && (this._state === 'silent' || !this.channel.expectsReport(turn)))
+      return this.finish(turn, []);
     const timer = setTimeout(() => this.expire(), this.waitMs);
-    const held: NonNullable<typeof this.held> = { turn, timer };
+    const held: NonNullable<typeof this.held> = {
+      turn,
+      timer,
+      ...(answerless ? { answerless } : {}),
+    };
     this.held = held;
     this.watchRecord(held);
   }
@@ -209,14 +236,24 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
       held.watch = new AbortController();
       reading = readUntil(path, read, (r) => r !== null, this.waitMs, held.watch.signal);
     } else reading = read();
+    // Read without the turn: a report without its answer that waited for it stands.
+    const without = () => {
+      if (!this.disposed && this.held === held && held.answerless) this.finishHeld(held.answerless);
+    };
     reading.then(
       (r) => {
-        if (!r || this.disposed || this.held !== held) return;
+        if (this.disposed || this.held !== held) return;
+        if (!r) return without();
         this._state = 'live';
         this.finishHeld({ turn: r, at: this.now() });
       },
-      () => {}, // unreadable now: the hook's report still comes
+      without, // unreadable now: the hook's report still comes (or came without the answer)
     );
+  }
+
+  /** Whether the channel's record of a turn can be watched while the turn is held (push channels). */
+  private watchesRecord(): boolean {
+    return !this.channel.readTurn && !!this.channel.recorded && !!this.channel.recordPath?.();
   }
 
   /** The held turn is no longer held: its record is not watched for it any more. */
@@ -251,7 +288,8 @@ export class TurnJoin<T extends ScreenTurn = ScreenTurn> {
 
   private expire(): void {
     if (!this.held) return;
-    const { turn } = this.held;
+    const { turn, answerless } = this.held;
+    if (answerless) return this.finishHeld(answerless);
     this.release(this.held);
     const why = `the agent did not report the turn the screen completed within ${this.waitMs} ms`;
     if (this._state === 'waiting') this.silence(why);

@@ -13,6 +13,11 @@ export interface ChannelTurn {
    * record won (`answer` is the record's, or null when it has none); written on the turn.
    */
   note?: string;
+  /**
+   * The agent's report says the turn has an answer its record did not hold yet (`answer` is
+   * null): the join waits on for the record where it watches it.
+   */
+  answerToCome?: boolean;
 }
 
 /** What an event on the channel meant. */

@@ -133,16 +133,24 @@ export class ClaudeChannel implements AgentChannel {
       return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
     const transcript = this.transcript;
     const waitedFrom = Date.now();
-    const t =
+    let t =
       promptId && transcript
         ? await this.recordedTurn(transcript, promptId, hookAnswer)
         : undefined;
+    // Still no answer: the transcript is read once more from its start, in case reading on from
+    // where the last read stopped lost a line (the file rewritten under it).
+    if (promptId && transcript && t?.answer == null) {
+      t = await this.reads.run(() => {
+        transcript.restart();
+        return transcript.turn(promptId);
+      });
+    }
     // Read from the transcript meanwhile (its end was written while this one waited).
     if (promptId !== undefined && promptId === this.delivered)
       return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
-    this.delivered = promptId;
     // The report says which turn ended; its words never become the text: the transcript's are.
     if (t?.answer != null) {
+      this.delivered = promptId;
       const turn = this.transcriptTurn(t, 'claude-transcript');
       if (!holds(t, hookAnswer))
         turn.note = `the agent's Stop report for its turn ${promptId} gave another answer than its transcript: the transcript's is kept`;
@@ -162,6 +170,8 @@ export class ClaudeChannel implements AgentChannel {
           ? `the agent's transcript holds no turn ${promptId} after ${Date.now() - waitedFrom} ms`
           : `the agent's transcript holds no answer for its turn ${promptId} after ${Date.now() - waitedFrom} ms`;
     turn.note = `${missing}: the Stop report's copy is not used, the text is the screen's`;
+    // The report says there is an answer: the transcript may still get it.
+    if (transcript && promptId && hookAnswer?.trim()) turn.answerToCome = true;
     return { kind: 'turn', turn };
   }
 

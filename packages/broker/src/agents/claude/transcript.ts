@@ -51,6 +51,19 @@ export class ClaudeTranscript {
     return t?.promptId === promptId ? t : undefined;
   }
 
+  /**
+   * Forgets what was read: the next read takes the whole file again. What was read from where
+   * the last read stopped could have missed a line the agent's writes moved under it.
+   */
+  restart(): void {
+    this.file.restart();
+    this.promptId = undefined;
+    this.prompt = '';
+    this.promptAt = undefined;
+    this.ended = false;
+    this.messages = new Map();
+  }
+
   /** The latest turn as recorded so far (undefined: no prompt yet). */
   async latest(): Promise<TranscriptTurn | undefined> {
     for (const r of await this.file.readNew()) this.take(obj(r));
