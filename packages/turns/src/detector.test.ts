@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { answerTail } from './answer-drawn.js';
 import { BUILTIN_PRESETS } from './builtin-presets.js';
 import {
   MAX_LINE_CHARS,
@@ -702,6 +703,27 @@ describe('TurnDetector (screen presets)', () => {
       const [t] = turns(d.tick(2050 + RECORDED_SETTLE_MS));
       expect(t!.text).toContain('A last line drawn late.');
       expect(t!.endedAt).toBe(2050 + RECORDED_SETTLE_MS);
+    });
+
+    it("waits the usual settle while the screen does not show the record's answer's end: a frame drawn in pieces ends whole", () => {
+      // Codex's long answer on its full screen, under load: the idle frame came in two pieces
+      // 100 ms apart, and a wait of RECORDED_SETTLE_MS ended the turn on the first.
+      const d = readyClaude();
+      d.onInput(bytes('What is the capital of France?\r'), 1000);
+      d.onOutput(bytes('spinner'), 1010);
+      d.onScreen(snap(CLAUDE_BUSY), 1020);
+      const half = CLAUDE_IDLE_AFTER_ANSWER.map((l) =>
+        l === '  It sits on the Seine.' ? '  It si' : l,
+      );
+      d.onOutput(bytes('answer'), 2000);
+      d.onScreen(snap(half), 2010);
+      const tail = answerTail('The capital of France is Paris.\n\nIt sits on the Seine.');
+      expect(d.recordedEnd(1000, 2020, tail)).toEqual([]);
+      expect(d.tick(2010 + RECORDED_SETTLE_MS)).toEqual([]);
+      d.onOutput(bytes('rest'), 2110);
+      d.onScreen(snap(CLAUDE_IDLE_AFTER_ANSWER), 2120);
+      const [t] = turns(d.tick(2120 + RECORDED_SETTLE_MS));
+      expect(t!.text).toBe('The capital of France is Paris.\n\nIt sits on the Seine.');
     });
 
     it('is ignored for another turn than the open one, and for line presets', () => {

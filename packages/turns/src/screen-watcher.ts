@@ -1,7 +1,7 @@
 // The screen watcher: an agent's turn read from its rendered screen (a screen preset) — the
 // submit taken, busy and blocked screens, and the turn over once the idle screen has settled.
 import { classifyLines, type Classification } from './classify.js';
-import { NO_REACTION_MS, RECORDED_SETTLE_MS } from './constants.js';
+import { NO_REACTION_MS, RECORDED_SETTLE_MS, SCREEN_SETTLE_MS } from './constants.js';
 import {
   answerEnd,
   echoEnd,
@@ -110,6 +110,8 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
   private lastChangeAt = Number.NEGATIVE_INFINITY;
   private lastLines: string[] = [];
   private lastViewport: string[] = [];
+  /** The last look for a record's answer's end on the screen (see tailOnScreen). */
+  private tailSeen: { key: string | null; tail: string; shown: boolean } | null = null;
   /** The latest screen shows the preset's `interruptArmed` (see that getter). */
   private armed = false;
   private lastViewportTop: number | undefined;
@@ -278,10 +280,27 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
 
   /**
    * How long the idle screen must stay unchanged: the preset's settle window, shorter once the
-   * agent's record says the open turn ended (never longer: a preset may settle faster).
+   * agent's record says the open turn ended (never longer: a preset may settle faster) — and
+   * only as short as RECORDED_SETTLE_MS once the screen shows the end of the record's answer:
+   * until then the last frame may still be on its way in pieces (Codex's long answer on its
+   * full screen, paused mid-frame under load, ended the turn on half a frame), and the wait is
+   * a TUI's usual one (SCREEN_SETTLE_MS).
    */
   private settleMs(): number {
-    return this.turn?.recorded ? Math.min(this.c.settleMs, RECORDED_SETTLE_MS) : this.c.settleMs;
+    const t = this.turn;
+    if (!t?.recorded) return this.c.settleMs;
+    const drawn = t.recordedTail === null || this.tailOnScreen(t.recordedTail);
+    return Math.min(this.c.settleMs, drawn ? RECORDED_SETTLE_MS : SCREEN_SETTLE_MS);
+  }
+
+  /** Whether the screen shows `tail` (answerTail), looked at once per screen and tail. */
+  private tailOnScreen(tail: string): boolean {
+    let seen = this.tailSeen;
+    if (seen?.key !== this.screenKey || seen.tail !== tail) {
+      seen = { key: this.screenKey, tail, shown: tailDrawn(tail, this.lastViewport.join('\n')) };
+      this.tailSeen = seen;
+    }
+    return seen.shown;
   }
 
   /**
