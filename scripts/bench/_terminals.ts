@@ -227,6 +227,11 @@ export class TmuxHost {
     return this.serverPid ?? NaN;
   }
 
+  /** The names of the server's sessions now. */
+  sessions(): string[] {
+    return this.tmux(['list-sessions', '-F', '#{session_name}']).split('\n').filter(Boolean);
+  }
+
   attach(name: string, cols: number, rows: number): Term {
     return new Term('tmux', ['-S', this.socket, 'attach', '-t', name], cols, rows, shellEnv());
   }

@@ -4,15 +4,17 @@
  * flood compaction all run), nobody attached, from the moment they are told to go to the last
  * `session_exited`. Sessions are spawned and ready before the clock starts, so spawning costs
  * nothing here. Rounds interleave the variants (BENCH_ROUNDS, default 5) and medians are
- * compared: many sessions should cost no more per MB than one. BENCH_BASELINE (see
- * throughput.ts) measures other built checkouts' daemons beside this one, in the same rounds.
+ * compared: many sessions should cost no more per MB than one. The baseline, in the same
+ * rounds: a private tmux server doing the same with panes nobody is attached to (it parses all
+ * their output into its grids, as clippy's screen model and scan do), where tmux is installed.
+ * BENCH_BASELINE (see throughput.ts) measures other built checkouts' daemons beside this one.
  * Prints the load average beside the figures; asserts nothing. Needs `npm run build`.
  */
 import path from 'node:path';
 import type { ClippyClient } from '@clippy/client';
 import { isMain, loadAverage, mb, tempDir, writeTextFile } from './_common.js';
 import { threadCpu, threadCpuDelta } from './_threads.js';
-import { ClippyHost, cpuOf, otherCheckouts } from './_terminals.js';
+import { ClippyHost, TmuxHost, cpuOf, otherCheckouts } from './_terminals.js';
 
 /** Sessions printing at once in the "many" variant. */
 const MANY = Number(process.env.BENCH_SESSIONS ?? 50);
@@ -86,11 +88,56 @@ async function burst(host: ClippyHost, count: number, file: string, bytes: numbe
   }
 }
 
+/** How often the tmux variant looks whether its panes are gone (a tmux command each time). */
+const TMUX_POLL_MS = 50;
+
+/**
+ * The tmux baseline of `burst`: `count` panes of a private tmux server wait for a file to
+ * appear, then `cat` `file` and exit; one more pane, idle, keeps the server up. Measures the
+ * server's CPU from the file's creation until the last of the panes is gone.
+ */
+async function tmuxBurst(
+  tmux: TmuxHost,
+  dir: string,
+  count: number,
+  file: string,
+  bytes: number,
+): Promise<Run> {
+  const go = path.join(dir, `go-${Date.now()}`);
+  const names: string[] = [];
+  // The panes look for `go` every 20 ms: their sleeps cost the server nothing.
+  const command = `sh -c 'while [ ! -e ${go} ]; do sleep 0.02; done; exec cat ${file}'`;
+  for (let i = 0; i < count; i++) {
+    const name = `b${i}`;
+    tmux.spawn(name, command, COLS, ROWS);
+    names.push(name);
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  const cpu0 = cpuOf(tmux.pid);
+  const threads0 = threadCpu(tmux.pid);
+  const started = performance.now();
+  writeTextFile(go, 0);
+  const deadline = Date.now() + VARIANT_TIMEOUT_MS;
+  // A pane is gone once its output was read to its end and its program exited.
+  while (tmux.sessions().some((n) => names.includes(n))) {
+    if (Date.now() > deadline) throw new Error(`${count} tmux panes did not finish`);
+    await new Promise((r) => setTimeout(r, TMUX_POLL_MS));
+  }
+  const ms = performance.now() - started;
+  return {
+    cpu: cpuOf(tmux.pid) - cpu0,
+    bytes: count * bytes,
+    ms,
+    threads: threadCpuDelta(threads0, threadCpu(tmux.pid)),
+  };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function run(): Promise<void> {
   const tmp = tempDir();
   const hosts: [string, ClippyHost][] = [['clippy', await ClippyHost.start()]];
+  let tmux: TmuxHost | null = null;
   for (const [name, root] of otherCheckouts())
     hosts.push([name.replace('clippy attach', 'clippy'), await ClippyHost.start(root)]);
   try {
@@ -106,6 +153,17 @@ export async function run(): Promise<void> {
     for (const [name, host] of hosts) {
       variants.push([`${name}, 1 session`, () => burst(host, 1, one, ONE_BYTES)]);
       variants.push([`${name}, ${MANY} sessions`, () => burst(host, MANY, each, EACH_BYTES)]);
+    }
+    const noTmux = TmuxHost.unavailable();
+    if (noTmux) process.stdout.write(`no tmux baseline: ${noTmux}\n`);
+    else {
+      const t = (tmux = new TmuxHost());
+      t.spawn('keeper', 'sleep 100000', COLS, ROWS);
+      variants.push(['tmux, 1 session', () => tmuxBurst(t, tmp.dir, 1, one, ONE_BYTES)]);
+      variants.push([
+        `tmux, ${MANY} sessions`,
+        () => tmuxBurst(t, tmp.dir, MANY, each, EACH_BYTES),
+      ]);
     }
     const runs = new Map<string, Run[]>(variants.map(([n]) => [n, []]));
     for (let round = 1; round <= ROUNDS; round++) {
@@ -132,22 +190,28 @@ export async function run(): Promise<void> {
         `  ${name.padEnd(width)} ${cpuPerMb.toFixed(1).padStart(6)} ms/MB  ${rate.toFixed(1).padStart(6)} MB/s  threads: ${mid.threads}\n`,
       );
     }
+    const ratioOf = (name: string) =>
+      perMb.get(`${name}, ${MANY} sessions`)! / perMb.get(`${name}, 1 session`)!;
     for (const [name] of hosts) {
-      const ratio = perMb.get(`${name}, ${MANY} sessions`)! / perMb.get(`${name}, 1 session`)!;
       process.stdout.write(
-        `${name}: ${MANY} sessions / 1 session, CPU per MB: ${ratio.toFixed(2)}x (goal <= 1.0x)\n`,
+        `${name}: ${MANY} sessions / 1 session, CPU per MB: ${ratioOf(name).toFixed(2)}x (goal <= 1.0x)\n`,
       );
     }
-    if (hosts.length > 1) {
-      for (const [name] of hosts.slice(1)) {
-        for (const v of ['1 session', `${MANY} sessions`]) {
-          const ratio = perMb.get(`clippy, ${v}`)! / perMb.get(`${name}, ${v}`)!;
-          process.stdout.write(`clippy / ${name}, ${v}: CPU per MB ${ratio.toFixed(2)}x\n`);
-        }
+    if (tmux) {
+      process.stdout.write(
+        `tmux (baseline): ${MANY} sessions / 1 session, CPU per MB: ${ratioOf('tmux').toFixed(2)}x\n`,
+      );
+    }
+    const baselines = [...hosts.slice(1).map(([n]) => n), ...(tmux ? ['tmux'] : [])];
+    for (const name of baselines) {
+      for (const v of ['1 session', `${MANY} sessions`]) {
+        const ratio = perMb.get(`clippy, ${v}`)! / perMb.get(`${name}, ${v}`)!;
+        process.stdout.write(`clippy / ${name}, ${v}: CPU per MB ${ratio.toFixed(2)}x\n`);
       }
     }
   } finally {
     for (const [, host] of hosts) await host.stop();
+    await tmux?.stop();
     tmp.remove();
   }
 }

@@ -80,7 +80,10 @@ export class TurnDetector implements W.TurnWatcher {
     return this.watcher.scanNeeds;
   }
 
-  /** Output, with its scan when the caller made one (see scanNeeds; for every chunk or none). */
+  /**
+   * Output, with its scan when the caller made one (see scanNeeds; for every chunk or none).
+   * Kept as views, never copied: the caller never changes `chunk` afterwards.
+   */
   onOutput(chunk: Uint8Array, now: number, scan?: ChunkScan): W.DetectorEvent[] {
     return this.watcher.onOutput(chunk, now, scan);
   }

@@ -46,12 +46,16 @@ describe('IdleOutput', () => {
     expect(idle.cut).toBe(false);
   });
 
-  it('is not changed by a later change of the chunk it was given (the caller may reuse it)', () => {
+  it('keeps the last MAX_IDLE_RAW_BYTES of a paste echoed byte by byte, at their offsets', () => {
     const idle = new IdleOutput();
-    const chunk = Buffer.from('$ ls');
-    idle.keep(chunk, 0);
-    chunk.fill(0x78);
-    expect(text(idle)).toBe('$ ls');
+    const total = 3 * MAX_IDLE_RAW_BYTES + 5;
+    const all = stream(0, total);
+    for (let at = 0; at < total; at++) idle.keep(all.subarray(at, at + 1), at);
+    expect(text(idle)).toBe(stream(total - MAX_IDLE_RAW_BYTES, MAX_IDLE_RAW_BYTES).toString());
+    expect(idle.kept.length).toBe(MAX_IDLE_RAW_BYTES);
+    idle.trim(total - 3);
+    expect(text(idle)).toBe(stream(total - 3, 3).toString());
+    expect(idle.cut).toBe(false);
   });
 
   it('starts afresh at a reset: with the prompt line given, or with nothing from an offset', () => {

@@ -51,11 +51,14 @@ export function openTurnAt(
   };
 }
 
-/** Keeps the part of `bytes` (at output offset `atAbs`) that falls in the turn's buffer. */
+/**
+ * Keeps the part of `bytes` (at output offset `atAbs`) that falls in the turn's buffer: a view,
+ * not a copy (output given to a watcher is never changed afterwards: see onOutput).
+ */
 export function storeOutput(turn: OpenTurn, bytes: Uint8Array, atAbs: number): void {
   const from = Math.max(atAbs, turn.bufBaseAbs);
   const to = Math.min(atAbs + bytes.length, turn.bufBaseAbs + turn.bufCap);
-  if (to > from) turn.chunks.push(bytes.slice(from - atAbs, to - atAbs));
+  if (to > from) turn.chunks.push(bytes.subarray(from - atAbs, to - atAbs));
 }
 
 /** The stored bytes of a turn between two output offsets, or null when not all are stored. */

@@ -69,6 +69,7 @@ export interface TurnWatcher {
   /** What a caller's scan of the output must collect to be passed to onOutput. */
   readonly scanNeeds: Omit<OutputScanOptions, 'lines'>;
   resize(cols: number): void;
+  /** Output (kept as views, never copied: the caller never changes `chunk` afterwards). */
   onOutput(chunk: Uint8Array, now: number, scan?: ChunkScan): DetectorEvent[];
   onInput(data: Uint8Array, now: number): DetectorEvent[];
   onScreen(snap: ScreenSnapshot, now: number): DetectorEvent[];

@@ -84,7 +84,8 @@ export abstract class WatcherBase<T extends OpenTurn> implements TurnWatcher {
 
   /**
    * Output, and its scan: made by the caller's OutputScan (with at least `scanNeeds`) when it
-   * scans the stream anyway, else here. A caller passes it for every chunk or for none.
+   * scans the stream anyway, else here. A caller passes it for every chunk or for none. The
+   * chunk is kept as it is (views of it, never copies): the caller never changes it afterwards.
    */
   onOutput(chunk: Uint8Array, now: number, scan?: ChunkScan): DetectorEvent[] {
     const events: DetectorEvent[] = [];
