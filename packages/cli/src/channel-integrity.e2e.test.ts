@@ -186,7 +186,7 @@ for (const name of ['codex', 'claude'] as const) {
           const turn = await ask(s.session, question);
           expect(turn.text, JSON.stringify({ ...turn, content: undefined })).toBe(answer);
           // An answer read off the screen says why: its record, the channel's note, the log.
-          expect(turn.text_source, await turnWhy(c, s.session, d)).toBe('agent');
+          expect(turn.text_source, await turnWhy(c, s.session, d, s.home)).toBe('agent');
         }
         const seen = await watch.stop();
         expect(seen.sweeps).toBeGreaterThan(0);

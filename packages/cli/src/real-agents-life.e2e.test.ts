@@ -117,7 +117,7 @@ async function askExactly(agent: RealAgentName, name: string, key: string): Prom
     ASK_MS + 10_000,
   );
   const { turn } = await c.request('get_turn', { session: name });
-  const why = `${name}: ${r.stderr}\n${await screenOf(env.env, name)}\n${await turnWhy(c, name, d2 ?? d1 ?? undefined)}`;
+  const why = `${name}: ${r.stderr}\n${await screenOf(env.env, name)}\n${await turnWhy(c, name, d2 ?? d1 ?? undefined, setups.get(name)?.home)}`;
   expect(r.code, why).toBe(0);
   expect(r.stdout, why).toBe(`${MARKDOWN_ANSWERS[key]}\n`);
   expect(turn.text_source, why).toBe('agent');
@@ -295,7 +295,10 @@ describe.skipIf(missing !== null)('the three real agents through their life', ()
         expect(r.code, why).toBe(0);
         expect(r.stdout, why).toBe(`${answer}\n`);
         const { turn } = await c.request('get_turn', { session: name });
-        expect(turn.text_source, await turnWhy(c, name, d2 ?? d1 ?? undefined)).toBe('agent');
+        expect(
+          turn.text_source,
+          await turnWhy(c, name, d2 ?? d1 ?? undefined, setups.get(name)?.home),
+        ).toBe('agent');
         // The text read off the screen (what a session without its channel answers).
         const screen = await runClippy(['show', name, '--screen'], env.env);
         expect(screen.code, name).toBe(0);

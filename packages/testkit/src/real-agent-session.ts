@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
 import headless from '@xterm/headless';
 import { connect, type ClippyClient } from '@clippy/client';
 import { runClippy } from './cli-pty.js';
@@ -191,13 +193,65 @@ export async function screenOf(env: NodeJS.ProcessEnv, name: string): Promise<st
 /** How much of the daemon's log a failed check on a turn's source quotes (its latest lines). */
 const WHY_LOG_CHARS = 4_000;
 
+/** How many of the agent's record files a failed check lists, and how much of the newest ones. */
+const WHY_RECORD_FILES = 10;
+const WHY_RECORD_TAILS = 2;
+const WHY_RECORD_CHARS = 3_000;
+
+/** Directories deep a search for the agent's records goes under its HOME (Claude's: 3). */
+const RECORD_SEARCH_DEPTH = 6;
+
+/**
+ * The agent's record files (`.jsonl`) under its temp HOME, newest first, and the end of the
+ * newest: what the agent wrote where clippy looked for its answer, and anywhere else.
+ */
+function recordFiles(home: string): string {
+  const found: { path: string; size: number; mtime: number }[] = [];
+  const walk = (dir: string, depth: number): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.isDirectory() && depth < RECORD_SEARCH_DEPTH && e.name !== 'node_modules')
+        walk(p, depth + 1);
+      else if (e.isFile() && e.name.endsWith('.jsonl')) {
+        const st = statSync(p);
+        found.push({ path: p, size: st.size, mtime: st.mtimeMs });
+      }
+    }
+  };
+  walk(home, 0);
+  if (found.length === 0) return `\nthe agent's record files: none under ${home}`;
+  found.sort((a, b) => b.mtime - a.mtime);
+  const now = Date.now();
+  const list = found
+    .slice(0, WHY_RECORD_FILES)
+    .map(
+      (f) => `  ${f.path} (${f.size} bytes, written ${((now - f.mtime) / 1000).toFixed(1)} s ago)`,
+    );
+  const tails = found.slice(0, WHY_RECORD_TAILS).map((f) => {
+    const text = readFileSync(f.path, 'utf8');
+    return `--- the end of ${f.path}:\n${text.slice(-WHY_RECORD_CHARS)}`;
+  });
+  return `\nthe agent's record files, newest first:\n${list.join('\n')}\n${tails.join('\n')}`;
+}
+
 /**
  * What a failed check on a real agent's turn needs said (an answer read off the screen where
  * the agent's own was expected): the session's latest turn's record (the join's note is in
- * `disagreement`), its channel's state and note, and the daemon's latest log lines (warnings:
- * a report refused, late, or never come).
+ * `disagreement`), its channel's state and note, the daemon's latest log lines (warnings: a
+ * report refused, late, or never come) and, given the agent's temp HOME, its record files.
  */
-export async function turnWhy(c: ClippyClient, session: string, d?: TestDaemon): Promise<string> {
+export async function turnWhy(
+  c: ClippyClient,
+  session: string,
+  d?: TestDaemon,
+  home?: string,
+): Promise<string> {
   const {
     content: _c,
     text: _t,
@@ -208,5 +262,6 @@ export async function turnWhy(c: ClippyClient, session: string, d?: TestDaemon):
     (x) => x.name === session || x.session === session,
   );
   const log = d ? `\nthe daemon's log: ${d.log.slice(-WHY_LOG_CHARS)}` : '';
-  return `${session}'s turn: ${JSON.stringify(meta)}\nits channel: ${s?.agent_channel} ${s?.agent_session ?? ''} (${s?.channel_note ?? 'no note'})${log}`;
+  const records = home ? recordFiles(home) : '';
+  return `${session}'s turn: ${JSON.stringify(meta)}\nits channel: ${s?.agent_channel} ${s?.agent_session ?? ''} (${s?.channel_note ?? 'no note'})${log}${records}`;
 }

@@ -27,6 +27,7 @@ import {
 } from '@clippy/testkit/real-agents';
 import {
   screenOf,
+  turnWhy,
   REAL_AGENT_SCENARIO_MS as SCENARIO_MS,
 } from '@clippy/testkit/real-agent-session';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -219,7 +220,13 @@ export function acpAgentSuite(agent: RealAgentName, differences: AcpAgentDiffere
         await acp.agent.notify(methods.agent.session.cancel, { sessionId });
         expect((await answered).stopReason).toBe('cancelled');
         const { turn } = await clippy.request('get_turn', { session: sessionId });
-        expect(turn.interrupted).toBe(true);
+        if (turn.interrupted !== true) {
+          // Which turn is the latest, what its record says, and what the daemon did.
+          const { turns } = await clippy.request('list_turns', { session: sessionId, limit: 3 });
+          expect.fail(
+            `the latest turn is not flagged interrupted: ${await turnWhy(clippy, sessionId, daemon, setup.home)}\nthe latest turns: ${JSON.stringify(turns)}`,
+          );
+        }
         model.releaseHanging();
         const next = 'And now a short one?';
         expect((await prompt(next)).stopReason).toBe('end_turn');

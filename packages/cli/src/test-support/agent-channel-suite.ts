@@ -162,7 +162,7 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
     const latest = async (name: string) => (await c.request('get_turn', { session: name })).turn;
 
     /** What a failed exact-text check needs said: the turn's record, the channel, the log. */
-    const why = (name: string) => turnWhy(c, name, d);
+    const why = (name: string) => turnWhy(c, name, d, [a, b].find((s) => s?.name === name)?.home);
 
     /** Resolves with the conversation request of `who`'s model whose user text is `text`. */
     const receivedBy = (who: RealAgentName, text: string, since: number) =>

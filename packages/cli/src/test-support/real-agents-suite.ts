@@ -189,7 +189,7 @@ export function realAgentSuite(agent: RealAgentName): void {
       expect(r.code).toBe(0);
       expect(r.stdout.trimEnd().split('\n')).toEqual(LONG_ANSWER);
       const { turn } = await c.request('get_turn', { session: s.name });
-      expect(turn.text_source, await turnWhy(c, s.name, d)).toBe('agent');
+      expect(turn.text_source, await turnWhy(c, s.name, d, s.home)).toBe('agent');
       // Its bullet and indentation are chrome.
       const shown = await runClippy(['show', s.name, '--screen'], env());
       const lines = shown.stdout
