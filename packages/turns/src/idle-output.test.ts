@@ -52,7 +52,8 @@ describe('IdleOutput', () => {
     const all = stream(0, total);
     for (let at = 0; at < total; at++) idle.keep(all.subarray(at, at + 1), at);
     expect(text(idle)).toBe(stream(total - MAX_IDLE_RAW_BYTES, MAX_IDLE_RAW_BYTES).toString());
-    expect(idle.kept.length).toBe(MAX_IDLE_RAW_BYTES);
+    // Not one view per byte: a trickle's views are joined.
+    expect(idle.kept.length).toBeLessThanOrEqual(257);
     idle.trim(total - 3);
     expect(text(idle)).toBe(stream(total - 3, 3).toString());
     expect(idle.cut).toBe(false);
