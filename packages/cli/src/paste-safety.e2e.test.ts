@@ -82,11 +82,13 @@ describe('injected text', () => {
     const r = await runClippy(['send', 'b', HOSTILE, '--force'], d.env.env);
     expect(r.code).toBe(0);
     // Enter runs whatever the line holds; bash runs commands in order, so once SYNC is
-    // printed anything the hostile text could have started has run.
+    // printed anything the hostile text could have started has run. The turn is the first after
+    // the ones stored before Enter: bash may finish it before a wait asked afterwards arrives.
+    const before = (await c.request('list_turns', { session: 'b', limit: 1 })).turns[0]?.turn_id;
     await c.request('send', { session: 'b', text: 'echo SYNC', enter: true, force: true });
     const { turn } = await c.request(
       'wait_turn',
-      { session: 'b', timeout_ms: 10_000 },
+      { session: 'b', after: before ?? 'b:0', timeout_ms: 10_000 },
       { timeoutMs: 0 },
     );
     expect(turn.text).toContain('SYNC');

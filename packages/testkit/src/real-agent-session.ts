@@ -196,14 +196,58 @@ const WHY_LOG_CHARS = 4_000;
 /** How many of the agent's record files a failed check lists, and how much of the newest ones. */
 const WHY_RECORD_FILES = 10;
 const WHY_RECORD_TAILS = 2;
-const WHY_RECORD_CHARS = 3_000;
+const WHY_RECORD_CHARS = 8_000;
 
 /** Directories deep a search for the agent's records goes under its HOME (Claude's: 3). */
 const RECORD_SEARCH_DEPTH = 6;
 
+/** How much of a record's text its digest line shows. */
+const WHY_TEXT_CHARS = 60;
+
 /**
- * The agent's record files (`.jsonl`) under its temp HOME, newest first, and the end of the
- * newest: what the agent wrote where clippy looked for its answer, and anywhere else.
+ * One record of an agent's `.jsonl` file in one short line: what it is (type, subtype), where it
+ * sits (uuid, parent, prompt id, side chain, meta), when, and the kinds and start of its content:
+ * enough to see which line the answer is on, or that it is missing, without the file's bulk.
+ */
+function recordDigest(line: string): string {
+  let r: Record<string, unknown>;
+  try {
+    r = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return `(not JSON) ${line.slice(0, WHY_TEXT_CHARS)}`;
+  }
+  const short = (v: unknown) => (typeof v === 'string' ? v.slice(0, 8) : undefined);
+  const message = r.message as { id?: unknown; content?: unknown } | undefined;
+  const content = message?.content;
+  const blocks = Array.isArray(content)
+    ? content.map((b: { type?: unknown; text?: unknown }) =>
+        typeof b?.text === 'string'
+          ? `${String(b.type)}:${JSON.stringify(b.text.slice(0, WHY_TEXT_CHARS))}`
+          : String(b?.type),
+      )
+    : typeof content === 'string'
+      ? [`string:${JSON.stringify(content.slice(0, WHY_TEXT_CHARS))}`]
+      : [];
+  const attachment = r.attachment as { type?: unknown } | undefined;
+  const fields = [
+    r.timestamp,
+    r.type,
+    r.subtype,
+    attachment?.type && `attachment:${String(attachment.type)}`,
+    r.uuid && `uuid=${short(r.uuid)}`,
+    r.parentUuid && `parent=${short(r.parentUuid)}`,
+    r.promptId && `prompt=${short(r.promptId)}`,
+    short(message?.id) && `msg=${short(message?.id)}`,
+    r.isSidechain === true && 'sidechain',
+    r.isMeta === true && 'meta',
+    blocks.length > 0 && `[${blocks.join(', ')}]`,
+  ];
+  return fields.filter((x) => x !== undefined && x !== false && x !== null && x !== '').join(' ');
+}
+
+/**
+ * The agent's record files (`.jsonl`) under its temp HOME, newest first, and the newest ones one
+ * line per record: what the agent wrote where clippy looked for its answer, and anywhere else.
  */
 function recordFiles(home: string): string {
   const found: { path: string; size: number; mtime: number }[] = [];
@@ -234,8 +278,9 @@ function recordFiles(home: string): string {
       (f) => `  ${f.path} (${f.size} bytes, written ${((now - f.mtime) / 1000).toFixed(1)} s ago)`,
     );
   const tails = found.slice(0, WHY_RECORD_TAILS).map((f) => {
-    const text = readFileSync(f.path, 'utf8');
-    return `--- the end of ${f.path}:\n${text.slice(-WHY_RECORD_CHARS)}`;
+    const lines = readFileSync(f.path, 'utf8').split('\n').filter(Boolean);
+    const digest = lines.map(recordDigest).join('\n');
+    return `--- ${f.path}, one line per record (${lines.length}):\n${digest.slice(-WHY_RECORD_CHARS)}`;
   });
   return `\nthe agent's record files, newest first:\n${list.join('\n')}\n${tails.join('\n')}`;
 }

@@ -110,10 +110,16 @@ describe('a session in a VS Code terminal', () => {
     await eventually(async () => (await session('alpha')).clients === 0, 'detached');
     const alpha = await session('alpha');
     expect(alpha.state).toBe('idle');
-    // Still alive and answering.
+    // Still alive and answering: a turn after the ones stored before the question (one that
+    // ends before the wait arrives counts).
+    const before = (await c.request('list_turns', { session: 'alpha', limit: 1 })).turns[0];
     const r = await c.request('send', { session: 'alpha', text: 'still there?', enter: true });
     expect(r.submitted).toBe(true);
-    await c.request('wait_turn', { session: 'alpha', timeout_ms: 10_000 }, { timeoutMs: 0 });
+    await c.request(
+      'wait_turn',
+      { session: 'alpha', after: before?.turn_id ?? 'alpha:0', timeout_ms: 10_000 },
+      { timeoutMs: 0 },
+    );
     // A new Open makes a new terminal.
     await run('clippy.attach', 'alpha');
     const again = await eventually(

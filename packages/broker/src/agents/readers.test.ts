@@ -291,6 +291,103 @@ describe('Claude Code', () => {
     );
   });
 
+  it('a first answer written before its prompt is still its turn’s: a line follows its parent, not the file’s order', async () => {
+    // Seen in a full run (a session's first turn, a loaded machine): Claude Code's concurrent
+    // writers put the answer first and the prompt, made to wait for the file, after it.
+    const path = transcriptOf();
+    const at = Date.parse('2026-01-01T00:00:00.000Z');
+    const line = (uuid: string, parentUuid: string | null, row: object) => ({
+      uuid,
+      parentUuid,
+      timestamp: '2026-01-01T00:00:00.000Z',
+      ...row,
+    });
+    const answer = line('a1', 's1', {
+      type: 'assistant',
+      message: { id: 'm1', model: 'claude-x', content: [{ type: 'text', text: ANSWER }] },
+    });
+    const prompt = line('u1', null, {
+      type: 'user',
+      promptId: 'P1',
+      message: { role: 'user', content: 'Show me' },
+    });
+    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+    const turn = { prompt: 'Show me', startedAt: at - 10, endedAt: at + 2000, interrupted: false };
+    // The answer alone: no turn is open yet, and the line waits for its parent.
+    writeFileSync(path, jsonl([answer, { type: 'mode', mode: 'normal', sessionId: 'S' }]));
+    expect(await ch.recorded(turn)).toBeNull();
+    appendFileSync(
+      path,
+      jsonl([
+        prompt,
+        line('s0', 'u1', { type: 'attachment', attachment: { type: 'agent_listing_delta' } }),
+        line('s1', 's0', { type: 'attachment', attachment: { type: 'skill_listing' } }),
+        line('h1', 'a1', { type: 'system', subtype: 'stop_hook_summary' }),
+        line('d1', 'h1', { type: 'system', subtype: 'turn_duration', durationMs: 600 }),
+      ]),
+    );
+    const r = await ch.recorded(turn);
+    expect(r?.answer).toBe(ANSWER);
+    expect(r?.record).toMatchObject({ via: 'claude-transcript', turn_id: 'P1', model: 'claude-x' });
+
+    // Through the Stop report, read from the file's start as a fresh reader does.
+    const fresh = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    await fresh.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+    const u = await fresh.onEvent(
+      'Stop',
+      JSON.stringify({ prompt_id: 'P1', last_assistant_message: ANSWER.trim() }),
+    );
+    expect(u.kind === 'turn' && u.turn.answer).toBe(ANSWER);
+    expect(u.kind === 'turn' && u.turn.record.via).toBe('claude-transcript');
+  });
+
+  it('a line of an earlier turn written after the next prompt stays that turn’s answer', async () => {
+    const path = transcriptOf();
+    const line = (uuid: string, parentUuid: string | null, row: object) => ({
+      uuid,
+      parentUuid,
+      ...row,
+    });
+    const say = (id: string, text: string) => ({
+      type: 'assistant',
+      message: { id, content: [{ type: 'text', text }] },
+    });
+    writeFileSync(
+      path,
+      jsonl([
+        line('u1', null, { type: 'user', promptId: 'P1', message: { content: 'one' } }),
+        line('a1', 'u1', say('m1', 'first')),
+        line('u2', 'a1', { type: 'user', promptId: 'P2', message: { content: 'two' } }),
+        // Turn P1's last message, written late: its parent is P1's.
+        line('a1b', 'a1', say('m1b', 'first, finished')),
+        line('d1', 'a1b', { type: 'system', subtype: 'turn_duration' }),
+      ]),
+    );
+    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+    const second = ch.onEvent(
+      'Stop',
+      JSON.stringify({ prompt_id: 'P2', last_assistant_message: 'second' }),
+    );
+    await new Promise((r) => setTimeout(r, CLAUDE_LATE_MS));
+    appendFileSync(
+      path,
+      jsonl([
+        line('a2', 'u2', say('m2', 'second')),
+        line('d2', 'a2', { type: 'system', subtype: 'turn_duration' }),
+      ]),
+    );
+    const u = await second;
+    expect(u.kind === 'turn' && u.turn.answer).toBe('second');
+    expect(u.kind === 'turn' && u.turn.note).toBeUndefined();
+    const first = await ch.onEvent(
+      'Stop',
+      JSON.stringify({ prompt_id: 'P1', last_assistant_message: 'first, finished' }),
+    );
+    expect(first.kind === 'turn' && first.turn.answer).toBe('first, finished');
+  });
+
   it('its own commands and interrupts are not waited for; a prompt is, once the channel works', async () => {
     const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
     const turn = { prompt: 'hello', startedAt: 0, endedAt: 1, interrupted: false };
