@@ -342,6 +342,33 @@ describe('Claude Code', () => {
     expect(u.kind === 'turn' && u.turn.record.via).toBe('claude-transcript');
   });
 
+  it('lines waiting for the same parent count in the order they were written', async () => {
+    const path = transcriptOf();
+    const block = (uuid: string, text: string) => ({
+      uuid,
+      parentUuid: 'u1',
+      type: 'assistant',
+      message: { id: 'm1', content: [{ type: 'text', text }] },
+    });
+    writeFileSync(
+      path,
+      jsonl([
+        block('a1', 'Here '),
+        block('a2', 'it '),
+        block('a3', 'is.'),
+        { uuid: 'u1', parentUuid: null, type: 'user', promptId: 'P1', message: { content: 'q' } },
+        { uuid: 'd1', parentUuid: 'a3', type: 'system', subtype: 'turn_duration' },
+      ]),
+    );
+    const ch = new ClaudeChannel({ session: 'c', env: {}, cwd: dir });
+    await ch.onEvent('SessionStart', JSON.stringify({ session_id: 'S', transcript_path: path }));
+    const u = await ch.onEvent(
+      'Stop',
+      JSON.stringify({ prompt_id: 'P1', last_assistant_message: 'Here it is.' }),
+    );
+    expect(u.kind === 'turn' && u.turn.answer).toBe('Here it is.');
+  });
+
   it('a line of an earlier turn written after the next prompt stays that turn’s answer', async () => {
     const path = transcriptOf();
     const line = (uuid: string, parentUuid: string | null, row: object) => ({

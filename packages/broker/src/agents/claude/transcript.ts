@@ -177,11 +177,14 @@ export class ClaudeTranscript {
     return t;
   }
 
-  /** The line belongs to `promptId`'s turn: counted there, and so are the lines waiting on it. */
+  /**
+   * The line belongs to `promptId`'s turn: counted there, and so are the lines waiting on it, in
+   * the order they were read (a message's text blocks are counted in order).
+   */
   private place(line: Json, promptId: string): void {
     const lines: [Json, string][] = [[line, promptId]];
-    for (let next = lines.pop(); next; next = lines.pop()) {
-      const [l, turn] = next;
+    for (let i = 0; i < lines.length; i++) {
+      const [l, turn] = lines[i]!;
       this.count(l, turn);
       const uuid = str(l.uuid);
       if (uuid === undefined) continue;
