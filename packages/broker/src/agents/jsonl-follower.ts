@@ -50,7 +50,7 @@ export class JsonlFollower {
   }
 
   /** The next read starts again from the file's beginning (its records are all read anew). */
-  restart(): void {
+  private restart(): void {
     this.offset = 0;
     this.partial = [];
     this.partialBytes = 0;

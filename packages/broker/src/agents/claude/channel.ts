@@ -133,18 +133,10 @@ export class ClaudeChannel implements AgentChannel {
       return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };
     const transcript = this.transcript;
     const waitedFrom = Date.now();
-    let t =
+    const t =
       promptId && transcript
         ? await this.recordedTurn(transcript, promptId, hookAnswer)
         : undefined;
-    // Still no answer: the transcript is read once more from its start, in case reading on from
-    // where the last read stopped lost a line (the file rewritten under it).
-    if (promptId && transcript && t?.answer == null) {
-      t = await this.reads.run(() => {
-        transcript.restart();
-        return transcript.turn(promptId);
-      });
-    }
     // Read from the transcript meanwhile (its end was written while this one waited).
     if (promptId !== undefined && promptId === this.delivered)
       return { kind: 'ignored', why: `turn ${promptId} was read from the transcript already` };

@@ -58,13 +58,13 @@ const MAX_WAITING_LINES = 2_000;
  */
 export class ClaudeTranscript {
   private readonly file: JsonlFollower;
-  private turns = new Map<string, TurnState>();
+  private readonly turns = new Map<string, TurnState>();
   /** The latest prompt read (its turn is the transcript's latest). */
   private promptId: string | undefined;
   /** Each line's turn, by its uuid. */
-  private turnOf = new Map<string, string>();
+  private readonly turnOf = new Map<string, string>();
   /** Lines waiting for their parent, by the parent's uuid. */
-  private waiting = new Map<string, Json[]>();
+  private readonly waiting = new Map<string, Json[]>();
   private waitingCount = 0;
 
   constructor(readonly path: string) {
@@ -75,19 +75,6 @@ export class ClaudeTranscript {
   async turn(promptId: string): Promise<TranscriptTurn | undefined> {
     await this.readNew();
     return this.view(promptId);
-  }
-
-  /**
-   * Forgets what was read: the next read takes the whole file again. What was read from where
-   * the last read stopped could have missed a line the agent's writes moved under it.
-   */
-  restart(): void {
-    this.file.restart();
-    this.turns = new Map();
-    this.promptId = undefined;
-    this.turnOf = new Map();
-    this.waiting = new Map();
-    this.waitingCount = 0;
   }
 
   /** The latest turn as recorded so far (undefined: no prompt yet). */
