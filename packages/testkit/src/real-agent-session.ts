@@ -229,10 +229,16 @@ function recordDigest(line: string): string {
       ? [`string:${JSON.stringify(content.slice(0, WHY_TEXT_CHARS))}`]
       : [];
   const attachment = r.attachment as { type?: unknown } | undefined;
+  // Codex's records carry what they are in a payload: its kind, turn and text.
+  const payload = r.payload as Record<string, unknown> | undefined;
+  const said = [payload?.message, payload?.last_agent_message].find((m) => typeof m === 'string');
   const fields = [
     r.timestamp,
     r.type,
     r.subtype,
+    typeof payload?.type === 'string' && `payload:${payload.type}`,
+    payload?.turn_id && `turn=${short(payload.turn_id)}`,
+    said !== undefined && JSON.stringify(said.slice(0, WHY_TEXT_CHARS)),
     attachment?.type && `attachment:${String(attachment.type)}`,
     r.uuid && `uuid=${short(r.uuid)}`,
     r.parentUuid && `parent=${short(r.parentUuid)}`,

@@ -384,6 +384,13 @@ function clip(text: string): string {
 }
 
 /**
+ * Clock slack when matching a prompt the agent recorded to the screen's turn: the agent records
+ * it after it read the Enter, and the turn's start is timed before the Enter was written
+ * (Session.input), on the same clock; this only absorbs rounding.
+ */
+export const PROMPT_SLACK_MS = 50;
+
+/**
  * Whether the agent's prompt is the one the screen turn was for: compared without whitespace
  * (the screen's prompt is what was typed, the agent's what it kept), and as prefixes where one
  * side is cut (the turn's prompt keeps 4,096 characters).

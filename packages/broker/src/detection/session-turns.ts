@@ -229,8 +229,11 @@ export class SessionTurns {
     return this._detectionStopped;
   }
 
-  /** Input bytes on their way to the PTY (typed, pasted or injected). */
-  onInput(data: Uint8Array): void {
+  /**
+   * Input bytes on their way to the PTY (typed, pasted or injected), written at `at` (epoch ms:
+   * a turn this opens starts then).
+   */
+  onInput(data: Uint8Array, at = Date.now()): void {
     const detector = this.detector;
     if (!detector) return;
     try {
@@ -241,7 +244,7 @@ export class SessionTurns {
         // Input answers a continuation prompt (the detector, in the worker, follows).
         if (ev.type === 'submit') this._awaitingMore = false;
       }
-      detector.input(data);
+      detector.input(data, at);
     } catch (err) {
       this.events.error(err);
     }

@@ -115,7 +115,7 @@ describe('OutputPipeline', () => {
     const { pipeline, link } = make(worker);
     await turnOfLoop();
     const before = worker.messages.length;
-    link.input(Buffer.from('a'));
+    link.input(Buffer.from('a'), Date.now());
     // The echo is read before the input's short wait is over (as it is from a live program).
     pipeline.write(Buffer.from('a'));
     await turnOfLoop();
@@ -129,7 +129,7 @@ describe('OutputPipeline', () => {
     await turnOfLoop();
     const before = worker.messages.length;
     pipeline.write(Buffer.from('previous echo'));
-    link.input(Buffer.from('b'));
+    link.input(Buffer.from('b'), Date.now());
     pipeline.write(Buffer.from('b'));
     await turnOfLoop();
     expect(worker.messages.length - before).toBe(1);
@@ -156,7 +156,7 @@ describe('OutputPipeline', () => {
       b.pipeline.flush();
     }
     // Input ends a session's step: output after it is a step of its own.
-    a.link.input(Buffer.from('\r'));
+    a.link.input(Buffer.from('\r'), Date.now());
     const after = lines(5000, 20);
     a.pipeline.write(after);
     a.pipeline.flush();
@@ -194,7 +194,7 @@ describe('OutputPipeline', () => {
       fed.push(c);
       pipeline.write(c);
     }
-    link.input(Buffer.from('\r'));
+    link.input(Buffer.from('\r'), Date.now());
     await until(() => worker.steps.some((s) => s.op === 'in'));
     const ops = worker.steps.map((s) => s.op).filter((op) => op === 'out' || op === 'in');
     expect(ops.at(-1)).toBe('in');

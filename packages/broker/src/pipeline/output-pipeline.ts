@@ -56,8 +56,11 @@ export interface DetectorListener {
 
 /** The session's detector in the worker, as its turn bookkeeping drives it. */
 export interface DetectorLink {
-  /** Input, in order with the output around it (the caller may reuse its buffer). */
-  input(data: Uint8Array): void;
+  /**
+   * Input written at `at` (epoch ms), in order with the output around it (the caller may reuse
+   * its buffer).
+   */
+  input(data: Uint8Array, at: number): void;
   dropUntaken(): void;
   /** The agent's record says the open turn ended; `tail`: its answer's end (answerTail). */
   recordedEnd(startedAt: number, tail: string | null): void;
@@ -185,11 +188,11 @@ export class OutputPipeline implements WorkerSession {
     this.listener = listener;
     if (!this.dead) this.worker.queue({ op: 'detect', id: this.id, setup });
     return {
-      input: (data) => {
+      input: (data, at) => {
         if (this.dead || this.disposed) return;
         // The detector sees input after every byte of output before it.
         this.flush();
-        this.worker.input(this.id, data, Date.now());
+        this.worker.input(this.id, data, at);
       },
       dropUntaken: () => {
         if (!this.dead) this.worker.queue({ op: 'drop-untaken', id: this.id, now: Date.now() });

@@ -4,6 +4,7 @@ import { DEFAULT_FLOW_LIMITS } from '../flow-control.js';
 import { spawnPty } from '@clippy/system/pty';
 import { sessionTarget } from '../relay/inject-into-session.js';
 import { childEnv } from '../test-support/fixtures.js';
+import type { SessionTurns } from '../detection/session-turns.js';
 import { Session } from './session.js';
 
 const sessions: Session[] = [];
@@ -14,8 +15,11 @@ afterEach(() => {
   }
 });
 
-/** A session of `sh -c script` in a real PTY, built as the broker builds one, without turns. */
-function sessionWithoutDetection(script: string): Session {
+/**
+ * A session of `sh -c script` in a real PTY, built as the broker builds one, without turns
+ * (or with `turns`, what the session gives its turn bookkeeping).
+ */
+function sessionWithoutDetection(script: string, turns: SessionTurns | null = null): Session {
   const pty = spawnPty({
     file: '/bin/sh',
     args: ['-c', script],
@@ -40,11 +44,14 @@ function sessionWithoutDetection(script: string): Session {
     flowLimits: DEFAULT_FLOW_LIMITS,
     killGraceMs: 1_000,
     observer: { stateChanged: () => {}, exited: () => {}, slowConsumer: () => {} },
-    turns: () => null,
+    turns: () => turns,
   });
   sessions.push(session);
   return session;
 }
+
+/** How long the daemon is kept from running after a write, in the input timing test. */
+const PREEMPTED_MS = 30;
 
 /** Longer than any test may run: a wait that ends did so on an event, not on this timeout. */
 const NEVER_MS = 3_600_000;
@@ -84,5 +91,32 @@ describe('input an injection writes', () => {
       vi.useRealTimers();
     }
     expect(session.pendingInputBytes).toBe(0);
+  });
+});
+
+describe('input written to the program', () => {
+  it('is timed before its write: a turn never seems to start after the program took it', () => {
+    const given: number[] = [];
+    const turns = {
+      onInput: (_data: Uint8Array, at: number) => given.push(at),
+      dispose: () => {},
+      end: () => {},
+    } as unknown as SessionTurns;
+    const session = sessionWithoutDetection('cat > /dev/null', turns);
+    // A loaded machine: the daemon is switched out right after the write, while the program
+    // takes the input and records when it did (Codex's rollout, seen 52 ms before the turn).
+    const pty = (session as unknown as { pty: { write: (d: Uint8Array) => void } }).pty;
+    const write = pty.write.bind(pty);
+    let written = 0;
+    pty.write = (d) => {
+      write(d);
+      written = Date.now();
+      while (Date.now() - written < PREEMPTED_MS) {
+        // switched out
+      }
+    };
+    session.input('question\r');
+    expect(given).toHaveLength(1);
+    expect(given[0]!).toBeLessThanOrEqual(written);
   });
 });

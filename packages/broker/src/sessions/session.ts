@@ -331,10 +331,10 @@ export class Session {
    * Hook: runs right after client input was written to the PTY (echo removal, Enter, Ctrl-C).
    * After, not before: the keystroke reaches the program first, and the detector's work is off
    * the echo's path; it still sees the input before any output that follows it (the PTY's
-   * output is read in a later turn of the event loop).
+   * output is read in a later turn of the event loop). `at`: when it was written.
    */
-  private onInput(data: Uint8Array): void {
-    this.turns?.onInput(data);
+  private onInput(data: Uint8Array, at: number): void {
+    this.turns?.onInput(data, at);
   }
 
   /** Input bytes written and not yet taken by the PTY (injectors wait on this). */
@@ -492,9 +492,13 @@ export class Session {
     const attachment = from ? this.attachments.get(from) : undefined;
     if (from && attachment?.drivesSize) this.takeSize(from, attachment);
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    // The time is taken before the write: the program may take the input, act on it and
+    // record the time it did before this thread runs again (a loaded machine preempts it), and
+    // a turn must never seem to start after its agent recorded its prompt.
+    const at = Date.now();
     this.pty.write(bytes);
     this.inputBytes += bytes.length;
-    this.onInput(bytes);
+    this.onInput(bytes, at);
   }
 
   /**

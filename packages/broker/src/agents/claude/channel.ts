@@ -1,7 +1,7 @@
 import type { AgentTurn } from '@clippy/protocol';
 import { defined, parsePayload, str } from '../records.js';
 import { Serial } from '../serial.js';
-import { samePrompt } from '../turn-join.js';
+import { PROMPT_SLACK_MS, samePrompt } from '../turn-join.js';
 import type {
   AgentChannel,
   ChannelContext,
@@ -11,12 +11,6 @@ import type {
 } from '../types.js';
 import { readUntil } from '../record-wait.js';
 import { ClaudeTranscript, type TranscriptTurn } from './transcript.js';
-
-/**
- * Clock slack when matching the transcript's prompt to the screen's turn: Claude Code records
- * the prompt after clippy saw its Enter, on the same clock; this only absorbs rounding.
- */
-const PROMPT_SLACK_MS = 50;
 
 /**
  * Longest the Stop hook's report waits for the transcript to hold its turn's answer (with its

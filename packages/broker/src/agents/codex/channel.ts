@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { AgentTurn } from '@clippy/protocol';
 import { defined } from '../records.js';
 import { Serial } from '../serial.js';
-import { samePrompt } from '../turn-join.js';
+import { PROMPT_SLACK_MS, samePrompt } from '../turn-join.js';
 import type {
   AgentChannel,
   ChannelContext,
@@ -18,11 +18,6 @@ export function codexHome(env: Record<string, string | undefined>): string {
   return env.CODEX_HOME || join(env.HOME ?? '', '.codex');
 }
 
-/**
- * Clock slack when matching the rollout's prompt to the screen's turn: Codex records the user's
- * message after clippy saw its Enter, on the same clock; this only absorbs rounding.
- */
-const PROMPT_SLACK_MS = 50;
 /**
  * Longest the read of a turn the screen completed waits for Codex to record its end in the
  * rollout (Codex writes it as it draws its prompt again; a loaded machine may flush it late).

@@ -1,7 +1,7 @@
 import type { AgentTurn } from '@clippy/protocol';
 import { defined } from '../records.js';
 import { readUntil } from '../record-wait.js';
-import { samePrompt } from '../turn-join.js';
+import { PROMPT_SLACK_MS, samePrompt } from '../turn-join.js';
 import type {
   AgentChannel,
   ChannelContext,
@@ -17,11 +17,6 @@ import { CopilotEvents, copilotHome, eventsPath, type Interaction } from './even
  * waits, for what Copilot writes next.
  */
 export const COPILOT_ANSWER_WAIT_MS = 5_000;
-/**
- * Clock slack when matching the recorded message to the screen's turn: Copilot records it after
- * clippy saw its Enter, on the same clock; this only absorbs rounding.
- */
-const PROMPT_SLACK_MS = 50;
 /** Its own commands (/model) and shell lines (!ls) never reach the model: no interaction. */
 const NOT_FOR_THE_MODEL = /^\s*[/!]/u;
 

@@ -2,6 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AgentTurn } from '@clippy/protocol';
 import { defined } from '../records.js';
+import { PROMPT_SLACK_MS } from '../turn-join.js';
 import type {
   AgentChannel,
   ChannelContext,
@@ -17,11 +18,6 @@ import { chatFileSuffix, findChatFiles, GeminiChat, type ChatTurn } from './chat
  * that completed a turn early waits, for what Gemini writes next.
  */
 export const GEMINI_ANSWER_WAIT_MS = 5_000;
-/**
- * Clock slack when matching the chat's prompt to the screen's turn: Gemini records the prompt
- * after clippy saw its Enter, on the same clock; this only absorbs rounding.
- */
-const PROMPT_SLACK_MS = 50;
 /** Its own commands (/help) and shell lines (!ls) never reach the model: Gemini records no turn. */
 const NOT_FOR_THE_MODEL = /^\s*[/!]/u;
 
