@@ -1,4 +1,5 @@
 import xterm from '@xterm/headless';
+import unicode11 from '@xterm/addon-unicode11';
 import { execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
@@ -49,6 +50,9 @@ export class CliPty {
     const cols = opts.cols ?? 100;
     const rows = opts.rows ?? 30;
     this.term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
+    // Widths as the user's terminal counts them (an emoji two cells), as the daemon's model does.
+    this.term.loadAddon(new unicode11.Unicode11Addon());
+    this.term.unicode.activeVersion = '11';
     this.proc = spawnPty({
       file,
       args,

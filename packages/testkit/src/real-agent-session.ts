@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import headless from '@xterm/headless';
+import unicode11 from '@xterm/addon-unicode11';
 import { connect, type ClippyClient } from '@clippy/client';
 import { runClippy } from './cli-pty.js';
 import type { TestDaemon } from './daemon.js';
@@ -181,6 +182,9 @@ export async function screenOf(env: NodeJS.ProcessEnv, name: string): Promise<st
     scrollback: 0,
     allowProposedApi: true,
   });
+  // Widths as the daemon's screen model counts them (an emoji two cells).
+  term.loadAddon(new unicode11.Unicode11Addon());
+  term.unicode.activeVersion = '11';
   await new Promise<void>((resolve) => term.write(screen.ansi, resolve));
   const b = term.buffer.active;
   const lines: string[] = [];

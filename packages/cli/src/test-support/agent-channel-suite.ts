@@ -557,6 +557,11 @@ export function agentChannelSuite(agent: RealAgentName, traits: AgentTraits): vo
         expect(r.stdout).toContain('Read the file.');
         expect(r.stdout).not.toMatch(traits.chrome);
         expect(r.stdout).not.toMatch(/Please give/u);
+        // Emoji take two cells on the agent's screen, as in the user's terminal: the screen's
+        // text holds the model's line as written (Codex's showed a gap after each emoji).
+        const u = await ask(name, askFor('unicode'));
+        expect(u.code, u.stderr).toBe(0);
+        expect(u.stdout).toContain(MARKDOWN_ANSWERS.unicode!.split('\n')[0]!);
       },
       START_MS + SCENARIO_MS,
     );

@@ -1,4 +1,5 @@
 import { Terminal } from '@xterm/xterm';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { ACK_INTERVAL_BYTES } from '@clippy/protocol';
 import { el } from './format.js';
 import type { Rpc } from './rpc.js';
@@ -32,6 +33,8 @@ export class TerminalPane {
     fontSize: 13,
     scrollback: 5000,
     theme: { background: '#101418' },
+    // For the Unicode 11 widths (below): `unicode` is a proposed API in xterm.js 6.
+    allowProposedApi: true,
   });
   /** Scrolls (pans) when the terminal is larger than the pane. */
   private readonly viewport = el('div', 'term-viewport');
@@ -58,6 +61,10 @@ export class TerminalPane {
     this.sizer.append(this.stage);
     this.viewport.append(this.sizer);
     container.append(this.viewport);
+    // Widths as the agents and the daemon's screen model count them (an emoji two cells): with
+    // xterm's default a TUI's line after an emoji showed a gap.
+    this.term.loadAddon(new Unicode11Addon());
+    this.term.unicode.activeVersion = '11';
     this.term.open(this.stage);
     const encoder = new TextEncoder();
     const typed = this.term.onData((data) => this.input(encoder.encode(data)));

@@ -157,3 +157,21 @@ describe('a screen preset’s session', () => {
     expect(parses).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('the screen model', () => {
+  it('counts an emoji two cells wide, as the agents and the user’s terminal do', async () => {
+    const t = new TerminalModel(
+      40,
+      3,
+      0,
+      () => {},
+      () => {},
+    );
+    // Codex (ratatui) draws a changed line's cells with the cursor placed for each run: after
+    // "a🎉" (three cells) it places "b" at the fourth.
+    t.write(Buffer.from('a🎉\x1b[1;4Hb, 日本\x1b[1;12H✦ • →'));
+    await new Promise<void>((resolve) => t.replayWhenParsed(() => resolve()));
+    expect(t.snapshot().lines[0]).toBe('a🎉b, 日本 ✦ • →');
+    t.dispose();
+  });
+});

@@ -1,9 +1,11 @@
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
+import unicode11 from '@xterm/addon-unicode11';
 import type { ScreenSnapshot } from '@clippy/turns';
 
 const { Terminal } = headless;
 const { SerializeAddon } = serialize;
+const { Unicode11Addon } = unicode11;
 type HeadlessTerminal = InstanceType<typeof Terminal>;
 
 /**
@@ -35,6 +37,7 @@ export class TerminalModel {
     this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
     this.serializer = new SerializeAddon();
     this.term.loadAddon(this.serializer as unknown as Parameters<HeadlessTerminal['loadAddon']>[0]);
+    useUnicode11(this.term);
     // The serialize addon does not restore cursor visibility (DECTCEM): track it. Returning
     // false lets xterm's own handler run as well.
     this.term.parser.registerCsiHandler({ prefix: '?', final: 'h' }, (params) => {
@@ -118,4 +121,15 @@ export class TerminalModel {
     // Always state cursor visibility: the client's terminal may have it hidden from before.
     return text + (this.cursorHidden ? '\x1b[?25l' : '\x1b[?25h');
   }
+}
+
+/**
+ * Character widths as the agents and the user's terminal count them (Unicode 11: an emoji such
+ * as 🎉 takes two cells; VS Code's terminal uses the same): xterm's default (Unicode 6) gives it
+ * one, and a program that places the next character two cells on (Codex's ratatui) left a blank
+ * cell in the model after every emoji, which the screen's text then showed as a space.
+ */
+function useUnicode11(term: HeadlessTerminal): void {
+  term.loadAddon(new Unicode11Addon());
+  term.unicode.activeVersion = '11';
 }
