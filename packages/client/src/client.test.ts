@@ -9,6 +9,7 @@ import {
   ConnectionClosedError,
   DaemonNotRunningError,
   DaemonStartError,
+  HANDSHAKE_TIMEOUT_MS,
   RequestTimeoutError,
   connect,
   connectDetailed,
@@ -292,6 +293,24 @@ describe('connect: finding or starting the daemon', () => {
     clients.push(again.client);
     expect(again.startedPid).toBeUndefined();
     expect(again.client.brokerPid).toBe(pid);
+  });
+
+  it('waits for a daemon it started that answers hello late (another daemon’s history lock)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-client-'));
+    dirs.push(dir);
+    const pidfile = path.join(dir, 'pid');
+    const { client } = await connectDetailed({
+      socket: path.join(dir, 'd.sock'),
+      env: {
+        ...process.env,
+        FAKE_DAEMON_PIDFILE: pidfile,
+        FAKE_DAEMON_HELLO_DELAY_MS: String(HANDSHAKE_TIMEOUT_MS + 1_000),
+      },
+      autoStart: { daemonPath: fakeDaemon },
+    });
+    clients.push(client);
+    pids.push(await readPid(pidfile));
+    expect(client.brokerPid).toBe(pids.at(-1));
   });
 
   it('fails fast with DaemonStartError when the daemon exits at start-up', async () => {

@@ -89,14 +89,21 @@ export class ClippyClient {
     transport.onClose = (err) => this.finish(err);
   }
 
-  /** Wraps an open transport and performs the handshake. Closes the transport when it fails. */
-  static async handshake(transport: Transport, role: Role = 'client'): Promise<ClippyClient> {
+  /**
+   * Wraps an open transport and performs the handshake, giving the broker `timeoutMs` to answer.
+   * Closes the transport when it fails.
+   */
+  static async handshake(
+    transport: Transport,
+    role: Role = 'client',
+    timeoutMs = HANDSHAKE_TIMEOUT_MS,
+  ): Promise<ClippyClient> {
     const client = new ClippyClient(transport);
     try {
       const answer = await client.rpc.call(
         'hello',
         { version: PROTOCOL_VERSION, role },
-        { id: PUSH_ID, timeoutMs: HANDSHAKE_TIMEOUT_MS, timeoutError },
+        { id: PUSH_ID, timeoutMs, timeoutError },
       );
       if (answer.status !== 'ok' && answer.error === 'version_mismatch') {
         throw new VersionMismatchError(

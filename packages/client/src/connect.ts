@@ -1,5 +1,5 @@
 import { resolveSocketPaths, type Role } from '@clippy/protocol';
-import { ClippyClient } from './client.js';
+import { ClippyClient, HANDSHAKE_TIMEOUT_MS } from './client.js';
 import {
   DAEMON_POLL_INITIAL_MS,
   DAEMON_POLL_MAX_MS,
@@ -39,12 +39,13 @@ async function openAndHandshake(
   socketPath: string,
   transport: 'unix' | 'ws',
   role: Role,
+  handshakeMs?: number,
 ): Promise<ClippyClient> {
   const t: Transport =
     transport === 'ws'
       ? await openWebSocketTransport(socketPath)
       : await openUnixTransport(socketPath);
-  return ClippyClient.handshake(t, role);
+  return ClippyClient.handshake(t, role, handshakeMs);
 }
 
 /**
@@ -78,7 +79,15 @@ export async function connectDetailed(opts: ConnectOptions = {}): Promise<Connec
   try {
     for (;;) {
       try {
-        const client = await openAndHandshake(socketPath, transport, role);
+        // The daemon this call started answers `hello` once it has read its history, which
+        // may first wait for another daemon's lock (5 s by default): the start's deadline
+        // bounds that answer, not the usual handshake's.
+        const client = await openAndHandshake(
+          socketPath,
+          transport,
+          role,
+          Math.max(HANDSHAKE_TIMEOUT_MS, deadline - Date.now()),
+        );
         return { client, startedPid: started.pid };
       } catch (err) {
         if (!isNotRunning(err)) throw err;
