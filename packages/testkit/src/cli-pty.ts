@@ -1,11 +1,11 @@
 import xterm from '@xterm/headless';
-import unicode11 from '@xterm/addon-unicode11';
 import { execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { stripVTControlCharacters } from 'node:util';
 import { spawnPty, type PtyProcess } from '@clippy/system/pty';
 import { bins } from './paths.js';
+import { useUserWidths } from './xterm-widths.js';
 
 const { Terminal } = xterm;
 
@@ -50,9 +50,7 @@ export class CliPty {
     const cols = opts.cols ?? 100;
     const rows = opts.rows ?? 30;
     this.term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
-    // Widths as the user's terminal counts them (an emoji two cells), as the daemon's model does.
-    this.term.loadAddon(new unicode11.Unicode11Addon());
-    this.term.unicode.activeVersion = '11';
+    useUserWidths(this.term);
     this.proc = spawnPty({
       file,
       args,

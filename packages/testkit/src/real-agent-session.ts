@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import headless from '@xterm/headless';
-import unicode11 from '@xterm/addon-unicode11';
 import { connect, type ClippyClient } from '@clippy/client';
 import { runClippy } from './cli-pty.js';
 import type { TestDaemon } from './daemon.js';
+import { useUserWidths } from './xterm-widths.js';
 import type { FakeModel } from './fake-model/server.js';
 import { prepareAgent, type AgentSetup, type RealAgentName } from './real-agents.js';
 
@@ -182,9 +182,7 @@ export async function screenOf(env: NodeJS.ProcessEnv, name: string): Promise<st
     scrollback: 0,
     allowProposedApi: true,
   });
-  // Widths as the daemon's screen model counts them (an emoji two cells).
-  term.loadAddon(new unicode11.Unicode11Addon());
-  term.unicode.activeVersion = '11';
+  useUserWidths(term);
   await new Promise<void>((resolve) => term.write(screen.ansi, resolve));
   const b = term.buffer.active;
   const lines: string[] = [];

@@ -403,6 +403,27 @@ describe.skipIf(missing)('web view in a real Chromium', () => {
       .toBe(false);
   });
 
+  it('draws an emoji two cells wide, as the program placed the text after it', async () => {
+    // As Codex (ratatui) draws: the emoji, then the next character placed at column 4 by the
+    // cursor. With xterm's default widths the emoji took one cell and a gap showed after it.
+    await c.request('spawn', {
+      command: 'sh',
+      args: ['-c', "printf 'a\\360\\237\\216\\211\\033[1;4Hb|'; exec sleep 600"],
+      name: 'wide',
+      cwd: d.env.root,
+    });
+    await page.evaluate(() => (location.hash = '#s=wide'));
+    await expect.poll(() => page.locator('#session .xterm-rows').textContent()).toContain('a🎉b|');
+    await page.click('#session button.back');
+    expect((await runClippy(['kill', 'wide'], d.env.env)).code).toBe(0);
+    await expect
+      .poll(
+        async () => (await c.request('list_sessions', {})).sessions.some((s) => s.name === 'wide'),
+        { timeout: PAGE_TIMEOUT_MS },
+      )
+      .toBe(false);
+  });
+
   it('says so when the address names no session', async () => {
     await page.evaluate(() => (location.hash = '#s=nosuch'));
     await page.waitForSelector('#notice:visible');

@@ -1,7 +1,7 @@
 // A headless xterm for tests: renders real output the way the broker's screen model does and
 // returns ScreenSnapshots (whole buffer, right-trimmed) for the detector and the classifier.
 import pkg from '@xterm/headless';
-import unicode11 from '@xterm/addon-unicode11';
+import { useUserWidths } from '@clippy/testkit/xterm-widths';
 import type { ScreenSnapshot } from '../detector.js';
 
 const { Terminal } = pkg;
@@ -14,9 +14,7 @@ export class XtermScreen {
     public rows: number,
   ) {
     this.term = new Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true });
-    // Widths as the broker's screen model counts them (an emoji two cells).
-    this.term.loadAddon(new unicode11.Unicode11Addon());
-    this.term.unicode.activeVersion = '11';
+    useUserWidths(this.term);
   }
 
   write(data: Uint8Array | string): Promise<void> {
