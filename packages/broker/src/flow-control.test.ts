@@ -17,9 +17,13 @@ afterEach(async () => {
   tb = null;
 });
 
-/** A fast producer: lines as fast as the shell can write them. */
+/**
+ * A fast producer: lines as fast as the shell can write them, from the Enter `startFlood` types
+ * (clients attached before it: a flood under way makes an attach's replay slow to build, and
+ * output held during the attach counts against the client's queue before the test's own step).
+ */
 const FLOOD =
-  'sleep 0.2; while :; do echo 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz; done';
+  'read x; while :; do echo 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz; done';
 
 async function spawnFlood(c: RawClient) {
   const r = await c.ok('spawn', {
@@ -29,6 +33,10 @@ async function spawnFlood(c: RawClient) {
     cwd: tmpdir(),
   });
   return r.session as string;
+}
+
+async function startFlood(c: RawClient, session: string) {
+  await c.ok('input', { session, data: Buffer.from('\r') });
 }
 
 describe('flow control', () => {
@@ -44,16 +52,23 @@ describe('flow control', () => {
     await stopped.ok('attach', { session, mode: 'interactive' });
     await healthy.ok('attach', { session, mode: 'interactive' });
     stopped.socket.pause(); // stops reading: never acks, its socket fills up
+    const mark = stopped.messages.length;
     const before = healthy.received.get(session) ?? 0;
+    await startFlood(healthy, session);
+    const s = tb.broker.table.resolve(session)!;
     // The stopped client holds the PTY once a high watermark of its output is unacked, so the
     // flood reaches the healthy client beyond two watermarks only after the stopped one was
-    // demoted (its grace, on a fake clock, is tested in "the demote grace" below). A stall
-    // would hold it there; a rate would fail on a loaded machine.
+    // demoted (its grace, on a fake clock, is tested in "the demote grace" below); demoted, it
+    // is detached once its queue passes the limit, while it is still stopped. A stall would hold
+    // the healthy client there; a rate would fail on a loaded machine.
     await healthy.until(
-      () => (healthy.received.get(session) ?? 0) - before > 2 * FLOW_HIGH_WATERMARK + 1_000_000,
+      () =>
+        s.clientCount === 1 &&
+        (healthy.received.get(session) ?? 0) - before > 2 * FLOW_HIGH_WATERMARK + 1_000_000,
     );
     stopped.socket.resume();
-    const detached = await stopped.waitFor((m) => m.type === 'detached', 20_000);
+    // Told after the output it was sent, and only now: not at its attach.
+    const detached = await stopped.waitFor((m) => m.type === 'detached', 20_000, mark);
     expect(detached).toMatchObject({ session, reason: 'slow_consumer' });
     expect(String(detached.message)).toContain('behind');
     // The healthy client is still attached and served.
@@ -111,6 +126,7 @@ describe('flow control', () => {
     const c = await tb.client();
     const session = await spawnFlood(c);
     await c.ok('attach', { session, mode: 'interactive' });
+    await startFlood(c, session);
     // No acks: the broker stops reading the PTY a little above the high watermark.
     await waitUntil(() => tb!.broker.table.resolve(session)!.outputBytes > FLOW_HIGH_WATERMARK);
     const stalled = tb.broker.table.resolve(session)!.outputBytes;
@@ -162,10 +178,12 @@ describe('flow control', () => {
     const rssBefore = process.memoryUsage.rss();
     await observer.ok('attach', { session, mode: 'observer' });
     observer.socket.pause();
+    const mark = observer.messages.length;
+    await startFlood(control, session);
     await waitUntil(() => tb!.broker.table.resolve(session)!.clientCount === 0, 20_000);
     observer.dropOutput = true;
     observer.socket.resume();
-    const detached = await observer.waitFor((m) => m.type === 'detached', 20_000);
+    const detached = await observer.waitFor((m) => m.type === 'detached', 20_000, mark);
     expect(detached).toMatchObject({ session, reason: 'slow_consumer' });
     // Clients print "detached from NAME: <message>": the message says why, and only that.
     expect(detached.message).toMatch(/^the client fell more than 1048576 bytes behind the output/);
