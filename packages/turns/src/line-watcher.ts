@@ -233,6 +233,11 @@ export class LineWatcher extends WatcherBase<LineTurn> {
       this.lineText += from === 0 ? text : text.slice(from);
       if (this.lineText.length > 2 * MAX_LINE_CHARS)
         this.lineText = this.lineText.slice(-MAX_LINE_CHARS);
+      // The line's own copy: a slice keeps the whole chunk's text alive until the next chunk,
+      // and with 50 sessions printing side by side that was 50 chunks' text surviving every
+      // young-generation collection of the pipeline worker (measured: 54 MB copied in 44
+      // collections for 300 MB of output, 8 MB for one session).
+      if (text.length > this.lineText.length) this.lineText = ownCopy(this.lineText);
       this.lineDirty = true;
     }
   }
@@ -418,4 +423,13 @@ export class LineWatcher extends WatcherBase<LineTurn> {
     const content = storedRange(turn, turn.contentStartAbs, this.outAbs);
     return content ? lineTurnText(content, turn, this.c) : null;
   }
+}
+
+/**
+ * `s` in a string of its own: V8 makes a slice of a long string a view that keeps the whole
+ * of it alive; joining a character flattens `s` into a new string, and the slice after that
+ * keeps only that one.
+ */
+function ownCopy(s: string): string {
+  return s.length === 0 ? s : ` ${s}`.slice(1);
 }

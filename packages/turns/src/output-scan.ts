@@ -14,6 +14,8 @@ const TAB = 0x09;
 const BS = 0x08;
 const BEL = 0x07;
 const DEL = 0x7f;
+/** The chunk between scans: none (the scanner keeps no bytes of the last one alive). */
+const NO_BYTES = new Uint8Array(0);
 
 /**
  * Told which stretches of the stream only write the current line (printable text, CR, LF, TAB,
@@ -142,7 +144,7 @@ export class OutputScan implements EscapeSink {
   private readonly decoder = new StringDecoder('utf8');
   private scratch = new Uint8Array(4096);
   /** The chunk being scanned, its stream offset, and the text gathered for its current segment. */
-  private chunk: Uint8Array = new Uint8Array(0);
+  private chunk: Uint8Array = NO_BYTES;
   private base = 0;
   private segStart = 0;
   private kept = 0;
@@ -175,17 +177,17 @@ export class OutputScan implements EscapeSink {
     this.segStart = 0;
     this.kept = 0;
     this.whole = true;
-    this.newlines = [];
-    this.segments = [];
-    this.oscs = [];
+    // Left empty by the last scan, unless it failed half-way.
+    if (this.newlines.length > 0) this.newlines = [];
+    if (this.segments.length > 0) this.segments = [];
+    if (this.oscs.length > 0) this.oscs = [];
     this.modesChanged = false;
     this.focusOff = false;
     if (this.answers.length > 0) this.answers = [];
     this.screenQuery = false;
     this.parser.parse(chunk);
     if (this.wantText) this.endSegment(chunk.length, null);
-    this.chunk = new Uint8Array(0);
-    return {
+    const scan: ChunkScan = {
       segments: this.segments,
       osc: this.oscs,
       modesChanged: this.modesChanged,
@@ -193,6 +195,14 @@ export class OutputScan implements EscapeSink {
       answers: this.answers,
       screenQuery: this.screenQuery,
     };
+    // Nothing of this chunk stays here until the next: a session's text kept from one chunk to
+    // the next survived the pipeline worker's young-generation collections when 50 sessions
+    // printed side by side (their chunks come far apart).
+    this.chunk = NO_BYTES;
+    this.segments = [];
+    this.newlines = [];
+    this.oscs = [];
+    return scan;
   }
 
   print(chunk: Uint8Array, start: number, end: number): void {

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { until } from '@clippy/testkit/until';
 import { BUILTIN_PRESETS } from '@clippy/turns';
 import { SCREEN_COMPACT_BYTES, SCREEN_FLOOD_BYTES, SCREEN_FLUSH_MS } from '../../constants.js';
@@ -127,6 +129,32 @@ describe('a session whose screen only a replay reads (its detector reads none)',
   });
 });
 
+describe('between two chunks of output', () => {
+  it('keeps none of the last chunk’s text on the heap: 50 sessions print side by side', () => {
+    // A session's next chunk comes only after the other sessions' chunks: what it keeps of the
+    // last one meanwhile survives the worker's young-generation collections (the bytes are its
+    // buffers'; a string of their text was kept whole, by a slice of it and by the scan's result).
+    const gc = collector();
+    const sessions = 50;
+    const chunkBytes = 100_000;
+    const text = `${'x'.repeat(99)}\n`.repeat(chunkBytes / 100 - 1) + `$ ${'y'.repeat(97)}`;
+    const models: SessionModel[] = [];
+    for (let i = 0; i < sessions; i++) {
+      const { m } = model();
+      m.detect({ preset: BUILTIN_PRESETS.bash!, maxTurnBytes: 1 << 20, cols: 80 });
+      models.push(m);
+    }
+    gc();
+    const before = v8.getHeapStatistics().used_heap_size;
+    // Each chunk's text is one string of ~100 KB; its bytes live outside the JS heap.
+    for (const m of models) m.output(Buffer.from(text), Date.now());
+    gc();
+    const kept = v8.getHeapStatistics().used_heap_size - before;
+    // 50 chunks' text would be 5 MB; what a session keeps of its own is a line's worth.
+    expect(kept).toBeLessThan((sessions * chunkBytes) / 4);
+  });
+});
+
 describe('a screen preset’s session', () => {
   afterEach(() => {
     vi.restoreAllMocks();
@@ -175,3 +203,9 @@ describe('the screen model', () => {
     t.dispose();
   });
 });
+
+/** A full garbage collection on demand (the flag is set for this process, as `--expose-gc`). */
+function collector(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
