@@ -11,5 +11,9 @@ export default defineProject({
     // A real daemon, real agents and a real Chromium: seconds, not milliseconds.
     testTimeout: 90_000,
     hookTimeout: 60_000,
+    // `expect.poll` waits for the page to show something: a hang guard, not a timing window (a
+    // passing test never reaches it). Vitest's default of 1 s ran out on a loaded full run for a
+    // diff file drawn after a 4,000-line one.
+    expect: { poll: { timeout: 20_000 } },
   },
 });
