@@ -163,9 +163,10 @@ describe.skipIf(missing)('the web view shows a session’s diff', { timeout: 90_
     const panel = page.locator('dialog.diff-panel');
     if (!(await panel.isVisible())) await page.click('#session .session-head button.diff');
     await panel.locator('.diff-refresh').click();
-    await expect
-      .poll(() => panel.locator('.diff-files li').count(), { timeout: PAGE_TIMEOUT_MS })
-      .toBe(5);
+    // Wait for Refresh's own answer: the panel's opening read may already show these five
+    // files, and a click on it would be lost when Refresh draws the panel again.
+    await page.locator('dialog.diff-panel[data-state="shown"]').waitFor();
+    expect(await panel.locator('.diff-files li').count()).toBe(5);
     const later = panel.locator('details.diff-file[data-path="src/app.ts"]');
     expect(await later.getAttribute('open')).toBeNull();
     expect(await later.locator('.diff-line').count()).toBe(0);
