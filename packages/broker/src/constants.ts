@@ -97,10 +97,11 @@ export const PIPELINE_WORKER_IDLE_MS = 60_000;
 export const PIPELINE_POST_INTERVAL_MS = 8;
 
 /**
- * How long input waits before it goes to the pipeline worker, unless the output it caused (its
- * echo) comes first: then both travel in one message, one wake-up of the worker per keystroke
- * instead of two (measured: about 0.1 ms of CPU per wake-up, and on two cores every extra
- * runnable thread lengthens the keystroke's tail latency).
+ * How long the bookkeeping of input written (turn detection's side) waits for the output it
+ * caused, its echo: the echo goes to the clients first, then the input and the echo go to the
+ * pipeline worker in one message, one wake-up of the worker per keystroke instead of two
+ * (measured: about 0.1 ms of CPU per wake-up, and on two cores every extra runnable thread
+ * lengthens the keystroke's tail latency). Input that causes no output waits this long.
  */
 export const INPUT_POST_DELAY_MS = 1;
 

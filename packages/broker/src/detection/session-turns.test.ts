@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePreset } from '@clippy/turns';
 import { agentCommand, type AgentName } from '@clippy/testkit/agents/index';
 import { submissions } from '@clippy/testkit/agents/harness';
+import { programMissing } from '@clippy/testkit/requirements';
 import { until } from '@clippy/testkit/until';
 import type { SessionState } from '@clippy/protocol';
 import { inject, type InjectTarget } from '../relay/injector.js';
@@ -33,8 +34,13 @@ class Harness {
   /** Waits on the harness's session, woken as the broker's Session wakes them (onActivity). */
   private readonly activity = new Set<() => void>();
 
-  constructor(agent: AgentName, preset: string, args: string[], maxTurnBytes = 4 * 1024 * 1024) {
-    const { command, args: full } = agentCommand(agent, args);
+  constructor(
+    agent: AgentName | { command: string; args: string[] },
+    preset: string,
+    args: string[],
+    maxTurnBytes = 4 * 1024 * 1024,
+  ) {
+    const { command, args: full } = typeof agent === 'string' ? agentCommand(agent, args) : agent;
     this.pty = nodePty.spawn(command, full, {
       cols: 80,
       rows: 24,
@@ -209,6 +215,25 @@ describe('SessionTurns with the real engine and fake agents in real PTYs', () =>
     expect(turn.prompt).toBe('typed by hand');
     expect(turn.text).toContain('ANSWER: typed by hand');
   });
+
+  it.skipIf(programMissing('python3') !== null)(
+    'an Enter written answers a continuation prompt at once, before its echo is read',
+    async () => {
+      const h = new Harness({ command: 'python3', args: ['-i', '-q'] }, 'python', []);
+      harnesses.push(h);
+      await until(() => h.readyCount === 1, 'the python prompt', 10_000);
+      const type = (text: string) => {
+        h.pty.write(text);
+        h.turns.onInput(Buffer.from(text));
+      };
+      type('x = (\r');
+      await until(() => h.turns.awaitingMore, 'the continuation prompt', 10_000);
+      // Its bookkeeping waits for the echo; the question is answered with it already.
+      type('1)\r');
+      expect(h.turns.awaitingMore).toBe(false);
+      expect(h.errors).toEqual([]);
+    },
+  );
 
   it('claude-style TUI: the spinner keeps it busy; the turn completes once the box is idle again', async () => {
     const h = start('claude', 'claude', ['--delay', '600']);

@@ -119,6 +119,8 @@ export class SessionTurns {
   private readonly pasteLimiter = new PasteLimiter();
   private _detectionStopped: string | null = null;
   private _awaitingMore = false;
+  /** Input written that waits for its echo before its bookkeeping runs (see `onInput`). */
+  private waitingInput: { data: Uint8Array; at: number }[] = [];
   /** The detector's latest state (the join asks whether a turn is in progress). */
   private screenState: string = 'starting';
   /** The agent's channel (null: turns come from the screen alone). */
@@ -140,6 +142,7 @@ export class SessionTurns {
       const listener: DetectorListener = {
         onReply: (reply) => this.onDetectorReply(reply),
         onStopped: (reason) => this.stopDetection(reason),
+        takeInput: () => this.takeInput(),
       };
       this.detector = opts.pipeline.detect(
         { preset: opts.preset, maxTurnBytes: opts.limits.maxTurnBytes, cols: opts.cols ?? 0 },
@@ -170,6 +173,8 @@ export class SessionTurns {
    * for the open turn. Cleared by the next state change or turn.
    */
   get awaitingMore(): boolean {
+    // An Enter that waits for its echo answers the prompt already.
+    this.takeInput();
     return this._awaitingMore;
   }
 
@@ -230,23 +235,40 @@ export class SessionTurns {
   }
 
   /**
-   * Input bytes on their way to the PTY (typed, pasted or injected), written at `at` (epoch ms:
-   * a turn this opens starts then).
+   * Input bytes just written to the PTY (typed, pasted or injected), written at `at` (epoch ms:
+   * a turn this opens starts then). Only kept here: the bookkeeping runs once the echo went to
+   * the clients (the pipeline calls `takeInput`), so a keystroke's echo does not wait for it.
    */
   onInput(data: Uint8Array, at = Date.now()): void {
     const detector = this.detector;
     if (!detector) return;
-    try {
-      // A copy: the caller's bytes may be a view of a buffer it reuses (the terminal's reads),
-      // and the paste limiter keeps a pending paste's start.
-      data = this.pasteLimiter.filter(new Uint8Array(data));
-      for (const ev of this.inputs.feed(data)) {
-        // Input answers a continuation prompt (the detector, in the worker, follows).
-        if (ev.type === 'submit') this._awaitingMore = false;
+    // A copy: the caller's bytes may be a view of a buffer it reuses (the terminal's reads).
+    this.waitingInput.push({ data: new Uint8Array(data), at });
+    detector.inputWritten();
+  }
+
+  /**
+   * The bookkeeping of the input that waited, in the order it was written: the paste limit,
+   * Enter (a continuation prompt answered), and the detector's copy.
+   */
+  private takeInput(): void {
+    if (this.waitingInput.length === 0) return;
+    const waiting = this.waitingInput;
+    this.waitingInput = [];
+    for (const { data: written, at } of waiting) {
+      const detector = this.detector;
+      if (!detector) return;
+      try {
+        // The paste limiter keeps a pending paste's start: the copy is its own.
+        const data = this.pasteLimiter.filter(written);
+        for (const ev of this.inputs.feed(data)) {
+          // Input answers a continuation prompt (the detector, in the worker, follows).
+          if (ev.type === 'submit') this._awaitingMore = false;
+        }
+        detector.input(data, at);
+      } catch (err) {
+        this.events.error(err);
       }
-      detector.input(data, at);
-    } catch (err) {
-      this.events.error(err);
     }
   }
 
@@ -319,6 +341,7 @@ export class SessionTurns {
     this.channel?.dispose();
     this.ended = true;
     this.detector = null;
+    this.waitingInput = [];
     for (const w of [...this.waiters]) {
       w.reject(
         new HandlerError('session_exited', 'the session exited before its next turn completed'),

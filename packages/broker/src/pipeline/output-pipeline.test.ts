@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until } from '@clippy/testkit/until';
 import { BUILTIN_PRESETS } from '@clippy/turns';
-import { PIPELINE_BACKLOG_HIGH, PIPELINE_STALL_MS } from '../constants.js';
+import { INPUT_POST_DELAY_MS, PIPELINE_BACKLOG_HIGH, PIPELINE_STALL_MS } from '../constants.js';
 import type { FromWorker, Step, ToWorker } from './messages.js';
 import { OutputPipeline, stalledReason, type DetectorListener } from './output-pipeline.js';
 import { WorkerClient, type WorkerPort } from './worker-client.js';
@@ -63,29 +63,47 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** A session's pipeline on a fake worker, with a line preset's detector. */
+/**
+ * A session's pipeline on a fake worker, with a line preset's detector. `type` writes input as
+ * the session's turn bookkeeping does: kept until the pipeline says to take it, then given to
+ * the detector. `seen.order` tells deliveries to the clients and input taken apart, in order.
+ */
 function make(worker: FakeWorker, client = new WorkerClient(() => worker)) {
-  const seen = { flowChanges: 0, stopped: [] as string[], delivered: 0 };
+  const seen = { flowChanges: 0, stopped: [] as string[], delivered: 0, order: [] as string[] };
   const pipeline = new OutputPipeline(
     80,
     24,
     {
-      deliver: (_chunks, bytes) => (seen.delivered += bytes),
+      deliver: (chunks, bytes) => {
+        seen.delivered += bytes;
+        seen.order.push(`delivered ${Buffer.concat(chunks).toString()}`);
+      },
       flowChanged: () => seen.flowChanges++,
       answer: () => {},
     },
     client,
   );
   pipelines.push(pipeline);
+  const waiting: Buffer[] = [];
   const listener: DetectorListener = {
     onReply: () => {},
     onStopped: (reason) => seen.stopped.push(reason),
+    takeInput: () => {
+      for (const data of waiting.splice(0)) {
+        seen.order.push(`took ${data.toString()}`);
+        link.input(data, Date.now());
+      }
+    },
   };
   const link = pipeline.detect(
     { preset: BUILTIN_PRESETS.bash!, maxTurnBytes: 1 << 20, cols: 80 },
     listener,
   );
-  return { pipeline, link, seen };
+  const type = (text: string) => {
+    waiting.push(Buffer.from(text));
+    link.inputWritten();
+  };
+  return { pipeline, link, seen, type };
 }
 
 const turnOfLoop = () => new Promise((r) => setImmediate(r));
@@ -110,26 +128,54 @@ describe('OutputPipeline', () => {
     expect(Buffer.concat(worker.output).toString()).toBe('$ more');
   });
 
-  it('posts a keystroke and its echo in one message', async () => {
+  it('posts a keystroke and its echo in one message, after the clients had the echo', async () => {
     const worker = new FakeWorker();
-    const { pipeline, link } = make(worker);
+    const { pipeline, seen, type } = make(worker);
     await turnOfLoop();
     const before = worker.messages.length;
-    link.input(Buffer.from('a'), Date.now());
+    type('a');
+    // The keystroke's bookkeeping waits: nothing is taken before its echo.
+    expect(seen.order).toEqual([]);
     // The echo is read before the input's short wait is over (as it is from a live program).
     pipeline.write(Buffer.from('a'));
+    expect(seen.order).toEqual(['delivered a', 'took a']);
     await turnOfLoop();
     expect(worker.messages.length - before).toBe(1);
     expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(['in', 'out']);
   });
 
+  it('takes input that causes no output after a short wait', async () => {
+    const worker = new FakeWorker();
+    const { seen, type } = make(worker);
+    await turnOfLoop();
+    const typedAt = performance.now();
+    type('\x1b');
+    await until(() => worker.steps.some((s) => s.op === 'in'));
+    expect(performance.now() - typedAt).toBeGreaterThanOrEqual(INPUT_POST_DELAY_MS - 0.5);
+    expect(seen.order).toEqual(['took \x1b']);
+  });
+
+  it('takes waiting input before any other step of the session: a replay sees the keystroke', async () => {
+    const worker = new FakeWorker();
+    const { pipeline, type } = make(worker);
+    await turnOfLoop();
+    type('x');
+    const replay = pipeline.snapshot();
+    await until(() => worker.steps.some((s) => s.op === 'serialize'));
+    const ops = worker.steps.map((s) => s.op);
+    expect(ops.indexOf('in')).toBeGreaterThanOrEqual(0);
+    expect(ops.indexOf('in')).toBeLessThan(ops.indexOf('serialize'));
+    worker.consume();
+    await replay;
+  });
+
   it('wakes no worker on a keystroke: output still waiting goes with the input and its echo, in one message', async () => {
     const worker = new FakeWorker();
-    const { pipeline, link } = make(worker);
+    const { pipeline, type } = make(worker);
     await turnOfLoop();
     const before = worker.messages.length;
     pipeline.write(Buffer.from('previous echo'));
-    link.input(Buffer.from('b'), Date.now());
+    type('b');
     pipeline.write(Buffer.from('b'));
     await turnOfLoop();
     expect(worker.messages.length - before).toBe(1);
@@ -156,7 +202,7 @@ describe('OutputPipeline', () => {
       b.pipeline.flush();
     }
     // Input ends a session's step: output after it is a step of its own.
-    a.link.input(Buffer.from('\r'), Date.now());
+    a.type('\r');
     const after = lines(5000, 20);
     a.pipeline.write(after);
     a.pipeline.flush();
@@ -184,9 +230,9 @@ describe('OutputPipeline', () => {
     expect(bytesOf(outA2!)!.equals(after)).toBe(true);
   });
 
-  it('sends input after all the output before it, even output still in the batch', async () => {
+  it('sends input after all the output before it, even output still in the batch, and before the output after it', async () => {
     const worker = new FakeWorker();
-    const { pipeline, link } = make(worker);
+    const { pipeline, type } = make(worker);
     const fed: Buffer[] = [];
     // Large reads (a flood) wait in the batch for more.
     for (let i = 0; i < 40; i++) {
@@ -194,11 +240,21 @@ describe('OutputPipeline', () => {
       fed.push(c);
       pipeline.write(c);
     }
-    link.input(Buffer.from('\r'), Date.now());
-    await until(() => worker.steps.some((s) => s.op === 'in'));
+    type('\r');
+    // A flood's read after the keystroke waits in the batch longer than the input waits.
+    const later = lines(9000, 60);
+    pipeline.write(later);
+    await until(
+      () => Buffer.concat(worker.output).length === Buffer.concat([...fed, later]).length,
+    );
     const ops = worker.steps.map((s) => s.op).filter((op) => op === 'out' || op === 'in');
-    expect(ops.at(-1)).toBe('in');
-    expect(Buffer.concat(worker.output).equals(Buffer.concat(fed))).toBe(true);
+    const input = ops.indexOf('in');
+    expect(input).toBeGreaterThan(0);
+    const outBefore = worker.steps
+      .filter((s, i) => s.op === 'out' && i < worker.steps.findIndex((t) => t.op === 'in'))
+      .reduce((n, s) => n + (s.op === 'out' ? s.length : 0), 0);
+    expect(outBefore).toBe(Buffer.concat(fed).length);
+    expect(Buffer.concat(worker.output).equals(Buffer.concat([...fed, later]))).toBe(true);
   });
 
   it('holds the PTY when the worker falls far behind, resumes when it catches up, loses no byte', async () => {

@@ -1,5 +1,4 @@
 import {
-  INPUT_POST_DELAY_MS,
   OUTPUT_BATCH_MAX_BYTES,
   PIPELINE_POST_INTERVAL_MS,
   PIPELINE_WORKER_IDLE_MS,
@@ -48,8 +47,8 @@ export interface WorkerPort {
  * the detector) as well as per byte, and sessions flooding side by side each sent many small
  * batches per message (measured, 50 sessions `cat`ing 2 MB each: 21,410 steps of 5 KB on
  * average, 8,723 once joined).
- * Input waits a moment for the output it causes (INPUT_POST_DELAY_MS), so that a keystroke and
- * its echo wake the worker once.
+ * A keystroke comes with its echo (the session's pipeline holds the input until the echo was
+ * delivered, see OutputPipeline.takeInput), so both wake the worker once.
  */
 export class WorkerClient {
   private worker: WorkerPort | null = null;
@@ -67,9 +66,6 @@ export class WorkerClient {
   private lastPostAt = -Infinity;
   /** Steps queued that must not wait for the pace (input, requests, opening a session). */
   private urgent = false;
-  /** Sessions whose input waits for its echo, and the wait's bound. */
-  private readonly awaitingEcho = new Set<number>();
-  private echoWait: NodeJS.Timeout | null = null;
   /** Stops the worker once no session came back to it (see PIPELINE_WORKER_IDLE_MS). */
   private idleTimer: NodeJS.Timeout | null = null;
 
@@ -88,7 +84,6 @@ export class WorkerClient {
   /** The session is gone: its model is closed, and the thread stopped a while after the last. */
   unregister(id: number): void {
     if (!this.sessions.delete(id)) return;
-    this.awaitingEcho.delete(id);
     this.queue({ op: 'close', id });
     if (this.sessions.size > 0 || this.idleTimer) return;
     this.idleTimer = setTimeout(() => {
@@ -132,8 +127,6 @@ export class WorkerClient {
       this.openOut.set(id, step);
     }
     this.dataBytes += bytes;
-    // The echo of input that waits: both go now.
-    if (this.awaitingEcho.delete(id) && this.awaitingEcho.size === 0) this.endEchoWait();
     this.schedule();
   }
 
@@ -145,34 +138,23 @@ export class WorkerClient {
     this.pieces.set(step, [data.slice()]);
     this.dataBytes += data.length;
     this.urgent = true;
-    this.awaitingEcho.add(id);
-    this.echoWait ??= setTimeout(() => {
-      this.echoWait = null;
-      this.awaitingEcho.clear();
-      this.send();
-    }, INPUT_POST_DELAY_MS);
-  }
-
-  private endEchoWait(): void {
-    if (this.echoWait) clearTimeout(this.echoWait);
-    this.echoWait = null;
+    this.schedule();
   }
 
   private schedule(): void {
-    // While input waits for its echo, everything joins it (the wait is short).
-    if (this.scheduled || this.awaitingEcho.size > 0) return;
+    if (this.scheduled) return;
     // Output right after the last message waits out the pace (a flood: see the constant).
     const wait = this.lastPostAt + PIPELINE_POST_INTERVAL_MS - performance.now();
     if (!this.urgent && wait > 0) {
       this.paced ??= setTimeout(() => {
         this.paced = null;
-        if (this.awaitingEcho.size === 0) this.send();
+        this.send();
       }, wait);
       return;
     }
     this.scheduled = setImmediate(() => {
       this.scheduled = null;
-      if (this.awaitingEcho.size === 0) this.send();
+      this.send();
     });
   }
 
@@ -182,7 +164,6 @@ export class WorkerClient {
     this.scheduled = null;
     if (this.paced) clearTimeout(this.paced);
     this.paced = null;
-    this.endEchoWait();
     if (this.steps.length === 0) return;
     this.urgent = false;
     this.lastPostAt = performance.now();
@@ -228,8 +209,6 @@ export class WorkerClient {
     if (this.paced) clearTimeout(this.paced);
     this.paced = null;
     this.urgent = false;
-    this.endEchoWait();
-    this.awaitingEcho.clear();
     this.steps = [];
     this.pieces.clear();
     this.openOut.clear();
