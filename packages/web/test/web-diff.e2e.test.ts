@@ -175,6 +175,11 @@ describe.skipIf(missing)('the web view shows a session’s diff', { timeout: 90_
     expect(
       await panel.locator('details.diff-file[data-path="a-long.txt"] .diff-line.add').count(),
     ).toBe(4000);
+    // A file the user opened stays open, drawn, when the diff is read again.
+    await panel.locator('.diff-refresh').click();
+    await page.locator('dialog.diff-panel[data-state="shown"]').waitFor();
+    expect(await later.getAttribute('open')).not.toBeNull();
+    expect(await later.locator('.diff-line.add').count()).toBe(1);
   });
 
   it('says why when the worktree cannot be diffed', async () => {

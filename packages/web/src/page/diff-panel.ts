@@ -105,6 +105,8 @@ export class DiffPanel {
   private readonly summary = el('p', 'diff-summary');
   private readonly body = el('div', 'diff-body');
   private loading = 0;
+  /** Files past the lines drawn at once that the user opened (by path). */
+  private readonly openedByHand = new Set<string>();
 
   constructor(
     private readonly rpc: Rpc,
@@ -203,7 +205,15 @@ export class DiffPanel {
         section.open = true;
         draw();
       } else {
-        section.addEventListener('toggle', draw, { once: true });
+        // A file the user opened stays open when the diff is read again (Refresh).
+        if (this.openedByHand.has(f.path)) {
+          section.open = true;
+          draw();
+        } else section.addEventListener('toggle', draw, { once: true });
+        section.addEventListener('toggle', () => {
+          if (section.open) this.openedByHand.add(f.path);
+          else this.openedByHand.delete(f.path);
+        });
       }
       sections.push(section);
     });
