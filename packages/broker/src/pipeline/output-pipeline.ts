@@ -104,8 +104,7 @@ export class OutputPipeline implements WorkerSession {
   private listener: DetectorListener | null = null;
   private nextReq = 1;
   private readonly waiting = new Map<number, (reply: Reply | null) => void>();
-  /** Input written waits for its echo before its bookkeeping runs (see `inputWritten`). */
-  private inputWaits = false;
+  /** Set while input written waits for its echo before its bookkeeping runs (`inputWritten`). */
   private inputTimer: NodeJS.Timeout | null = null;
   /** Why the worker's side is gone (null: it works). */
   private dead: string | null = null;
@@ -209,10 +208,10 @@ export class OutputPipeline implements WorkerSession {
     if (!this.dead) this.worker.queue({ op: 'detect', id: this.id, setup });
     return {
       inputWritten: () => {
-        if (this.dead || this.disposed) return;
+        // No worker to follow it: the bookkeeping runs now (nothing waits, nothing piles up).
+        if (this.dead || this.disposed) return this.listener?.takeInput();
         // The detector sees input after every byte of output before it.
         this.flush();
-        this.inputWaits = true;
         this.inputTimer ??= setTimeout(() => this.takeInput(), INPUT_POST_DELAY_MS);
       },
       input: (data, at) => {
@@ -273,7 +272,6 @@ export class OutputPipeline implements WorkerSession {
     this.disposed = true;
     this.batcher.dispose();
     this.clearStallTimer();
-    this.inputWaits = false;
     if (this.inputTimer) clearTimeout(this.inputTimer);
     this.inputTimer = null;
     this.listener = null;
@@ -301,9 +299,8 @@ export class OutputPipeline implements WorkerSession {
    * message, one wake-up of it.
    */
   private takeInput(): void {
-    if (!this.inputWaits) return;
-    this.inputWaits = false;
-    if (this.inputTimer) clearTimeout(this.inputTimer);
+    if (!this.inputTimer) return;
+    clearTimeout(this.inputTimer);
     this.inputTimer = null;
     this.listener?.takeInput();
   }
