@@ -12,8 +12,8 @@ export default defineProject({
     testTimeout: 90_000,
     hookTimeout: 60_000,
     // `expect.poll` waits for the page to show something: a hang guard, not a timing window (a
-    // passing test never reaches it). Vitest's default of 1 s ran out on a loaded full run for a
-    // diff file drawn after a 4,000-line one.
+    // passing test never reaches it). Vitest's default of 1 s is short for a page on a loaded
+    // 2-core run.
     expect: { poll: { timeout: 20_000 } },
   },
 });

@@ -136,6 +136,9 @@ export class Store {
     });
     rpc.on('state_changed', (p) => {
       this.pushes++;
+      // How the session ended comes in the `session_exited` the daemon sends right after: the
+      // page shows the exit with it then, never first as an exit of no known cause.
+      if (p.state === 'exited') return;
       const row = rowOf(p.session);
       if (row) {
         row.state = p.state as SessionState;
