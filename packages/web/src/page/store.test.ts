@@ -4,8 +4,7 @@ import { Store } from './store.js';
 
 /**
  * The daemon's end of the page's connection, as far as the store uses it: its answers to the
- * store's requests and the pushes a test sends, each handled in a task of its own (as two
- * WebSocket messages are).
+ * store's requests, and the pushes a test sends (each one a message of its own).
  */
 function daemon(sessions: object[]) {
   const listeners = new Map<string, (push: Record<string, unknown>) => void>();
@@ -45,9 +44,9 @@ describe('Store', () => {
       const r = store.sessions.get('s1')!;
       seen.push({ state: r.state, signal: r.exit_signal });
     });
-    // The daemon's order when a session ends: its state, then how it ended.
+    // The daemon's order when a session ends: its state, then how it ended. Every change the
+    // page is told of is seen (the view draws each): none may show an exit of no known cause.
     d.push('state_changed', { session: 's1', state: 'exited', previous: 'idle' });
-    await new Promise((r) => setTimeout(r, 0));
     d.push('session_exited', { session: 's1', name: 'fresh', exit_code: null, signal: 'SIGHUP' });
     expect(seen.filter((s) => s.state === 'exited')).toEqual([
       { state: 'exited', signal: 'SIGHUP' },
