@@ -187,6 +187,37 @@ describe('a screen preset’s session', () => {
 });
 
 describe('the screen model', () => {
+  it('holds no xterm until its screen is needed, then one of the size last given', async () => {
+    const t = new TerminalModel(
+      80,
+      24,
+      100,
+      () => {},
+      () => {},
+    );
+    t.resize(100, 30);
+    expect(t.hasTerminal).toBe(false);
+    // The first write makes it: the replay shows what was written, at the new size.
+    t.write(Buffer.from(`${'x'.repeat(90)}\r\nnext`));
+    expect(t.hasTerminal).toBe(true);
+    await new Promise<void>((resolve) => t.replayWhenParsed(() => resolve()));
+    const shot = t.snapshot();
+    expect([shot.cols, shot.rows]).toEqual([100, 30]);
+    expect(shot.lines.slice(0, 2)).toEqual(['x'.repeat(90), 'next']);
+    t.dispose();
+    // A replay asked of one never written to makes it too: an empty screen, cursor shown.
+    const blank = new TerminalModel(
+      80,
+      24,
+      100,
+      () => {},
+      () => {},
+    );
+    const replay = await new Promise<string>((resolve) => blank.replayWhenParsed(resolve));
+    expect(replay).toBe('\x1b[?25h');
+    blank.dispose();
+  });
+
   it('counts an emoji two cells wide, as the agents and the user’s terminal do', async () => {
     const t = new TerminalModel(
       40,

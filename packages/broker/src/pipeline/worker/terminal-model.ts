@@ -14,10 +14,19 @@ type HeadlessTerminal = InstanceType<typeof Terminal>;
  * same), rendered for a screen preset's detector. Bytes written and bytes parsed are counted so
  * that a replay is taken at a known point of the stream: it covers every byte written before it
  * was asked for.
+ *
+ * The xterm is made when it is first needed (output to parse, a replay, a rendering): a session
+ * whose screen nobody read yet holds none (some 150 KB of objects each, measured), so a daemon
+ * of many sessions nobody attached to spawns them faster, and the pipeline worker's heap, which
+ * every full collection marks, is that much smaller.
  */
 export class TerminalModel {
-  private readonly term: HeadlessTerminal;
-  private readonly serializer: InstanceType<typeof SerializeAddon>;
+  /** Made at the first use (see the class comment). */
+  private made: { term: HeadlessTerminal; serializer: InstanceType<typeof SerializeAddon> } | null =
+    null;
+  private width: number;
+  private height: number;
+  private disposed = false;
   /** Bytes written, and parsed of them. */
   private written = 0;
   private parsedBytes = 0;
@@ -32,35 +41,56 @@ export class TerminalModel {
     /** After each write was parsed (the screen changed). */
     private readonly onParsed: () => void,
     /** The terminal's answer to a query the program wrote (device attributes, cursor position). */
-    onAnswer: (data: string) => void,
+    private readonly onAnswer: (data: string) => void,
   ) {
-    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
-    this.serializer = new SerializeAddon();
-    this.term.loadAddon(this.serializer as unknown as Parameters<HeadlessTerminal['loadAddon']>[0]);
-    useUnicode11(this.term);
+    this.width = cols;
+    this.height = rows;
+  }
+
+  /** The xterm and its serializer, made now if they were not yet. */
+  private xterm(): NonNullable<TerminalModel['made']> {
+    return (this.made ??= this.make());
+  }
+
+  private make(): NonNullable<TerminalModel['made']> {
+    const term = new Terminal({
+      cols: this.width,
+      rows: this.height,
+      scrollback: this.scrollback,
+      allowProposedApi: true,
+    });
+    const serializer = new SerializeAddon();
+    term.loadAddon(serializer as unknown as Parameters<HeadlessTerminal['loadAddon']>[0]);
+    useUnicode11(term);
     // The serialize addon does not restore cursor visibility (DECTCEM): track it. Returning
     // false lets xterm's own handler run as well.
-    this.term.parser.registerCsiHandler({ prefix: '?', final: 'h' }, (params) => {
+    term.parser.registerCsiHandler({ prefix: '?', final: 'h' }, (params) => {
       if (params.includes(25)) this.cursorHidden = false;
       return false;
     });
-    this.term.parser.registerCsiHandler({ prefix: '?', final: 'l' }, (params) => {
+    term.parser.registerCsiHandler({ prefix: '?', final: 'l' }, (params) => {
       if (params.includes(25)) this.cursorHidden = true;
       return false;
     });
     // Device attributes are answered from the output's scan as the bytes arrive
     // (SessionModel); xterm answering them again when it parses them would be a second answer.
-    this.term.parser.registerCsiHandler({ final: 'c' }, () => true);
-    this.term.parser.registerCsiHandler({ prefix: '>', final: 'c' }, () => true);
-    this.term.onData(onAnswer);
+    term.parser.registerCsiHandler({ final: 'c' }, () => true);
+    term.parser.registerCsiHandler({ prefix: '>', final: 'c' }, () => true);
+    term.onData(this.onAnswer);
+    return { term, serializer };
   }
 
   get cols(): number {
-    return this.term.cols;
+    return this.width;
   }
 
   get rows(): number {
-    return this.term.rows;
+    return this.height;
+  }
+
+  /** Whether the xterm was made (see the class comment). */
+  get hasTerminal(): boolean {
+    return this.made !== null;
   }
 
   /** Bytes written and not yet parsed. */
@@ -69,10 +99,11 @@ export class TerminalModel {
   }
 
   write(data: Uint8Array): void {
+    if (this.disposed) return;
     this.written += data.length;
     const length = data.length;
     try {
-      this.term.write(data, () => this.afterParse(length));
+      this.xterm().term.write(data, () => this.afterParse(length));
     } catch {
       // xterm refused the data (its own overflow guard): count it so waiters never hang.
       this.afterParse(length);
@@ -80,7 +111,10 @@ export class TerminalModel {
   }
 
   resize(cols: number, rows: number): void {
-    if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
+    if (cols === this.width && rows === this.height) return;
+    this.width = cols;
+    this.height = rows;
+    this.made?.term.resize(cols, rows);
   }
 
   /** The replay of the screen once every byte written so far is parsed. */
@@ -91,17 +125,20 @@ export class TerminalModel {
 
   /** The rendered buffer (scrollback + viewport), for a screen preset's detector. */
   snapshot(): ScreenSnapshot {
-    const buffer = this.term.buffer.active;
     const lines: string[] = [];
+    if (this.disposed) return { lines, viewportTop: 0, rows: this.height, cols: this.width };
+    const buffer = this.xterm().term.buffer.active;
     for (let y = 0; y < buffer.length; y++)
       lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
-    return { lines, viewportTop: buffer.viewportY, rows: this.term.rows, cols: this.term.cols };
+    return { lines, viewportTop: buffer.viewportY, rows: this.height, cols: this.width };
   }
 
   dispose(): void {
+    this.disposed = true;
     for (const w of this.waiters) w.done('');
     this.waiters = [];
-    this.term.dispose();
+    this.made?.term.dispose();
+    this.made = null;
   }
 
   /**
@@ -117,7 +154,8 @@ export class TerminalModel {
   }
 
   private replay(): string {
-    const text = this.serializer.serialize({ scrollback: this.scrollback });
+    if (this.disposed) return '';
+    const text = this.xterm().serializer.serialize({ scrollback: this.scrollback });
     // Always state cursor visibility: the client's terminal may have it hidden from before.
     return text + (this.cursorHidden ? '\x1b[?25l' : '\x1b[?25h');
   }
