@@ -192,21 +192,34 @@ export async function run(): Promise<void> {
     }
     const ratioOf = (name: string) =>
       perMb.get(`${name}, ${MANY} sessions`)! / perMb.get(`${name}, 1 session`)!;
+    // The same ratio taken within each round, where both variants ran minutes apart at most:
+    // on a machine whose speed drifts between rounds (a shared host), its median moves less.
+    const cpuPerMbOf = (r: Run) => (r.cpu / mb(r.bytes)) * 1000;
+    const paired = (a: string, b: string) => {
+      const [as, bs] = [runs.get(a)!, runs.get(b)!];
+      const rs = as.map((r, i) => cpuPerMbOf(r) / cpuPerMbOf(bs[i]!));
+      const sorted = [...rs].sort((x, y) => x - y);
+      return `round by round ${median(rs).toFixed(2)}x (${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)})`;
+    };
+    const ownRatio = (name: string) =>
+      `${ratioOf(name).toFixed(2)}x; ${paired(`${name}, ${MANY} sessions`, `${name}, 1 session`)}`;
     for (const [name] of hosts) {
       process.stdout.write(
-        `${name}: ${MANY} sessions / 1 session, CPU per MB: ${ratioOf(name).toFixed(2)}x (goal <= 1.0x)\n`,
+        `${name}: ${MANY} sessions / 1 session, CPU per MB: ${ownRatio(name)} (goal <= 1.0x)\n`,
       );
     }
     if (tmux) {
       process.stdout.write(
-        `tmux (baseline): ${MANY} sessions / 1 session, CPU per MB: ${ratioOf('tmux').toFixed(2)}x\n`,
+        `tmux (baseline): ${MANY} sessions / 1 session, CPU per MB: ${ownRatio('tmux')}\n`,
       );
     }
     const baselines = [...hosts.slice(1).map(([n]) => n), ...(tmux ? ['tmux'] : [])];
     for (const name of baselines) {
       for (const v of ['1 session', `${MANY} sessions`]) {
         const ratio = perMb.get(`clippy, ${v}`)! / perMb.get(`${name}, ${v}`)!;
-        process.stdout.write(`clippy / ${name}, ${v}: CPU per MB ${ratio.toFixed(2)}x\n`);
+        process.stdout.write(
+          `clippy / ${name}, ${v}: CPU per MB ${ratio.toFixed(2)}x; ${paired(`clippy, ${v}`, `${name}, ${v}`)}\n`,
+        );
       }
     }
   } finally {
