@@ -134,6 +134,9 @@ async function tmuxBurst(
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** A run's CPU per MB of output, in ms. */
+const cpuPerMbOf = (r: Run) => (r.cpu / mb(r.bytes)) * 1000;
+
 export async function run(): Promise<void> {
   const tmp = tempDir();
   const hosts: [string, ClippyHost][] = [['clippy', await ClippyHost.start()]];
@@ -171,7 +174,7 @@ export async function run(): Promise<void> {
       for (const [name, fn] of variants) {
         const r = await fn();
         runs.get(name)!.push(r);
-        parts.push(`${name} ${((r.cpu / mb(r.bytes)) * 1000).toFixed(1)} ms/MB`);
+        parts.push(`${name} ${cpuPerMbOf(r).toFixed(1)} ms/MB`);
       }
       process.stdout.write(`round ${round}: ${parts.join(', ')}; load ${loadAverage()}\n`);
     }
@@ -180,7 +183,7 @@ export async function run(): Promise<void> {
     const perMb = new Map<string, number>();
     for (const [name] of variants) {
       const rs = runs.get(name)!;
-      const cpuPerMb = median(rs.map((r) => (r.cpu / mb(r.bytes)) * 1000));
+      const cpuPerMb = median(rs.map(cpuPerMbOf));
       const rate = median(rs.map((r) => mb(r.bytes) / (r.ms / 1000)));
       perMb.set(name, cpuPerMb);
       const mid = [...rs].sort((a, b) => a.cpu / a.bytes - b.cpu / b.bytes)[
@@ -192,9 +195,8 @@ export async function run(): Promise<void> {
     }
     const ratioOf = (name: string) =>
       perMb.get(`${name}, ${MANY} sessions`)! / perMb.get(`${name}, 1 session`)!;
-    // The same ratio taken within each round, where both variants ran minutes apart at most:
-    // on a machine whose speed drifts between rounds (a shared host), its median moves less.
-    const cpuPerMbOf = (r: Run) => (r.cpu / mb(r.bytes)) * 1000;
+    // The same ratio taken within each round, where both variants ran seconds apart: on a
+    // machine whose speed drifts between rounds (a shared host), its median moves less.
     const paired = (a: string, b: string) => {
       const [as, bs] = [runs.get(a)!, runs.get(b)!];
       const rs = as.map((r, i) => cpuPerMbOf(r) / cpuPerMbOf(bs[i]!));

@@ -197,7 +197,7 @@ describe('the screen model', () => {
     );
     t.resize(100, 30);
     expect(t.hasTerminal).toBe(false);
-    // The first write makes it: the replay shows what was written, at the new size.
+    // The first write makes it: its screen shows what was written, at the size last given.
     t.write(Buffer.from(`${'x'.repeat(90)}\r\nnext`));
     expect(t.hasTerminal).toBe(true);
     await new Promise<void>((resolve) => t.replayWhenParsed(() => resolve()));
