@@ -1031,6 +1031,54 @@ describe('TurnDetector (line presets): a block continued at the continuation pro
   }
 });
 
+describe('TurnDetector (line presets): the closing Enter of a one-line block', () => {
+  // `clippy ask py 'for i in range(3): print(i)'`: Python shows "... " after the line, and
+  // `ask` presses one more Enter there. Its echo is input, wherever it reaches the detector: an
+  // Enter that came before the prompt was seen left "..." at the answer's head (CI, under load).
+  const line = 'for i in range(3): print(i)';
+  const opened: Step[] = [
+    [200, 'i', line],
+    [201, 'o', line],
+    [300, 'i', '\r'],
+  ];
+  const answer = '\r\n0\r\n1\r\n2\r\n>>> ';
+  const orders: [string, Step[]][] = [
+    [
+      'the prompt seen before the closing Enter',
+      [
+        [301, 'o', '\r\n... '],
+        [400, 'i', '\r'],
+        [401, 'o', answer],
+      ],
+    ],
+    [
+      'the closing Enter between the line’s end and the prompt',
+      [
+        [301, 'o', '\r\n'],
+        [302, 'i', '\r'],
+        [303, 'o', '... '],
+        [304, 'o', answer],
+      ],
+    ],
+    [
+      'the closing Enter before any echo',
+      [
+        [302, 'i', '\r'],
+        [303, 'o', '\r\n... '],
+        [304, 'o', answer],
+      ],
+    ],
+  ];
+  for (const [order, steps] of orders) {
+    it(`answers with the output alone: ${order}`, () => {
+      const d = new TurnDetector({ preset: BUILTIN_PRESETS.python! });
+      play(d, [[0, 'o', '>>> ']], 100);
+      const events = play(d, [...opened, ...steps], 3000);
+      expect(turns(events).map((t) => t.text)).toEqual(['0\n1\n2']);
+    });
+  }
+});
+
 describe('TurnDetector (screen presets): a loading screen in place of the input box', () => {
   const gemini = BUILTIN_PRESETS.gemini!;
   const settle = gemini.settleMs ?? 200;

@@ -55,9 +55,10 @@ export function onlyContinuationPrompts(text: string, more: LineRegex | null): b
 
 /**
  * Lines a REPL echoed at its continuation prompt (`... ))`) for lines typed into this turn are
- * input, not answer. The watcher restarts the content after them when it saw the prompt before
- * the next line was typed; when that line was typed ahead (before the prompt's output arrived,
- * as under load) its echo is still at the top of the content.
+ * input, not answer, and so is a bare continuation prompt: the echo of an Enter there (`ask`'s
+ * closing Enter of a block). The watcher restarts the content after them when it saw the prompt
+ * before the next line or Enter was typed; when that was typed ahead (before the prompt's output
+ * arrived, as under load) its echo is still at the top of the content.
  */
 function afterContinuationEchoes(
   all: string[],
@@ -65,18 +66,22 @@ function afterContinuationEchoes(
   typed: string,
   more: LineRegex | null,
 ): number {
-  if (!more || !typed.includes('\n')) return start;
+  if (!more) return start;
+  // A one-line input was typed at the main prompt: none of it was echoed at a continuation one.
   const typedLines = new Set(
-    typed
-      .split(/\r\n?|\n/u)
-      .map(compact)
-      .filter((l) => l !== ''),
+    typed.includes('\n')
+      ? typed
+          .split(/\r\n?|\n/u)
+          .map(compact)
+          .filter((l) => l !== '')
+      : [],
   );
   const isEcho = (line: string): boolean => {
+    // The prompt alone (rendered lines lose its trailing space).
+    if (matchesContinuation(more, line)) return true;
     for (let k = 1; k < line.length; k++) {
       if (matchPrompt(more, line.slice(0, k)) === null) continue;
-      const rest = compact(line.slice(k));
-      if (rest === '' || typedLines.has(rest)) return true;
+      if (typedLines.has(compact(line.slice(k)))) return true;
     }
     return false;
   };
