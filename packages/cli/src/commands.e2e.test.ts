@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DAEMON_NODE_FLAGS } from '@clippy/client/lean';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, type TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
@@ -28,6 +29,10 @@ function startDaemon(): { daemon: TestDaemon; env: NodeJS.ProcessEnv } {
 
 /** The environment of a session `clippy new` makes (TERM as it sets it), for spawnDetached. */
 const asNew = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...env, TERM: 'xterm-256color' });
+
+/** A process's command line, word by word. */
+const commandLine = (pid: number): string[] =>
+  fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 
 /** Polls through a client or the daemon's files: testkit's eventually, with room for load. */
 const waitUntil = <T>(check: () => Promise<T | undefined>, what: string) =>
@@ -173,6 +178,8 @@ describe('clippy daemon', { timeout: E2E_TIMEOUT_MS }, () => {
     denv.track(s.pid);
     expect(s).toMatchObject({ running: true, socket: denv.socket, sessions: 0 });
     expect(s.pid).not.toBe(process.pid);
+    // Started with the node flags every start of clippyd passes (its heap's room).
+    expect(commandLine(s.pid)).toEqual(expect.arrayContaining([...DAEMON_NODE_FLAGS]));
     expect(human.stdout).toContain(`pid        ${s.pid}`);
     expect(again.stdout).toContain(`already running (pid ${s.pid})`);
 
@@ -195,6 +202,7 @@ describe('clippy daemon', { timeout: E2E_TIMEOUT_MS }, () => {
       'foreground daemon',
     );
     expect(pid).not.toBe(p.pid); // clippyd is a child of the CLI
+    expect(commandLine(pid)).toEqual(expect.arrayContaining([...DAEMON_NODE_FLAGS]));
     process.kill(p.pid, 'SIGTERM'); // forwarded to clippyd, which stops cleanly
     expect(await p.waitExit()).toBe(0);
     expect(fs.existsSync(denv.socket)).toBe(false);

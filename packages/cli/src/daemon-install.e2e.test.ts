@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DAEMON_NODE_FLAGS } from '@clippy/client/lean';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv } from '@clippy/testkit/daemon';
 import { until } from '@clippy/testkit/until';
@@ -46,7 +47,12 @@ describe('clippy daemon install / uninstall (systemd user unit)', () => {
       expect(r.stdout).toContain('undo: clippy daemon uninstall');
       expect(r.stdout).toContain('journalctl --user -u clippyd.service');
       const unit = fs.readFileSync(unitFile(e), 'utf8');
-      expect(execStart(unit)).toEqual([process.execPath, e.env.CLIPPYD_PATH, '--foreground']);
+      expect(execStart(unit)).toEqual([
+        process.execPath,
+        ...DAEMON_NODE_FLAGS,
+        e.env.CLIPPYD_PATH,
+        '--foreground',
+      ]);
       expect(unit).toContain('WantedBy=default.target');
       const un = await runClippy(['daemon', 'uninstall', '--no-enable'], e.env);
       expect(un.code).toBe(0);

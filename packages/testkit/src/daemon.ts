@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   connect,
+  DAEMON_NODE_FLAGS,
   VersionMismatchError,
   type ClippyClient,
   type ConnectOptions,
@@ -177,6 +178,8 @@ export class TestDaemon {
   ): Promise<TestDaemon> {
     const env = opts.env ?? new DaemonEnv();
     const nodeArgs = [
+      // As the CLI starts it.
+      ...DAEMON_NODE_FLAGS,
       // Extra node flags for profiling a test daemon (e.g. `--cpu-prof`), space-separated.
       ...(process.env.CLIPPYD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       opts.bin ?? bins.clippyd,

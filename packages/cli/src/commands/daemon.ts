@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
 import type { Result, StorePause } from '@clippy/protocol';
-import { resolveSocketPaths } from '@clippy/client';
+import { DAEMON_NODE_FLAGS, resolveSocketPaths } from '@clippy/client';
 import {
   DaemonVersionError,
   connectForCommand,
@@ -59,7 +59,7 @@ async function tryConnect(args: CommonArgs) {
 
 /** Runs clippyd in this process's place: stdio inherited, signals forwarded, its exit code passed through. */
 function runForeground(args: DaemonArgs): Promise<number> {
-  const daemonArgs = [daemonPath(), '--foreground'];
+  const daemonArgs = [...DAEMON_NODE_FLAGS, daemonPath(), '--foreground'];
   if (args.socket) daemonArgs.push('--socket', args.socket);
   if (args['log-level']) daemonArgs.push('--log-level', args['log-level']);
   const child = spawn(process.execPath, daemonArgs, { stdio: 'inherit' });

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { DAEMON_EXIT_ALREADY_RUNNING } from '@clippy/client/lean';
+import { DAEMON_EXIT_ALREADY_RUNNING, DAEMON_NODE_FLAGS } from '@clippy/client/lean';
 import { DAEMON_EXIT_INVALID_CONFIG } from '@clippy/protocol';
 
 // The files that make the service manager start clippyd at login: a systemd user unit (Linux)
@@ -48,7 +48,7 @@ export function systemdUnit(t: ServiceTarget): string {
     '',
     '[Service]',
     'Type=simple',
-    `ExecStart=${[t.node, t.clippyd, '--foreground'].map(systemdWord).join(' ')}`,
+    `ExecStart=${[t.node, ...DAEMON_NODE_FLAGS, t.clippyd, '--foreground'].map(systemdWord).join(' ')}`,
     'Restart=on-failure',
     `SuccessExitStatus=${DAEMON_EXIT_ALREADY_RUNNING}`,
     `RestartPreventExitStatus=${DAEMON_EXIT_ALREADY_RUNNING} ${DAEMON_EXIT_INVALID_CONFIG}`,
@@ -83,7 +83,9 @@ export function launchdPlist(
     `    <key>Label</key><string>${LAUNCHD_LABEL}</string>`,
     '    <key>ProgramArguments</key>',
     '    <array>',
-    ...[t.node, t.clippyd, '--foreground'].map((a) => `      <string>${xml(a)}</string>`),
+    ...[t.node, ...DAEMON_NODE_FLAGS, t.clippyd, '--foreground'].map(
+      (a) => `      <string>${xml(a)}</string>`,
+    ),
     '    </array>',
     '    <key>RunAtLoad</key><true/>',
     '    <key>KeepAlive</key><dict><key>SuccessfulExit</key><false/></dict>',
