@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { DAEMON_NODE_FLAGS } from '@clippy/protocol';
 
 /**
  * Starts the broker's worker thread whose module is `base` plus `.mjs` (the built broker's
@@ -20,6 +21,8 @@ export function startWorker(base: URL): Worker {
   const tsxApi = pathToFileURL(require.resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
   const ts = `${base.href}.ts`;
   const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(ts)}); });`;
-  // Our packages from their sources too (the `source` condition), as in the thread that started it.
-  return new Worker(boot, { eval: true, execArgv: [...process.execArgv, '--conditions=source'] });
+  // Our packages from their sources too (the `source` condition), as in the thread that started
+  // it. The daemon's V8 flags apply to every thread already, and a worker refuses them.
+  const execArgv = process.execArgv.filter((a) => !DAEMON_NODE_FLAGS.includes(a));
+  return new Worker(boot, { eval: true, execArgv: [...execArgv, '--conditions=source'] });
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAEMON_NODE_FLAGS } from '@clippy/client/lean';
+import { DAEMON_NODE_FLAGS } from '@clippy/protocol';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv, type TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';

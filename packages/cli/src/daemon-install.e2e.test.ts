@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAEMON_NODE_FLAGS } from '@clippy/client/lean';
+import { DAEMON_NODE_FLAGS } from '@clippy/protocol';
 import { runClippy } from '@clippy/testkit/cli-pty';
 import { DaemonEnv } from '@clippy/testkit/daemon';
 import { until } from '@clippy/testkit/until';

@@ -1,3 +1,4 @@
+import { DAEMON_NODE_FLAGS } from '@clippy/protocol';
 import { DaemonStartError } from './errors.js';
 
 /**
@@ -14,18 +15,6 @@ export const DAEMON_POLL_MAX_MS = 200;
 
 /** clippyd's exit code when another broker already answers on the socket (a lost start race). */
 export const DAEMON_EXIT_ALREADY_RUNNING = 3;
-
-/**
- * Node flags for every start of clippyd (this one, `daemon start --foreground`, the service
- * files, the test kit). The daemon keeps a small heap (some 15 MB) but allocates fast while
- * output floods, and V8 gives a small heap a low old-generation limit: traced in a flood, it
- * began a full collection every 10–15 MB of output, on the main thread and in the pipeline
- * worker alike, each while the old generation was far below that limit but the room left was
- * less than V8 keeps for the young generation's survivors (which had grown to 16 MB). 64 MB of
- * room from the start leaves the work to the young collections (32 MB did not; see
- * docs/architecture.md for what it saved).
- */
-export const DAEMON_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=64'];
 
 export interface StartDaemonOptions {
   /** Path of `clippyd.js` (the CLI resolves it; env CLIPPYD_PATH overrides). */

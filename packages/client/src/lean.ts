@@ -5,7 +5,6 @@ export { connect, connectDetailed } from './connect.js';
 export type { ConnectOptions, ConnectResult } from './connect.js';
 export {
   DAEMON_EXIT_ALREADY_RUNNING,
-  DAEMON_NODE_FLAGS,
   DAEMON_POLL_INITIAL_MS,
   DAEMON_POLL_MAX_MS,
   DAEMON_START_TIMEOUT_MS,

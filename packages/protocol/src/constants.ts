@@ -7,6 +7,18 @@ export const PROTOCOL_VERSION = 2;
  */
 export const DAEMON_EXIT_INVALID_CONFIG = 78;
 
+/**
+ * Node flags for every start of clippyd (the client's auto-start, `clippy daemon start
+ * --foreground`, the service files, the test kit). The daemon keeps a small heap (some 15 MB)
+ * but allocates fast while output floods, and V8 gives a small heap a low old-generation limit:
+ * traced in a flood, it began a full collection every 10–15 MB of output, on the main thread
+ * and in the pipeline worker alike, each while the old generation was far below that limit but
+ * the room left was less than V8 keeps for the young generation's survivors (which had grown
+ * to 16 MB). 64 MB of room from the start leaves the work to the young collections (32 MB did
+ * not; docs/architecture.md says what it saved).
+ */
+export const DAEMON_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=64'];
+
 /** Largest MessagePack payload in one frame (the contract's 16 MiB cap). */
 export const MAX_PAYLOAD_SIZE = 16 * 1024 * 1024;
 

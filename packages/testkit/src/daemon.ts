@@ -4,12 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   connect,
-  DAEMON_NODE_FLAGS,
   VersionMismatchError,
   type ClippyClient,
   type ConnectOptions,
 } from '@clippy/client';
-import { resolveSocketPaths } from '@clippy/protocol';
+import { DAEMON_NODE_FLAGS, resolveSocketPaths } from '@clippy/protocol';
 import { bins } from './paths.js';
 import { DESKTOP_VARS, envWithout } from './env.js';
 import { isAlive, processesWithRuntimeDir } from './env-processes.js';

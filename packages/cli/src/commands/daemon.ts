@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
-import type { Result, StorePause } from '@clippy/protocol';
-import { DAEMON_NODE_FLAGS, resolveSocketPaths } from '@clippy/client';
+import { DAEMON_NODE_FLAGS, type Result, type StorePause } from '@clippy/protocol';
+import { resolveSocketPaths } from '@clippy/client';
 import {
   DaemonVersionError,
   connectForCommand,

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
-import { DAEMON_EXIT_ALREADY_RUNNING, DAEMON_NODE_FLAGS } from '@clippy/client/lean';
-import { DAEMON_EXIT_INVALID_CONFIG } from '@clippy/protocol';
+import { DAEMON_EXIT_ALREADY_RUNNING } from '@clippy/client/lean';
+import { DAEMON_EXIT_INVALID_CONFIG, DAEMON_NODE_FLAGS } from '@clippy/protocol';
 
 // The files that make the service manager start clippyd at login: a systemd user unit (Linux)
 // or a launchd agent (macOS). Both run `clippyd --foreground` on the default socket, the one the
