@@ -11,6 +11,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { writeSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pty from 'node-pty';
 import type { ClippyClient } from '@clippy/client';
 import { DAEMON_READY_TIMEOUT_MS, DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
@@ -111,6 +112,14 @@ export function cpuOf(pid: number): number {
   }
 }
 
+/** The node flags `root`'s own starters give its daemon (none before DAEMON_NODE_FLAGS). */
+async function nodeFlagsOf(root: string): Promise<readonly string[]> {
+  const built = path.join(root, 'packages/protocol/dist/constants.js');
+  if (!fs.existsSync(built)) return [];
+  const m = (await import(pathToFileURL(built).href)) as { DAEMON_NODE_FLAGS?: readonly string[] };
+  return m.DAEMON_NODE_FLAGS ?? [];
+}
+
 /**
  * A clippy daemon for the whole run; sessions are spawned in it and attached with the CLI.
  * `root`: another built checkout whose daemon and CLI to run instead of this one's (a change's
@@ -127,7 +136,7 @@ export class ClippyHost {
     const env = new DaemonEnv({ CLIPPYD_PATH: path.join(root, 'packages/broker/bin/clippyd.js') });
     const child = spawn(
       process.execPath,
-      [env.env.CLIPPYD_PATH!, '--foreground', '--log-level', 'warn'],
+      [...(await nodeFlagsOf(root)), env.env.CLIPPYD_PATH!, '--foreground', '--log-level', 'warn'],
       { env: env.env, stdio: 'ignore' },
     );
     env.track(child.pid!);
