@@ -10,12 +10,12 @@ export const DAEMON_EXIT_INVALID_CONFIG = 78;
 /**
  * Node flags for every start of clippyd (the client's auto-start, `clippy daemon start
  * --foreground`, the service files, the test kit). The daemon keeps a small heap (some 15 MB)
- * but allocates fast while output floods, and V8 gives a small heap a low old-generation limit:
- * traced in a flood, it began a full collection every 10–15 MB of output, on the main thread
- * and in the pipeline worker alike, each while the old generation was far below that limit but
- * the room left was less than V8 keeps for the young generation's survivors (which had grown
- * to 16 MB). 64 MB of room from the start leaves the work to the young collections (32 MB did
- * not; docs/architecture.md says what it saved).
+ * but allocates fast while output floods, and V8 gives a small heap a small old generation to
+ * start with: traced in a flood, it began a full collection every 10–15 MB of output, on the
+ * main thread and in the pipeline worker alike, most of them started by its own marking task
+ * while the old generation was far below its limit (11 of 34 MB), its young generation grown
+ * to 16 MB. With 64 MB from the start (`--initial-old-space-size`) those collections stopped
+ * and the young ones do the work (32 MB did not; docs/architecture.md says what it saved).
  */
 export const DAEMON_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=64'];
 
