@@ -87,10 +87,11 @@ export const PIPELINE_WORKER_IDLE_MS = 60_000;
 /**
  * Least time between two messages to the pipeline worker while output keeps coming: a flood's
  * batches (a PTY read of 4 KiB, gathered for at most OUTPUT_BATCH_MS) then travel several at a
- * time, while output after a pause, input and requests go at once. Each message wakes the
- * worker thread (and the pace's timer the main thread), and a wake-up is what output costs most
- * on a loaded machine (measured on the 2-core machine: about 0.1 ms of CPU per wake-up and
- * per thread; at 2 ms a `cat` woke the worker some 70 times per MB). The last output of a flood
+ * time, while output after a pause and requests go at once, and a keystroke after
+ * INPUT_WORKER_DELAY_MS. Each message wakes the worker thread (and the pace's timer the main
+ * thread), and a wake-up is what output costs most on a loaded machine (measured on the 2-core
+ * machine: about 0.1 ms of CPU per wake-up and per thread; at 2 ms a `cat` woke the worker some
+ * 70 times per MB). The last output of a flood
  * (the prompt after it) waits at most this long for its turn to be seen: well inside the 20 ms
  * turn latency target.
  */
@@ -104,6 +105,17 @@ export const PIPELINE_POST_INTERVAL_MS = 8;
  * lengthens the keystroke's tail latency). Input that causes no output waits this long.
  */
 export const INPUT_POST_DELAY_MS = 1;
+
+/**
+ * How long a keystroke and its echo wait before they go to the pipeline worker (the flood's pace,
+ * PIPELINE_POST_INTERVAL_MS, applies too): the echo is at the client by then, and the terminal
+ * that draws it runs before the worker wakes to take the keystroke (then the main thread, for
+ * the worker's reply); on two busy cores every thread woken at the echo competes with that
+ * terminal. Measured with `../shared/bench/bench-keys.mjs`, four interleaved runs beside
+ * `stress-ng --cpu 2`: echo p50 0.29–0.37 ms before, 0.27–0.28 ms with it. Output with no
+ * input before it (a prompt, a turn's end) does not wait for it.
+ */
+export const INPUT_WORKER_DELAY_MS = 4;
 
 /** Size of a new session when `spawn` gives none: the classic terminal default. */
 export const DEFAULT_COLS = 80;

@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until } from '@clippy/testkit/until';
 import { BUILTIN_PRESETS } from '@clippy/turns';
-import { INPUT_POST_DELAY_MS, PIPELINE_BACKLOG_HIGH, PIPELINE_STALL_MS } from '../constants.js';
+import {
+  INPUT_POST_DELAY_MS,
+  INPUT_WORKER_DELAY_MS,
+  PIPELINE_BACKLOG_HIGH,
+  PIPELINE_STALL_MS,
+} from '../constants.js';
 import type { FromWorker, Step, ToWorker } from './messages.js';
 import { OutputPipeline, stalledReason, type DetectorListener } from './output-pipeline.js';
 import { WorkerClient, type WorkerPort } from './worker-client.js';
@@ -133,12 +138,18 @@ describe('OutputPipeline', () => {
     const { pipeline, seen, type } = make(worker);
     await turnOfLoop();
     const before = worker.messages.length;
+    const typedAt = performance.now();
     type('a');
     // The keystroke's bookkeeping waits: nothing is taken before its echo.
     expect(seen.order).toEqual([]);
     // The echo is read before the input's short wait is over (as it is from a live program).
     pipeline.write(Buffer.from('a'));
     expect(seen.order).toEqual(['delivered a', 'took a']);
+    // The worker wakes once the terminal had its time to draw the echo.
+    await turnOfLoop();
+    expect(worker.messages.length).toBe(before);
+    await until(() => worker.messages.length > before);
+    expect(performance.now() - typedAt).toBeGreaterThanOrEqual(INPUT_WORKER_DELAY_MS - 0.5);
     await turnOfLoop();
     expect(worker.messages.length - before).toBe(1);
     expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(['in', 'out']);
@@ -177,6 +188,7 @@ describe('OutputPipeline', () => {
     pipeline.write(Buffer.from('previous echo'));
     type('b');
     pipeline.write(Buffer.from('b'));
+    await until(() => worker.messages.length > before);
     await turnOfLoop();
     expect(worker.messages.length - before).toBe(1);
     expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(['out', 'in', 'out']);

@@ -9,7 +9,8 @@
  *     ├─► 1. every attached client (deliver: socket frames, or the terminal the daemon writes)
  *     ├─► 2. the bookkeeping of input that waited for its echo (SessionTurns, see takeInput)
  *     └─► 3. one copy to the pipeline worker (worker-client.ts: every session's steps of a loop
- *            turn in one message, at least 8 ms apart in a flood)
+ *            turn in one message, at least 8 ms apart in a flood; a keystroke and its echo 4 ms
+ *            after the keystroke)
  *                 │ (worker thread: worker/session-model.ts)
  *                 ▼
  *            OutputScan — the one parse of every byte ──┬─► turn detector (line watcher, OSC signals)

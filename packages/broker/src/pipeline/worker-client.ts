@@ -1,4 +1,5 @@
 import {
+  INPUT_WORKER_DELAY_MS,
   OUTPUT_BATCH_MAX_BYTES,
   PIPELINE_POST_INTERVAL_MS,
   PIPELINE_WORKER_IDLE_MS,
@@ -40,15 +41,18 @@ export interface WorkerPort {
  * The main thread's end of the pipeline worker: starts the one worker thread with the first
  * session and stops it PIPELINE_WORKER_IDLE_MS after the last (an idle daemon holds no thread;
  * 100 sessions must not cost 100 V8 isolates), and carries every session's steps to it in
- * order — all of them queued
- * in one turn of the event loop go in one message, their bytes in one transferred buffer.
+ * order: the steps queued meanwhile go in one message, each session's bytes in one transferred
+ * buffer. A message goes at the next turn of the event loop, but output waits out the pace of
+ * a flood (PIPELINE_POST_INTERVAL_MS after the last message), and a keystroke with its echo
+ * waits INPUT_WORKER_DELAY_MS (requests and a session's changes wait for neither).
  * A session's output batches that follow each other in a message, with no other step of that
  * session between them, travel as one `out` step: the worker pays per step (a scan, a pass of
  * the detector) as well as per byte, and sessions flooding side by side each sent many small
  * batches per message (measured, 50 sessions `cat`ing 2 MB each: 21,410 steps of 5 KB on
  * average, 8,723 once joined).
  * A keystroke comes with its echo (the session's pipeline holds the input until the echo was
- * delivered, see OutputPipeline.takeInput), so both wake the worker once.
+ * delivered, see OutputPipeline.takeInput), so both wake the worker once, after the echo was
+ * drawn.
  */
 export class WorkerClient {
   private worker: WorkerPort | null = null;
@@ -64,8 +68,10 @@ export class WorkerClient {
   /** The next message waits for PIPELINE_POST_INTERVAL_MS after the last (output only). */
   private paced: NodeJS.Timeout | null = null;
   private lastPostAt = -Infinity;
-  /** Steps queued that must not wait for the pace (input, requests, opening a session). */
+  /** Steps queued that must not wait for the pace (requests, opening a session, a resize). */
   private urgent = false;
+  /** Input is queued: the message waits INPUT_WORKER_DELAY_MS after it (unless urgent). */
+  private inputAt: number | null = null;
   /** Stops the worker once no session came back to it (see PIPELINE_WORKER_IDLE_MS). */
   private idleTimer: NodeJS.Timeout | null = null;
 
@@ -137,14 +143,19 @@ export class WorkerClient {
     this.steps.push(step);
     this.pieces.set(step, [data.slice()]);
     this.dataBytes += data.length;
-    this.urgent = true;
+    this.inputAt ??= performance.now();
     this.schedule();
   }
 
   private schedule(): void {
     if (this.scheduled) return;
-    // Output right after the last message waits out the pace (a flood: see the constant).
-    const wait = this.lastPostAt + PIPELINE_POST_INTERVAL_MS - performance.now();
+    const now = performance.now();
+    // Output right after the last message waits out the pace (a flood: see the constant), and
+    // a keystroke waits for its echo to be drawn (see INPUT_WORKER_DELAY_MS).
+    const wait = Math.max(
+      this.lastPostAt + PIPELINE_POST_INTERVAL_MS - now,
+      this.inputAt === null ? 0 : this.inputAt + INPUT_WORKER_DELAY_MS - now,
+    );
     if (!this.urgent && wait > 0) {
       this.paced ??= setTimeout(() => {
         this.paced = null;
@@ -166,6 +177,7 @@ export class WorkerClient {
     this.paced = null;
     if (this.steps.length === 0) return;
     this.urgent = false;
+    this.inputAt = null;
     this.lastPostAt = performance.now();
     const data: ArrayBuffer[] = [];
     if (this.dataBytes > 0) {
@@ -209,6 +221,7 @@ export class WorkerClient {
     if (this.paced) clearTimeout(this.paced);
     this.paced = null;
     this.urgent = false;
+    this.inputAt = null;
     this.steps = [];
     this.pieces.clear();
     this.openOut.clear();
