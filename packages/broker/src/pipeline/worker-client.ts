@@ -44,7 +44,8 @@ export interface WorkerPort {
  * order: the steps queued meanwhile go in one message, each session's bytes in one transferred
  * buffer. A message goes at the next turn of the event loop, but output waits out the pace of
  * a flood (PIPELINE_POST_INTERVAL_MS after the last message), and a keystroke with its echo
- * waits INPUT_WORKER_DELAY_MS (requests and a session's changes wait for neither).
+ * waits INPUT_WORKER_DELAY_MS, unless a message is due sooner: it goes with that one (requests
+ * and a session's changes wait for neither).
  * A session's output batches that follow each other in a message, with no other step of that
  * session between them, travel as one `out` step: the worker pays per step (a scan, a pass of
  * the detector) as well as per byte, and sessions flooding side by side each sent many small
@@ -65,7 +66,7 @@ export class WorkerClient {
   private readonly openOut = new Map<number, Extract<Step, { op: 'out' }>>();
   private dataBytes = 0;
   private scheduled: NodeJS.Immediate | null = null;
-  /** The next message waits for PIPELINE_POST_INTERVAL_MS after the last (output only). */
+  /** The timer of a message that waits: for the flood's pace, or for a keystroke's delay. */
   private paced: NodeJS.Timeout | null = null;
   private lastPostAt = -Infinity;
   /** Steps queued that must not wait for the pace (requests, opening a session, a resize). */
