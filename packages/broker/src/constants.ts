@@ -91,9 +91,8 @@ export const PIPELINE_WORKER_IDLE_MS = 60_000;
  * INPUT_WORKER_DELAY_MS. Each message wakes the worker thread (and the pace's timer the main
  * thread), and a wake-up is what output costs most on a loaded machine (measured on the 2-core
  * machine: about 0.1 ms of CPU per wake-up and per thread; at 2 ms a `cat` woke the worker some
- * 70 times per MB). The last output of a flood
- * (the prompt after it) waits at most this long for its turn to be seen: well inside the 20 ms
- * turn latency target.
+ * 70 times per MB). The last output of a flood (the prompt after it) waits at most this long for
+ * its turn to be seen: well inside the 20 ms turn latency target.
  */
 export const PIPELINE_POST_INTERVAL_MS = 8;
 
