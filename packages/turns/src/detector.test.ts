@@ -311,6 +311,23 @@ describe('TurnDetector (line presets): the turn contract', () => {
     ]);
   });
 
+  it('gives a turn content of its own, cut inside a later chunk when longer than maxTurnBytes', () => {
+    const d = new TurnDetector({ preset: BUILTIN_PRESETS.bash!, maxTurnBytes: 12 });
+    const events = play(d, [
+      [0, 'o', PROMPT],
+      [100, 'i', 'x\r'],
+      [101, 'o', 'x\r\n'],
+      [102, 'o', '0123'],
+      [103, 'o', '4567'],
+      [104, 'o', '89abcdef\r\n' + PROMPT],
+    ]);
+    const [t] = turns(events);
+    expect([decode(t!.content), t!.truncated]).toEqual(['0123456789ab', true]);
+    // The pipeline worker hands this buffer to the main thread: it must hold nothing else.
+    expect(t!.content.byteOffset).toBe(0);
+    expect(t!.content.buffer.byteLength).toBe(12);
+  });
+
   it('keeps the session pattern fixed: changing the preset object later has no effect', () => {
     const preset: Preset = { ...BUILTIN_PRESETS.bash!, checkedOn: [] };
     const d = new TurnDetector({ preset });

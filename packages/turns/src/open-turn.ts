@@ -77,16 +77,26 @@ export function storedRange(turn: OpenTurn, from: number, to: number): Uint8Arra
   return concat(parts);
 }
 
-/** The turn's content up to output offset `contentEnd`, cut at `maxBytes`. */
+/**
+ * The turn's content up to output offset `contentEnd`, cut at `maxBytes`: copied once into a
+ * buffer of its own (nothing else holds it, so the pipeline worker hands it to the main thread
+ * without a copy).
+ */
 export function turnContent(
   turn: OpenTurn,
   contentEnd: number,
   maxBytes: number,
 ): { content: Uint8Array; truncated: boolean } {
   const length = Math.max(0, contentEnd - turn.contentStartAbs);
-  const all = concat(turn.chunks);
-  return {
-    content: all.slice(0, Math.min(length, maxBytes, all.length)),
-    truncated: length > maxBytes,
-  };
+  let stored = 0;
+  for (const c of turn.chunks) stored += c.length;
+  const content = new Uint8Array(Math.min(length, maxBytes, stored));
+  let at = 0;
+  for (const c of turn.chunks) {
+    if (at === content.length) break;
+    const n = Math.min(c.length, content.length - at);
+    content.set(n === c.length ? c : c.subarray(0, n), at);
+    at += n;
+  }
+  return { content, truncated: length > maxBytes };
 }

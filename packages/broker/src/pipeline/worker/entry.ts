@@ -6,5 +6,7 @@ import type { FromWorker, ToWorker } from '../messages.js';
 import { PipelineWorker } from './pipeline-worker.js';
 
 const port = parentPort!;
-const worker = new PipelineWorker((message: FromWorker) => port.postMessage(message));
+const worker = new PipelineWorker((message: FromWorker, transfer: ArrayBuffer[]) =>
+  port.postMessage(message, transfer),
+);
 port.on('message', (message: ToWorker) => worker.handle(message));

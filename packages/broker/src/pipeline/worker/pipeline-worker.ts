@@ -10,9 +10,11 @@ import { SessionModel } from './session-model.js';
 export class PipelineWorker {
   private readonly sessions = new Map<number, SessionModel>();
   private outbox: Reply[] = [];
+  /** Buffers the replies in the outbox own alone: handed over, not copied (see reply). */
+  private handOver: ArrayBuffer[] = [];
   private flushing: NodeJS.Immediate | null = null;
 
-  constructor(private readonly post: (message: FromWorker) => void) {}
+  constructor(private readonly post: (message: FromWorker, transfer: ArrayBuffer[]) => void) {}
 
   handle(message: ToWorker): void {
     const { steps, data } = message;
@@ -89,12 +91,31 @@ export class PipelineWorker {
 
   private reply(id: number, body: ReplyBody): void {
     this.outbox.push({ id, ...body } as Reply);
+    // A turn's content (up to maxTurnBytes, 4 MiB by default) is a buffer of its own (see
+    // turnContent): moved to the main thread instead of copied on both sides.
+    if ('events' in body) {
+      for (const ev of body.events) {
+        if (ev.type === 'turn' && ownsBuffer(ev.content)) this.handOver.push(ev.content.buffer);
+      }
+    }
     // Everything said in this turn of the event loop goes in one message.
     this.flushing ??= setImmediate(() => {
       this.flushing = null;
       const replies = this.outbox;
+      const transfer = this.handOver;
       this.outbox = [];
-      this.post({ replies });
+      this.handOver = [];
+      this.post({ replies }, transfer);
     });
   }
+}
+
+/** Whether `bytes` is all of a plain ArrayBuffer (a view of part of one may share it). */
+function ownsBuffer(bytes: Uint8Array): bytes is Uint8Array<ArrayBuffer> {
+  return (
+    bytes.buffer instanceof ArrayBuffer &&
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength &&
+    bytes.byteLength > 0
+  );
 }
