@@ -1,5 +1,5 @@
 import { MessageChannel } from 'node:worker_threads';
-import { PROMPT_QUIET_MS, resolvePreset, type DetectorEvent } from '@clippy/turns';
+import { resolvePreset, type DetectorEvent } from '@clippy/turns';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FromWorker, Step } from '../messages.js';
 import { PipelineWorker } from './pipeline-worker.js';
@@ -53,12 +53,15 @@ describe('PipelineWorker: replies to the main thread', () => {
       channel.port1.postMessage(m, transfer);
     });
     const received: DetectorEvent[] = [];
-    const gotTurn = new Promise<void>((resolve) => {
-      channel.port2.on('message', (m: FromWorker) => {
-        for (const r of m.replies) if ('events' in r) received.push(...r.events);
-        if (received.some((e) => e.type === 'turn')) resolve();
-      });
+    const waiters: { type: DetectorEvent['type']; resolve: () => void }[] = [];
+    channel.port2.on('message', (m: FromWorker) => {
+      for (const r of m.replies) if ('events' in r) received.push(...r.events);
+      for (const w of waiters) if (received.some((e) => e.type === w.type)) w.resolve();
     });
+    const event = (type: DetectorEvent['type']): Promise<void> =>
+      new Promise((resolve) => waiters.push({ type, resolve }));
+    const ready = event('ready');
+    const gotTurn = event('turn');
     const answer = 'line of the answer\r\n'.repeat(500);
     const setup = { preset: resolvePreset('bash'), maxTurnBytes: 4 * 1024 * 1024, cols: 80 };
     worker.handle(
@@ -68,7 +71,8 @@ describe('PipelineWorker: replies to the main thread', () => {
         { op: 'out', text: PROMPT },
       ]),
     );
-    await new Promise((r) => setTimeout(r, PROMPT_QUIET_MS * 3));
+    // The first prompt makes the session ready; the next one ends the turn.
+    await ready;
     worker.handle(
       message([
         { op: 'in', text: 'cat notes\r' },
