@@ -105,17 +105,18 @@ async function tmuxRound(host: TmuxHost, name: string, file: string): Promise<[F
 const msPerMb = (s: number) => ((s * 1000) / mb(FILE_BYTES)).toFixed(1);
 
 export async function run(): Promise<void> {
-  const tmp = tempDir();
-  const file = path.join(tmp.dir, 'flood.txt');
-  writeTextFile(file, FILE_BYTES);
   const noTmux = TmuxHost.unavailable();
   if (noTmux) process.stdout.write(`tmux skipped: ${noTmux}\n`);
-  const clippy = await ClippyHost.start();
+  const tmp = tempDir();
   const tmux = noTmux ? null : new TmuxHost();
-  // A session that stays: tmux's server exits with its last session, the daemon never does.
-  tmux?.spawn('keep', 'cat', COLS, ROWS);
+  let clippy: ClippyHost | null = null;
   const r = { clippy: [[], []] as Flood[][], tmux: [[], []] as Flood[][] };
   try {
+    const file = path.join(tmp.dir, 'flood.txt');
+    writeTextFile(file, FILE_BYTES);
+    clippy = await ClippyHost.start();
+    // A session that stays: tmux's server exits with its last session, the daemon never does.
+    tmux?.spawn('keep', 'cat', COLS, ROWS);
     process.stdout.write(
       `file: ${mb(FILE_BYTES)} MB of text, terminal ${COLS}x${ROWS}, a new session per round, ` +
         `${ROUNDS} interleaved rounds; load ${loadAverage()}\n`,
@@ -136,7 +137,7 @@ export async function run(): Promise<void> {
       process.stdout.write(`  clippy daemon threads, second: ${c2.threads}\n`);
     }
   } finally {
-    await clippy.stop();
+    await clippy?.stop();
     await tmux?.stop();
     tmp.remove();
   }
