@@ -422,6 +422,10 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     // loaded 2-core machine (stress-ng --cpu 2), where the 200 ms settle had ended the turn with
     // the half-written text. A streamed answer waits for that redraw, up to this long.
     answerRedrawMs: 3_000,
+    // A list item with only its number or bullet: every half-written answer captured shows one
+    // ("1." under stress-ng, "1." and "2." in CI's full suite when the 3 s had passed, a stray
+    // "-" on a quiet machine), a model's answer hardly ever. Its redraw is waited for longer.
+    answerUnfinished: [r`^\s*(?:\d+[.)]|[-*+])\s*$`],
     // Not a mark: OpenCode indents every line of an answer by 5 columns (a list's own
     // indentation comes on top of it).
     answerBullet: ['     '],

@@ -99,6 +99,13 @@ export interface Preset {
    */
   answerRedrawMs?: number;
   /**
+   * Screen presets: lines only a half-written answer shows (OpenCode's list item drawn before
+   * its text: a bare "1."), matched against each line of the answer read from an idle screen.
+   * An answer with one waits for the agent's redraw up to 10 s, not `answerRedrawMs`: a turn
+   * that ended on it would keep words the agent had not drawn yet.
+   */
+  answerUnfinished?: string[];
+  /**
    * Screen presets: the agent rewrites its whole screen line by line (Codex's alternate
    * screen), so a dialog it closes after Enter is read in part (some choices, only its footer)
    * before it goes: not a new question.
@@ -207,6 +214,7 @@ export const UserPresetSchema = z
     settleMs: z.number().int().min(0).max(60_000).optional(),
     emptyAnswerMs: z.number().int().min(0).max(60_000).optional(),
     answerRedrawMs: z.number().int().min(0).max(60_000).optional(),
+    answerUnfinished: regexList.optional(),
     redrawsWhole: z.boolean().optional(),
     model: z.string().optional(),
     provider: z.string().optional(),

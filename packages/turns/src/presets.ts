@@ -44,6 +44,7 @@ export interface CompiledPreset {
   readonly idleSignal: LineRegex[];
   readonly blockedSignal: LineRegex[];
   readonly interruptArmed: LineRegex[];
+  readonly answerUnfinished: LineRegex[];
   readonly bottomLines: number;
   readonly settleMs: number;
   /** See Preset.emptyAnswerMs (never shorter than the settle window). */
@@ -66,6 +67,7 @@ const REGEX_LIST_FIELDS = [
   'idleSignal',
   'blockedSignal',
   'interruptArmed',
+  'answerUnfinished',
 ] as const;
 
 /**

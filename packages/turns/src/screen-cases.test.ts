@@ -59,7 +59,11 @@ const PUBLIC_MIN = { claude: 8, codex: 8, gemini: 3, copilot: 5 } as const;
  * machine, six pieces): list items left half-written, the turn then shown done with them. Returns
  * the detector with that done frame just read, and the frames to draw next.
  */
-function streamedOpenCode() {
+/**
+ * An OpenCode turn streamed in `pieces` (default: the captured half-written ones) then shown done
+ * with `done` (default: the last piece).
+ */
+function streamedOpenCode(opts: { done?: string[]; pieces?: string[][] } = {}) {
   const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
   const notDrawn = screenLinesOf('opencode-answer-not-drawn.txt');
   const answer = LIST_ANSWER_LINES;
@@ -111,13 +115,14 @@ function streamedOpenCode() {
   const events: DetectorEvent[] = [];
   let at = 2500;
   // The pieces as it drew them while busy, then the same half-written lines shown done.
-  for (const lines of [halfWritten.slice(0, 4), halfWritten.slice(0, 7), halfWritten]) {
+  const pieces = opts.pieces ?? [halfWritten.slice(0, 4), halfWritten.slice(0, 7), halfWritten];
+  for (const lines of pieces) {
     d.onOutput(bytes('c'), at);
     events.push(...d.onScreen(snap(drawn(lines, true)), at));
     at += 400;
   }
   d.onOutput(bytes('d'), at);
-  events.push(...d.onScreen(snap(drawn(halfWritten, false)), at));
+  events.push(...d.onScreen(snap(drawn(opts.done ?? halfWritten, false)), at));
   return {
     d,
     events,
@@ -569,13 +574,55 @@ describe('labelled agent screens (test/screens)', () => {
   });
 
   it('OpenCode: a streamed answer it never redraws ends as shown, answerRedrawMs after it showed it done', () => {
-    const { d, events, at, halfWritten } = streamedOpenCode();
+    // No list item bare: nothing on it says it is half-written.
+    const shown = [...LIST_ANSWER_LINES.slice(0, 6), '3. Writ'];
+    const { d, events, at } = streamedOpenCode({ done: shown });
     const wait = BUILTIN_PRESETS.opencode!.answerRedrawMs!;
     events.push(...d.tick(at + 300));
     expect(d.nextDeadline()).toBe(at + 300 + wait);
     events.push(...d.tick(at + 300 + wait - 1));
     expect(events.filter((e) => e.type === 'turn')).toEqual([]);
     events.push(...d.tick(at + 300 + wait));
+    const done = events.find((e) => e.type === 'turn');
+    expect(done?.type === 'turn' && done.text).toBe(shown.join('\n'));
+  });
+
+  it('OpenCode: a list item shown bare, without its channel, waits 10 s for the redraw, not answerRedrawMs', () => {
+    // Captured in CI's full suite on 2 cores with the channel off: the first answer of a new
+    // OpenCode, shown done with its first two items bare and still so when the 3 s had passed.
+    const bare = [
+      'Steps:',
+      '',
+      '1.',
+      '2.',
+      '   - headers first',
+      '   - the',
+      '3. Write the result.',
+      '',
+      '- a star item',
+      '',
+      '- a dash item',
+    ];
+    // Its pieces drawn while busy, or (a loaded machine renders them in one go) none of them.
+    for (const pieces of [undefined, [[]]]) {
+      const { d, events, at, answer, show } = streamedOpenCode({ done: bare, pieces });
+      const wait = BUILTIN_PRESETS.opencode!.answerRedrawMs!;
+      events.push(...d.tick(at + 300));
+      expect(d.nextDeadline()).toBe(at + 300 + 10_000);
+      events.push(...d.tick(at + 300 + wait), ...d.tick(at + 300 + wait + 2000));
+      expect(events.filter((e) => e.type === 'turn')).toEqual([]);
+      // Drawn whole 6 s after it showed the turn done: the turn ends with it.
+      events.push(...show(answer, at + 6000), ...d.tick(at + 6300));
+      const done = events.find((e) => e.type === 'turn');
+      expect(done?.type === 'turn' && done.text).toBe(answer.join('\n'));
+    }
+  });
+
+  it('OpenCode: a half-written answer it never redraws ends as shown, 10 s after it showed it done', () => {
+    const { d, events, at, halfWritten } = streamedOpenCode();
+    events.push(...d.tick(at + 300), ...d.tick(at + 300 + 10_000 - 1));
+    expect(events.filter((e) => e.type === 'turn')).toEqual([]);
+    events.push(...d.tick(at + 300 + 10_000));
     const done = events.find((e) => e.type === 'turn');
     expect(done?.type === 'turn' && done.text).toBe(halfWritten.join('\n'));
   });

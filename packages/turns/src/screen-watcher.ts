@@ -68,9 +68,10 @@ const ANSWERED_DIALOG_MS = 1000;
 
 /**
  * Longest an idle screen that has not drawn the end of the answer the agent recorded is waited
- * for (presets with answerRedrawMs; any preset while none of it shows): OpenCode showed its turn
- * done with the answer half-written and drew the rest more than 3 s later in CI's full suite on
- * 2 cores.
+ * for (presets with answerRedrawMs; any preset while none of it shows), or one that shows a line
+ * only a half-written answer has (answerUnfinished): OpenCode showed its turn done with the
+ * answer half-written and drew the rest more than 3 s later in CI's full suite on 2 cores, with
+ * its record, and without it (a list's "1." and "2." still bare when the 3 s wait ended).
  */
 const UNDRAWN_END_MS = 10_000;
 
@@ -361,7 +362,8 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
    * done once it shows that answer's end (tailDrawn), waited for up to UNDRAWN_END_MS.
    * Else, an answer seen while busy (drawn as it streamed, so maybe half-written) waits until
    * the idle screen shows another answer (read here once it settled), the record comes, or the
-   * first one stayed answerRedrawMs.
+   * first one stayed answerRedrawMs — UNDRAWN_END_MS while it shows a line only a half-written
+   * answer has (Preset.answerUnfinished), seen while busy or not.
    * Any agent's idle screen that shows nothing of an answer its record gave waits so too:
    * Copilot CLI under load drew its prompt back before the answer, and the turn, closed empty,
    * was dropped — the answer drawn after it belonged to no turn, and `ask` waited in vain.
@@ -371,10 +373,12 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
     const drawn = turn.recordedTail === null ? null : tailDrawn(turn.recordedTail, text);
     if (drawn === true) return false;
     const undrawn = drawn === false && text.trim() === '';
-    if (this.c.answerRedrawMs === 0 && !undrawn) return false;
+    // Without a record to tell by: a line that shows the answer half-written.
+    const unfinished = drawn === null && this.unfinished(text);
+    if (this.c.answerRedrawMs === 0 && !undrawn && !unfinished) return false;
     // No record to tell by (yet: it may come a moment after the screen shows the turn done).
-    if (drawn === null && turn.busyAnswers === 0) return false;
-    const waitMs = drawn === false ? UNDRAWN_END_MS : this.c.answerRedrawMs;
+    if (drawn === null && turn.busyAnswers === 0 && !unfinished) return false;
+    const waitMs = drawn === false || unfinished ? UNDRAWN_END_MS : this.c.answerRedrawMs;
     turn.redrawWaitMs = waitMs;
     if (turn.doneAnswer === null) {
       turn.doneAnswer = text;
@@ -382,8 +386,15 @@ export class ScreenWatcher extends WatcherBase<ScreenTurn> {
       return true;
     }
     if (now - turn.doneAt >= waitMs) return false;
-    // The end not drawn yet: whatever else the screen redrew meanwhile.
-    return drawn === false || text === turn.doneAnswer;
+    // The end, or the rest of a half-written line, not drawn yet: whatever else the screen
+    // redrew meanwhile.
+    return drawn === false || unfinished || text === turn.doneAnswer;
+  }
+
+  /** The answer shows a line of Preset.answerUnfinished (a list item drawn before its text). */
+  private unfinished(text: string): boolean {
+    const marks = this.c.answerUnfinished;
+    return marks.length > 0 && text.split('\n').some((line) => firstMatch(marks, line) >= 0);
   }
 
   nextDeadline(): number | null {
