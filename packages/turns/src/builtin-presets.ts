@@ -425,7 +425,9 @@ export const BUILTIN_PRESETS: Record<string, Preset> = {
     // A list item with only its number or bullet: every half-written answer captured shows one
     // ("1." under stress-ng, "1." and "2." in CI's full suite when the 3 s had passed, a stray
     // "-" on a quiet machine), a model's answer hardly ever. Its redraw is waited for longer.
-    answerUnfinished: [r`^\s*(?:\d+[.)]|[-*+])\s*$`],
+    // Only "-": OpenCode draws "*" and "+" items with it, and a bare " *" is a line of a code
+    // block's doc comment.
+    answerUnfinished: [r`^\s*(?:\d+[.)]|-)\s*$`],
     // Not a mark: OpenCode indents every line of an answer by 5 columns (a list's own
     // indentation comes on top of it).
     answerBullet: ['     '],

@@ -587,6 +587,21 @@ describe('labelled agent screens (test/screens)', () => {
     expect(done?.type === 'turn' && done.text).toBe(shown.join('\n'));
   });
 
+  it('OpenCode: a doc comment\'s bare " *" line is not a list item: the answer waits answerRedrawMs only', () => {
+    const shown = [
+      'Here is the function:',
+      '',
+      '/**',
+      ' * Adds.',
+      ' *',
+      ' */',
+      'function add() {}',
+    ];
+    const { d, at } = streamedOpenCode({ done: shown });
+    d.tick(at + 300);
+    expect(d.nextDeadline()).toBe(at + 300 + BUILTIN_PRESETS.opencode!.answerRedrawMs!);
+  });
+
   it('OpenCode: a list item shown bare, without its channel, waits 10 s for the redraw, not answerRedrawMs', () => {
     // Captured in CI's full suite on 2 cores with the channel off: the first answer of a new
     // OpenCode, shown done with its first two items bare and still so when the 3 s had passed.
