@@ -101,8 +101,9 @@ export interface Preset {
   /**
    * Screen presets: lines only a half-written answer shows (OpenCode's list item drawn before
    * its text: a bare "1."), matched against each line of the answer read from an idle screen.
-   * An answer with one waits for the agent's redraw up to 10 s, not `answerRedrawMs`: a turn
-   * that ended on it would keep words the agent had not drawn yet.
+   * Without the agent's record of the answer to tell by, an answer with one waits for the
+   * agent's redraw up to 10 s, not `answerRedrawMs`: a turn that ended on it would keep words the
+   * agent had not drawn yet.
    */
   answerUnfinished?: string[];
   /**

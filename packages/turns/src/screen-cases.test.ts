@@ -57,11 +57,8 @@ const PUBLIC_MIN = { claude: 8, codex: 8, gemini: 3, copilot: 5 } as const;
 /**
  * OpenCode asked for the list answer, which it draws as it streams (captured on a loaded 2-core
  * machine, six pieces): list items left half-written, the turn then shown done with them. Returns
- * the detector with that done frame just read, and the frames to draw next.
- */
-/**
- * An OpenCode turn streamed in `pieces` (default: the captured half-written ones) then shown done
- * with `done` (default: the last piece).
+ * the detector with that done frame just read, and the frames to draw next. `pieces` replaces the
+ * busy frames' answers (`[[]]`: none drawn while busy), `done` the done frame's.
  */
 function streamedOpenCode(opts: { done?: string[]; pieces?: string[][] } = {}) {
   const d = new TurnDetector({ preset: BUILTIN_PRESETS.opencode! });
