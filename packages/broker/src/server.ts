@@ -41,6 +41,7 @@ import {
 import type { TurnStore } from './store/turn-store.js';
 import { Worktrees } from './worktrees/worktrees.js';
 import { SessionReaper } from './pty/session-reaper.js';
+import { PtySpawner } from '@clippy/system/pty';
 
 function readPackageVersion(): string {
   try {
@@ -107,6 +108,8 @@ export class Broker {
   private readonly worktrees: Worktrees;
   /** Ends the sessions' processes if this daemon ends without doing so (killed, crashed). */
   private readonly reaper: SessionReaper;
+  /** Starts the sessions' programs, so that the daemon itself never forks (pty-spawner.ts). */
+  private readonly spawner: PtySpawner;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -115,6 +118,7 @@ export class Broker {
   ) {
     this.webRemotes = new WebRemotes(options.env ?? process.env, log);
     this.reaper = new SessionReaper(log);
+    this.spawner = new PtySpawner((message) => log.warn(message));
     this.notifier = new Notifier({
       env: options.env ?? process.env,
       log,
@@ -269,6 +273,7 @@ export class Broker {
           return clients.size;
         },
         close: (reason) => this.close(reason),
+        spawnPty: (options) => this.spawner.spawn(options),
       },
     };
     const isStopping = () => this.stopping;
@@ -343,6 +348,10 @@ export class Broker {
     const log = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
     const broker = new Broker(config, log, options);
     await broker.listen();
+    // Both helper processes start now, while the daemon is small: each start is a fork of it,
+    // and a fork makes the daemon's next writes fault on every page it had (pty-spawner.ts).
+    broker.spawner.start();
+    broker.reaper.start();
     // Only once the socket is ours (no other daemon here): the history is read and restored
     // synchronously, before any connection is served.
     ({ store: broker.history, unavailable: broker.historyUnavailable } = openHistory(
@@ -772,6 +781,7 @@ export class Broker {
     for (const s of this.sessions.all()) s.dispose();
     // Any session that outlived the shutdown's SIGKILL is the reaper's now.
     this.reaper.dispose();
+    this.spawner.dispose();
     await this.history?.close();
     this.log.info('stopped');
     this.log.flush?.();

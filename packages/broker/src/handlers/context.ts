@@ -13,6 +13,7 @@ import { HandlerError } from '../errors.js';
 import type { TurnStore } from '../store/turn-store.js';
 import type { Worktrees } from '../worktrees/worktrees.js';
 import type { AgentChannel } from '../agents/types.js';
+import type { PtyProcess, PtySpawnOptions } from '@clippy/system/pty';
 
 // Handlers and the code they call throw the same expected-failure class.
 export { HandlerError };
@@ -92,6 +93,8 @@ export interface DaemonPort {
   /** The web view's HTTP + WebSocket endpoint (started on request). */
   readonly web: WebPort;
   close(reason: string): Promise<void>;
+  /** Starts a session's program on a new PTY (by the spawner: the daemon never forks itself). */
+  spawnPty(options: PtySpawnOptions): Promise<PtyProcess>;
 }
 
 /** The connection that sent the request. Its attachments are recorded by the sessions alone. */

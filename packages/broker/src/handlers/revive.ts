@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { resolveCommand } from '../pty/resolve-command.js';
-import { spawnPty } from '@clippy/system/pty';
 import { resumeArgs, wireSession } from '../agents/wire-session.js';
 import { currentTurnConfig, resolveSessionPreset } from '../turn-config/session-preset.js';
 import type { Session } from '../sessions/session.js';
@@ -36,7 +35,7 @@ function resumableSession(session: Session): string | undefined {
  * resume ID`, `gemini --resume ID`), in the same folder, under the same ID, name and preset;
  * its turns stay and their numbering goes on.
  */
-export const revive: Handler<'revive'> = (request, context) => {
+export const revive: Handler<'revive'> = async (request, context) => {
   const { sessions, daemon } = context;
   const old = findRevivable(context, request.session);
   const refuse = (why: string) => {
@@ -95,7 +94,7 @@ export const revive: Handler<'revive'> = (request, context) => {
   const rows = request.rows ?? (old.rows || DEFAULT_ROWS);
   let pty;
   try {
-    pty = spawnPty({
+    pty = await daemon.spawnPty({
       file: resolved.path,
       args: wired.args,
       cwd: old.cwd,
@@ -110,6 +109,13 @@ export const revive: Handler<'revive'> = (request, context) => {
       'spawn_failed',
       `could not start '${old.command}': ${(err as Error).message}`,
     );
+  }
+  // While the program started, another revive (or a spawn of the name) may have come first.
+  if (sessions.nameTaken(old.name)) {
+    pty.killGroup('SIGKILL');
+    pty.dispose();
+    wired.channel?.dispose();
+    refuse(`a live session is named '${old.name}' now`);
   }
   const session = sessions.revive(old, {
     name: old.name,

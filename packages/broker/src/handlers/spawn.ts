@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import { DEFAULT_COLS, DEFAULT_PRESET, DEFAULT_ROWS } from '../constants.js';
-import { spawnPty } from '@clippy/system/pty';
 import { resolveCommand } from '../pty/resolve-command.js';
 import { HandlerError, type Handler } from './context.js';
 import { currentTurnConfig, resolveSessionPreset } from '../turn-config/session-preset.js';
@@ -54,6 +53,8 @@ export const spawn: Handler<'spawn'> = async (
     );
 
   let name: string | undefined;
+  /** The name a session not named by the caller gets, as things stand now. */
+  let autoName = (): string => name!;
   if (request.name !== undefined) {
     if (BAD_NAME.test(request.name)) {
       throw new HandlerError(
@@ -73,7 +74,8 @@ export const spawn: Handler<'spawn'> = async (
       basename(request.command)
         .replace(/[:\s\p{Cc}]/gu, '_')
         .slice(0, 48) || 'session';
-    name = sessions.uniqueName(base);
+    autoName = () => sessions.uniqueName(base);
+    name = autoName();
   }
 
   // Asked to keep its turns, and nowhere to keep them: refused before anything starts (the
@@ -107,7 +109,10 @@ export const spawn: Handler<'spawn'> = async (
     : null;
   if (created) {
     // While git worked, another spawn may have taken the name.
-    name ??= sessions.nameTaken(created.name) ? sessions.uniqueName(created.name) : created.name;
+    if (request.name === undefined)
+      autoName = () =>
+        sessions.nameTaken(created.name) ? sessions.uniqueName(created.name) : created.name;
+    name ??= autoName();
     if (request.name !== undefined && sessions.nameTaken(request.name)) {
       await worktrees.discard(created.record);
       throw new HandlerError(
@@ -145,7 +150,14 @@ export const spawn: Handler<'spawn'> = async (
   });
   let pty;
   try {
-    pty = spawnPty({ file: resolved.path, args: wired.args, cwd, env: wired.env, cols, rows });
+    pty = await daemon.spawnPty({
+      file: resolved.path,
+      args: wired.args,
+      cwd,
+      env: wired.env,
+      cols,
+      rows,
+    });
   } catch (err) {
     // Its wiring's files (an agent's settings file) go with it.
     wired.channel?.dispose();
@@ -154,6 +166,16 @@ export const spawn: Handler<'spawn'> = async (
       'spawn_failed',
       `could not start '${request.command}': ${(err as Error).message}`,
     );
+  }
+  // While the program started, another spawn may have taken the name: a name asked for is
+  // refused (the program ends), a name of ours is chosen again.
+  if (request.name === undefined) name = autoName();
+  else if (sessions.nameTaken(name!)) {
+    pty.killGroup('SIGKILL');
+    pty.dispose();
+    wired.channel?.dispose();
+    if (created) await worktrees.discard(created.record);
+    throw new HandlerError('duplicate_session', `a live session is already named '${name}'`);
   }
   const session = sessions.create({
     id,

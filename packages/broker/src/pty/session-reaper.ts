@@ -57,8 +57,9 @@ signal KILL
 
 /**
  * The reaper as the daemon holds it: told of each session's group as it starts and ends. Its
- * process starts with the first session (a daemon without sessions has nothing to reap, and
- * its start is not delayed by the fork).
+ * process starts with the daemon (`start`), not with the first session: starting it is a fork of
+ * the daemon, and after a fork the daemon's next writes fault on every page it had, which cost
+ * the first session's first flood of output (see pty-spawner.ts in @clippy/system).
  */
 export class SessionReaper {
   private child: ChildProcess | null = null;
@@ -67,7 +68,7 @@ export class SessionReaper {
 
   constructor(private readonly log: Logger) {}
 
-  /** A session's process started: its group (its PID: node-pty makes it a session leader). */
+  /** A session's process started: its group (its PID: it is a session leader). */
   add(pgid: number): void {
     if (!this.started) this.start();
     this.write(`+${pgid}\n`);
@@ -85,7 +86,9 @@ export class SessionReaper {
     this.child?.stdin?.end();
   }
 
-  private start(): void {
+  /** Starts the reaper's process (once; the first `add` does, if this was not called). */
+  start(): void {
+    if (this.started || this.disposed) return;
     this.started = true;
     const { log } = this;
     let child: ChildProcess;

@@ -177,6 +177,43 @@ describe('sessions over real PTYs', () => {
     for (const id of ids) expect(id).toMatch(/^[a-z2-7]{6}$/);
   });
 
+  it('keeps names unique for spawns sent at once: one per name, the refused one not left running', async () => {
+    // A start takes a round trip to the spawner: spawns that arrive together all wait on it
+    // at the same time, and each must still get a name of its own.
+    const unnamed = await Promise.all(
+      [1, 2, 3].map(() => c.ok('spawn', { command: 'sleep', args: ['30'], env: childEnv() })),
+    );
+    expect(new Set(unnamed.map((r) => r.name)).size).toBe(3);
+    const answers = await Promise.all(
+      [1, 2].map(() =>
+        c.request('spawn', { command: 'sleep', args: ['31'], name: 'twin', env: childEnv() }),
+      ),
+    );
+    expect(answers.map((a) => a.error ?? 'ok').sort()).toEqual(['duplicate_session', 'ok']);
+    const list = (await c.ok('list_sessions')).sessions as { name: string }[];
+    expect(list.filter((s) => s.name === 'twin')).toHaveLength(1);
+    // Only the session's own sleep 31 runs: the refused start's program was ended.
+    const { execFileSync } = await import('node:child_process');
+    await c.until(() => {
+      const ps = execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' });
+      return ps.split('\n').filter((l) => /(^|\/)sleep 31$/.test(l.trim())).length === 1;
+    });
+  });
+
+  // The spawner runs on Linux (elsewhere node-pty starts programs without a fork already).
+  it.skipIf(process.platform !== 'linux')(
+    "starts a session's program without forking the daemon: the spawner is its parent",
+    async () => {
+      const s = await spawn('sleep', ['30']);
+      const { readFileSync } = await import('node:fs');
+      const ppid = Number(
+        readFileSync(`/proc/${s.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1],
+      );
+      expect(ppid).not.toBe(process.pid);
+      expect(readFileSync(`/proc/${ppid}/cmdline`, 'utf8')).toContain('clippyd-spawner');
+    },
+  );
+
   it('emits session events to subscribers', async () => {
     await c.ok('subscribe', {});
     const s = await spawn('sh', ['-c', 'exit 0']);

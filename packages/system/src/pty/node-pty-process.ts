@@ -1,6 +1,8 @@
 // The only file that imports node-pty (the PTY library is confined to one file). In system,
 // not the broker: the test kit's terminal needs the same workarounds and may not import broker.
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { constants as osConstants } from 'node:os';
 import type { Socket } from 'node:net';
 import * as nodePty from 'node-pty';
 import type { PtyExit, PtyProcess, PtySpawnOptions } from './pty-process.js';
@@ -71,16 +73,8 @@ class NodePtyProcess implements PtyProcess {
   /** Waits for queued input to be taken (whenWritten), each with its bound. */
   private drainWaiters: { below: number; resolve: () => void }[] = [];
 
-  constructor(options: PtySpawnOptions) {
-    // encoding null: raw bytes out, so output reaches clients byte-for-byte (no UTF-8 split damage).
-    this.pty = nodePty.spawn(options.file, options.args, {
-      name: options.env.TERM ?? 'xterm-256color',
-      cols: options.cols,
-      rows: options.rows,
-      cwd: options.cwd,
-      env: options.env,
-      encoding: null,
-    });
+  constructor(pty: nodePty.IPty) {
+    this.pty = pty;
     this.pid = this.pty.pid;
     closeOnlyWhenDrained(this.pty, this.pid);
     this.followWriteQueue();
@@ -270,7 +264,128 @@ class NodePtyProcess implements PtyProcess {
   }
 }
 
-/** Starts `options.file` on a new PTY. Throws when the fork itself fails. */
+/** node-pty's options for `options`: raw bytes out (encoding null), so output reaches clients
+ * byte-for-byte (no UTF-8 split damage). */
+function ptyOptions(options: PtySpawnOptions): nodePty.IPtyForkOptions {
+  return {
+    name: options.env.TERM ?? 'xterm-256color',
+    cols: options.cols,
+    rows: options.rows,
+    cwd: options.cwd,
+    env: options.env,
+    encoding: null,
+  };
+}
+
+/** Starts `options.file` on a new PTY, forked from this process. Throws when the fork fails. */
 export function spawnPty(options: PtySpawnOptions): PtyProcess {
-  return new NodePtyProcess(options);
+  return new NodePtyProcess(nodePty.spawn(options.file, options.args, ptyOptions(options)));
+}
+
+/** The environment node-pty gives a program it starts: `TERM` named, `PWD` the directory. */
+export function ptyEnvironment(options: PtySpawnOptions): Record<string, string> {
+  return { ...options.env, TERM: options.env.TERM ?? 'xterm-256color', PWD: options.cwd };
+}
+
+/** node-pty's native module: what its terminal calls to fork, open and resize. */
+interface PtyNative {
+  fork: (...args: unknown[]) => { fd: number; pid: number; pty: string };
+  open: (cols: number, rows: number) => { master: number; slave: number; pty: string };
+}
+
+let nativeModule: PtyNative | null | undefined;
+
+/**
+ * node-pty's native module, once it is known to be the very object its terminal forks through
+ * (a trial terminal's fork is caught); null when it is not (another layout or version).
+ */
+function ptyNative(): PtyNative | null {
+  if (nativeModule !== undefined) return nativeModule;
+  nativeModule = null;
+  try {
+    const require = createRequire(import.meta.url);
+    const utils = require('node-pty/lib/utils') as {
+      loadNativeModule: (name: string) => { module: PtyNative };
+    };
+    const native = utils.loadNativeModule('pty').module;
+    const fork = native.fork;
+    const probe = new Error('probe');
+    native.fork = () => {
+      throw probe;
+    };
+    try {
+      nodePty.spawn('/bin/true', [], { cols: 1, rows: 1 });
+    } catch (err) {
+      if (err === probe && typeof native.open === 'function') nativeModule = native;
+    } finally {
+      native.fork = fork;
+    }
+  } catch {
+    // Not the node-pty this was written against: its own fork stays the only way.
+  }
+  return nativeModule;
+}
+
+/** A new PTY pair with nothing on it yet: the program is started on `ptsName` elsewhere. */
+export interface OpenedPty {
+  readonly ptsName: string;
+  /**
+   * Takes the program started on the slave side: the PTY as a session holds it, and the call
+   * that reports how the program ended (an exit status, a signal, or neither when unknown).
+   */
+  adopt(pid: number): { pty: PtyProcess; exited: (exit: PtyExit) => void };
+  /** Closes both sides (nothing was started, or the start failed). */
+  close(): void;
+}
+
+/**
+ * Opens a PTY pair without starting a program (no fork of this process), or returns null when
+ * node-pty's native module cannot be used so. The terminal that adopts it is node-pty's own, its
+ * fork answered with the given program: reads, writes, resizes and its end stay node-pty's.
+ */
+export function openPty(options: PtySpawnOptions): OpenedPty | null {
+  const native = ptyNative();
+  if (!native) return null;
+  const { master, slave, pty: ptsName } = native.open(options.cols, options.rows);
+  let open = true;
+  const closeFd = (fd: number): void => {
+    try {
+      closeSync(fd);
+    } catch {
+      // Closed already.
+    }
+  };
+  return {
+    ptsName,
+    adopt(pid) {
+      if (!open) throw new Error('the PTY was closed');
+      let onExit: ((code: number | null, signal: number) => void) | null = null;
+      const fork = native.fork;
+      native.fork = (...args: unknown[]) => {
+        onExit = args[10] as (code: number | null, signal: number) => void;
+        return { fd: master, pid, pty: ptsName };
+      };
+      let terminal: nodePty.IPty;
+      try {
+        terminal = nodePty.spawn(options.file, options.args, ptyOptions(options));
+      } finally {
+        native.fork = fork;
+      }
+      const pty = new NodePtyProcess(terminal);
+      // The terminal holds the slave open by a descriptor of its own (with close-on-exec).
+      closeFd(slave);
+      open = false;
+      return {
+        pty,
+        exited: ({ exitCode, signal }) =>
+          onExit?.(exitCode, signal ? (osConstants.signals[signal as NodeJS.Signals] ?? 0) : 0),
+      };
+    },
+    close() {
+      if (!open) return;
+      open = false;
+      closeFd(slave);
+      closeFd(master);
+    },
+  };
 }
