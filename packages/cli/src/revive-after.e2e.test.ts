@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClippyClient } from '@clippy/client';
@@ -107,6 +108,38 @@ describe('after a revive', { timeout: SCENARIO_MS }, () => {
     expect(json.task).toContain(path.basename(argv[1]!));
     expect(json.clippy.session.created_at).toBe(new Date(before.created_at).toISOString());
     expect((await clippy(['kill', 'rv'])).code).toBe(0);
+  });
+
+  it('two revives sent at once: the session comes back once, the other is refused, one agent runs', async () => {
+    // A revive waits for the spawner to start the agent: both may pass their checks before
+    // either session is back, and the second must still not leave a second agent running.
+    await start('twice');
+    expect((await clippy(['ask', 'twice', 'a question'])).code).toBe(0);
+    process.kill((await listed('twice')).pid, 'SIGKILL');
+    await waitState(c, 'twice', 'exited');
+    const answers = await Promise.allSettled(
+      [1, 2].map(() => c.request('revive', { session: 'twice' })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = answers.find((a) => a.status === 'rejected')!;
+    expect((refused as PromiseRejectedResult).reason).toMatchObject({ code: 'not_revivable' });
+    await waitState(c, 'twice', 'idle');
+    const { sessions } = await c.request('list_sessions', {});
+    expect(sessions.filter((s) => s.name === 'twice' && s.state !== 'exited')).toHaveLength(1);
+    // The fake agent of the refused revive was ended: one process logs to twice.log.
+    const log = path.join(d.env.root, 'twice.log');
+    const agents = () =>
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(log);
+          } catch {
+            return false;
+          }
+        });
+    await eventually(() => agents().length === 1, 'one agent process', 10_000);
+    expect((await clippy(['kill', 'twice'])).code).toBe(0);
   });
 
   it('`kill` then `revive` says the session was removed, and that `kill --keep` keeps one', async () => {
