@@ -25,8 +25,11 @@ afterEach(async () => {
   }
 });
 
-function newSpawner(problems: string[] = [], setsid?: string): PtySpawner {
-  const s = new PtySpawner((m) => problems.push(m), setsid);
+function newSpawner(
+  problems: string[] = [],
+  tools: { setsid?: string; stty?: string } = {},
+): PtySpawner {
+  const s = new PtySpawner((m) => problems.push(m), tools);
   spawners.push(s);
   return s;
 }
@@ -159,7 +162,7 @@ describe.skipIf(!LINUX)('the PTY spawner', () => {
 
   it('without a setsid that can give a terminal, says so once and starts programs by a fork', async () => {
     const problems: string[] = [];
-    const spawner = newSpawner(problems, 'no-such-setsid');
+    const spawner = newSpawner(problems, { setsid: 'no-such-setsid' });
     const pty = await spawner.spawn(options('read line; echo "forked $line"; exit 6'));
     // Forked by node-pty from this process.
     const ppid = Number(
@@ -175,5 +178,19 @@ describe.skipIf(!LINUX)('the PTY spawner', () => {
     // Not tried again: the next start forks too, and nothing more is said.
     expect((await run(await spawner.spawn(options('exit 2')))).exit.exitCode).toBe(2);
     expect(problems).toHaveLength(1);
+  });
+
+  it("starts programs all the same when the terminal's settings cannot be set, and says so once", async () => {
+    const problems: string[] = [];
+    // `false` as stty: it fails whatever it is asked.
+    const spawner = newSpawner(problems, { stty: 'false' });
+    for (const code of [7, 8]) {
+      const { out, exit } = await run(await spawner.spawn(options(`stty -a; exit ${code}`)));
+      expect(exit).toEqual({ exitCode: code, signal: null });
+      // The kernel's defaults: not node-pty's IXANY.
+      expect(out).toContain('-ixany');
+    }
+    expect(spawner.notUsed).toBeNull();
+    expect(problems).toEqual(["a session's terminal settings are the kernel's: stty: failed"]);
   });
 });

@@ -38,14 +38,14 @@ const NODE_PTY_TERMIOS = ['brkint', 'ixany', 'imaxbel', 'hupcl', 'eol', '0xff', 
  * instead costs the daemon nothing.
  *
  * How a program starts: the spawner opens the slave side by its path, sets node-pty's terminal
- * settings on it (stty), and runs `setsid -c PROGRAM ARGS` on it (util-linux's and busybox's `--ctty`): a new session whose
- * controlling terminal is the PTY, as forkpty makes it. The child closes every descriptor
+ * settings on it (stty), and runs `setsid -c PROGRAM ARGS` on it (`-c`: util-linux's `--ctty`,
+ * busybox's too): a new session whose controlling terminal is the PTY, as forkpty makes it. The child closes every descriptor
  * but 0-2 on exec (this process holds no other without close-on-exec: it closes those it
  * inherited at start). It reports the program's PID once it leads its session, then its exit
  * status.
  *
  * Requests: {id, pts, file, args, cwd, env}. Answers: {ready: true} or {ready: false, why} once
- * at start; {id, pid} or {id, error} per request; {id, exit: [code, signal]} when it ends. It
+ * at start; {id, pid, note?} or {id, error} per request; {id, exit: [code, signal]} when it ends. It
  * ends when its stdin closes (the daemon is gone), leaving what it started to the daemon's
  * reaper and to the terminal's hang-up.
  */
@@ -100,7 +100,8 @@ function start(m) {
   try {
     fd = fs.openSync(m.pts, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
     const set = spawnSync(stty, termios, { stdio: [fd, 'ignore', 'pipe'], encoding: 'utf8' });
-    if (set.status !== 0) throw new Error('stty: ' + (set.stderr || set.error || 'failed').toString().trim());
+    // Settings it cannot set leave the kernel's defaults: a note for the daemon's log, no failure.
+    const note = set.status === 0 ? undefined : 'stty: ' + String(set.stderr || set.error || 'failed').trim();
     const child = spawn(setsid, ['-c', m.file, ...m.args], { stdio: [fd, fd, fd], cwd: m.cwd, env: m.env });
     if (child.pid === undefined) {
       // libuv reports a chdir that failed in the child as the program's own ENOENT.
@@ -112,7 +113,7 @@ function start(m) {
     // from then on its group can be signalled (a kill right after the start must reach it).
     let told = false;
     const tell = () => {
-      if (!told) send({ id: m.id, pid: child.pid });
+      if (!told) send({ id: m.id, pid: child.pid, note });
       told = true;
     };
     let tries = 0;
@@ -167,6 +168,8 @@ interface Answer {
   id?: number;
   pid?: number;
   error?: string;
+  /** What went wrong without stopping the start (terminal settings that could not be set). */
+  note?: string;
   exit?: [number | null, string | null];
 }
 
@@ -186,16 +189,19 @@ export class PtySpawner {
   private readonly running = new Map<number, { pid: number; exited: (exit: PtyExit) => void }>();
   private readonly orphanProbes = new Set<NodeJS.Timeout>();
   private disposed = false;
+  /** A start's note was told already (once is enough: the next ones say the same). */
+  private noted = false;
   /** Why the spawner is not used (null: it is, or has not been tried yet). */
   private unusable: string | null = null;
 
   /**
    * @param onProblem told when sessions cannot be started by the spawner (the daemon logs it)
-   * @param setsid the program that gives each its session and terminal (tests name a missing one)
+   * @param tools the programs it runs, by name: `setsid` gives each program its session and
+   *   terminal, `stty` its settings (tests name ones that are missing or fail)
    */
   constructor(
     private readonly onProblem: (message: string) => void = () => {},
-    private readonly setsid = 'setsid',
+    private readonly tools: { setsid?: string; stty?: string } = {},
   ) {}
 
   /** Starts the spawner process now, while this process is small (its own fork is cheap then). */
@@ -265,7 +271,15 @@ export class PtySpawner {
     try {
       child = spawn(
         process.execPath,
-        ['-e', SPAWNER_SCRIPT, JSON.stringify([this.setsid, 'stty', ...NODE_PTY_TERMIOS])],
+        [
+          '-e',
+          SPAWNER_SCRIPT,
+          JSON.stringify([
+            this.tools.setsid ?? 'setsid',
+            this.tools.stty ?? 'stty',
+            ...NODE_PTY_TERMIOS,
+          ]),
+        ],
         {
           // Its own session: a terminal's Ctrl-C or hang-up that reaches a foreground daemon
           // does not end it (it ends when the daemon's pipe closes).
@@ -332,6 +346,10 @@ export class PtySpawner {
       if (answer.pid === undefined) {
         pending.reject(new Error(answer.error ?? 'the spawner could not start it'));
         return;
+      }
+      if (answer.note && !this.noted) {
+        this.noted = true;
+        this.onProblem(`a session's terminal settings are the kernel's: ${answer.note}`);
       }
       try {
         const started = pending.opened.adopt(answer.pid);
