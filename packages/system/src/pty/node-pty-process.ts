@@ -234,7 +234,8 @@ class NodePtyProcess implements PtyProcess {
   }
 
   killGroup(signal: NodeJS.Signals): boolean {
-    // The child is a session leader (node-pty calls setsid), so its pid is its process group id.
+    // The child is a session leader (setsid: node-pty's fork, or the spawner's `setsid -c`), so
+    // its pid is its process group id.
     try {
       process.kill(-this.pid, signal);
       return true;

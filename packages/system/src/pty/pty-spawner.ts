@@ -156,7 +156,7 @@ function running(pid: number): boolean {
 /** A start the spawner has been asked for: its PTY, and what waits for the answer. */
 interface Pending {
   opened: OpenedPty;
-  resolve: (started: { pty: PtyProcess; exited: (exit: PtyExit) => void }) => void;
+  resolve: (pty: PtyProcess) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
 }
@@ -230,9 +230,8 @@ export class PtySpawner {
       return spawnPty(options);
     }
     const id = this.nextId++;
-    let started: { pty: PtyProcess; exited: (exit: PtyExit) => void };
     try {
-      started = await new Promise((resolve, reject) => {
+      return await new Promise<PtyProcess>((resolve, reject) => {
         const timer = setTimeout(() => {
           this.pending.delete(id);
           reject(new Error(`the spawner did not answer in ${SPAWN_ANSWER_MS} ms`));
@@ -253,7 +252,6 @@ export class PtySpawner {
       opened.close();
       throw err;
     }
-    return started.pty;
   }
 
   private whenReady(): Promise<boolean> {
@@ -354,7 +352,7 @@ export class PtySpawner {
       try {
         const started = pending.opened.adopt(answer.pid);
         this.running.set(answer.id, { pid: answer.pid, exited: started.exited });
-        pending.resolve(started);
+        pending.resolve(started.pty);
       } catch (err) {
         pending.reject(err as Error);
       }
