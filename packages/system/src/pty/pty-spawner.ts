@@ -39,15 +39,15 @@ const NODE_PTY_TERMIOS = ['brkint', 'ixany', 'imaxbel', 'hupcl', 'eol', '0xff', 
  *
  * How a program starts: the spawner opens the slave side by its path, sets node-pty's terminal
  * settings on it (stty), and runs `setsid -c PROGRAM ARGS` on it (`-c`: util-linux's `--ctty`,
- * busybox's too): a new session whose controlling terminal is the PTY, as forkpty makes it. The child closes every descriptor
- * but 0-2 on exec (this process holds no other without close-on-exec: it closes those it
- * inherited at start). It reports the program's PID once it leads its session, then its exit
- * status.
+ * busybox's too): a new session whose controlling terminal is the PTY, as forkpty makes it.
+ * The child closes every descriptor but 0-2 on exec (this process holds no other without
+ * close-on-exec: it closes those it inherited at start). It reports the program's PID once it
+ * leads its session, then its exit status.
  *
  * Requests: {id, pts, file, args, cwd, env}. Answers: {ready: true} or {ready: false, why} once
- * at start; {id, pid, note?} or {id, error} per request; {id, exit: [code, signal]} when it ends. It
- * ends when its stdin closes (the daemon is gone), leaving what it started to the daemon's
- * reaper and to the terminal's hang-up.
+ * at start; {id, pid, note?} or {id, error} per request; {id, exit: [code, signal]} when it
+ * ends. It ends when its stdin closes (the daemon is gone), leaving what it started to the
+ * daemon's reaper and to the terminal's hang-up.
  */
 const SPAWNER_SCRIPT = `
 'use strict';
@@ -79,7 +79,8 @@ const which = (name) => {
 };
 const setsid = which(setsidName), stty = which(sttyName);
 const help = setsid ? spawnSync(setsid, ['--help'], { encoding: 'utf8' }) : null;
-if (!setsid || !stty) send({ ready: false, why: 'no ' + (setsid ? sttyName : setsidName) + ' on PATH' });
+if (!setsid || !stty)
+  send({ ready: false, why: 'no ' + (setsid ? sttyName : setsidName) + ' on PATH' });
 else if (!/ctty|controlling terminal/.test((help.stdout || '') + (help.stderr || '')))
   send({ ready: false, why: setsid + ' cannot set a controlling terminal (--ctty)' });
 else send({ ready: true });
@@ -101,11 +102,19 @@ function start(m) {
     fd = fs.openSync(m.pts, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
     const set = spawnSync(stty, termios, { stdio: [fd, 'ignore', 'pipe'], encoding: 'utf8' });
     // Settings it cannot set leave the kernel's defaults: a note for the daemon's log, no failure.
-    const note = set.status === 0 ? undefined : 'stty: ' + String(set.stderr || set.error || 'failed').trim();
-    const child = spawn(setsid, ['-c', m.file, ...m.args], { stdio: [fd, fd, fd], cwd: m.cwd, env: m.env });
+    const note =
+      set.status === 0 ? undefined : 'stty: ' + String(set.stderr || set.error || 'failed').trim();
+    const child = spawn(setsid, ['-c', m.file, ...m.args], {
+      stdio: [fd, fd, fd],
+      cwd: m.cwd,
+      env: m.env,
+    });
     if (child.pid === undefined) {
       // libuv reports a chdir that failed in the child as the program's own ENOENT.
-      child.on('error', (err) => send({ id: m.id, error: fs.existsSync(m.cwd) ? err.message : 'no such directory: ' + m.cwd }));
+      child.on('error', (err) => {
+        const error = fs.existsSync(m.cwd) ? err.message : 'no such directory: ' + m.cwd;
+        send({ id: m.id, error });
+      });
       return;
     }
     child.on('error', () => {});
