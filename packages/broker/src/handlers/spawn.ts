@@ -53,8 +53,8 @@ export const spawn: Handler<'spawn'> = async (
     );
 
   let name: string | undefined;
-  /** The name a session not named by the caller gets, as things stand now. */
-  let autoName = (): string => name!;
+  /** The name a session not named by the caller gets, as things stand now (null: named). */
+  let autoName: (() => string) | null = null;
   if (request.name !== undefined) {
     if (BAD_NAME.test(request.name)) {
       throw new HandlerError(
@@ -109,10 +109,11 @@ export const spawn: Handler<'spawn'> = async (
     : null;
   if (created) {
     // While git worked, another spawn may have taken the name.
-    if (request.name === undefined)
+    if (request.name === undefined) {
       autoName = () =>
         sessions.nameTaken(created.name) ? sessions.uniqueName(created.name) : created.name;
-    name ??= autoName();
+      name = autoName();
+    }
     if (request.name !== undefined && sessions.nameTaken(request.name)) {
       await worktrees.discard(created.record);
       throw new HandlerError(
@@ -169,7 +170,7 @@ export const spawn: Handler<'spawn'> = async (
   }
   // While the program started, another spawn may have taken the name: a name asked for is
   // refused (the program ends), a name of ours is chosen again.
-  if (request.name === undefined) name = autoName();
+  if (autoName) name = autoName();
   else if (sessions.nameTaken(name!)) {
     pty.killGroup('SIGKILL');
     pty.dispose();
