@@ -102,3 +102,42 @@ describe('PTY exit', () => {
     }
   }, 60_000);
 });
+
+describe('PTY reads', () => {
+  it('gives each listener chunks of its own: two busy PTYs read at once arrive whole, in order', async () => {
+    // Every PTY is read into one shared buffer: a chunk that were a view of it would be
+    // overwritten by the next read (of this PTY or the other), and the kept chunks would not
+    // join up to what the programs wrote.
+    const run = (from: number) => {
+      const pty = spawnPty({
+        file: '/bin/sh',
+        args: ['-c', `seq ${from} ${from + 30_000}`],
+        cwd: tmpdir(),
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm' },
+        cols: 80,
+        rows: 24,
+      });
+      const kept: Buffer[] = [];
+      pty.onData((chunk) => kept.push(chunk));
+      const exited = new Promise((resolve) => pty.onExit(resolve));
+      return { pty, kept, exited };
+    };
+    const expected = (from: number) =>
+      Array.from({ length: 30_001 }, (_, i) => `${from + i}\r\n`).join('');
+    const a = run(1);
+    const b = run(500_000);
+    try {
+      expect(a.pty.readerState).toContain('onread');
+      expect(await a.exited).toEqual({ exitCode: 0, signal: null });
+      expect(await b.exited).toEqual({ exitCode: 0, signal: null });
+      // Many reads each, into the one buffer.
+      expect(a.kept.length).toBeGreaterThan(2);
+      expect(b.kept.length).toBeGreaterThan(2);
+      expect(Buffer.concat(a.kept).toString('latin1')).toBe(expected(1));
+      expect(Buffer.concat(b.kept).toString('latin1')).toBe(expected(500_000));
+    } finally {
+      a.pty.dispose();
+      b.pty.dispose();
+    }
+  }, 60_000);
+});
