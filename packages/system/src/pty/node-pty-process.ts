@@ -62,8 +62,8 @@ function spawnReading(
   const reader = new PtyReader();
   const ReadStream = tty.ReadStream;
   let made: tty.ReadStream | null = null;
-  const module = tty as { ReadStream: unknown };
-  module.ReadStream = function (fd: number): tty.ReadStream {
+  const ttyExports = tty as { ReadStream: unknown };
+  ttyExports.ReadStream = function (fd: number): tty.ReadStream {
     // `onread` is net.Socket's option, which tty.ReadStream passes on (its types omit it).
     made = new ReadStream(fd, { onread: reader.onread } as ConstructorParameters<
       typeof tty.ReadStream
@@ -74,7 +74,7 @@ function spawnReading(
   try {
     terminal = nodePty.spawn(file, args, options);
   } finally {
-    module.ReadStream = ReadStream;
+    ttyExports.ReadStream = ReadStream;
   }
   const socket = (terminal as unknown as { _socket?: unknown })._socket;
   return { terminal, reader: made !== null && socket === made ? reader : null };
