@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { spawnPty } from './node-pty-process.js';
 import type { PtyExit, PtyProcess, PtySpawnOptions } from './pty-process.js';
 import { PtySpawner } from './pty-spawner.js';
@@ -9,7 +10,9 @@ const LINUX = process.platform === 'linux';
 
 const spawners: PtySpawner[] = [];
 const pids: number[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   for (const pid of pids.splice(0)) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -28,8 +31,9 @@ afterEach(async () => {
 function newSpawner(
   problems: string[] = [],
   tools: { setsid?: string; stty?: string } = {},
+  answerMs?: number,
 ): PtySpawner {
-  const s = new PtySpawner((m) => problems.push(m), tools);
+  const s = new PtySpawner((m) => problems.push(m), tools, answerMs);
   spawners.push(s);
   return s;
 }
@@ -137,6 +141,53 @@ describe.skipIf(!LINUX)('the PTY spawner', () => {
     expect(ownDescriptors()).toBe(before);
     // The spawner goes on starting programs.
     expect((await run(await spawner.spawn(options('exit 4')))).exit.exitCode).toBe(4);
+  });
+
+  it('answers each of a burst of starts as it runs, however long the last one waits behind the rest', async () => {
+    // Every start takes at least 30 ms in the spawner (its stty sleeps): 80 starts at once are
+    // answered over 2.4 s or more, while no start may wait 1 s for the spawner to say anything.
+    const dir = mkdtempSync(join(tmpdir(), 'clippy-slow-stty-'));
+    dirs.push(dir);
+    const stty = join(dir, 'stty');
+    writeFileSync(stty, '#!/bin/sh\nsleep 0.03\n', { mode: 0o755 });
+    const problems: string[] = [];
+    const spawner = newSpawner(problems, { stty }, 1_000);
+    await run(await spawner.spawn(options('true')));
+    const asked = Date.now();
+    let lastAnswer = 0;
+    const exits = await Promise.all(
+      Array.from({ length: 80 }, async (_, i) => {
+        const pty = await spawner.spawn(options(`exit ${i % 50}`));
+        lastAnswer = Date.now();
+        return (await run(pty)).exit.exitCode;
+      }),
+    );
+    expect(exits).toEqual(Array.from({ length: 80 }, (_, i) => i % 50));
+    expect(lastAnswer - asked).toBeGreaterThan(80 * 30);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('takes a spawner that answers nothing for hung: its starts fail, the next one has a new spawner', async () => {
+    const problems: string[] = [];
+    const spawner = newSpawner(problems, {}, 500);
+    await run(await spawner.spawn(options('true')));
+    const hung = spawner.pid!;
+    pids.push(hung);
+    const before = ownDescriptors();
+    process.kill(hung, 'SIGSTOP');
+    const asked = Date.now();
+    await expect(spawner.spawn(options('true'))).rejects.toThrow(
+      'the spawner answered nothing in 500 ms',
+    );
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(500);
+    expect(problems[0]).toBe(
+      'the spawner answered nothing in 500 ms: it is stopped, and the next session starts a new one',
+    );
+    await gone(hung, 5_000);
+    expect(ownDescriptors()).toBe(before);
+    const next = await run(await spawner.spawn(options('exit 3')));
+    expect(next.exit).toEqual({ exitCode: 3, signal: null });
+    expect(spawner.pid).not.toBe(hung);
   });
 
   it('when the spawner is killed, its programs still end as seen, and the next start has a new one', async () => {

@@ -10,7 +10,12 @@ import type { PtyExit, PtyProcess, PtySpawnOptions } from './pty-process.js';
  */
 const SPAWNER_READY_MS = 10_000;
 
-/** Longest one start may take in the spawner (a fork and two execs) before it is called failed. */
+/**
+ * Longest the spawner may stay silent while starts wait on it (a start is two forks of it, stty's
+ * and setsid's, tens of ms on a loaded machine) before it is taken for hung: its starts fail, and it is
+ * replaced. Silence, not a start's own wait: a burst of starts queues in the spawner, and the
+ * last one's answer may come long after it was asked for while the spawner answers all along.
+ */
 const SPAWN_ANSWER_MS = 10_000;
 
 /**
@@ -71,6 +76,10 @@ for (const fd of fs.readdirSync('/proc/self/fd').map(Number)) {
   } catch {}
 }
 const which = (name) => {
+  // A name with a slash is a path, as the shell takes it.
+  if (name.includes('/')) {
+    try { fs.accessSync(name, fs.constants.X_OK); return name; } catch { return null; }
+  }
   for (const dir of (process.env.PATH || '').split(':').concat(['/usr/bin', '/bin'])) {
     const file = path.join(dir || '.', name);
     try { fs.accessSync(file, fs.constants.X_OK); return file; } catch {}
@@ -85,15 +94,26 @@ else if (!/ctty|controlling terminal/.test((help.stdout || '') + (help.stderr ||
   send({ ready: false, why: setsid + ' cannot set a controlling terminal (--ctty)' });
 else send({ ready: true });
 let buffered = '';
+// Requests read and not yet started: one is started per turn of the loop, so that between two
+// starts the checks below run and each PID is told as soon as it leads (a burst of requests
+// read at once would otherwise be answered only when the last had started).
+const queue = [];
+const next = () => {
+  const m = queue.shift();
+  if (m) start(m);
+  if (queue.length > 0) setImmediate(next);
+};
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (data) => {
   buffered += data;
+  const idle = queue.length === 0;
   let nl;
   while ((nl = buffered.indexOf('\\n')) >= 0) {
     const line = buffered.slice(0, nl);
     buffered = buffered.slice(nl + 1);
-    if (line) start(JSON.parse(line));
+    if (line) queue.push(JSON.parse(line));
   }
+  if (idle && queue.length > 0) setImmediate(next);
 });
 process.stdin.on('end', () => process.exit(0));
 function start(m) {
@@ -194,6 +214,8 @@ export class PtySpawner {
   private ready: Promise<boolean> | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  /** When the spawner last said anything (performance.now()): its silence is timed from here. */
+  private heardAt = 0;
   /** Programs started and not yet ended: where each one's end goes. */
   private readonly running = new Map<number, { pid: number; exited: (exit: PtyExit) => void }>();
   private readonly orphanProbes = new Set<NodeJS.Timeout>();
@@ -205,12 +227,14 @@ export class PtySpawner {
 
   /**
    * @param onProblem told when sessions cannot be started by the spawner (the daemon logs it)
-   * @param tools the programs it runs, by name: `setsid` gives each program its session and
-   *   terminal, `stty` its settings (tests name ones that are missing or fail)
+   * @param tools the programs it runs, by name or path: `setsid` gives each program its session
+   *   and terminal, `stty` its settings (tests name ones that are missing, fail or are slow)
+   * @param answerMs how long it may stay silent while starts wait on it (tests shorten it)
    */
   constructor(
     private readonly onProblem: (message: string) => void = () => {},
     private readonly tools: { setsid?: string; stty?: string } = {},
+    private readonly answerMs = SPAWN_ANSWER_MS,
   ) {}
 
   /** Starts the spawner process now, while this process is small (its own fork is cheap then). */
@@ -241,10 +265,7 @@ export class PtySpawner {
     const id = this.nextId++;
     try {
       return await new Promise<PtyProcess>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          this.pending.delete(id);
-          reject(new Error(`the spawner did not answer in ${SPAWN_ANSWER_MS} ms`));
-        }, SPAWN_ANSWER_MS);
+        const timer = this.watch(id, performance.now(), this.answerMs);
         this.pending.set(id, { opened, resolve, reject, timer });
         child.stdin!.write(
           `${JSON.stringify({
@@ -261,6 +282,42 @@ export class PtySpawner {
       opened.close();
       throw err;
     }
+  }
+
+  /** Looks at start `id`, asked for at `asked`, in `ms`: see overdue. */
+  private watch(id: number, asked: number, ms: number): NodeJS.Timeout {
+    // The look waits for the loop's poll: after a long busy stretch of this process the timer
+    // is due before the spawner's answers already in the pipe are read, and they count.
+    return setTimeout(() => setImmediate(() => this.overdue(id, asked)), ms);
+  }
+
+  /**
+   * Start `id` is still unanswered: if the spawner has said anything since the silence bound
+   * began, it is working through a queue, and the start waits on; else it is taken for hung.
+   */
+  private overdue(id: number, asked: number): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    const silent = performance.now() - Math.max(this.heardAt, asked);
+    if (silent < this.answerMs) {
+      pending.timer = this.watch(id, asked, this.answerMs - silent);
+      return;
+    }
+    const why = `the spawner answered nothing in ${this.answerMs} ms`;
+    this.onProblem(`${why}: it is stopped, and the next session starts a new one`);
+    for (const [waiting, p] of this.pending) {
+      clearTimeout(p.timer);
+      this.pending.delete(waiting);
+      p.reject(new Error(why));
+    }
+    const child = this.child;
+    if (!child) return;
+    // Its end (gone) watches what it started by PID; starts asked for until then wait for it
+    // and go to a new spawner.
+    this.ready = new Promise((resolve) =>
+      child.once('exit', () => resolve(!this.disposed && this.whenReady())),
+    );
+    child.kill('SIGKILL');
   }
 
   private whenReady(): Promise<boolean> {
@@ -314,6 +371,7 @@ export class PtySpawner {
       let started = false;
       const lines = createInterface({ input: child.stdout! });
       lines.on('line', (line) => {
+        this.heardAt = performance.now();
         let answer: Answer;
         try {
           answer = JSON.parse(line) as Answer;
