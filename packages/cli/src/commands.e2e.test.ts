@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAEMON_NODE_FLAGS } from '@clippy/protocol';
 import { CliPty, runClippy } from '@clippy/testkit/cli-pty';
-import { DaemonEnv, type TestDaemon } from '@clippy/testkit/daemon';
+import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { emptyDaemonPerTest } from '@clippy/testkit/daemon-per-file';
 import { spawnDetached } from '@clippy/testkit/detached-session';
+import { bins } from '@clippy/testkit/paths';
 import { eventually } from '@clippy/testkit/until';
 
 /** Per test: several real processes start and stop; a loaded 2-core CI box needs the room. */
@@ -206,6 +208,22 @@ describe('clippy daemon', { timeout: E2E_TIMEOUT_MS }, () => {
     process.kill(p.pid, 'SIGTERM'); // forwarded to clippyd, which stops cleanly
     expect(await p.waitExit()).toBe(0);
     expect(fs.existsSync(denv.socket)).toBe(false);
+  });
+
+  it('daemon stop takes a daemon that ended but is not reaped yet (a zombie) for stopped', async () => {
+    // The daemon is this process's child, and execFileSync holds this process's event loop:
+    // nothing reaps the daemon while the CLI waits for it to go, as under an init that never
+    // reaps (some containers').
+    const daemon = await TestDaemon.start();
+    cleanups.push(() => daemon.stop());
+    const stdout = execFileSync(process.execPath, [bins.clippy, 'daemon', 'stop'], {
+      env: daemon.env.env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(stdout).toBe(`clippy daemon stopped (pid ${daemon.pid})\n`);
+    expect(fs.existsSync(daemon.socket)).toBe(false);
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
   });
 
   it('without XDG_RUNTIME_DIR and --socket, says so and exits 69', async () => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
 import { DAEMON_NODE_FLAGS, type Result, type StorePause } from '@clippy/protocol';
 import { resolveSocketPaths } from '@clippy/client';
+import { processRunning } from '@clippy/system/process';
 import {
   DaemonVersionError,
   connectForCommand,
@@ -30,16 +31,6 @@ interface DaemonArgs extends CommonArgs {
   force?: boolean;
   json?: boolean;
   'log-level'?: string;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    // ESRCH: gone. EPERM: the pid was reused by another user's process: not our daemon.
-    return false;
-  }
 }
 
 /** Connects without starting anything; null when no daemon answers. */
@@ -204,7 +195,7 @@ async function stop(args: DaemonArgs): Promise<void> {
 /** Waits until the daemon is gone: its socket removed and (when known) its process ended. */
 async function waitGone(socket: string, pid: number | undefined): Promise<void> {
   const deadline = Date.now() + STOP_TIMEOUT_MS;
-  while (fs.existsSync(socket) || (pid !== undefined && processAlive(pid))) {
+  while (fs.existsSync(socket) || (pid !== undefined && processRunning(pid))) {
     if (Date.now() > deadline) {
       throw new CliError(
         `the clippy daemon (pid ${pid ?? '?'}) did not stop within ${STOP_TIMEOUT_MS} ms`,

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { processRunning } from '../process/index.js';
 import { ptyEnvironment, openPty, spawnPty, type OpenedPty } from './node-pty-process.js';
 import type { PtyExit, PtyProcess, PtySpawnOptions } from './pty-process.js';
 
@@ -169,18 +169,6 @@ function start(m) {
   }
 }
 `;
-
-/**
- * Whether `pid` still runs. An exited program whose parent is gone may stay a zombie for as long
- * as the machine's init takes to reap it (some containers' never do): that counts as ended.
- */
-function running(pid: number): boolean {
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 /** A start the spawner has been asked for: its PTY, and what waits for the answer. */
 interface Pending {
@@ -453,7 +441,7 @@ export class PtySpawner {
     for (const [id, r] of this.running) {
       this.running.delete(id);
       const probe = setInterval(() => {
-        if (running(r.pid)) return;
+        if (processRunning(r.pid)) return;
         clearInterval(probe);
         this.orphanProbes.delete(probe);
         r.exited({ exitCode: null, signal: null });
