@@ -11,10 +11,11 @@ import type { PtyExit, PtyProcess, PtySpawnOptions } from './pty-process.js';
 const SPAWNER_READY_MS = 10_000;
 
 /**
- * Longest the spawner may stay silent while starts wait on it (a start is two forks of it, stty's
- * and setsid's, tens of ms on a loaded machine) before it is taken for hung: its starts fail, and it is
- * replaced. Silence, not a start's own wait: a burst of starts queues in the spawner, and the
- * last one's answer may come long after it was asked for while the spawner answers all along.
+ * Longest the spawner may stay silent while starts wait on it (a start is two forks of it,
+ * stty's and setsid's, tens of ms on a loaded machine) before it is taken for hung: its starts
+ * fail, and it is replaced. Silence, not a start's own wait: a burst of starts queues in the
+ * spawner, and the last one's answer may come long after it was asked for while the spawner
+ * answers all along.
  */
 const SPAWN_ANSWER_MS = 10_000;
 
