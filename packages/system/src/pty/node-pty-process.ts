@@ -32,7 +32,11 @@ let sharedReadBuffer: Buffer | null = null;
 
 /** What reads a PTY's master: each read's bytes, copied, go to `listeners`; `reads` counts. */
 class PtyReader {
-  readonly listeners: ((chunk: Buffer) => void)[] = [];
+  /**
+   * Replaced, never changed in place, when a listener goes: one that goes while a read is being
+   * handed out (disposing in its own call) leaves the others of that read called.
+   */
+  listeners: readonly ((chunk: Buffer) => void)[] = [];
   reads = 0;
   readonly onread = {
     buffer: (sharedReadBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES)),
@@ -233,11 +237,10 @@ class NodePtyProcess implements PtyProcess {
   onData(listener: (chunk: Buffer) => void): void {
     const reader = this.reader;
     if (reader) {
-      reader.listeners.push(listener);
+      reader.listeners = [...reader.listeners, listener];
       this.subscriptions.push({
         dispose: () => {
-          const i = reader.listeners.indexOf(listener);
-          if (i >= 0) reader.listeners.splice(i, 1);
+          reader.listeners = reader.listeners.filter((l) => l !== listener);
         },
       });
       return;

@@ -140,4 +140,35 @@ describe('PTY reads', () => {
       b.pty.dispose();
     }
   }, 60_000);
+
+  it("hands a read to every listener, though one disposes the PTY in its own call (as node-pty's events did)", async () => {
+    const pty = spawnPty({
+      file: '/bin/sh',
+      args: ['-c', 'echo ready; sleep 30'],
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm' },
+      cols: 80,
+      rows: 24,
+    });
+    const first: Buffer[] = [];
+    const second: Buffer[] = [];
+    // A read is handed out in one synchronous loop: once it is over, the second listener has
+    // had its share or never will.
+    const both = new Promise<void>((resolve) => {
+      pty.onData((chunk) => {
+        first.push(chunk);
+        pty.dispose();
+        setImmediate(resolve);
+      });
+      pty.onData((chunk) => second.push(chunk));
+    });
+    try {
+      await both;
+      expect(second).toEqual(first);
+      expect(first).toHaveLength(1);
+    } finally {
+      pty.killGroup('SIGKILL');
+      pty.dispose();
+    }
+  });
 });
