@@ -97,22 +97,16 @@ export const PIPELINE_WORKER_IDLE_MS = 60_000;
 export const PIPELINE_POST_INTERVAL_MS = 8;
 
 /**
- * How long the bookkeeping of input written (turn detection's side) waits for the output it
- * caused, its echo: the echo goes to the clients first, then the input and the echo go to the
- * pipeline worker in one message, one wake-up of the worker per keystroke instead of two
- * (measured: about 0.1 ms of CPU per wake-up, and on two cores every extra runnable thread
- * lengthens the keystroke's tail latency). Input that causes no output waits this long.
- */
-export const INPUT_POST_DELAY_MS = 1;
-
-/**
- * How long a keystroke and its echo wait before they go to the pipeline worker (the flood's pace,
- * PIPELINE_POST_INTERVAL_MS, applies too): the echo is at the client by then, and the terminal
- * that draws it runs before the worker wakes to take the keystroke (then the main thread, for
- * the worker's reply); on two busy cores every thread woken at the echo competes with that
- * terminal. Measured with `../shared/bench/bench-keys.mjs`, four interleaved runs beside
- * `stress-ng --cpu 2`: echo p50 0.29–0.37 ms before, 0.27–0.28 ms with it. Output with no
- * input before it (a prompt, a turn's end) does not wait for it.
+ * How long a keystroke waits before it goes to the pipeline worker, counted from its write to
+ * the PTY (the flood's pace, PIPELINE_POST_INTERVAL_MS, applies too). Its echo comes meanwhile:
+ * the input's bookkeeping (turn detection's side) runs once the echo went to the clients, and
+ * the input and its echo go to the worker in one message, one wake-up of the worker per
+ * keystroke instead of two (about 0.1 ms of CPU per wake-up). Input that causes no output is
+ * taken when this wait is over. The terminal that draws the echo runs before the worker wakes
+ * (then the main thread, for the worker's reply); on two busy cores every thread woken at the
+ * echo competes with that terminal. Measured with `../shared/bench/bench-keys.mjs`, four
+ * interleaved runs beside `stress-ng --cpu 2`: echo p50 0.29–0.37 ms before, 0.27–0.28 ms with
+ * it. Output with no input before it (a prompt, a turn's end) does not wait for it.
  */
 export const INPUT_WORKER_DELAY_MS = 4;
 

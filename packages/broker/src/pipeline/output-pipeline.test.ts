@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until } from '@clippy/testkit/until';
 import { BUILTIN_PRESETS } from '@clippy/turns';
 import {
-  INPUT_POST_DELAY_MS,
   INPUT_WORKER_DELAY_MS,
   PIPELINE_BACKLOG_HIGH,
+  PIPELINE_POST_INTERVAL_MS,
   PIPELINE_STALL_MS,
 } from '../constants.js';
 import type { FromWorker, Step, ToWorker } from './messages.js';
@@ -155,15 +155,59 @@ describe('OutputPipeline', () => {
     expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(['in', 'out']);
   });
 
-  it('takes input that causes no output after a short wait', async () => {
+  it("takes input that causes no output when the keystroke's wait is over", async () => {
     const worker = new FakeWorker();
     const { seen, type } = make(worker);
     await turnOfLoop();
     const typedAt = performance.now();
     type('\x1b');
     await until(() => worker.steps.some((s) => s.op === 'in'));
-    expect(performance.now() - typedAt).toBeGreaterThanOrEqual(INPUT_POST_DELAY_MS - 0.5);
+    expect(performance.now() - typedAt).toBeGreaterThanOrEqual(INPUT_WORKER_DELAY_MS - 0.5);
     expect(seen.order).toEqual(['took \x1b']);
+  });
+
+  it("makes no timer on a keystroke's way: one timer, re-armed, takes each to the worker", async () => {
+    const worker = new FakeWorker();
+    const { pipeline, type } = make(worker);
+    await turnOfLoop();
+    const made: number[] = [];
+    for (const key of ['a', 'b', 'c']) {
+      // Typed after the flood's pace is over: only the keystroke's own wait holds its message.
+      await new Promise((r) => setTimeout(r, PIPELINE_POST_INTERVAL_MS + 1));
+      const before = worker.messages.length;
+      const timers = vi.spyOn(globalThis, 'setTimeout');
+      type(key);
+      pipeline.write(Buffer.from(key));
+      made.push(timers.mock.calls.length);
+      timers.mockRestore();
+      await until(() => worker.messages.length > before);
+    }
+    // The first keystroke makes the one timer; the others re-arm it.
+    expect(made.slice(1)).toEqual([0, 0]);
+    expect(worker.messages.slice(-3).map((m) => m.steps.map((s) => s.op))).toEqual([
+      ['in', 'out'],
+      ['in', 'out'],
+      ['in', 'out'],
+    ]);
+    expect(Buffer.concat(worker.output).toString()).toBe('abc');
+  });
+
+  it("takes every session's waiting input with the keystroke's message, echo or not", async () => {
+    const worker = new FakeWorker();
+    const client = new WorkerClient(() => worker);
+    const a = make(worker, client);
+    const b = make(worker, client);
+    await turnOfLoop();
+    const before = worker.messages.length;
+    a.type('x');
+    b.type('y');
+    b.pipeline.write(Buffer.from('y'));
+    await until(() => worker.messages.length > before);
+    await turnOfLoop();
+    expect(worker.messages.length - before).toBe(1);
+    expect(a.seen.order).toEqual(['took x']);
+    expect(b.seen.order).toEqual(['delivered y', 'took y']);
+    expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(['in', 'out', 'in']);
   });
 
   it('takes waiting input before any other step of the session: a replay sees the keystroke', async () => {
@@ -178,6 +222,9 @@ describe('OutputPipeline', () => {
     expect(ops.indexOf('in')).toBeLessThan(ops.indexOf('serialize'));
     worker.consume();
     await replay;
+    // The keystroke's wait was cut short by the request; the next keystroke waits its own.
+    type('y');
+    await until(() => worker.steps.filter((s) => s.op === 'in').length === 2, 'the next keystroke');
   });
 
   it('wakes no worker on a keystroke: output still waiting goes with the input and its echo, in one message', async () => {

@@ -27,7 +27,6 @@
  * before a client has its bytes, and no byte is parsed twice.
  */
 import {
-  INPUT_POST_DELAY_MS,
   PIPELINE_BACKLOG_HIGH,
   PIPELINE_BACKLOG_LOW,
   PIPELINE_STALL_MS,
@@ -68,7 +67,7 @@ export interface DetectorLink {
    * Input was just written to the PTY; its bookkeeping waits for the echo. The output read
    * before it goes ahead now; the listener's `takeInput` runs once the next batch reached the
    * clients (before the worker has it), before any other step of this session goes to the
-   * worker, or after INPUT_POST_DELAY_MS when no output comes.
+   * worker, or when the keystroke's message goes (INPUT_WORKER_DELAY_MS) if no output came.
    */
   inputWritten(): void;
   /**
@@ -106,7 +105,9 @@ export class OutputPipeline implements WorkerSession {
   private nextReq = 1;
   private readonly waiting = new Map<number, (reply: Reply | null) => void>();
   /** Set while input written waits for its echo before its bookkeeping runs (`inputWritten`). */
-  private inputTimer: NodeJS.Timeout | null = null;
+  private inputWaiting = false;
+  /** Takes the waiting input: what the worker client calls when the keystroke's message goes. */
+  private readonly takeWaitingInput = (): void => this.takeInput();
   /** Why the worker's side is gone (null: it works). */
   private dead: string | null = null;
   private disposed = false;
@@ -213,7 +214,9 @@ export class OutputPipeline implements WorkerSession {
         if (this.dead || this.disposed) return this.listener?.takeInput();
         // The detector sees input after every byte of output before it.
         this.flush();
-        this.inputTimer ??= setTimeout(() => this.takeInput(), INPUT_POST_DELAY_MS);
+        if (this.inputWaiting) return;
+        this.inputWaiting = true;
+        this.worker.inputWritten(this.id, this.takeWaitingInput);
       },
       input: (data, at) => {
         if (!this.dead && !this.disposed) this.worker.input(this.id, data, at);
@@ -273,8 +276,7 @@ export class OutputPipeline implements WorkerSession {
     this.disposed = true;
     this.batcher.dispose();
     this.clearStallTimer();
-    if (this.inputTimer) clearTimeout(this.inputTimer);
-    this.inputTimer = null;
+    this.inputWaiting = false;
     this.listener = null;
     this.focusOffListeners.clear();
     this.settleAll();
@@ -300,9 +302,8 @@ export class OutputPipeline implements WorkerSession {
    * message, one wake-up of it.
    */
   private takeInput(): void {
-    if (!this.inputTimer) return;
-    clearTimeout(this.inputTimer);
-    this.inputTimer = null;
+    if (!this.inputWaiting) return;
+    this.inputWaiting = false;
     this.listener?.takeInput();
   }
 

@@ -493,7 +493,9 @@ export class Session {
   input(data: Uint8Array | string, from?: SessionClient): void {
     if (!this.pty || !this.live) return;
     const attachment = from ? this.attachments.get(from) : undefined;
-    if (from && attachment?.drivesSize) this.takeSize(from, attachment);
+    // Typing makes a driving client the latest active (tmux's `window-size latest`); the one
+    // whose size the session has already is (a keystroke then costs no size bookkeeping).
+    if (from && attachment?.drivesSize && this.sizedBy !== from) this.takeSize(from, attachment);
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     // The time is taken before the write: the program may take the input, act on it and
     // record the time it did before this thread runs again (a loaded machine preempts it), and
