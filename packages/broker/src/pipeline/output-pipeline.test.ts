@@ -112,6 +112,16 @@ function make(worker: FakeWorker, client = new WorkerClient(() => worker)) {
 }
 
 const turnOfLoop = () => new Promise((r) => setImmediate(r));
+
+/** Two sessions' pipelines on one worker client (one fake worker), once their opening went. */
+async function twoSessions() {
+  const worker = new FakeWorker();
+  const client = new WorkerClient(() => worker);
+  const a = make(worker, client);
+  const b = make(worker, client);
+  await turnOfLoop();
+  return { worker, a, b };
+}
 const lines = (from: number, n: number) =>
   Buffer.from(
     Array.from({ length: n }, (_, i) => `line ${from + i} ${'x'.repeat(60)}\r\n`).join(''),
@@ -193,11 +203,7 @@ describe('OutputPipeline', () => {
   });
 
   it("takes every session's waiting input with the keystroke's message, echo or not", async () => {
-    const worker = new FakeWorker();
-    const client = new WorkerClient(() => worker);
-    const a = make(worker, client);
-    const b = make(worker, client);
-    await turnOfLoop();
+    const { worker, a, b } = await twoSessions();
     const before = worker.messages.length;
     a.type('x');
     b.type('y');
@@ -243,11 +249,7 @@ describe('OutputPipeline', () => {
   });
 
   it("joins a session's batches of one message into one step, each session's bytes in order", async () => {
-    const worker = new FakeWorker();
-    const client = new WorkerClient(() => worker);
-    const a = make(worker, client);
-    const b = make(worker, client);
-    await turnOfLoop();
+    const { worker, a, b } = await twoSessions();
     const before = worker.messages.length;
     const fedA: Buffer[] = [];
     const fedB: Buffer[] = [];
