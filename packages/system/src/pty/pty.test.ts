@@ -12,6 +12,18 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+/** `sh -c script` on a new 80×24 PTY, with a bare environment (and `env` added). */
+function shell(script: string, env: Record<string, string> = {}) {
+  return spawnPty({
+    file: '/bin/sh',
+    args: ['-c', script],
+    cwd: tmpdir(),
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm', ...env },
+    cols: 80,
+    rows: 24,
+  });
+}
+
 describe('signals', () => {
   it('maps numbers to names and parses names in any spelling', () => {
     expect(signalName(9)).toBe('SIGKILL');
@@ -36,14 +48,7 @@ describe('PTY writes', () => {
     // shows the last two.
     const script =
       'stty raw -echo; echo READY; read go < "$GATE"; head -c 300001 | tail -c 2; echo; echo END';
-    const pty = spawnPty({
-      file: '/bin/sh',
-      args: ['-c', script],
-      cwd: tmpdir(),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm', GATE: gate },
-      cols: 80,
-      rows: 24,
-    });
+    const pty = shell(script, { GATE: gate });
     try {
       let out = '';
       let ready!: () => void;
@@ -79,14 +84,7 @@ describe('PTY exit', () => {
     // A daemon busy elsewhere reads late: each chunk here holds the event loop 40 ms (a sleep,
     // not a spin). The program exits while much of its output still sits in the kernel's
     // buffer; node-pty closes the PTY 200 ms after an exit, read or not, unless told to wait.
-    const pty = spawnPty({
-      file: '/bin/sh',
-      args: ['-c', 'seq 1 5000; echo LAST-LINE'],
-      cwd: tmpdir(),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm' },
-      cols: 80,
-      rows: 24,
-    });
+    const pty = shell('seq 1 5000; echo LAST-LINE');
     const slow = new Int32Array(new SharedArrayBuffer(4));
     try {
       let out = '';
@@ -109,14 +107,7 @@ describe('PTY reads', () => {
     // overwritten by the next read (of this PTY or the other), and the kept chunks would not
     // join up to what the programs wrote.
     const run = (from: number) => {
-      const pty = spawnPty({
-        file: '/bin/sh',
-        args: ['-c', `seq ${from} ${from + 30_000}`],
-        cwd: tmpdir(),
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm' },
-        cols: 80,
-        rows: 24,
-      });
+      const pty = shell(`seq ${from} ${from + 30_000}`);
       const kept: Buffer[] = [];
       pty.onData((chunk) => kept.push(chunk));
       const exited = new Promise((resolve) => pty.onExit(resolve));
@@ -142,14 +133,7 @@ describe('PTY reads', () => {
   }, 60_000);
 
   it("hands a read to every listener, though one disposes the PTY in its own call (as node-pty's events did)", async () => {
-    const pty = spawnPty({
-      file: '/bin/sh',
-      args: ['-c', 'echo ready; sleep 30'],
-      cwd: tmpdir(),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm' },
-      cols: 80,
-      rows: 24,
-    });
+    const pty = shell('echo ready; sleep 30');
     const first: Buffer[] = [];
     const second: Buffer[] = [];
     // A read is handed out in one synchronous loop: once it is over, the second listener has
