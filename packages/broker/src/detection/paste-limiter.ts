@@ -10,6 +10,8 @@ export const PASTE_TRACK_BYTES = MAX_TYPED_CHARS;
 
 const START = Buffer.from('\x1b[200~');
 const END = Buffer.from('\x1b[201~');
+/** Nothing held back (shared: never written to). */
+const NOTHING = Buffer.alloc(0);
 
 /**
  * Shortens bracketed pastes in an input stream to their first PASTE_TRACK_BYTES (markers
@@ -21,15 +23,18 @@ export class PasteLimiter {
   private inPaste = false;
   private kept = 0;
   /** A possible marker prefix held back from the end of the previous chunk. */
-  private held = Buffer.alloc(0);
+  private held: Buffer = NOTHING;
 
   constructor(private readonly limit = PASTE_TRACK_BYTES) {}
 
+  /** `chunk` with its pastes shortened: `chunk` itself when it holds no marker (a keystroke). */
   filter(chunk: Uint8Array): Uint8Array {
+    // Every keystroke comes here: outside a paste, a chunk with no ESC costs one scan, no copy.
+    if (!this.inPaste && this.held.length === 0 && chunk.indexOf(0x1b) < 0) return chunk;
     let buf = this.held.length
       ? Buffer.concat([this.held, chunk])
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-    this.held = Buffer.alloc(0);
+    this.held = NOTHING;
     if (!this.inPaste && buf.indexOf(0x1b) < 0) return buf;
     const out: Buffer[] = [];
     while (buf.length) {

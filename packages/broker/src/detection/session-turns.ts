@@ -114,7 +114,7 @@ export class SessionTurns {
   lastAwaitedSeq = 0;
   private ready = false;
   private ended = false;
-  /** Submits seen on the input path (one answers a continuation prompt at once). */
+  /** Submits seen on the input path (one answers a continuation prompt at once; REPLs only). */
   private readonly inputs = new InputTracker();
   private readonly pasteLimiter = new PasteLimiter();
   private _detectionStopped: string | null = null;
@@ -261,9 +261,13 @@ export class SessionTurns {
       try {
         // The paste limiter keeps a pending paste's start: the copy is its own.
         const data = this.pasteLimiter.filter(written);
-        for (const ev of this.inputs.feed(data)) {
-          // Input answers a continuation prompt (the detector, in the worker, follows).
-          if (ev.type === 'submit') this._awaitingMore = false;
+        // Input answers a continuation prompt (the detector, in the worker, follows). Only a
+        // preset that has one shows it: the input is followed here only then (the worker
+        // follows every keystroke anyway).
+        if (this.hasContinuation) {
+          for (const ev of this.inputs.feed(data)) {
+            if (ev.type === 'submit') this._awaitingMore = false;
+          }
         }
         detector.input(data, at);
       } catch (err) {
