@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until } from '@clippy/testkit/until';
 import { BUILTIN_PRESETS } from '@clippy/turns';
 import {
+  ECHO_HOLD_MS,
   INPUT_WORKER_DELAY_MS,
   PIPELINE_BACKLOG_HIGH,
   PIPELINE_POST_INTERVAL_MS,
@@ -246,6 +247,69 @@ describe('OutputPipeline', () => {
     expect(worker.messages.length - before).toBe(1);
     expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(['out', 'in', 'out']);
     expect(Buffer.concat(worker.output).toString()).toBe('previous echob');
+  });
+
+  it("sends no message between a keystroke's write and its echo: one due then goes after the echo", async () => {
+    vi.useFakeTimers({
+      toFake: [
+        'setTimeout',
+        'clearTimeout',
+        'setImmediate',
+        'clearImmediate',
+        'Date',
+        'performance',
+      ],
+    });
+    const worker = new FakeWorker();
+    const { pipeline, seen, type } = make(worker);
+    vi.advanceTimersByTime(0);
+    const before = worker.messages.length;
+    // Output right after the opening message waits out the flood's pace...
+    pipeline.write(Buffer.from('$ '));
+    vi.advanceTimersByTime(PIPELINE_POST_INTERVAL_MS - 1);
+    expect(worker.messages.length).toBe(before);
+    // ...which ends a moment after a keystroke's write, before its echo was read.
+    type('a');
+    vi.advanceTimersByTime(1);
+    expect(worker.messages.length).toBe(before);
+    pipeline.write(Buffer.from('a'));
+    expect(worker.messages.length).toBe(before);
+    vi.advanceTimersByTime(0);
+    expect(worker.messages.length - before).toBe(1);
+    expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(['out', 'in', 'out']);
+    expect(seen.order).toEqual(['delivered $ ', 'delivered a', 'took a']);
+  });
+
+  it('sends a message that waits for an echo ECHO_HOLD_MS later when none comes, and holds none for older keys', async () => {
+    vi.useFakeTimers({
+      toFake: [
+        'setTimeout',
+        'clearTimeout',
+        'setImmediate',
+        'clearImmediate',
+        'Date',
+        'performance',
+      ],
+    });
+    const worker = new FakeWorker();
+    const { pipeline, seen, type } = make(worker);
+    vi.advanceTimersByTime(0);
+    const before = worker.messages.length;
+    pipeline.write(Buffer.from('$ '));
+    vi.advanceTimersByTime(PIPELINE_POST_INTERVAL_MS - 1);
+    // A key that shows nothing (a password's): the message waits for it no longer than this.
+    type('s');
+    vi.advanceTimersByTime(1);
+    expect(worker.messages.length).toBe(before);
+    vi.advanceTimersByTime(ECHO_HOLD_MS);
+    expect(worker.messages.length - before).toBe(1);
+    expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(['out', 'in']);
+    // A later key that shows nothing goes when its own wait is over, not held past it.
+    vi.advanceTimersByTime(PIPELINE_POST_INTERVAL_MS);
+    type('t');
+    vi.advanceTimersByTime(INPUT_WORKER_DELAY_MS);
+    expect(worker.messages.length - before).toBe(2);
+    expect(seen.order).toEqual(['delivered $ ', 'took s', 'took t']);
   });
 
   it("joins a session's batches of one message into one step, each session's bytes in order", async () => {

@@ -1,4 +1,5 @@
 import {
+  ECHO_HOLD_MS,
   INPUT_WORKER_DELAY_MS,
   OUTPUT_BATCH_MAX_BYTES,
   PIPELINE_POST_INTERVAL_MS,
@@ -90,6 +91,11 @@ export class WorkerClient {
    */
   private inputTimer: NodeJS.Timeout | null = null;
   private inputArmed = false;
+  /** When the latest keystroke was written (epoch ms), and whether output came since. */
+  private keyAt = 0;
+  private echoPending = false;
+  /** A message due waits for the latest keystroke's echo (see ECHO_HOLD_MS). */
+  private holding = false;
   /** Set while waiting input is taken: the steps it queues go with the message being decided. */
   private taking = false;
   /** Stops the worker once no session came back to it (see PIPELINE_WORKER_IDLE_MS). */
@@ -154,6 +160,15 @@ export class WorkerClient {
       this.openOut.set(id, step);
     }
     this.dataBytes += bytes;
+    this.echoPending = false;
+    if (this.holding) {
+      // The echo reached the clients: the message that waited for it goes now.
+      this.holding = false;
+      if (this.paced) clearTimeout(this.paced);
+      this.paced = null;
+      this.scheduled ??= setImmediate(this.immediateDue);
+      return;
+    }
     this.schedule();
   }
 
@@ -165,6 +180,8 @@ export class WorkerClient {
    */
   inputWritten(id: number, take: () => void): void {
     this.untaken.set(id, take);
+    this.keyAt = Date.now();
+    this.echoPending = true;
     if (this.inputAt !== null) return;
     this.inputAt = performance.now();
     this.inputArmed = true;
@@ -204,6 +221,7 @@ export class WorkerClient {
 
   private readonly paceDue = (): void => {
     this.paced = null;
+    if (this.holdForEcho()) return;
     this.send();
   };
 
@@ -215,11 +233,28 @@ export class WorkerClient {
   /** The keystroke's wait is over: its message goes, unless the pace of a flood holds it. */
   private readonly inputDue = (): void => {
     this.inputArmed = false;
+    if (this.holdForEcho()) return;
     const paceWait = this.lastPostAt + PIPELINE_POST_INTERVAL_MS - performance.now();
     if (paceWait > 0 && !this.urgent && !this.scheduled)
       this.paced ??= setTimeout(this.paceDue, paceWait);
     else this.send();
   };
+
+  /**
+   * Whether the message that fell due now waits for the echo of a keystroke written a moment
+   * ago (see ECHO_HOLD_MS): `output` sends it once the echo reached the clients, or its timer
+   * after ECHO_HOLD_MS. A message waits once; requests never.
+   */
+  private holdForEcho(): boolean {
+    if (this.holding) {
+      this.holding = false;
+      return false;
+    }
+    if (!this.echoPending || this.urgent || Date.now() - this.keyAt >= ECHO_HOLD_MS) return false;
+    this.holding = true;
+    this.paced ??= setTimeout(this.paceDue, ECHO_HOLD_MS);
+    return true;
+  }
 
   /**
    * Stops the keystroke's timer. A cleared timer is dead for `refresh()` (Node marks it so), so
@@ -252,6 +287,7 @@ export class WorkerClient {
     this.scheduled = null;
     if (this.paced) clearTimeout(this.paced);
     this.paced = null;
+    this.holding = false;
     // Sent before its wait was over (a request went): nothing is left for the timer to send.
     this.disarmInput();
     this.inputAt = null;
