@@ -114,6 +114,24 @@ function make(worker: FakeWorker, client = new WorkerClient(() => worker)) {
 
 const turnOfLoop = () => new Promise((r) => setImmediate(r));
 
+/**
+ * On fake timers (the clock too): a session's pipeline whose output, written right after the
+ * opening message, waits out the flood's pace, 1 ms of it left; `before`: messages posted then.
+ */
+function outputWaitingOutItsPace() {
+  vi.useFakeTimers({
+    toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'Date', 'performance'],
+  });
+  const worker = new FakeWorker();
+  const session = make(worker);
+  vi.advanceTimersByTime(0);
+  const before = worker.messages.length;
+  session.pipeline.write(Buffer.from('$ '));
+  vi.advanceTimersByTime(PIPELINE_POST_INTERVAL_MS - 1);
+  expect(worker.messages.length).toBe(before);
+  return { worker, before, ...session };
+}
+
 /** Two sessions' pipelines on one worker client (one fake worker), once their opening went. */
 async function twoSessions() {
   const worker = new FakeWorker();
@@ -250,25 +268,8 @@ describe('OutputPipeline', () => {
   });
 
   it("sends no message between a keystroke's write and its echo: one due then goes after the echo", async () => {
-    vi.useFakeTimers({
-      toFake: [
-        'setTimeout',
-        'clearTimeout',
-        'setImmediate',
-        'clearImmediate',
-        'Date',
-        'performance',
-      ],
-    });
-    const worker = new FakeWorker();
-    const { pipeline, seen, type } = make(worker);
-    vi.advanceTimersByTime(0);
-    const before = worker.messages.length;
-    // Output right after the opening message waits out the flood's pace...
-    pipeline.write(Buffer.from('$ '));
-    vi.advanceTimersByTime(PIPELINE_POST_INTERVAL_MS - 1);
-    expect(worker.messages.length).toBe(before);
-    // ...which ends a moment after a keystroke's write, before its echo was read.
+    const { worker, pipeline, seen, type, before } = outputWaitingOutItsPace();
+    // The pace ends a moment after a keystroke's write, before its echo was read.
     type('a');
     vi.advanceTimersByTime(1);
     expect(worker.messages.length).toBe(before);
@@ -281,22 +282,7 @@ describe('OutputPipeline', () => {
   });
 
   it('sends a message that waits for an echo ECHO_HOLD_MS later when none comes, and holds none for older keys', async () => {
-    vi.useFakeTimers({
-      toFake: [
-        'setTimeout',
-        'clearTimeout',
-        'setImmediate',
-        'clearImmediate',
-        'Date',
-        'performance',
-      ],
-    });
-    const worker = new FakeWorker();
-    const { pipeline, seen, type } = make(worker);
-    vi.advanceTimersByTime(0);
-    const before = worker.messages.length;
-    pipeline.write(Buffer.from('$ '));
-    vi.advanceTimersByTime(PIPELINE_POST_INTERVAL_MS - 1);
+    const { worker, seen, type, before } = outputWaitingOutItsPace();
     // A key that shows nothing (a password's): the message waits for it no longer than this.
     type('s');
     vi.advanceTimersByTime(1);
