@@ -161,15 +161,9 @@ export class WorkerClient {
     }
     this.dataBytes += bytes;
     this.echoPending = false;
-    if (this.holding) {
-      // The echo reached the clients: the message that waited for it goes now.
-      this.holding = false;
-      if (this.paced) clearTimeout(this.paced);
-      this.paced = null;
-      this.scheduled ??= setImmediate(this.immediateDue);
-      return;
-    }
-    this.schedule();
+    // The echo reached the clients: a message that waited for it goes now.
+    if (this.holding) this.scheduled ??= setImmediate(this.immediateDue);
+    else this.schedule();
   }
 
   /**
@@ -221,8 +215,7 @@ export class WorkerClient {
 
   private readonly paceDue = (): void => {
     this.paced = null;
-    if (this.holdForEcho()) return;
-    this.send();
+    if (!this.holdForEcho()) this.send();
   };
 
   private readonly immediateDue = (): void => {
@@ -233,28 +226,33 @@ export class WorkerClient {
   /** The keystroke's wait is over: its message goes, unless the pace of a flood holds it. */
   private readonly inputDue = (): void => {
     this.inputArmed = false;
-    if (this.holdForEcho()) return;
     const paceWait = this.lastPostAt + PIPELINE_POST_INTERVAL_MS - performance.now();
     if (paceWait > 0 && !this.urgent && !this.scheduled)
       this.paced ??= setTimeout(this.paceDue, paceWait);
-    else this.send();
+    else if (!this.holdForEcho()) this.send();
   };
 
   /**
    * Whether the message that fell due now waits for the echo of a keystroke written a moment
    * ago (see ECHO_HOLD_MS): `output` sends it once the echo reached the clients, or its timer
-   * after ECHO_HOLD_MS. A message waits once; requests never.
+   * after ECHO_HOLD_MS. A message that waits already goes no sooner.
    */
   private holdForEcho(): boolean {
-    if (this.holding) {
-      this.holding = false;
-      return false;
-    }
-    if (!this.echoPending || this.urgent || Date.now() - this.keyAt >= ECHO_HOLD_MS) return false;
+    if (this.holding) return true;
+    // A message going at this turn of the loop anyway (a request's) waits for nothing.
+    if (!this.echoPending || this.urgent || this.scheduled) return false;
+    if (Date.now() - this.keyAt >= ECHO_HOLD_MS) return false;
     this.holding = true;
-    this.paced ??= setTimeout(this.paceDue, ECHO_HOLD_MS);
+    if (this.paced) clearTimeout(this.paced);
+    this.paced = setTimeout(this.echoWaitOver, ECHO_HOLD_MS);
     return true;
   }
+
+  /** No echo came for the message that waited for one: it goes (and ends the wait). */
+  private readonly echoWaitOver = (): void => {
+    this.paced = null;
+    this.send();
+  };
 
   /**
    * Stops the keystroke's timer. A cleared timer is dead for `refresh()` (Node marks it so), so
