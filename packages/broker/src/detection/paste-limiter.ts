@@ -30,12 +30,12 @@ export class PasteLimiter {
   /** `chunk` with its pastes shortened: `chunk` itself when it holds no marker (a keystroke). */
   filter(chunk: Uint8Array): Uint8Array {
     // Every keystroke comes here: outside a paste, a chunk with no ESC costs one scan, no copy.
+    // (What is held back starts with ESC: a marker's start.)
     if (!this.inPaste && this.held.length === 0 && chunk.indexOf(0x1b) < 0) return chunk;
     let buf = this.held.length
       ? Buffer.concat([this.held, chunk])
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     this.held = NOTHING;
-    if (!this.inPaste && buf.indexOf(0x1b) < 0) return buf;
     const out: Buffer[] = [];
     while (buf.length) {
       const marker = this.inPaste ? END : START;
