@@ -54,7 +54,7 @@ export interface WorkerPort {
  * average, 8,723 once joined).
  * A keystroke comes with its echo (the session's pipeline holds the input until the echo was
  * delivered, see OutputPipeline.takeInput), so both wake the worker once, after the echo was
- * drawn.
+ * drawn; and no message goes between a keystroke's write and its echo (ECHO_HOLD_MS).
  */
 export class WorkerClient {
   private worker: WorkerPort | null = null;
