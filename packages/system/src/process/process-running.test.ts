@@ -27,11 +27,18 @@ function stateOf(pid: number): string | null {
 
 describe.skipIf(!LINUX)('processRunning', () => {
   it('a running process runs; one that ended and is not reaped (a zombie) does not; nor a PID unused', async () => {
-    // The shell starts `sleep 0` in the background, prints its PID and becomes `sleep 30`,
-    // which never reaps it: a zombie for as long as its parent sleeps.
-    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    // The shell starts a child in the background, prints its PID and becomes `sleep 30`, which
+    // never reaps it: a zombie for as long as its parent sleeps. The child ends only once its
+    // parent is `sleep`: one that ended sooner could be reaped by the shell before its exec
+    // (CI run 106: "never became a zombie").
+    const parent = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        '(while [ "$(cat /proc/$$/comm)" != sleep ]; do sleep 0.01; done) & echo $!; exec sleep 30',
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     children.push(parent.pid!);
     const zombie = await new Promise<number>((resolve) =>
       parent.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim()))),
