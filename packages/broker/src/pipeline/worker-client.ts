@@ -335,6 +335,8 @@ export class WorkerClient {
     this.paced = null;
     this.disarmInput();
     this.untaken.clear();
+    this.holding = false;
+    this.echoPending = false;
     this.urgent = false;
     this.inputAt = null;
     this.steps = [];
