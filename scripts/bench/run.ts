@@ -2,10 +2,12 @@
  * `npm run bench [name…]`: runs every benchmark in scripts/bench/ (or the named ones) one after
  * another, each printing its own figures and ratios against the baseline it measures in the
  * same run. Benchmarks never assert a time; a failing one is reported and the rest still run.
+ * BENCH_BUSY=N runs them all beside N busy loops in a session of their own (a loaded machine).
  */
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { busyCount, startCpuHogs } from './_busy.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const wanted = process.argv.slice(2);
@@ -17,6 +19,27 @@ const files = readdirSync(here)
 if (files.length === 0) {
   process.stderr.write(`no benchmark matches ${wanted.join(', ')}\n`);
   process.exit(64);
+}
+
+let busy: number;
+try {
+  busy = busyCount();
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(64);
+}
+const hogs = busy > 0 ? startCpuHogs(busy) : null;
+if (hogs) {
+  process.stdout.write(
+    `busy: ${busy} CPU hogs in a session of their own (process group ${hogs.pid})\n`,
+  );
+  // Stopped however the run ends; an interrupted run must not leave the cores busy.
+  process.once('exit', () => hogs.stop());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      hogs.stop();
+      process.exit(130);
+    });
 }
 
 let failed = 0;
@@ -35,4 +58,5 @@ for (const file of files) {
   }
   process.stdout.write(`(${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }
+hogs?.stop();
 process.exitCode = failed ? 1 : 0;
