@@ -98,17 +98,22 @@ export const PIPELINE_POST_INTERVAL_MS = 8;
 
 /**
  * How long a keystroke waits before it goes to the pipeline worker, counted from its write to
- * the PTY (the flood's pace, PIPELINE_POST_INTERVAL_MS, applies too). Its echo comes meanwhile:
- * the input's bookkeeping (turn detection's side) runs once the echo went to the clients, and
- * the input and its echo go to the worker in one message, one wake-up of the worker per
- * keystroke instead of two (about 0.1 ms of CPU per wake-up). Input that causes no output is
- * taken when this wait is over. The terminal that draws the echo runs before the worker wakes
- * (then the main thread, for the worker's reply); on two busy cores every thread woken at the
- * echo competes with that terminal. Measured with `../shared/bench/bench-keys.mjs`, four
- * interleaved runs beside `stress-ng --cpu 2`: echo p50 0.29–0.37 ms before, 0.27–0.28 ms with
- * it. Output with no input before it (a prompt, a turn's end) does not wait for it.
+ * the PTY (the flood's pace, PIPELINE_POST_INTERVAL_MS, applies too): a frame. Its echo comes
+ * meanwhile: the input's bookkeeping (turn detection's side) runs once the echo went to the
+ * clients, and the keystrokes typed within the wait go to the worker with their echoes in one
+ * message, one wake-up of the worker (about 0.1 ms of CPU per wake-up and thread) for them all
+ * instead of one per key. Input that causes no output is taken when this wait is over; the turn
+ * a keystroke opens starts when it was written (the step carries that time), so only the main
+ * thread's mirror of the detector's status is this much later, and a request (an injection's
+ * `synced`, a replay) does not wait for it. The terminal that draws the echo runs before the
+ * worker wakes; on two busy cores every thread woken at the echo competes with that terminal.
+ * Measured with four interleaved runs of 200 keys typed 2 ms after each echo into `cat`, beside
+ * two busy loops in another session: 4 → 16 ms took the daemon's CPU per key from 300–381 to
+ * 254–316 µs (main thread 129–172 → 115–131 µs) and echo p50 from 0.158–0.215 to 0.145–0.186 ms;
+ * p99 moved within the runs' noise both ways. Output with no input before it (a prompt, a
+ * turn's end) does not wait for it.
  */
-export const INPUT_WORKER_DELAY_MS = 4;
+export const INPUT_WORKER_DELAY_MS = 16;
 
 /**
  * Longest wait of a message to the pipeline worker that falls due between a keystroke's write

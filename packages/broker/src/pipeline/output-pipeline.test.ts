@@ -184,6 +184,40 @@ describe('OutputPipeline', () => {
     expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(['in', 'out']);
   });
 
+  it("posts the keys typed within a keystroke's wait in one message, each with its echo", () => {
+    vi.useFakeTimers({
+      toFake: [
+        'setTimeout',
+        'clearTimeout',
+        'setImmediate',
+        'clearImmediate',
+        'Date',
+        'performance',
+      ],
+    });
+    const worker = new FakeWorker();
+    const { pipeline, seen, type } = make(worker);
+    // The session's opening message went, and the pace after it is over.
+    vi.advanceTimersByTime(PIPELINE_POST_INTERVAL_MS);
+    const before = worker.messages.length;
+    // A quick typist (or a held key): a key every 3 ms, each echoed at once.
+    const keys = ['a', 'b', 'c', 'd'];
+    for (const key of keys) {
+      type(key);
+      pipeline.write(Buffer.from(key));
+      vi.advanceTimersByTime(3);
+    }
+    // The clients had every echo at once; the worker has none of them yet.
+    expect(seen.order).toEqual(keys.flatMap((k) => [`delivered ${k}`, `took ${k}`]));
+    expect(worker.messages.length).toBe(before);
+    vi.advanceTimersByTime(INPUT_WORKER_DELAY_MS - 3 * keys.length);
+    expect(worker.messages.length - before).toBe(1);
+    expect(worker.messages.at(-1)!.steps.map((s) => s.op)).toEqual(
+      keys.flatMap(() => ['in', 'out']),
+    );
+    expect(Buffer.concat(worker.output).toString()).toBe('abcd');
+  });
+
   it("takes input that causes no output when the keystroke's wait is over", async () => {
     const worker = new FakeWorker();
     const { seen, type } = make(worker);
