@@ -18,9 +18,11 @@ export interface CpuHogs {
 export function startCpuHogs(count: number): CpuHogs {
   const loops = Array.from({ length: count }, () => '(while :; do :; done) &').join(' ');
   const leader = spawn('sh', ['-c', `${loops} wait`], { detached: true, stdio: 'ignore' });
+  // A failed spawn is told by the missing PID below; its later 'error' event must not crash.
+  leader.once('error', () => {});
   leader.unref();
   const pid = leader.pid;
-  if (pid === undefined) throw new Error('could not start the CPU hogs (sh)');
+  if (pid === undefined) throw new Error('could not start the CPU hogs: sh did not start');
   let stopped = false;
   return {
     pid,

@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { busyCount, startCpuHogs } from './_busy.js';
+import { busyCount, startCpuHogs, type CpuHogs } from './_busy.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const wanted = process.argv.slice(2);
@@ -22,23 +22,27 @@ if (files.length === 0) {
 }
 
 let busy: number;
+let hogs: CpuHogs | null;
 try {
   busy = busyCount();
+  hogs = busy > 0 ? startCpuHogs(busy) : null;
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`);
   process.exit(64);
 }
-const hogs = busy > 0 ? startCpuHogs(busy) : null;
 if (hogs) {
   process.stdout.write(
     `busy: ${busy} CPU hogs in a session of their own (process group ${hogs.pid})\n`,
   );
   // Stopped however the run ends; an interrupted run must not leave the cores busy.
-  process.once('exit', () => hogs.stop());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once('exit', () => hogs?.stop());
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
     process.once(signal, () => {
-      hogs.stop();
-      process.exit(130);
+      hogs?.stop();
+      process.exit(code);
     });
 }
 
