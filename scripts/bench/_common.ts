@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { onInterrupt } from './_interrupt.js';
 
 /** Watches a byte stream for a marker that may be split across chunks. */
 export class MarkerWatcher {
@@ -31,10 +32,18 @@ export class MarkerWatcher {
   }
 }
 
-/** A temp dir removed by the returned function. */
-export function tempDir(): { dir: string; remove: () => void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-bench-'));
-  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+/** A temp dir removed by the returned function, or when the run is interrupted. */
+export function tempDir(prefix = 'clippy-bench-'): { dir: string; remove: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const remove = () => fs.rmSync(dir, { recursive: true, force: true });
+  const forget = onInterrupt(remove);
+  return {
+    dir,
+    remove: () => {
+      forget();
+      remove();
+    },
+  };
 }
 
 /** Writes a text file of about `bytes` bytes made of varied printable lines. */

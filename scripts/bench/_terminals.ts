@@ -17,6 +17,7 @@ import type { ClippyClient } from '@clippy/client';
 import { DAEMON_READY_TIMEOUT_MS, DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
 import { bins } from '@clippy/testkit/paths';
 import { processCpuSeconds, tempDir } from './_common.js';
+import { onInterrupt } from './_interrupt.js';
 
 export const shellEnv = (): Record<string, string> =>
   ({ ...process.env, PS1: '$ ', TERM: 'xterm-256color' }) as Record<string, string>;
@@ -207,6 +208,8 @@ export class TmuxHost {
   private readonly tmp = tempDir();
   readonly socket = path.join(this.tmp.dir, 'tmux.sock');
   private serverPid: number | null = null;
+  /** Forgets the server's kill on an interrupted run (it was stopped the normal way). */
+  private forgetServer: () => void = () => {};
 
   /** Why tmux cannot be used here, or null. */
   static unavailable(): string | null {
@@ -229,7 +232,11 @@ export class TmuxHost {
   spawn(name: string, command: string, cols: number, rows: number): void {
     this.tmux(['new-session', '-d', '-s', name, '-x', String(cols), '-y', String(rows), command]);
     this.tmux(['set-option', '-g', 'status', 'off']);
-    this.serverPid ??= Number(this.tmux(['display-message', '-p', '#{pid}']).trim());
+    if (this.serverPid !== null) return;
+    const pid = Number(this.tmux(['display-message', '-p', '#{pid}']).trim());
+    this.serverPid = pid;
+    // The server daemonized into a session of its own: a Ctrl-C of the run does not reach it.
+    this.forgetServer = onInterrupt(() => process.kill(pid, 'SIGKILL'));
   }
 
   get pid(): number {
@@ -247,6 +254,7 @@ export class TmuxHost {
 
   async stop(): Promise<void> {
     const pid = this.serverPid;
+    this.forgetServer();
     if (pid) {
       try {
         process.kill(pid, 'SIGTERM');

@@ -2,6 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { spawnAgent, waitState } from '@clippy/testkit/agents/harness';
 import { DaemonEnv, TestDaemon } from '@clippy/testkit/daemon';
+// Armed for the daemons started here: an interrupted run stops them (DaemonEnv.live).
+import './_interrupt.js';
 
 export { DaemonEnv, TestDaemon, spawnAgent, waitState };
 

@@ -21,6 +21,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { ClippyClient } from '@clippy/client';
 import { isMain, loadAverage, percentile, tempDir } from './_common.js';
+import { onInterrupt } from './_interrupt.js';
 import { ClippyHost, Term, TmuxHost, cpuOf, otherCheckouts } from './_terminals.js';
 
 const require = createRequire(import.meta.url);
@@ -227,6 +228,7 @@ async function minimalRelay(): Promise<[Path, EchoMeter]> {
   const relay = spawn(process.execPath, ['-e', MINIMAL_RELAY, require.resolve('node-pty'), sock], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const forgetRelay = onInterrupt(() => relay.kill('SIGKILL'));
   await new Promise<void>((resolve, reject) => {
     relay.stdout.on('data', (d: Buffer) => d.includes('listening') && resolve());
     relay.once('exit', (code) => reject(new Error(`minimal relay exited (${code})`)));
@@ -241,6 +243,7 @@ async function minimalRelay(): Promise<[Path, EchoMeter]> {
     close: async () => {
       socket.destroy();
       relay.kill('SIGKILL');
+      forgetRelay();
       tmp.remove();
     },
   };

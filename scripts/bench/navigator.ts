@@ -8,11 +8,11 @@
 //   - a plain BM25 ranking of the goal over file text (top files at L4, then L3, until the budget).
 // Prints figures and ratios; never asserts. Run: npx tsx --conditions=source scripts/bench/navigator.ts
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { goalTerms, identifierTerms, navigate, OfflinePlanner } from '@clippy/navigator';
 import { fileCosts, indexRepository, renderMap, type RepoIndex } from '@clippy/repomap';
+import { tempDir } from './_common.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const NODE_MODULES = path.join(ROOT, 'node_modules');
@@ -182,7 +182,8 @@ const share = (levels: Map<string, number>, truth: string[]) =>
   truth.filter((t) => (levels.get(t) ?? 0) >= 3).length;
 
 export async function run(): Promise<void> {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-bench-nav-'));
+  const temp = tempDir('clippy-bench-nav-');
+  const tmp = temp.dir;
   const totals = { truth: 0, navigator: 0, pagerank: 0, bm25: 0 };
   try {
     console.log(`navigator file-finding at ${BUDGET} tokens: truth files at L3/L4 (found/total)`);
@@ -232,7 +233,7 @@ export async function run(): Promise<void> {
       `ratio navigator/pagerank ${ratio(totals.navigator, totals.pagerank)}, navigator/bm25 ${ratio(totals.navigator, totals.bm25)}`,
     );
   } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    temp.remove();
   }
 }
 

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './_common.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const NODE_MODULES = path.join(ROOT, 'node_modules');
@@ -123,7 +124,8 @@ function clippyRunner(work: string): { cmd: string; pre: string[]; cli: boolean;
 }
 
 export async function run(): Promise<void> {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-bench-repomap-'));
+  const temp = tempDir('clippy-bench-repomap-');
+  const work = temp.dir;
   try {
     if (!fs.existsSync(REPOMAP_DIST)) throw new Error('build first: npm run build');
     // Trees.
@@ -214,7 +216,7 @@ export async function run(): Promise<void> {
       '\ntargets: cold ≥ 3× faster than repomix --compress; warm ≤ 0.5 s (medium); large cold < 10 s',
     );
   } finally {
-    fs.rmSync(work, { recursive: true, force: true });
+    temp.remove();
   }
 }
 

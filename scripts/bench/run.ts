@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { busyCount, startCpuHogs, type CpuHogs } from './_busy.js';
+import { onInterrupt } from './_interrupt.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const wanted = process.argv.slice(2);
@@ -36,14 +37,7 @@ if (hogs) {
   );
   // Stopped however the run ends; an interrupted run must not leave the cores busy.
   process.once('exit', () => hogs?.stop());
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const)
-    process.once(signal, () => {
-      hogs?.stop();
-      process.exit(code);
-    });
+  onInterrupt(() => hogs?.stop());
 }
 
 let failed = 0;

@@ -40,4 +40,30 @@ describe.skipIf(
     }
     expect(bystander.killed || bystander.signalCode !== null || !alive(bystander.pid!)).toBe(true);
   });
+
+  it('disposeNow stops every process of the environment at once and removes it, for an exit on a signal', async () => {
+    const env = new DaemonEnv();
+    const other = new DaemonEnv();
+    const tracked = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const untracked = spawn('sleep', ['60'], { env: env.env, stdio: 'ignore' });
+    const bystander = spawn('sleep', ['60'], { env: other.env, stdio: 'ignore' });
+    const all = [tracked, untracked, bystander];
+    await Promise.all(all.map((p) => new Promise((r) => p.once('spawn', r))));
+    const exits = all.map((p) => new Promise((r) => p.once('exit', (_code, signal) => r(signal))));
+    try {
+      env.track(tracked.pid!);
+      expect(DaemonEnv.live.has(env)).toBe(true);
+      env.disposeNow();
+      // Synchronous: the directory is gone and the signals are sent when it returns.
+      expect(fs.existsSync(env.root)).toBe(false);
+      expect(DaemonEnv.live.has(env)).toBe(false);
+      expect(await exits[0]).toBe('SIGKILL');
+      expect(await exits[1]).toBe('SIGKILL');
+      expect(alive(bystander.pid!)).toBe(true);
+    } finally {
+      await other.dispose();
+      for (const p of all) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    }
+    expect(await exits[2]).toBe('SIGTERM');
+  });
 });

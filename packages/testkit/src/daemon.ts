@@ -58,6 +58,11 @@ async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
  * Dispose kills every daemon it knows of (by PID) and removes the directory.
  */
 export class DaemonEnv {
+  /**
+   * Every environment not yet disposed: a process that exits on a signal (an interrupted
+   * benchmark) disposes them with disposeNow(), since it cannot wait for dispose().
+   */
+  static readonly live = new Set<DaemonEnv>();
   readonly root = fs.mkdtempSync(path.join(os.tmpdir(), 'clippy-'));
   readonly runtimeDir = path.join(this.root, 'run');
   readonly env: NodeJS.ProcessEnv;
@@ -84,6 +89,7 @@ export class DaemonEnv {
     const paths = resolveSocketPaths(this.env);
     this.socket = paths.socket;
     this.wsSocket = paths.wsSocket;
+    DaemonEnv.live.add(this);
   }
 
   /** Remembers a daemon PID (e.g. one the CLI auto-started) so dispose() stops it. */
@@ -119,6 +125,24 @@ export class DaemonEnv {
     // killed daemon left): stopped by PID too, so a failed or overloaded test leaks nothing.
     const left = processesWithRuntimeDir(this.runtimeDir);
     await Promise.all(left.map((pid) => stopPid(pid, LEFTOVER_STOP_TIMEOUT_MS)));
+    fs.rmSync(this.root, { recursive: true, force: true });
+    DaemonEnv.live.delete(this);
+  }
+
+  /**
+   * What dispose() does, at once and synchronously, for a process about to exit on a signal:
+   * every process of this environment it knows of or finds gets SIGKILL (a daemon's reaper then
+   * ends its sessions' programs), and the directory goes. Nothing waits for a daemon to stop.
+   */
+  disposeNow(): void {
+    DaemonEnv.live.delete(this);
+    for (const pid of new Set([...this.pids, ...processesWithRuntimeDir(this.runtimeDir)])) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
     fs.rmSync(this.root, { recursive: true, force: true });
   }
 }
