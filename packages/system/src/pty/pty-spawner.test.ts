@@ -96,6 +96,9 @@ describe.skipIf(!LINUX)('the PTY spawner', () => {
     expect(spawned.out).toContain('CTTY');
     expect(spawned.out).toContain(`PWD=${tmpdir()} TERM=xterm`);
     expect(spawned.out).toContain('rows 21; columns 91');
+    // The fork's own run first: once its output came back empty (a loaded CI run), and its exit
+    // then tells whether the program ran at all.
+    expect(forked.exit).toEqual({ exitCode: 3, signal: null });
     expect(spawned.out).toBe(forked.out);
   });
 
