@@ -23,7 +23,15 @@ export function onInterrupt(cleanup: () => void): () => void {
   return () => undo.delete(cleanup);
 }
 
+/** Set once the cleanup has begun. */
+let exiting = false;
+
 function interrupted(code: number): void {
+  // A Ctrl-C comes twice: to the whole process group, then relayed by tsx's parent process. The
+  // handler stays installed (a signal with no listener left would end the process at once, in
+  // the middle of the cleanup) and the second one is ignored.
+  if (exiting) return;
+  exiting = true;
   // The latest first: a temp dir goes after the process that used it.
   for (const cleanup of [...undo].reverse()) {
     try {
@@ -43,4 +51,4 @@ function interrupted(code: number): void {
 }
 
 for (const [signal, code] of Object.entries(SIGNAL_EXIT_CODES))
-  process.once(signal, () => interrupted(code));
+  process.on(signal, () => interrupted(code));

@@ -8,7 +8,9 @@ import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { busyCount, startCpuHogs, type CpuHogs } from './_busy.js';
-import { onInterrupt } from './_interrupt.js';
+// Armed before any benchmark loads: an interrupted run exits through process.exit, so the
+// 'exit' handler below stops the busy loops then too.
+import './_interrupt.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const wanted = process.argv.slice(2);
@@ -37,7 +39,6 @@ if (hogs) {
   );
   // Stopped however the run ends; an interrupted run must not leave the cores busy.
   process.once('exit', () => hogs?.stop());
-  onInterrupt(() => hogs?.stop());
 }
 
 let failed = 0;
